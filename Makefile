@@ -1,0 +1,36 @@
+# rttlab: `make demo` and `make test` work on a fresh clone with only cargo and python3.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.deps-installed
+
+.PHONY: demo test test-rust test-python bench build clean
+
+## Create the virtualenv and install the Python dependencies (once per pyproject change).
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "pandas>=2.1" "pytest>=8"
+	touch $(STAMP)
+
+## Build the Rust core in release mode and install the rttlab package into the virtualenv.
+build: $(STAMP)
+	$(BIN)/maturin develop --release --quiet --extras test
+
+demo: build
+	$(BIN)/rttlab demo
+
+test: build test-rust test-python
+
+test-rust:
+	cargo test --release --workspace --exclude rttlab-py
+
+test-python: build
+	$(BIN)/pytest -q
+
+bench:
+	cargo build --release --quiet -p rttlab-sim --bin rttlab-bench
+	./target/release/rttlab-bench scenarios/timely-testbed-pfc.toml --duration 200ms
+
+clean:
+	rm -rf $(VENV) target

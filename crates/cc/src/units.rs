@@ -1,0 +1,267 @@
+//! Units shared by every layer: time in integer picoseconds, rates in bits per second, sizes in
+//! bytes. Simulated time is never a float (architecture.md, "What stays true").
+//!
+//! Text forms carry their unit: `"50us"`, `"10Gbps"`, `"16KB"`. Sizes use SI prefixes
+//! (1 KB = 1000 B) and binary ones (1 KiB = 1024 B).
+
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+use std::str::FromStr;
+
+/// An instant or a duration of simulated time, in integer picoseconds.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u64);
+
+/// A data rate in bits per second.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+/// A size in bytes, written with a unit in scenarios (`"16KB"`, `"1500B"`, `"64KiB"`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bytes(pub u64);
+
+pub const PS_PER_NS: u64 = 1_000;
+pub const PS_PER_US: u64 = 1_000_000;
+pub const PS_PER_MS: u64 = 1_000_000_000;
+pub const PS_PER_S: u64 = 1_000_000_000_000;
+
+impl Time {
+    pub const ZERO: Time = Time(0);
+    pub const MAX: Time = Time(u64::MAX);
+    pub const fn ps(self) -> u64 {
+        self.0
+    }
+    pub const fn from_ns(ns: u64) -> Time {
+        Time(ns * PS_PER_NS)
+    }
+    pub const fn from_us(us: u64) -> Time {
+        Time(us * PS_PER_US)
+    }
+    pub const fn from_ms(ms: u64) -> Time {
+        Time(ms * PS_PER_MS)
+    }
+    pub fn as_us(self) -> f64 {
+        self.0 as f64 / PS_PER_US as f64
+    }
+    pub fn as_secs(self) -> f64 {
+        self.0 as f64 / PS_PER_S as f64
+    }
+    pub fn saturating_sub(self, other: Time) -> Time {
+        Time(self.0.saturating_sub(other.0))
+    }
+}
+
+impl Add for Time {
+    type Output = Time;
+    fn add(self, o: Time) -> Time {
+        Time(self.0 + o.0)
+    }
+}
+impl AddAssign for Time {
+    fn add_assign(&mut self, o: Time) {
+        self.0 += o.0
+    }
+}
+impl Sub for Time {
+    type Output = Time;
+    fn sub(self, o: Time) -> Time {
+        Time(self.0 - o.0)
+    }
+}
+
+impl Rate {
+    pub const ZERO: Rate = Rate(0);
+    pub const fn bps(self) -> u64 {
+        self.0
+    }
+    pub const fn from_mbps(mbps: u64) -> Rate {
+        Rate(mbps * 1_000_000)
+    }
+    pub const fn from_gbps(gbps: u64) -> Rate {
+        Rate(gbps * 1_000_000_000)
+    }
+    pub fn as_gbps(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
+    /// Time to put `bytes` on the wire at this rate, rounded up to the next picosecond.
+    /// Exact for the usual cases (1500 B at 10 Gbps is 1 200 000 ps).
+    pub fn serialization(self, bytes: u64) -> Time {
+        let bits = bytes as u128 * 8 * PS_PER_S as u128;
+        Time(bits.div_ceil(self.0 as u128) as u64)
+    }
+    /// The rate that moves `bytes` in `time` (rounded down); zero time gives zero.
+    pub fn of(bytes: u64, time: Time) -> Rate {
+        if time.0 == 0 {
+            return Rate::ZERO;
+        }
+        Rate((bytes as u128 * 8 * PS_PER_S as u128 / time.0 as u128) as u64)
+    }
+}
+
+/// Why a unit string could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{text}' is not a {what}: expected a number followed by one of {units} (e.g. \"{example}\")")]
+pub struct UnitError {
+    pub text: String,
+    pub what: &'static str,
+    pub units: &'static str,
+    pub example: &'static str,
+}
+
+/// Splits `"12.5us"` into (12.5 as an exact decimal scaled by `scale`, "us") and looks the unit
+/// up in `table`. Decimal digits are handled exactly so that "1.2us" is 1 200 000 ps, not a
+/// float rounding of it.
+fn parse_with_units(text: &str, table: &[(&str, u64)], err: impl Fn() -> UnitError) -> Result<u64, UnitError> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let unit = unit.trim();
+    let mult = table.iter().find(|(u, _)| *u == unit).map(|(_, m)| *m).ok_or_else(&err)?;
+    let (int, frac) = match num.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (num, ""),
+    };
+    if int.is_empty() && frac.is_empty() {
+        return Err(err());
+    }
+    let int: u128 = if int.is_empty() { 0 } else { int.parse().map_err(|_| err())? };
+    let mut value = int.checked_mul(mult as u128).ok_or_else(&err)?;
+    let mut scale = mult as u128;
+    for d in frac.chars() {
+        let d = d.to_digit(10).ok_or_else(&err)? as u128;
+        scale /= 10;
+        if scale == 0 && d != 0 {
+            return Err(err()); // finer than the base unit
+        }
+        value += d * scale;
+    }
+    u64::try_from(value).map_err(|_| err())
+}
+
+const TIME_UNITS: &[(&str, u64)] =
+    &[("ps", 1), ("ns", PS_PER_NS), ("us", PS_PER_US), ("µs", PS_PER_US), ("ms", PS_PER_MS), ("s", PS_PER_S)];
+const RATE_UNITS: &[(&str, u64)] =
+    &[("bps", 1), ("Kbps", 1_000), ("Mbps", 1_000_000), ("Gbps", 1_000_000_000), ("Tbps", 1_000_000_000_000)];
+const SIZE_UNITS: &[(&str, u64)] = &[
+    ("B", 1),
+    ("KB", 1_000),
+    ("MB", 1_000_000),
+    ("GB", 1_000_000_000),
+    ("KiB", 1 << 10),
+    ("MiB", 1 << 20),
+    ("GiB", 1 << 30),
+];
+
+impl FromStr for Time {
+    type Err = UnitError;
+    fn from_str(s: &str) -> Result<Self, UnitError> {
+        let err = || UnitError { text: s.into(), what: "duration", units: "ps, ns, us, ms, s", example: "50us" };
+        parse_with_units(s, TIME_UNITS, err).map(Time)
+    }
+}
+impl FromStr for Rate {
+    type Err = UnitError;
+    fn from_str(s: &str) -> Result<Self, UnitError> {
+        let err = || UnitError { text: s.into(), what: "rate", units: "bps, Kbps, Mbps, Gbps, Tbps", example: "10Gbps" };
+        parse_with_units(s, RATE_UNITS, err).map(Rate)
+    }
+}
+impl FromStr for Bytes {
+    type Err = UnitError;
+    fn from_str(s: &str) -> Result<Self, UnitError> {
+        let err = || UnitError { text: s.into(), what: "size", units: "B, KB, MB, GB, KiB, MiB, GiB", example: "16KB" };
+        parse_with_units(s, SIZE_UNITS, err).map(Bytes)
+    }
+}
+
+/// Writes `v` with the largest unit of `table` that divides it exactly.
+fn fmt_exact(f: &mut fmt::Formatter<'_>, v: u64, table: &[(&str, u64)]) -> fmt::Result {
+    let (unit, mult) = table
+        .iter()
+        .rev()
+        .find(|(u, m)| *u != "µs" && v % *m == 0 && (v > 0 || *m == 1))
+        .copied()
+        .unwrap_or(table[0]);
+    write!(f, "{}{}", v / mult, unit)
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_exact(f, self.0, TIME_UNITS)
+    }
+}
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_exact(f, self.0, RATE_UNITS)
+    }
+}
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SI forms only, so that "16KB" reads back as written.
+        fmt_exact(f, self.0, &SIZE_UNITS[..4])
+    }
+}
+
+macro_rules! serde_as_text {
+    ($t:ty) => {
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(d)?;
+                text.parse().map_err(de::Error::custom)
+            }
+        }
+    };
+}
+serde_as_text!(Time);
+serde_as_text!(Rate);
+serde_as_text!(Bytes);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units_exactly() {
+        assert_eq!("1.2us".parse::<Time>().unwrap(), Time(1_200_000));
+        assert_eq!("20ms".parse::<Time>().unwrap(), Time(20 * PS_PER_MS));
+        assert_eq!("0.5s".parse::<Time>().unwrap(), Time(PS_PER_S / 2));
+        assert_eq!("10Gbps".parse::<Rate>().unwrap(), Rate(10_000_000_000));
+        assert_eq!("700Mbps".parse::<Rate>().unwrap(), Rate(700_000_000));
+        assert_eq!("16KB".parse::<Bytes>().unwrap(), Bytes(16_000));
+        assert_eq!("64KiB".parse::<Bytes>().unwrap(), Bytes(65_536));
+        assert_eq!("1500B".parse::<Bytes>().unwrap(), Bytes(1500));
+    }
+
+    #[test]
+    fn rejects_missing_or_unknown_units() {
+        for bad in ["10", "10Gbs", "", "us", "1.2.3us", "-5us", "0.5ps"] {
+            assert!(bad.parse::<Time>().is_err(), "{bad}");
+        }
+        let e = "10Gbs".parse::<Rate>().unwrap_err();
+        assert!(e.to_string().contains("'10Gbs' is not a rate"), "{e}");
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for t in ["50us", "1200ns", "20ms", "3s", "0ps"] {
+            assert_eq!(t.parse::<Time>().unwrap().to_string(), t);
+        }
+        assert_eq!(Rate::from_gbps(20).to_string(), "20Gbps");
+        assert_eq!(Bytes(16_000).to_string(), "16KB");
+    }
+
+    #[test]
+    fn serialization_delay_is_exact() {
+        assert_eq!(Rate::from_gbps(10).serialization(1500), Time(1_200_000));
+        assert_eq!(Rate::from_gbps(100).serialization(1000), Time(80_000));
+        // 1 byte at 3 bps: 8/3 s, rounded up.
+        assert_eq!(Rate(3).serialization(1), Time(2_666_666_666_667));
+        assert_eq!(Rate::of(1500, Time(1_200_000)), Rate::from_gbps(10));
+    }
+}

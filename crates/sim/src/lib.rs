@@ -1,0 +1,31 @@
+//! rttlab's simulator: a deterministic packet-level model of NICs and switch fabrics driven by
+//! the congestion controllers of `rttlab-cc`.
+//!
+//! Layout (docs/architecture.md): `engine` (event queue, random streams), `packet` (slab),
+//! `port` (links and egress queues), `switch` (buffer, ECN, PFC), `nic` (segmenter, pacing
+//! scheduler, hardware ACKs, RTT samples), `topology` (graphs and routes), `scenario` (the
+//! TOML schema), `stats`, `output`.
+
+pub mod engine;
+pub mod network;
+pub mod nic;
+pub mod output;
+pub mod packet;
+pub mod port;
+pub mod scenario;
+pub mod stats;
+pub mod switch;
+pub mod topology;
+
+pub use network::Network;
+pub use output::{Output, Summary};
+pub use scenario::{Scenario, ScenarioError};
+
+/// Builds and runs a scenario.
+pub fn run(s: &Scenario) -> Result<Output, ScenarioError> {
+    let t0 = std::time::Instant::now();
+    let mut net = Network::new(s)?;
+    net.run();
+    let wall = t0.elapsed().as_secs_f64();
+    Ok(Output { summary: net.summary(), tables: net.tables(), meta: output::meta(s, output::perf(&net, wall)) })
+}

@@ -1,0 +1,105 @@
+//! Packets and the slab they live in. A packet is addressed by its `u32` index; freed slots are
+//! reused, so the steady state allocates nothing per packet.
+
+use rttlab_cc::Time;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    Data,
+    /// The receiving NIC's acknowledgement of a whole segment (TIMELY §3.1).
+    Ack,
+    /// IEEE 802.1Qbb PFC frame stopping `class` on the link it arrives on.
+    Pause,
+    /// PFC frame restarting `class` (a pause with zero quanta).
+    Resume,
+}
+
+#[derive(Copy, Clone, Debug)]
+pub struct Packet {
+    pub kind: PacketKind,
+    /// Priority class; 0 is served first.
+    pub class: u8,
+    /// Data: Congestion Experienced. Ack: echo of a CE mark on the acknowledged segment.
+    pub ecn: bool,
+    /// Data: the last packet of its segment, which the receiver acknowledges.
+    pub last_of_segment: bool,
+    pub flow: u32,
+    pub dst_host: u32,
+    /// Bytes on the wire, headers included.
+    pub wire_bytes: u32,
+    /// Application bytes carried (0 for ACKs and PFC frames).
+    pub payload_bytes: u32,
+    /// Data: size of the segment this packet belongs to. Ack: the acknowledged segment's size.
+    pub segment_bytes: u32,
+    /// Ingress port at the switch currently holding the packet (PFC accounting).
+    pub in_port: u32,
+    /// When the segment was handed to the NIC; echoed by the ACK.
+    pub t_send: Time,
+}
+
+impl Packet {
+    pub fn control(kind: PacketKind, class: u8, wire_bytes: u32) -> Packet {
+        Packet {
+            kind,
+            class,
+            ecn: false,
+            last_of_segment: false,
+            flow: u32::MAX,
+            dst_host: u32::MAX,
+            wire_bytes,
+            payload_bytes: 0,
+            segment_bytes: 0,
+            in_port: u32::MAX,
+            t_send: Time::ZERO,
+        }
+    }
+}
+
+/// Packet storage addressed by index with a free list.
+#[derive(Default)]
+pub struct Slab {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl Slab {
+    pub fn alloc(&mut self, p: Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = p;
+                i
+            }
+            None => {
+                self.slots.push(p);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+    pub fn free(&mut self, i: u32) {
+        self.free.push(i);
+    }
+    #[inline]
+    pub fn get(&self, i: u32) -> &Packet {
+        &self.slots[i as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
+        &mut self.slots[i as usize]
+    }
+    /// Packets currently alive (allocated and not freed).
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+    /// Every live packet, in slot order.
+    pub fn iter_live(&self) -> impl Iterator<Item = &Packet> {
+        let mut dead = vec![false; self.slots.len()];
+        for &f in &self.free {
+            dead[f as usize] = true;
+        }
+        self.slots.iter().zip(dead).filter(|(_, d)| !d).map(|(p, _)| p)
+    }
+    /// Slots ever allocated: the high-water mark of packets alive at once.
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+}

@@ -1,0 +1,180 @@
+//! One end of a full-duplex link: its egress (per-class queues, a control slot for PFC frames,
+//! serialization at line rate, then propagation to the peer) and its ingress accounting (bytes
+//! a switch holds that arrived through it, per class, for PFC).
+
+use crate::packet::{Packet, PacketKind};
+use crate::network::Network;
+use crate::engine::EventKind;
+use rttlab_cc::{Rate, Time};
+use std::collections::VecDeque;
+
+/// Priority classes a port can carry (IEEE 802.1Qbb has 8).
+pub const MAX_CLASSES: usize = 8;
+pub const NO_SAMPLER: u32 = u32::MAX;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Owner {
+    Host(u32),
+    Switch(u32),
+}
+
+pub struct Port {
+    pub owner: Owner,
+    pub node: u32,
+    /// The port at the other end of the link.
+    pub peer: u32,
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Time,
+    /// A packet is being serialized.
+    pub busy: bool,
+    /// PFC frames, sent before any class.
+    pub control: VecDeque<u32>,
+    pub queues: [VecDeque<u32>; MAX_CLASSES],
+    pub class_bytes: [u64; MAX_CLASSES],
+    /// Bytes queued in all classes.
+    pub queue_bytes: u64,
+    /// The peer asked this egress to stop a class (PFC).
+    pub paused: [bool; MAX_CLASSES],
+    paused_since: [Time; MAX_CLASSES],
+    /// Time this egress spent paused, summed over classes.
+    pub paused_time: Time,
+    /// Switch ingress side: bytes held in the switch that arrived through this port, per class.
+    pub ingress_bytes: [u64; MAX_CLASSES],
+    /// A PAUSE for the class was sent to the peer and not yet lifted.
+    pub pausing: [bool; MAX_CLASSES],
+    pub pauses_sent: u64,
+    pub tx_bytes: u64,
+    pub sampler: u32,
+}
+
+impl Port {
+    pub fn new(owner: Owner, node: u32, rate: Rate, delay: Time) -> Port {
+        Port {
+            owner,
+            node,
+            peer: u32::MAX,
+            rate,
+            delay,
+            busy: false,
+            control: VecDeque::new(),
+            queues: Default::default(),
+            class_bytes: [0; MAX_CLASSES],
+            queue_bytes: 0,
+            paused: [false; MAX_CLASSES],
+            paused_since: [Time::ZERO; MAX_CLASSES],
+            paused_time: Time::ZERO,
+            ingress_bytes: [0; MAX_CLASSES],
+            pausing: [false; MAX_CLASSES],
+            pauses_sent: 0,
+            tx_bytes: 0,
+            sampler: NO_SAMPLER,
+        }
+    }
+
+    /// Applies a PFC frame received on this port to its egress. Returns true if the class can
+    /// send again. The packet being serialized is never cut: a pause takes effect at the next
+    /// packet boundary (802.1Qbb).
+    pub fn apply_pfc(&mut self, class: usize, pause: bool, now: Time) -> bool {
+        if pause && !self.paused[class] {
+            self.paused[class] = true;
+            self.paused_since[class] = now;
+        } else if !pause && self.paused[class] {
+            self.paused[class] = false;
+            self.paused_time += now - self.paused_since[class];
+            return true;
+        }
+        false
+    }
+
+    /// Paused time including a pause still in force at `now`.
+    pub fn paused_time_at(&self, now: Time) -> Time {
+        let open: u64 = (0..MAX_CLASSES).filter(|&c| self.paused[c]).map(|c| (now - self.paused_since[c]).ps()).sum();
+        self.paused_time + Time(open)
+    }
+}
+
+impl Network {
+    /// Starts serializing the next packet on port `p` if the port is idle: PFC frames first,
+    /// then the classes in strict priority (class 0 first), skipping paused classes. A host port
+    /// draws data packets from its NIC's segment queues in the same class order.
+    pub(crate) fn try_tx(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        if port.busy {
+            return;
+        }
+        let mut next = port.control.pop_front();
+        if next.is_none() {
+            for c in 0..self.classes {
+                if self.ports[p as usize].paused[c] {
+                    continue;
+                }
+                if let Some(i) = self.ports[p as usize].queues[c].pop_front() {
+                    next = Some(self.dequeued(p, c, i));
+                    break;
+                }
+                if let Owner::Host(h) = self.ports[p as usize].owner {
+                    if let Some(i) = self.next_data_packet(h, c) {
+                        next = Some(i);
+                        break;
+                    }
+                }
+            }
+        }
+        let Some(i) = next else { return };
+        let wire = self.pkts.get(i).wire_bytes as u64;
+        let port = &mut self.ports[p as usize];
+        port.busy = true;
+        port.tx_bytes += wire;
+        let done = self.now + port.rate.serialization(wire);
+        let (peer, arrive) = (port.peer, done + port.delay);
+        self.events.push(done, EventKind::TxDone, p, 0);
+        self.events.push(arrive, EventKind::Arrive, peer, i);
+    }
+
+    /// Bookkeeping for packet `i` leaving class `c` of port `p`'s queue.
+    fn dequeued(&mut self, p: u32, c: usize, i: u32) -> u32 {
+        self.observe_queue(p);
+        let w = self.pkts.get(i).wire_bytes as u64;
+        let port = &mut self.ports[p as usize];
+        let queued_before = port.class_bytes[c];
+        port.class_bytes[c] -= w;
+        port.queue_bytes -= w;
+        if let Owner::Switch(s) = port.owner {
+            self.switch_dequeued(s, p, c, i, queued_before);
+        }
+        i
+    }
+
+    /// Queues packet `i` on class `c` of port `p` and starts it if the port is idle.
+    pub(crate) fn enqueue(&mut self, p: u32, c: usize, i: u32) {
+        self.observe_queue(p);
+        let w = self.pkts.get(i).wire_bytes as u64;
+        let port = &mut self.ports[p as usize];
+        port.queues[c].push_back(i);
+        port.class_bytes[c] += w;
+        port.queue_bytes += w;
+        self.try_tx(p);
+    }
+
+    /// Sends a PFC frame for `class` out of port `p`, ahead of any queued data. The port is
+    /// started by a `Kick` event rather than directly, because this runs in the middle of
+    /// another port's dequeue.
+    pub(crate) fn send_pfc(&mut self, p: u32, class: usize, pause: bool) {
+        let kind = if pause { PacketKind::Pause } else { PacketKind::Resume };
+        let i = self.pkts.alloc(Packet::control(kind, class as u8, self.pfc_frame_bytes));
+        let port = &mut self.ports[p as usize];
+        port.control.push_back(i);
+        port.pauses_sent += pause as u64;
+        self.events.push(self.now, EventKind::Kick, p, 0);
+    }
+
+    /// Credits port `p`'s queue sampler with the occupancy that held until now.
+    #[inline]
+    fn observe_queue(&mut self, p: u32) {
+        let port = &self.ports[p as usize];
+        if port.sampler != NO_SAMPLER {
+            self.samplers[port.sampler as usize].observe(self.now, port.queue_bytes);
+        }
+    }
+}

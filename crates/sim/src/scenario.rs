@@ -1,0 +1,492 @@
+//! The scenario schema: what a TOML (or JSON) scenario may say, its defaults, and validation
+//! with errors that name the field, the value and what is allowed.
+//!
+//! Values carry units (`"10Gbps"`, `"16KB"`, `"50us"`, see `rttlab_cc::units`). A scenario read
+//! back from `Scenario::resolved()` has every default filled in: that is what a result records as
+//! "the scenario as run".
+
+use rttlab_cc::{Bytes, Rate, Time};
+use serde::de::{DeserializeOwned, Error as _};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Everything that defines one run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time to run.
+    pub duration: Time,
+    /// Statistics (throughput, RTT, Jain) count only what happens after the warm-up.
+    #[serde(default)]
+    pub warmup: Time,
+    pub topology: Topology,
+    #[serde(default)]
+    pub switch: SwitchConfig,
+    #[serde(default)]
+    pub nic: NicConfig,
+    #[serde(default)]
+    pub cc: CcConfig,
+    pub flows: Vec<FlowGroup>,
+    #[serde(default)]
+    pub measure: MeasureConfig,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Topology {
+    /// N hosts on one switch (the TIMELY §6.1 incast testbed).
+    Star(StarConfig),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StarConfig {
+    pub hosts: u32,
+    /// Rate of every host link unless overridden in `host_links`.
+    pub link_rate: Rate,
+    /// One-way propagation delay of every host link unless overridden.
+    pub link_delay: Time,
+    #[serde(default)]
+    pub host_links: Vec<HostLink>,
+}
+
+/// A host whose link differs from the default (e.g. the testbed server's 20 Gbps).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostLink {
+    pub host: u32,
+    pub rate: Option<Rate>,
+    pub delay: Option<Time>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchConfig {
+    /// Shared buffer of the whole switch.
+    pub buffer: Bytes,
+    /// Priority classes per egress port, strict priority, class 0 first.
+    pub classes: u8,
+    /// Priority flow control (IEEE 802.1Qbb). Off: tail drop at the buffer limit.
+    pub pfc: bool,
+    /// Bytes held from one ingress port in one class above which a PAUSE is sent upstream.
+    pub pfc_xoff: Bytes,
+    /// ... and below which a RESUME follows.
+    pub pfc_xon: Bytes,
+    /// ECN marking at dequeue; absent means no marking.
+    pub ecn: Option<EcnConfig>,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig {
+            buffer: Bytes(12_000_000),
+            classes: 2,
+            pfc: true,
+            pfc_xoff: Bytes(100_000),
+            pfc_xon: Bytes(80_000),
+            ecn: None,
+        }
+    }
+}
+
+/// ECN marking on the egress queue of a class: a step at `k`, or RED from `kmin` to `kmax`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnConfig {
+    /// Step marking: mark every packet that leaves a queue holding more than `k`.
+    pub k: Option<Bytes>,
+    pub kmin: Option<Bytes>,
+    pub kmax: Option<Bytes>,
+    /// Marking probability at `kmax` (RED); 1 for a step.
+    #[serde(default = "one_f64")]
+    pub pmax: f64,
+}
+
+fn one_f64() -> f64 {
+    1.0
+}
+
+impl EcnConfig {
+    /// (kmin, kmax, pmax) with `k` as kmin = kmax.
+    pub fn thresholds(&self) -> (u64, u64, f64) {
+        match (self.k, self.kmin, self.kmax) {
+            (Some(k), _, _) => (k.0, k.0, self.pmax),
+            (None, Some(a), Some(b)) => (a.0, b.0, self.pmax),
+            _ => unreachable!("validated"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NicConfig {
+    /// Largest data packet on the wire, per-packet overhead included.
+    pub mtu: Bytes,
+    /// Per-packet overhead on the wire (Ethernet, IP, transport headers, preamble, gap).
+    pub header: Bytes,
+    /// Wire size of an ACK and of a PFC frame.
+    pub ack: Bytes,
+    /// Largest segment handed to the NIC at once (TIMELY §3.3: up to 64 KB).
+    pub segment: Bytes,
+    /// Static cap on a flow's unacknowledged bytes (TIMELY §3.3 "safeguard").
+    pub max_outstanding: Bytes,
+    /// RTT samples get uniform noise in [0, rtt_noise] added (TIMELY §6.1, Fig. 12).
+    pub rtt_noise: Time,
+    /// Priority class of ACKs (TIMELY §2 "ACK prioritization": the highest, 0).
+    pub ack_class: u8,
+}
+
+impl Default for NicConfig {
+    fn default() -> Self {
+        NicConfig {
+            mtu: Bytes(1500),
+            header: Bytes(64),
+            ack: Bytes(64),
+            segment: Bytes(16_000),
+            max_outstanding: Bytes(64_000),
+            rtt_noise: Time::ZERO,
+            ack_class: 0,
+        }
+    }
+}
+
+impl NicConfig {
+    pub fn payload_per_packet(&self) -> u64 {
+        self.mtu.0 - self.header.0
+    }
+}
+
+/// The congestion controller of every flow.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(tag = "algorithm", rename_all = "snake_case")]
+pub enum CcConfig {
+    /// Every connection sends at its NIC's line rate (Table 1's PFC column).
+    #[default]
+    None,
+}
+
+/// Separates a field path found inside a tagged section from the message, so that the error
+/// names the whole path (`topology.link_rate`), which serde loses inside tagged enums.
+const INNER_PATH: char = '\u{1f}';
+
+/// Splits an internally tagged table (`kind = "star"`, `algorithm = "timely"`) into its tag and
+/// the rest, then reads the rest with `read(tag, rest)`, keeping the path of a bad field.
+fn tagged<'de, D: Deserializer<'de>, T>(
+    d: D,
+    tag: &str,
+    allowed: &[&str],
+    read: impl FnOnce(&str, serde_json::Value) -> Option<Result<T, serde_path_to_error::Error<serde_json::Error>>>,
+) -> Result<T, D::Error> {
+    let mut table = serde_json::Map::deserialize(d)?;
+    let name = match table.remove(tag) {
+        Some(serde_json::Value::String(s)) => s,
+        Some(other) => return Err(D::Error::custom(format!("{tag}{INNER_PATH}{other} is not a name: one of {}", allowed.join(", ")))),
+        None => return Err(D::Error::custom(format!("{tag}{INNER_PATH}missing: one of {}", allowed.join(", ")))),
+    };
+    match read(&name, serde_json::Value::Object(table)) {
+        Some(r) => r.map_err(|e| D::Error::custom(format!("{}{INNER_PATH}{}", e.path(), e.inner()))),
+        None => Err(D::Error::custom(format!("{tag}{INNER_PATH}'{name}' is not one of {}", allowed.join(", ")))),
+    }
+}
+
+fn section<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
+    serde_path_to_error::deserialize(v)
+}
+
+impl<'de> Deserialize<'de> for Topology {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        tagged(d, "kind", &["star"], |name, rest| match name {
+            "star" => Some(section(rest).map(Topology::Star)),
+            _ => None,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for CcConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        tagged(d, "algorithm", &["none"], |name, rest| match name {
+            "none" => Some(section::<Empty>(rest).map(|_| CcConfig::None)),
+            _ => None,
+        })
+    }
+}
+
+/// A section with no keys besides its tag.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Empty {}
+
+/// Hosts named as one index, a list, or an inclusive range "1-10".
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum HostSet {
+    One(u32),
+    List(Vec<u32>),
+    Range(String),
+}
+
+impl HostSet {
+    pub fn hosts(&self) -> Result<Vec<u32>, String> {
+        match self {
+            HostSet::One(h) => Ok(vec![*h]),
+            HostSet::List(v) => Ok(v.clone()),
+            HostSet::Range(r) => {
+                let bad = || format!("'{r}' is not a host range: expected \"FIRST-LAST\", e.g. \"1-10\"");
+                let (a, b) = r.split_once('-').ok_or_else(bad)?;
+                let a: u32 = a.trim().parse().map_err(|_| bad())?;
+                let b: u32 = b.trim().parse().map_err(|_| bad())?;
+                if a > b {
+                    return Err(bad());
+                }
+                Ok((a..=b).collect())
+            }
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrivals {
+    /// Messages arrive evenly spaced at the application rate.
+    #[default]
+    Periodic,
+    /// Messages arrive as a Poisson process of the application rate.
+    Poisson,
+}
+
+/// `connections` connections from each host of `src` to `dst`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    pub src: HostSet,
+    pub dst: u32,
+    #[serde(default = "one_u32")]
+    pub connections: u32,
+    /// Bytes each connection sends in all; absent means unbounded.
+    pub size: Option<Bytes>,
+    /// Application-limited: the application offers this rate; absent means backlogged.
+    pub rate: Option<Rate>,
+    /// How application messages arrive (with `rate`).
+    #[serde(default)]
+    pub arrivals: Arrivals,
+    /// Application message size (with `rate`); defaults to the NIC segment size.
+    pub message: Option<Bytes>,
+    #[serde(default)]
+    pub start: Time,
+    /// Each connection starts at `start` plus a uniform draw in [0, start_jitter].
+    #[serde(default)]
+    pub start_jitter: Time,
+    /// Priority class of the data.
+    #[serde(default = "one_u8")]
+    pub class: u8,
+}
+
+fn one_u32() -> u32 {
+    1
+}
+fn one_u8() -> u8 {
+    1
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MeasureConfig {
+    /// Queue occupancy sampling interval.
+    pub queue_interval: Time,
+    /// Egress ports to sample, named "NODE-PEER" (e.g. "s0-h0": switch 0 towards host 0).
+    /// Absent: the switch ports towards every flow destination.
+    pub queue_ports: Option<Vec<String>>,
+    /// Keep every queue sample as a time series (memory grows with run length).
+    pub queue_trace: bool,
+    /// Sample every connection's delivered bytes and rate at this interval; absent: no series.
+    pub timeseries_interval: Option<Time>,
+}
+
+impl Default for MeasureConfig {
+    fn default() -> Self {
+        MeasureConfig { queue_interval: Time::from_us(1), queue_ports: None, queue_trace: false, timeseries_interval: None }
+    }
+}
+
+/// A scenario that cannot be run, with the field, the value and what is allowed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("scenario is not valid {format}: {message}")]
+    Syntax { format: &'static str, message: String },
+    #[error("{field}: {message}")]
+    Field { field: String, message: String },
+    #[error("{field} = {value}: {allowed}")]
+    Invalid { field: String, value: String, allowed: String },
+}
+
+fn invalid(field: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> ScenarioError {
+    ScenarioError::Invalid { field: field.into(), value: value.to_string(), allowed: allowed.into() }
+}
+
+impl Scenario {
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let table: toml::Table =
+            toml::from_str(text).map_err(|e| ScenarioError::Syntax { format: "TOML", message: e.to_string() })?;
+        let value = serde_json::to_value(table).expect("TOML tables are JSON values");
+        Self::from_value(value)
+    }
+
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ScenarioError::Syntax { format: "JSON", message: e.to_string() })?;
+        Self::from_value(value)
+    }
+
+    fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
+        let s: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
+            let outer = e.path().to_string();
+            let message = e.into_inner().to_string();
+            let (field, message) = match message.split_once(INNER_PATH) {
+                Some((inner, m)) if inner != "." => (format!("{outer}.{inner}"), m.to_string()),
+                Some((_, m)) => (outer, m.to_string()),
+                None => (outer, message),
+            };
+            ScenarioError::Field { field: if field == "." { "scenario".into() } else { field }, message }
+        })?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// The scenario with every default written out, as JSON.
+    pub fn resolved(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("scenarios serialize")
+    }
+
+    pub fn hosts(&self) -> u32 {
+        match &self.topology {
+            Topology::Star(s) => s.hosts,
+        }
+    }
+
+    /// Checks every constraint serde's types do not already express.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.duration == Time::ZERO {
+            return Err(invalid("duration", self.duration, "must be positive"));
+        }
+        if self.warmup >= self.duration {
+            return Err(invalid("warmup", self.warmup, format!("must be shorter than duration ({})", self.duration)));
+        }
+        let hosts = self.hosts();
+        match &self.topology {
+            Topology::Star(s) => {
+                if s.hosts < 2 {
+                    return Err(invalid("topology.hosts", s.hosts, "a star needs at least 2 hosts"));
+                }
+                if s.link_rate == Rate::ZERO {
+                    return Err(invalid("topology.link_rate", s.link_rate, "must be positive"));
+                }
+                for (i, l) in s.host_links.iter().enumerate() {
+                    if l.host >= hosts {
+                        return Err(invalid(format!("topology.host_links[{i}].host"), l.host, format!("hosts are 0..{}", hosts - 1)));
+                    }
+                    if l.rate == Some(Rate::ZERO) {
+                        return Err(invalid(format!("topology.host_links[{i}].rate"), "0bps", "must be positive"));
+                    }
+                }
+            }
+        }
+        let sw = &self.switch;
+        if !(1..=8).contains(&sw.classes) {
+            return Err(invalid("switch.classes", sw.classes, "1 to 8 priority classes"));
+        }
+        if sw.pfc && !(sw.pfc_xon < sw.pfc_xoff && sw.pfc_xoff < sw.buffer) {
+            return Err(invalid(
+                "switch.pfc_xoff",
+                sw.pfc_xoff,
+                format!("need pfc_xon ({}) < pfc_xoff < buffer ({})", sw.pfc_xon, sw.buffer),
+            ));
+        }
+        if let Some(e) = &sw.ecn {
+            match (e.k, e.kmin, e.kmax) {
+                (Some(_), None, None) => {}
+                (None, Some(a), Some(b)) if a <= b => {}
+                (None, Some(a), Some(b)) => {
+                    return Err(invalid("switch.ecn.kmin", a, format!("must not exceed kmax ({b})")));
+                }
+                _ => return Err(invalid("switch.ecn", "?", "give either k, or both kmin and kmax")),
+            }
+            if !(e.pmax > 0.0 && e.pmax <= 1.0) {
+                return Err(invalid("switch.ecn.pmax", e.pmax, "a probability in (0, 1]"));
+            }
+        }
+        let nic = &self.nic;
+        if nic.header >= nic.mtu {
+            return Err(invalid("nic.header", nic.header, format!("must be smaller than nic.mtu ({})", nic.mtu)));
+        }
+        if nic.ack.0 == 0 || nic.ack > nic.mtu {
+            return Err(invalid("nic.ack", nic.ack, format!("1B to nic.mtu ({})", nic.mtu)));
+        }
+        if nic.segment.0 == 0 || nic.segment.0 > u32::MAX as u64 {
+            return Err(invalid("nic.segment", nic.segment, "1B to 4GB (TIMELY uses 16KB to 64KB)"));
+        }
+        if nic.max_outstanding < nic.segment {
+            return Err(invalid(
+                "nic.max_outstanding",
+                nic.max_outstanding,
+                format!("at least one segment (nic.segment = {})", nic.segment),
+            ));
+        }
+        if nic.ack_class >= sw.classes {
+            return Err(invalid("nic.ack_class", nic.ack_class, format!("a class below switch.classes ({})", sw.classes)));
+        }
+        if self.flows.is_empty() {
+            return Err(invalid("flows", "[]", "at least one [[flows]] group"));
+        }
+        for (i, g) in self.flows.iter().enumerate() {
+            let f = |k: &str| format!("flows[{i}].{k}");
+            let src = g.src.hosts().map_err(|m| ScenarioError::Field { field: f("src"), message: m })?;
+            if src.is_empty() {
+                return Err(invalid(f("src"), "[]", "at least one host"));
+            }
+            for &h in &src {
+                if h >= hosts {
+                    return Err(invalid(f("src"), h, format!("hosts are 0..{}", hosts - 1)));
+                }
+                if h == g.dst {
+                    return Err(invalid(f("src"), h, "a source must differ from dst"));
+                }
+            }
+            if g.dst >= hosts {
+                return Err(invalid(f("dst"), g.dst, format!("hosts are 0..{}", hosts - 1)));
+            }
+            if g.connections == 0 {
+                return Err(invalid(f("connections"), 0, "at least 1"));
+            }
+            if g.class >= sw.classes {
+                return Err(invalid(f("class"), g.class, format!("a class below switch.classes ({})", sw.classes)));
+            }
+            if g.size == Some(Bytes(0)) {
+                return Err(invalid(f("size"), "0B", "positive, or absent for an unbounded connection"));
+            }
+            if g.rate == Some(Rate::ZERO) {
+                return Err(invalid(f("rate"), "0bps", "positive, or absent for a backlogged connection"));
+            }
+            if g.rate.is_none() && (g.message.is_some() || g.arrivals != Arrivals::Periodic) {
+                return Err(invalid(f("message"), "set", "message and arrivals need an application rate (flows.rate)"));
+            }
+            if g.message == Some(Bytes(0)) {
+                return Err(invalid(f("message"), "0B", "positive"));
+            }
+        }
+        let m = &self.measure;
+        if m.queue_interval == Time::ZERO {
+            return Err(invalid("measure.queue_interval", m.queue_interval, "must be positive"));
+        }
+        if m.timeseries_interval == Some(Time::ZERO) {
+            return Err(invalid("measure.timeseries_interval", "0ps", "positive, or absent for no time series"));
+        }
+        Ok(())
+    }
+}

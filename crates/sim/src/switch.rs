@@ -1,0 +1,123 @@
+//! Switches: a shared buffer, forwarding on precomputed routes, tail drop at the buffer limit,
+//! ECN marking at dequeue (step or RED), and PFC per ingress port and class.
+
+use crate::engine::Rng;
+use crate::network::Network;
+use crate::packet::PacketKind;
+use rand::Rng as _;
+
+pub struct Switch {
+    pub node: u32,
+    /// Egress port towards each destination host.
+    pub route: Vec<u32>,
+    /// Bytes of the shared buffer in use.
+    pub used: u64,
+    pub rng: Rng,
+    pub drops: u64,
+    pub dropped_payload: u64,
+    pub marks: u64,
+}
+
+/// Switch parameters common to every switch of a scenario.
+#[derive(Clone, Copy, Debug)]
+pub struct SwitchParams {
+    pub buffer: u64,
+    /// (XOFF, XON) in bytes per ingress port and class; `None` without PFC.
+    pub pfc: Option<(u64, u64)>,
+    /// (Kmin, Kmax, Pmax); `None` without ECN.
+    pub ecn: Option<(u64, u64, f64)>,
+}
+
+/// RED marking probability for a queue of `q` bytes (DCQCN §5.1 of algorithms.md): 0 up to
+/// Kmin, rising linearly to Pmax at Kmax, 1 above Kmax. With Kmin = Kmax = K it is DCTCP's step:
+/// mark when the queue exceeds K (algorithms.md §4.1).
+pub fn mark_probability(q: u64, (kmin, kmax, pmax): (u64, u64, f64)) -> f64 {
+    if q <= kmin {
+        0.0
+    } else if q > kmax {
+        1.0
+    } else {
+        pmax * (q - kmin) as f64 / (kmax - kmin) as f64
+    }
+}
+
+impl Network {
+    /// Packet `i` arrived at switch `s` through port `in_port`.
+    pub(crate) fn switch_receive(&mut self, s: u32, in_port: u32, i: u32) {
+        let pkt = *self.pkts.get(i);
+        match pkt.kind {
+            PacketKind::Pause | PacketKind::Resume => {
+                if self.ports[in_port as usize].apply_pfc(pkt.class as usize, pkt.kind == PacketKind::Pause, self.now) {
+                    self.try_tx(in_port);
+                }
+                self.pkts.free(i);
+            }
+            PacketKind::Data | PacketKind::Ack => {
+                let sw = &mut self.switches[s as usize];
+                let w = pkt.wire_bytes as u64;
+                if sw.used + w > self.switch_params.buffer {
+                    // Tail drop: the shared buffer is full.
+                    sw.drops += 1;
+                    sw.dropped_payload += pkt.payload_bytes as u64;
+                    self.pkts.free(i);
+                    return;
+                }
+                sw.used += w;
+                let egress = sw.route[pkt.dst_host as usize];
+                let c = pkt.class as usize;
+                self.pkts.get_mut(i).in_port = in_port;
+                let inp = &mut self.ports[in_port as usize];
+                inp.ingress_bytes[c] += w;
+                if let Some((xoff, _)) = self.switch_params.pfc {
+                    if !inp.pausing[c] && inp.ingress_bytes[c] > xoff {
+                        inp.pausing[c] = true;
+                        self.send_pfc(in_port, c, true);
+                    }
+                }
+                self.enqueue(egress, c, i);
+            }
+        }
+    }
+
+    /// Packet `i` leaves class `c` of switch `s`'s port `p`, which held `queued` bytes in that
+    /// class before it left: release its buffer, lift PFC on its ingress once below XON, and
+    /// mark it by the egress queue it saw (marking at dequeue, algorithms.md §5.1).
+    pub(crate) fn switch_dequeued(&mut self, s: u32, _p: u32, c: usize, i: u32, queued: u64) {
+        let pkt = *self.pkts.get(i);
+        let w = pkt.wire_bytes as u64;
+        let sw = &mut self.switches[s as usize];
+        sw.used -= w;
+        if let (Some(ecn), PacketKind::Data) = (self.switch_params.ecn, pkt.kind) {
+            let p = mark_probability(queued, ecn);
+            if p >= 1.0 || (p > 0.0 && sw.rng.random::<f64>() < p) {
+                self.pkts.get_mut(i).ecn = true;
+                sw.marks += 1;
+            }
+        }
+        let inp = &mut self.ports[pkt.in_port as usize];
+        inp.ingress_bytes[c] -= w;
+        if let Some((_, xon)) = self.switch_params.pfc {
+            if inp.pausing[c] && inp.ingress_bytes[c] <= xon {
+                inp.pausing[c] = false;
+                self.send_pfc(pkt.in_port, c, false);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn red_and_step_marking() {
+        let red = (100, 200, 0.2);
+        assert_eq!(mark_probability(100, red), 0.0);
+        assert!((mark_probability(150, red) - 0.1).abs() < 1e-12);
+        assert!((mark_probability(200, red) - 0.2).abs() < 1e-12);
+        assert_eq!(mark_probability(201, red), 1.0);
+        let step = (80_000, 80_000, 1.0);
+        assert_eq!(mark_probability(80_000, step), 0.0);
+        assert_eq!(mark_probability(80_001, step), 1.0);
+    }
+}

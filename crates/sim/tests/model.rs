@@ -1,0 +1,167 @@
+//! The network model against hand-computed values and queueing theory.
+
+use rttlab_cc::Time;
+use rttlab_sim::{run, Network, Scenario};
+
+fn scenario(toml: &str) -> Scenario {
+    Scenario::from_toml(toml).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run_net(toml: &str) -> Network {
+    let mut net = Network::new(&scenario(toml)).unwrap();
+    net.run();
+    net
+}
+
+/// One 1000 B message from h1 (10 Gbps, 1 µs) through the switch to h0 (25 Gbps, 2 µs).
+/// Each hop is store and forward: serialization of the whole packet, then propagation.
+#[test]
+fn one_packet_end_to_end_delay_to_the_picosecond() {
+    let net = run_net(
+        r#"
+        duration = "1ms"
+        [topology]
+        kind = "star"
+        hosts = 2
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [[topology.host_links]]
+        host = 0
+        rate = "25Gbps"
+        delay = "2us"
+        [nic]
+        header = "64B"
+        ack = "64B"
+        [[flows]]
+        src = 1
+        dst = 0
+        size = "1000B"
+        "#,
+    );
+    let wire = 1064u64; // 1000 B payload + 64 B header
+    let ser_10g = wire * 8 * 1_000_000_000_000 / 10_000_000_000; // 851 200 ps
+    let ser_25g = wire * 8 * 1_000_000_000_000 / 25_000_000_000; // 340 480 ps
+    assert_eq!((ser_10g, ser_25g), (851_200, 340_480));
+    let delivered = ser_10g + 1_000_000 + ser_25g + 2_000_000;
+    let f = &net.flows[0];
+    assert_eq!(f.stats.finish, Some(Time(delivered)));
+    // The 64 B ACK comes back the same way; the RTT sample subtracts the segment's
+    // serialization at the sender's line rate (TIMELY §3.1): 1000 B at 10 Gbps = 800 000 ps.
+    let ack_back = 64 * 8 * 1_000_000_000_000 / 25_000_000_000 + 2_000_000 + 64 * 8 * 100 + 1_000_000;
+    assert_eq!(f.stats.rtt_samples, 1);
+    assert_eq!(f.stats.rtt_sum, (delivered + ack_back - 800_000) as u128);
+}
+
+const SINGLE_FLOW: &str = r#"
+    duration = "11ms"
+    warmup = "1ms"
+    [topology]
+    kind = "star"
+    hosts = 2
+    link_rate = "10Gbps"
+    link_delay = "1us"
+    [[flows]]
+    src = 1
+    dst = 0
+"#;
+
+/// A backlogged flow fills its link: goodput = line rate x payload / wire bytes.
+#[test]
+fn single_flow_goodput_is_line_rate_times_payload_ratio() {
+    let s = run(&scenario(SINGLE_FLOW)).unwrap().summary;
+    // A 16 000 B segment is 11 packets of 1436 B and one of 204 B: 12 headers of 64 B.
+    let ratio = 16_000.0 / (16_000.0 + 12.0 * 64.0);
+    assert!((s.goodput_gbps - 10.0 * ratio).abs() < 1e-3 * 10.0, "{}", s.goodput_gbps);
+    assert!((s.throughput_gbps - 10.0).abs() < 1e-3 * 10.0, "{}", s.throughput_gbps);
+    assert_eq!((s.drops, s.pauses), (0, 0));
+}
+
+fn testbed(extra: &str) -> String {
+    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/timely-testbed-pfc.toml")).unwrap();
+    format!("{base}\n{extra}")
+}
+
+/// 40 connections into 20 Gbps under PFC: nothing lost, and every byte sent is delivered or
+/// still in the network.
+#[test]
+fn pfc_incast_is_lossless_and_conserves_bytes() {
+    let s = run(&scenario(&testbed(""))).unwrap().summary;
+    assert_eq!(s.drops, 0);
+    assert!(s.pauses > 0);
+    assert_eq!(s.bytes_sent, s.bytes_delivered + s.bytes_in_flight);
+    assert!(s.throughput_gbps >= 19.0, "{}", s.throughput_gbps);
+}
+
+/// Sized connections all finish, and each receives exactly its size.
+#[test]
+fn sized_flows_deliver_everything() {
+    let toml = testbed("").replace("connections = 4", "connections = 4\nsize = \"200KB\"");
+    let net = run_net(&toml);
+    for f in &net.flows {
+        assert_eq!(f.stats.delivered_bytes, 200_000);
+        assert_eq!(f.stats.tx_bytes, 200_000);
+        assert!(f.stats.finish.is_some());
+        assert_eq!(f.outstanding, 0);
+    }
+}
+
+/// Without PFC a small shared buffer overflows: drops are counted, and the bytes still add up.
+#[test]
+fn tail_drop_without_pfc() {
+    let toml = testbed("").replace("pfc = true", "pfc = false").replace("buffer = \"12MB\"", "buffer = \"200KB\"");
+    let s = run(&scenario(&toml)).unwrap().summary;
+    assert!(s.drops > 0);
+    assert_eq!(s.pauses, 0);
+    assert_eq!(s.bytes_sent, s.bytes_delivered + s.bytes_in_flight + s.bytes_dropped);
+    assert!(s.bytes_dropped > 0);
+}
+
+/// Poisson arrivals of 1500 B packets into a 10 Gbps port: an M/D/1 queue with service time
+/// D = 1.2 µs. At load ρ = 0.5 the mean wait is W = ρ·D / (2(1 − ρ)) = 0.6 µs. The sender's
+/// link runs at 1 Tbps so that arrivals at the switch stay Poisson.
+#[test]
+fn poisson_into_deterministic_port_matches_md1() {
+    let net = run_net(
+        r#"
+        duration = "1s"
+        [topology]
+        kind = "star"
+        hosts = 2
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [[topology.host_links]]
+        host = 1
+        rate = "1Tbps"
+        [nic]
+        segment = "1436B"
+        max_outstanding = "10MB"
+        [[flows]]
+        src = 1
+        dst = 0
+        rate = "4786666667bps"
+        message = "1436B"
+        arrivals = "poisson"
+        "#,
+    );
+    let f = &net.flows[0];
+    let mean_rtt_ps = f.stats.rtt_sum as f64 / f.stats.rtt_samples as f64;
+    // RTT with no waiting: data 1500 B at 1 Tbps + 1 µs + 1500 B at 10 Gbps + 1 µs, ACK 64 B at
+    // 10 Gbps + 1 µs + 64 B at 1 Tbps + 1 µs, less the segment at the sender's line rate.
+    let unloaded = 12_000.0 + 1e6 + 1_200_000.0 + 1e6 + 51_200.0 + 1e6 + 512.0 + 1e6 - 11_488.0;
+    let d = 1.2e6;
+    let rho = d / 2.4e6;
+    let w_theory = rho * d / (2.0 * (1.0 - rho));
+    let w = mean_rtt_ps - unloaded;
+    eprintln!("M/D/1: mean wait {w:.0} ps, theory {w_theory:.0} ps, {} samples", f.stats.rtt_samples);
+    assert!(f.stats.rtt_samples > 300_000);
+    assert!((w / w_theory - 1.0).abs() < 0.03, "mean wait {w} ps vs M/D/1 {w_theory} ps");
+}
+
+#[test]
+fn same_seed_same_summary_other_seed_differs() {
+    let a = run(&scenario(&testbed(""))).unwrap().summary;
+    let b = run(&scenario(&testbed(""))).unwrap().summary;
+    let c = run(&scenario(&testbed("").replace("seed = 1", "seed = 2"))).unwrap().summary;
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}

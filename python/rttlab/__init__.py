@@ -1,0 +1,28 @@
+"""rttlab: a laboratory for datacenter congestion control.
+
+>>> import rttlab
+>>> r = rttlab.run("scenarios/timely-testbed-pfc.toml", overrides={"duration": "20ms"})
+>>> r.summary["throughput_gbps"], r.flows.head()
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from . import _core
+from .result import Result
+from .scenario import ScenarioLike, apply_overrides, load, resolve
+
+__version__ = _core.__version__
+__all__ = ["run", "load", "resolve", "Result", "__version__"]
+
+
+def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, seed: int | None = None) -> Result:
+    """Runs one scenario: a dict, a TOML file path or TOML text. ``overrides`` maps dotted keys
+    to values (``{"nic.segment": "32KB"}``); ``seed`` replaces the scenario's seed. Raises
+    ``ValueError`` naming the field, the value and what is allowed if the scenario is invalid."""
+    s = apply_overrides(load(scenario), overrides)
+    if seed is not None:
+        s["seed"] = seed
+    return Result.from_json(_core.run_json(json.dumps(s)))

@@ -1,0 +1,58 @@
+"""The result of a run: a summary dict, pandas DataFrames, and metadata."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+TABLES = ("flows", "rtt", "queues", "queue_stats", "ports", "timeseries")
+
+
+@dataclass
+class Result:
+    """``summary``: headline numbers (see docs/summary.md for the keys). DataFrames: ``flows``
+    (one row per connection), ``rtt`` (the RTT distribution: value, count, CDF), ``queues``
+    (sampled queue occupancy, when traced), ``queue_stats``, ``ports`` (per-port bytes and PFC
+    counters), ``timeseries`` (per-connection delivered bytes and rate). ``meta``: the scenario as
+    run with every default, the seed, the rttlab version, and run speed."""
+
+    summary: dict[str, Any]
+    meta: dict[str, Any]
+    tables: dict[str, pd.DataFrame] = field(repr=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Result":
+        raw = json.loads(text)
+        tables = {name: pd.DataFrame(raw["tables"][name]) for name in TABLES}
+        return cls(summary=raw["summary"], meta=raw["meta"], tables=tables)
+
+    def __getattr__(self, name: str) -> pd.DataFrame:
+        if name in TABLES:
+            return self.tables[name]
+        raise AttributeError(name)
+
+    def save(self, out: str | Path) -> Path:
+        """Writes summary.json, meta.json and one CSV per table into ``out``. The files appear
+        together or not at all: they are written to a temporary directory that is then renamed."""
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        try:
+            (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+            (tmp / "meta.json").write_text(json.dumps(self.meta, indent=2) + "\n")
+            for name, df in self.tables.items():
+                df.to_csv(tmp / f"{name}.csv", index=False)
+            if out.exists():
+                shutil.rmtree(out)
+            os.replace(tmp, out)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return out

@@ -1,0 +1,84 @@
+"""Scenarios: load TOML files or strings, apply ``key=value`` overrides, validate.
+
+A scenario is a plain dict (the TOML tables). Validation and unit parsing happen in the Rust
+core, which names the field, the value and what is allowed in a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping
+
+from . import _core
+
+ScenarioLike = Mapping[str, Any] | str | Path
+
+
+def load(scenario: ScenarioLike) -> dict[str, Any]:
+    """Returns the scenario as a dict: from a dict (copied), a TOML file path, or TOML text."""
+    if isinstance(scenario, Mapping):
+        return copy.deepcopy(dict(scenario))
+    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml")):
+        path = Path(scenario)
+        if not path.is_file():
+            raise ValueError(f"scenario file {str(path)!r} does not exist")
+        text = path.read_text()
+    elif isinstance(scenario, str):
+        text = scenario
+    else:
+        raise ValueError(f"scenario must be a dict, a TOML path or TOML text, not {type(scenario).__name__}")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"scenario is not valid TOML: {e}") from None
+
+
+def parse_value(text: str) -> Any:
+    """Reads an override's value as TOML (numbers, booleans, strings, arrays); bare words such as
+    ``16KB`` or ``timely`` are taken as strings."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def set_key(scenario: dict[str, Any], key: str, value: Any) -> None:
+    """Sets a dotted key, e.g. ``nic.segment`` or ``flows.0.connections`` (list index)."""
+    parts = key.split(".")
+    node: Any = scenario
+    for i, part in enumerate(parts[:-1]):
+        where = ".".join(parts[: i + 1])
+        if isinstance(node, list):
+            node = node[_index(node, part, where)]
+        elif isinstance(node, dict):
+            node = node.setdefault(part, {})
+        else:
+            raise ValueError(f"--set {key}: {where} is a value, not a table")
+    last = parts[-1]
+    if isinstance(node, list):
+        node[_index(node, last, key)] = value
+    elif isinstance(node, dict):
+        node[last] = value
+    else:
+        raise ValueError(f"--set {key}: {'.'.join(parts[:-1])} is a value, not a table")
+
+
+def _index(items: list, part: str, where: str) -> int:
+    if not part.isdigit() or int(part) >= len(items):
+        raise ValueError(f"--set {where}: index {part!r} is not one of 0..{len(items) - 1}")
+    return int(part)
+
+
+def apply_overrides(scenario: dict[str, Any], overrides: Mapping[str, Any] | None) -> dict[str, Any]:
+    for key, value in (overrides or {}).items():
+        set_key(scenario, key, value)
+    return scenario
+
+
+def resolve(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The validated scenario with every default filled in."""
+    s = apply_overrides(load(scenario), overrides)
+    return json.loads(_core.resolve_json(json.dumps(s)))

@@ -1,0 +1,101 @@
+"""The Python front end: rttlab.run, results as DataFrames, errors, and the CLI."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import rttlab
+from rttlab.cli import main as cli
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTBED = ROOT / "scenarios" / "timely-testbed-pfc.toml"
+SHORT = {"duration": "12ms", "warmup": "2ms"}
+
+
+@pytest.fixture(scope="module")
+def pfc():
+    return rttlab.run(TESTBED, overrides=SHORT)
+
+
+def test_run_returns_summary_tables_and_meta(pfc):
+    s = pfc.summary
+    for key in ["throughput_gbps", "goodput_gbps", "rtt_avg_us", "rtt_p50_us", "rtt_p99_us", "jain", "pauses", "drops"]:
+        assert key in s
+    assert isinstance(pfc.flows, pd.DataFrame) and len(pfc.flows) == 40
+    assert list(pfc.rtt.columns) == ["rtt_us", "count", "cdf"] and pfc.rtt["cdf"].iloc[-1] == pytest.approx(1.0)
+    assert pfc.rtt["count"].sum() == s["rtt_samples"]
+    assert len(pfc.queues) == 12_000  # 1 µs samples of the bottleneck over 12 ms
+    assert set(pfc.timeseries.columns) == {"time_us", "flow", "delivered_bytes", "rate_gbps"}
+    assert pfc.meta["seed"] == 1 and pfc.meta["rttlab_version"] == rttlab.__version__
+    # The scenario as run records every default.
+    assert pfc.meta["scenario"]["nic"]["segment"] == "16KB"
+    assert pfc.meta["scenario"]["duration"] == "12ms"
+
+
+def test_testbed_pfc_baseline(pfc):
+    s = pfc.summary
+    assert s["throughput_gbps"] >= 19.0
+    assert s["pauses"] > 0 and s["drops"] == 0
+    assert s["bytes_sent"] == s["bytes_delivered"] + s["bytes_in_flight"]
+
+
+def test_dict_and_toml_text_inputs_agree():
+    text = TESTBED.read_text()
+    a = rttlab.run(text, overrides=SHORT).summary
+    b = rttlab.run(rttlab.load(TESTBED), overrides=SHORT).summary
+    assert a == b
+
+
+def test_seed_changes_results():
+    a = rttlab.run(TESTBED, overrides=SHORT, seed=5).summary
+    b = rttlab.run(TESTBED, overrides=SHORT, seed=5).summary
+    c = rttlab.run(TESTBED, overrides=SHORT, seed=6).summary
+    assert a == b and a != c
+
+
+@pytest.mark.parametrize(
+    "overrides, words",
+    [
+        ({"topology.link_rate": "10Gbs"}, ["topology.link_rate", "10Gbs", "Gbps"]),
+        ({"nic.segment": "0B"}, ["nic.segment", "0B"]),
+        ({"flows.0.dst": 42}, ["flows[0].dst", "42", "hosts are 0..10"]),
+        ({"switch.pfc_xoff": "10KB"}, ["switch.pfc_xoff", "10KB", "pfc_xon"]),
+        ({"nic.bogus": 1}, ["nic", "bogus"]),
+        ({"warmup": "1s"}, ["warmup", "1s", "shorter than duration"]),
+    ],
+)
+def test_invalid_scenarios_raise_value_error_naming_the_field(overrides, words):
+    with pytest.raises(ValueError) as e:
+        rttlab.run(TESTBED, overrides=overrides)
+    for w in words:
+        assert w in str(e.value), str(e.value)
+
+
+def test_save_writes_everything(tmp_path, pfc):
+    out = pfc.save(tmp_path / "run")
+    assert json.loads((out / "summary.json").read_text()) == pfc.summary
+    assert (out / "flows.csv").exists() and (out / "meta.json").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_cli_json_and_set(capsys):
+    assert cli(["run", str(TESTBED), "--set", "duration=12ms", "--set", "warmup=2ms", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["drops"] == 0 and summary["throughput_gbps"] > 19
+
+
+def test_cli_bad_input_exits_2_without_traceback():
+    p = subprocess.run(
+        [sys.executable, "-m", "rttlab.cli", "run", str(TESTBED), "--set", "nic.mtu=abc"],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 2
+    assert "nic.mtu" in p.stderr and "abc" in p.stderr
+    assert "Traceback" not in p.stderr and "panicked" not in p.stderr
+    p = subprocess.run([sys.executable, "-m", "rttlab.cli", "run", "missing.toml"], capture_output=True, text=True)
+    assert p.returncode == 2 and "does not exist" in p.stderr
