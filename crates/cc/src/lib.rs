@@ -5,8 +5,12 @@
 //! nothing of the simulator — no packets, no event queue, no clock; time is passed in — so the
 //! same code could drive a real transport.
 
+pub mod patched_timely;
+pub mod timely;
 pub mod units;
 
+pub use patched_timely::{PatchedTimely, PatchedTimelyParams};
+pub use timely::{Timely, TimelyParams};
 pub use units::{Bytes, Rate, Time};
 
 /// A completion event: the receiver acknowledged a whole segment (TIMELY §3.1).
@@ -18,6 +22,9 @@ pub struct Completion {
     pub rtt: Time,
     /// Payload bytes the completion acknowledges.
     pub acked_bytes: u64,
+    /// The rate the application offers, for an application-limited flow; `None` when the
+    /// flow always has data (TIMELY §5 "Application limited behavior").
+    pub app_rate: Option<Rate>,
 }
 
 /// A rate-based congestion controller: completions in, target rate out.

@@ -11,7 +11,7 @@ use crate::switch::{Switch, SwitchParams};
 use crate::topology::Graph;
 use hdrhistogram::Histogram;
 use rand::Rng as _;
-use rttlab_cc::{LineRate, Time};
+use rttlab_cc::{LineRate, PatchedTimely, Time, Timely};
 
 pub struct Network {
     pub now: Time,
@@ -113,8 +113,11 @@ impl Network {
                     let id = flows.len() as u32;
                     let mut rng = rng_stream(s.seed, Stream::Flow(id));
                     let start = g.start + Time(rng.random_range(0..=g.start_jitter.ps()));
+                    let line_rate = hosts[h as usize].line_rate;
                     let cc = match &s.cc {
-                        CcConfig::None => Cc::LineRate(LineRate(hosts[h as usize].line_rate)),
+                        CcConfig::None => Cc::LineRate(LineRate(line_rate)),
+                        CcConfig::Timely(p) => Cc::Timely(Box::new(Timely::new(p.clone(), line_rate))),
+                        CcConfig::PatchedTimely(p) => Cc::PatchedTimely(Box::new(PatchedTimely::new(p.clone(), line_rate))),
                     };
                     let app = g.rate.map(|rate| App {
                         rate,

@@ -18,7 +18,7 @@ use crate::packet::{Packet, PacketKind};
 use crate::port::MAX_CLASSES;
 use rand::Rng as _;
 use rand_distr::{Distribution, Exp1};
-use rttlab_cc::{Completion, LineRate, Rate, RateController, Time};
+use rttlab_cc::{Completion, LineRate, PatchedTimely, Rate, RateController, Time, Timely};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -66,17 +66,23 @@ impl Host {
 /// The flow's congestion controller, dispatched by `match`.
 pub enum Cc {
     LineRate(LineRate),
+    Timely(Box<Timely>),
+    PatchedTimely(Box<PatchedTimely>),
 }
 
 impl Cc {
     fn on_completion(&mut self, c: &Completion) {
         match self {
             Cc::LineRate(x) => x.on_completion(c),
+            Cc::Timely(x) => x.on_completion(c),
+            Cc::PatchedTimely(x) => x.on_completion(c),
         }
     }
     pub fn rate(&self) -> Rate {
         match self {
             Cc::LineRate(x) => x.rate(),
+            Cc::Timely(x) => x.rate(),
+            Cc::PatchedTimely(x) => x.rate(),
         }
     }
 }
@@ -363,7 +369,8 @@ impl Network {
         if self.rtt_noise > Time::ZERO {
             rtt += Time(host.rng.random_range(0..=self.rtt_noise.ps()));
         }
-        flow.cc.on_completion(&Completion { now, rtt, acked_bytes: ack.segment_bytes as u64 });
+        let app_rate = flow.app.as_ref().map(|a| a.rate);
+        flow.cc.on_completion(&Completion { now, rtt, acked_bytes: ack.segment_bytes as u64, app_rate });
         flow.stats.acked_bytes += ack.segment_bytes as u64;
         if now >= self.warmup {
             flow.stats.rtt_sum += rtt.ps() as u128;

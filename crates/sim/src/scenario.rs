@@ -5,7 +5,7 @@
 //! back from `Scenario::resolved()` has every default filled in: that is what a result records as
 //! "the scenario as run".
 
-use rttlab_cc::{Bytes, Rate, Time};
+use rttlab_cc::{Bytes, PatchedTimelyParams, Rate, Time, TimelyParams};
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -170,6 +170,10 @@ pub enum CcConfig {
     /// Every connection sends at its NIC's line rate (Table 1's PFC column).
     #[default]
     None,
+    /// TIMELY (SIGCOMM 2015, Algorithm 1); `rttlab_cc::timely` documents every key.
+    Timely(TimelyParams),
+    /// Patched TIMELY (Zhu et al., CoNEXT 2016).
+    PatchedTimely(PatchedTimelyParams),
 }
 
 /// Separates a field path found inside a tagged section from the message, so that the error
@@ -211,8 +215,10 @@ impl<'de> Deserialize<'de> for Topology {
 
 impl<'de> Deserialize<'de> for CcConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        tagged(d, "algorithm", &["none"], |name, rest| match name {
+        tagged(d, "algorithm", &["none", "timely", "patched_timely"], |name, rest| match name {
             "none" => Some(section::<Empty>(rest).map(|_| CcConfig::None)),
+            "timely" => Some(section(rest).map(CcConfig::Timely)),
+            "patched_timely" => Some(section(rest).map(CcConfig::PatchedTimely)),
             _ => None,
         })
     }
@@ -420,6 +426,15 @@ impl Scenario {
             if !(e.pmax > 0.0 && e.pmax <= 1.0) {
                 return Err(invalid("switch.ecn.pmax", e.pmax, "a probability in (0, 1]"));
             }
+        }
+        let cc_check = match &self.cc {
+            CcConfig::None => Ok(()),
+            CcConfig::Timely(p) => p.validate(),
+            CcConfig::PatchedTimely(p) => p.validate(),
+        };
+        if let Err((field, allowed)) = cc_check {
+            let value = self.resolved()["cc"][field].to_string();
+            return Err(invalid(format!("cc.{field}"), value, allowed));
         }
         let nic = &self.nic;
         if nic.header >= nic.mtu {

@@ -165,3 +165,41 @@ fn same_seed_same_summary_other_seed_differs() {
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
+
+/// PFC by hand: h1 sends 1500 B packets back to back at 10 Gbps towards h0's 1 Gbps link; the
+/// switch pauses h1 when more than 3000 B from it wait, and resumes at 1500 B.
+/// Packet k leaves h1 at (k−1)·1.2 µs and reaches the switch at k·1.2 + 1 µs. Packet 1 goes
+/// straight out (1 Gbps: 12 µs each); packets 2, 3, 4 wait, and packet 4's arrival at 5.8 µs
+/// lifts the waiting bytes to 4500 > XOFF: a 64 B PAUSE crosses the link (51.2 ns + 1 µs) and
+/// reaches h1 at 6.8512 µs, while packet 6 (started at 6.0 µs) is on the wire: h1 finishes it
+/// and stops. Packets 2..5 leave the switch at 14.2, 26.2, 38.2, 50.2 µs; after packet 5 only
+/// 1500 B wait (≤ XON), so the RESUME sent at 50.2 µs reaches h1 at 51.2512 µs.
+#[test]
+fn pfc_pause_and_resume_timing_by_hand() {
+    let net = run_net(
+        r#"
+        duration = "54us"
+        [topology]
+        kind = "star"
+        hosts = 2
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [[topology.host_links]]
+        host = 0
+        rate = "1Gbps"
+        [switch]
+        pfc_xoff = "3000B"
+        pfc_xon = "1500B"
+        [[flows]]
+        src = 1
+        dst = 0
+        "#,
+    );
+    let h1 = &net.ports[net.hosts[1].port as usize];
+    let s0_h1 = &net.ports[h1.peer as usize];
+    assert_eq!(s0_h1.pauses_sent, 1);
+    assert_eq!(h1.paused_time_at(net.end), Time(51_251_200 - 6_851_200));
+    assert!(!h1.paused[1]);
+    // Six packets before the pause, three more after the resume (at 51.2512, 52.4512, 53.6512 µs).
+    assert_eq!(h1.tx_bytes, 9 * 1500);
+}

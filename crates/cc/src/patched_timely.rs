@@ -1,0 +1,137 @@
+//! Patched TIMELY (Zhu et al., "ECN or Delay", CoNEXT 2016; shared reference algorithms.md
+//! §2.2). Between the thresholds the gradient no longer picks increase *or* decrease; it weighs
+//! an additive increase against a decrease in proportion to the RTT error from a reference:
+//!
+//! `rate ← δ·(1 − w) + rate·(1 − β·w·(RTT − RTT_ref)/RTT_ref)`, with `w(g) = 0` for
+//! `g ≤ −¼`, `2g + ½` for `|g| < ¼`, `1` for `g ≥ ¼`, and `RTT_ref = T_low`.
+//!
+//! That gives a unique fixed point: all flows at C/N with queue `q* = N·δ·q'/(β·C) + q'`,
+//! `q' = C·T_low`. Updates are weighted by `df` as in TIMELY §5 (the fluid model applies them
+//! once per `max(Seg/R, minRTT)`), the thresholds and caps are TIMELY's.
+
+use crate::timely::{update_weight, GradientFilter, UpdateScaling};
+use crate::{Completion, Rate, RateController, Time};
+use serde::{Deserialize, Serialize};
+
+/// Patched TIMELY's parameters; `Default` is Zhu et al.'s (β = 0.008, α = 0.875).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PatchedTimelyParams {
+    pub alpha: f64,
+    pub beta: f64,
+    pub delta: Rate,
+    pub t_low: Time,
+    pub t_high: Time,
+    pub min_rtt: Time,
+    /// Reference RTT of the error term; absent: `t_low`.
+    pub rtt_ref: Option<Time>,
+    pub max_rate: Option<Rate>,
+    pub min_rate: Rate,
+    pub initial_rate: Option<Rate>,
+    pub app_limited_fraction: f64,
+    pub update_scaling: UpdateScaling,
+}
+
+impl Default for PatchedTimelyParams {
+    fn default() -> Self {
+        PatchedTimelyParams {
+            alpha: 0.875,
+            beta: 0.008,
+            delta: Rate::from_mbps(10),
+            t_low: Time::from_us(50),
+            t_high: Time::from_us(500),
+            min_rtt: Time::from_us(20),
+            rtt_ref: None,
+            max_rate: None,
+            min_rate: Rate::from_mbps(10),
+            initial_rate: None,
+            app_limited_fraction: 0.8,
+            update_scaling: UpdateScaling::All,
+        }
+    }
+}
+
+impl PatchedTimelyParams {
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let bad = |f: &'static str, m: &str| Err((f, m.to_string()));
+        if !(self.alpha > 0.0 && self.alpha <= 1.0) {
+            return bad("alpha", "an EWMA weight in (0, 1]");
+        }
+        if !(self.beta > 0.0 && self.beta <= 1.0) {
+            return bad("beta", "a factor in (0, 1]");
+        }
+        if self.t_low > self.t_high {
+            return bad("t_low", "must not exceed t_high");
+        }
+        if self.min_rtt == Time::ZERO || self.rtt_ref == Some(Time::ZERO) || (self.rtt_ref.is_none() && self.t_low == Time::ZERO) {
+            return bad("rtt_ref", "min_rtt and the reference RTT (rtt_ref, else t_low) must be positive");
+        }
+        if self.min_rate == Rate::ZERO {
+            return bad("min_rate", "must be positive");
+        }
+        Ok(())
+    }
+}
+
+/// The weight of the decrease, `w(g)` (algorithms.md §2.2).
+pub fn decrease_weight(g: f64) -> f64 {
+    if g <= -0.25 {
+        0.0
+    } else if g >= 0.25 {
+        1.0
+    } else {
+        2.0 * g + 0.5
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PatchedTimely {
+    pub params: PatchedTimelyParams,
+    rate: f64,
+    max_rate: f64,
+    filter: GradientFilter,
+    last_update: Option<Time>,
+}
+
+impl PatchedTimely {
+    pub fn new(params: PatchedTimelyParams, line_rate: Rate) -> PatchedTimely {
+        let max_rate = params.max_rate.unwrap_or(line_rate).min(line_rate).bps() as f64;
+        let rate = params.initial_rate.map_or(max_rate, |r| (r.bps() as f64).min(max_rate));
+        PatchedTimely { params, rate, max_rate, filter: GradientFilter::default(), last_update: None }
+    }
+}
+
+impl RateController for PatchedTimely {
+    fn on_completion(&mut self, c: &Completion) {
+        let p = &self.params;
+        let (_, g) = self.filter.update(c.rtt, p.alpha, p.min_rtt);
+        let df = update_weight(c.now, self.last_update, p.min_rtt);
+        self.last_update = Some(c.now);
+        let (df_increase, df_decrease) = match p.update_scaling {
+            UpdateScaling::All => (df, df),
+            UpdateScaling::Snippet => (df, 1.0),
+            UpdateScaling::None => (1.0, 1.0),
+        };
+        let rtt = c.rtt.ps() as f64;
+        let delta = p.delta.bps() as f64;
+        let old = self.rate;
+        let mut new = if c.rtt < p.t_low {
+            old + delta * df_increase
+        } else if c.rtt > p.t_high {
+            old * (1.0 - df_increase * p.beta * (1.0 - p.t_high.ps() as f64 / rtt))
+        } else {
+            let w = decrease_weight(g);
+            let rtt_ref = p.rtt_ref.unwrap_or(p.t_low).ps() as f64;
+            let error = (rtt - rtt_ref) / rtt_ref;
+            old + delta * (1.0 - w) * df_increase - old * p.beta * w * error * df_decrease
+        };
+        if new > old && c.app_rate.is_some_and(|a| (a.bps() as f64) <= p.app_limited_fraction * old) {
+            new = old;
+        }
+        self.rate = new.min(self.max_rate).max(p.min_rate.bps() as f64);
+    }
+
+    fn rate(&self) -> Rate {
+        Rate(self.rate as u64)
+    }
+}

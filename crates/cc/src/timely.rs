@@ -1,0 +1,258 @@
+//! TIMELY's rate computation engine (Mittal et al., SIGCOMM 2015, Algorithm 1 and §5).
+//!
+//! On every completion event: the RTT difference to the previous sample is smoothed by an EWMA
+//! (weight `alpha`) and normalised by a fixed `min_rtt` into the gradient `g`; then
+//! - RTT < `t_low`: additive increase by `delta`;
+//! - RTT > `t_high`: decrease by `1 − beta·(1 − t_high/RTT)`, on the instantaneous RTT;
+//! - `g ≤ 0`: increase by `N·delta`, `N = hai_factor` once the gradient was negative for
+//!   `hai_threshold` consecutive completions (HAI), else 1;
+//! - `g > 0`: decrease by `1 − beta·g`.
+//!
+//! With `t_low == t_high` it is the queue-size (target) controller of §4.4 / Fig. 9: increase
+//! below the target, decrease in proportion to the excess above it.
+//!
+//! Where sources disagree (shared reference algorithms.md §1.4–§1.8) the paper's form is the
+//! default and the others are named options, recorded with every result.
+
+use crate::{Completion, Rate, RateController, Time};
+use serde::{Deserialize, Serialize};
+
+/// How updates are scaled when several completions arrive within one `min_rtt` (TIMELY §5
+/// "Rate update frequency"). `df = min((now − last update) / min_rtt, 1)`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpdateScaling {
+    /// Paper §5: every update, increase and decrease, is scaled by `df`.
+    #[default]
+    All,
+    /// Authors' reference code: only the additive increase and the T_high decrease.
+    Snippet,
+    /// No scaling.
+    None,
+}
+
+/// What counts towards the HAI threshold.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HaiCounter {
+    /// Paper Algorithm 1: completions whose smoothed gradient is negative, consecutively.
+    #[default]
+    Gradient,
+    /// Authors' reference code: consecutive raw RTT differences below zero.
+    RawDiff,
+    /// HPCC's ns-3: consecutive increase updates of any branch (T_low included).
+    AnyIncrease,
+}
+
+/// A bound on one update's decrease.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecreaseFloor {
+    /// Paper: none (only `min_rate`).
+    #[default]
+    None,
+    /// Authors' reference code: never below half the rate before the update.
+    Half,
+}
+
+/// What a gradient of exactly zero does.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ZeroGradient {
+    /// Paper Algorithm 1: `g ≤ 0` increases.
+    #[default]
+    Increase,
+    /// Zhu et al.'s ns-3: only `g < 0` increases; `g = 0` takes the (null) decrease.
+    Hold,
+}
+
+/// TIMELY's parameters; `Default` is the paper's §6 setting.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimelyParams {
+    /// EWMA weight of the newest RTT difference. The paper gives no value; the default is the
+    /// authors' reference code's (0.02); Zhu et al. and HPCC's ns-3 use 0.875, eRPC 0.46.
+    pub alpha: f64,
+    /// Multiplicative decrement factor β.
+    pub beta: f64,
+    /// Additive increment δ.
+    pub delta: Rate,
+    pub t_low: Time,
+    pub t_high: Time,
+    /// Fixed minimum RTT that normalises the gradient (and sets `df`).
+    pub min_rtt: Time,
+    /// Consecutive completions before HAI.
+    pub hai_threshold: u32,
+    /// HAI's increment multiplier N.
+    pub hai_factor: f64,
+    /// Cap on the rate; absent: the NIC line rate (§5).
+    pub max_rate: Option<Rate>,
+    /// Floor on the rate. The paper states none; a floor keeps the gradient decrease, which
+    /// can exceed the rate, from stopping a flow.
+    pub min_rate: Rate,
+    /// A new flow's rate; absent: the line rate.
+    pub initial_rate: Option<Rate>,
+    /// The rate may increase only while the application offers more than this fraction of it
+    /// (§5 "Application limited behavior": 80 %).
+    pub app_limited_fraction: f64,
+    pub update_scaling: UpdateScaling,
+    pub hai_counter: HaiCounter,
+    pub decrease_floor: DecreaseFloor,
+    pub zero_gradient: ZeroGradient,
+}
+
+impl Default for TimelyParams {
+    fn default() -> Self {
+        TimelyParams {
+            alpha: 0.02,
+            beta: 0.8,
+            delta: Rate::from_mbps(10),
+            t_low: Time::from_us(50),
+            t_high: Time::from_us(500),
+            min_rtt: Time::from_us(20),
+            hai_threshold: 5,
+            hai_factor: 5.0,
+            max_rate: None,
+            min_rate: Rate::from_mbps(10),
+            initial_rate: None,
+            app_limited_fraction: 0.8,
+            update_scaling: UpdateScaling::All,
+            hai_counter: HaiCounter::Gradient,
+            decrease_floor: DecreaseFloor::None,
+            zero_gradient: ZeroGradient::Increase,
+        }
+    }
+}
+
+impl TimelyParams {
+    /// Checks the parameters; the error names the field and what is allowed.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let bad = |f: &'static str, m: &str| Err((f, m.to_string()));
+        if !(self.alpha > 0.0 && self.alpha <= 1.0) {
+            return bad("alpha", "an EWMA weight in (0, 1]");
+        }
+        if !(self.beta > 0.0 && self.beta <= 1.0) {
+            return bad("beta", "a factor in (0, 1]");
+        }
+        if self.t_low > self.t_high {
+            return bad("t_low", "must not exceed t_high (t_low = t_high is the queue-size controller of §4.4)");
+        }
+        if self.min_rtt == Time::ZERO {
+            return bad("min_rtt", "must be positive");
+        }
+        if self.min_rate == Rate::ZERO {
+            return bad("min_rate", "must be positive");
+        }
+        if self.hai_factor < 1.0 {
+            return bad("hai_factor", "at least 1");
+        }
+        if !(0.0..=1.0).contains(&self.app_limited_fraction) {
+            return bad("app_limited_fraction", "a fraction in [0, 1]");
+        }
+        Ok(())
+    }
+}
+
+/// The RTT-gradient filter shared by TIMELY and Patched TIMELY: EWMA of consecutive RTT
+/// differences, normalised by the fixed minimum RTT (Algorithm 1, lines 1–4).
+#[derive(Clone, Debug, Default)]
+pub struct GradientFilter {
+    prev_rtt: Option<f64>,
+    rtt_diff: f64,
+}
+
+impl GradientFilter {
+    /// Takes a sample; returns (raw difference to the previous sample in ps, normalised
+    /// gradient). The first sample has no predecessor and counts as a zero difference.
+    pub fn update(&mut self, rtt: Time, alpha: f64, min_rtt: Time) -> (f64, f64) {
+        let rtt = rtt.ps() as f64;
+        let new_diff = rtt - self.prev_rtt.unwrap_or(rtt);
+        self.prev_rtt = Some(rtt);
+        self.rtt_diff = (1.0 - alpha) * self.rtt_diff + alpha * new_diff;
+        (new_diff, self.rtt_diff / min_rtt.ps() as f64)
+    }
+}
+
+/// `df = min((now − last_update) / min_rtt, 1)`: the weight of one update when several
+/// completions share a minimum RTT (§5); 1 for the first update.
+pub fn update_weight(now: Time, last_update: Option<Time>, min_rtt: Time) -> f64 {
+    match last_update {
+        Some(t) => ((now.saturating_sub(t)).ps() as f64 / min_rtt.ps() as f64).min(1.0),
+        None => 1.0,
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Timely {
+    pub params: TimelyParams,
+    /// Rate in bits per second, kept as a float between updates.
+    rate: f64,
+    max_rate: f64,
+    filter: GradientFilter,
+    /// Consecutive completions counting towards HAI.
+    hai_count: u32,
+    last_update: Option<Time>,
+}
+
+impl Timely {
+    pub fn new(params: TimelyParams, line_rate: Rate) -> Timely {
+        let max_rate = params.max_rate.unwrap_or(line_rate).min(line_rate).bps() as f64;
+        let rate = params.initial_rate.map_or(max_rate, |r| (r.bps() as f64).min(max_rate));
+        Timely { params, rate, max_rate, filter: GradientFilter::default(), hai_count: 0, last_update: None }
+    }
+
+    /// True while HAI is in force (the last `hai_threshold` completions counted).
+    pub fn hai_active(&self) -> bool {
+        self.hai_count >= self.params.hai_threshold
+    }
+}
+
+impl RateController for Timely {
+    fn on_completion(&mut self, c: &Completion) {
+        let p = &self.params;
+        let (raw_diff, g) = self.filter.update(c.rtt, p.alpha, p.min_rtt);
+        let df = update_weight(c.now, self.last_update, p.min_rtt);
+        self.last_update = Some(c.now);
+        let (df_increase, df_high, df_gradient) = match p.update_scaling {
+            UpdateScaling::All => (df, df, df),
+            UpdateScaling::Snippet => (df, df, 1.0),
+            UpdateScaling::None => (1.0, 1.0, 1.0),
+        };
+        let rtt = c.rtt.ps() as f64;
+        let delta = p.delta.bps() as f64;
+        let gradient_increases = match p.zero_gradient {
+            ZeroGradient::Increase => g <= 0.0,
+            ZeroGradient::Hold => g < 0.0,
+        };
+        // The HAI counter sees every completion (Algorithm 1: "gradient < 0 for five
+        // completion events"), whichever branch the RTT takes.
+        let counts = match p.hai_counter {
+            HaiCounter::Gradient => g < 0.0,
+            HaiCounter::RawDiff => raw_diff < 0.0,
+            HaiCounter::AnyIncrease => c.rtt < p.t_low || (c.rtt <= p.t_high && gradient_increases),
+        };
+        self.hai_count = if counts { self.hai_count.saturating_add(1) } else { 0 };
+
+        let old = self.rate;
+        let new = if c.rtt < p.t_low {
+            old + delta * df_increase
+        } else if c.rtt > p.t_high {
+            old * (1.0 - df_high * p.beta * (1.0 - p.t_high.ps() as f64 / rtt))
+        } else if gradient_increases {
+            let n = if self.hai_active() { p.hai_factor } else { 1.0 };
+            old + n * delta * df_increase
+        } else {
+            old * (1.0 - df_gradient * p.beta * g)
+        };
+        let mut new = if p.decrease_floor == DecreaseFloor::Half { new.max(0.5 * old) } else { new };
+        // §5: the rate may only grow while the application offers more than 80 % of it.
+        if new > old && c.app_rate.is_some_and(|a| (a.bps() as f64) <= p.app_limited_fraction * old) {
+            new = old;
+        }
+        self.rate = new.min(self.max_rate).max(p.min_rate.bps() as f64);
+    }
+
+    fn rate(&self) -> Rate {
+        Rate(self.rate as u64)
+    }
+}
