@@ -21,6 +21,8 @@ pub enum EventKind {
     Sample,
     /// Port `a` may have something new to send (a PFC frame was queued).
     Kick,
+    /// The warm-up ends: counters are snapshotted so that summaries count what follows.
+    WarmupEnd,
 }
 
 /// A small plain event: 24 bytes, copied, never boxed.

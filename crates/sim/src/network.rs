@@ -34,10 +34,22 @@ pub struct Network {
     pub(crate) segment_bytes: u64,
     pub(crate) max_outstanding: u64,
     pub(crate) rtt_noise: Time,
+    pub(crate) pacing_rate: Option<rttlab_cc::Rate>,
     pub rtt_hist: Histogram<u64>,
     pub samplers: Vec<QueueSampler>,
     timeseries_interval: Option<Time>,
     pub timeseries: TimeSeries,
+    /// Counters as they stood when the warm-up ended.
+    pub at_warmup: Counters,
+}
+
+/// Whole-network event counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counters {
+    pub pauses: u64,
+    pub paused: Time,
+    pub drops: u64,
+    pub marks: u64,
 }
 
 /// Per-connection samples taken every `measure.timeseries_interval`.
@@ -150,7 +162,7 @@ impl Network {
                     allowed: "an egress port named NODE-PEER of linked nodes, e.g. \"s0-h0\" (hosts h0.., switches s0..)".into(),
                 })?;
             ports[p as usize].sampler = samplers.len() as u32;
-            samplers.push(QueueSampler::new(p, name.clone(), s.measure.queue_interval, s.measure.queue_trace));
+            samplers.push(QueueSampler::new(p, name.clone(), s.measure.queue_interval, s.warmup, s.measure.queue_trace));
         }
 
         let nic = &s.nic;
@@ -180,11 +192,14 @@ impl Network {
             segment_bytes: nic.segment.0,
             max_outstanding: nic.max_outstanding.0,
             rtt_noise: nic.rtt_noise,
+            pacing_rate: nic.pacing_rate,
             rtt_hist: histogram(),
             samplers,
             timeseries_interval: s.measure.timeseries_interval,
             timeseries: TimeSeries::default(),
+            at_warmup: Counters::default(),
         };
+        net.events.push(net.warmup, EventKind::WarmupEnd, 0, 0);
         for f in 0..net.flows.len() as u32 {
             net.schedule_flow(f);
         }
@@ -213,8 +228,14 @@ impl Network {
                     Owner::Host(h) => self.host_receive(h, ev.a, ev.b),
                 },
                 EventKind::HostWake => self.host_wake(ev.a, ev.time),
-                EventKind::Kick => self.try_tx(ev.a),
+                EventKind::Kick => {
+                    if let Owner::Host(h) = self.ports[ev.a as usize].owner {
+                        self.hosts[h as usize].pacer_kick_done(ev.time);
+                    }
+                    self.try_tx(ev.a)
+                }
                 EventKind::Sample => self.sample(),
+                EventKind::WarmupEnd => self.at_warmup = self.counters(),
             }
         }
         self.now = self.end;
@@ -233,6 +254,16 @@ impl Network {
         }
         let dt = self.timeseries_interval.expect("sampling is on");
         self.events.push(self.now + dt, EventKind::Sample, 0, 0);
+    }
+
+    /// PFC frames sent, time ports spent paused, drops and ECN marks, so far.
+    pub fn counters(&self) -> Counters {
+        Counters {
+            pauses: self.ports.iter().map(|p| p.pauses_sent).sum(),
+            paused: Time(self.ports.iter().map(|p| p.paused_time_at(self.now).ps()).sum()),
+            drops: self.switches.iter().map(|s| s.drops).sum(),
+            marks: self.switches.iter().map(|s| s.marks).sum(),
+        }
     }
 
     pub fn events_processed(&self) -> u64 {

@@ -6,11 +6,15 @@
 //!   the time comes (recompute, re-queue if now too early). A static cap on a flow's outstanding
 //!   bytes is the safeguard.
 //! - **Segmenter**: a released segment is handed to the NIC (`t_send`), which sends it as MTU
-//!   packets back to back at line rate.
+//!   packets back to back at line rate, or, with `nic.pacing_rate`, one packet every
+//!   `wire bytes / pacing rate` while other flows' segments use the gaps (§5 "Additional pacing
+//!   opportunities", Fig. 16).
 //! - **Receiver**: the NIC acknowledges each whole segment when its last packet arrives, at
 //!   once, with a high-priority ACK (§3.1 "prompt ACK generation").
 //! - **RTT measurement engine** (§3.1): on the completion,
-//!   `rtt = t_completion − t_send − segment_bytes / NIC line rate`, plus optional uniform noise.
+//!   `rtt = t_completion − t_send − segment_bytes / NIC line rate`, plus optional uniform noise;
+//!   with NIC pacing the pacer's serialization (`segment_bytes / pacing rate`) is subtracted
+//!   instead, "treating it as a lower transmission line rate" (§5).
 
 use crate::engine::{EventKind, Rng};
 use crate::network::Network;
@@ -29,6 +33,10 @@ pub struct Segment {
     pub bytes: u32,
     pub sent: u32,
     pub t_send: Time,
+    /// The oldest segment of its flow in the NIC: only that one may send.
+    pub first: bool,
+    /// Its next packet may not start before this (NIC pacing).
+    pub next_at: Time,
 }
 
 pub struct Host {
@@ -43,6 +51,8 @@ pub struct Host {
     wake_at: Time,
     /// Segments handed to the NIC, per priority class.
     pub nic: [VecDeque<Segment>; MAX_CLASSES],
+    /// Time of the pending pacer `Kick` of this host's port (`Time::MAX`: none).
+    pacer_kick_at: Time,
     /// RTT-noise draws.
     pub rng: Rng,
 }
@@ -58,7 +68,17 @@ impl Host {
             sched_seq: 0,
             wake_at: Time::MAX,
             nic: Default::default(),
+            pacer_kick_at: Time::MAX,
             rng,
+        }
+    }
+}
+
+impl Host {
+    /// The pacer's wake-up at `at` happened (or was another kick).
+    pub(crate) fn pacer_kick_done(&mut self, at: Time) {
+        if at >= self.pacer_kick_at {
+            self.pacer_kick_at = Time::MAX;
         }
     }
 }
@@ -111,6 +131,8 @@ pub struct Flow {
     last_release_bytes: u64,
     pub outstanding: u64,
     in_sched: bool,
+    /// Segments of this flow in the NIC.
+    nic_segments: u32,
     pub rng: Rng,
     /// Receiver: a CE mark arrived on the current segment.
     ce_seen: bool,
@@ -148,6 +170,7 @@ impl Flow {
             last_release_bytes: 0,
             outstanding: 0,
             in_sched: false,
+            nic_segments: 0,
             rng,
             ce_seen: false,
             stats: FlowStats { size, ..Default::default() },
@@ -274,22 +297,49 @@ impl Network {
         flow.outstanding += bytes;
         flow.last_release = now;
         flow.last_release_bytes = bytes;
-        let seg = Segment { flow: f, bytes: bytes as u32, sent: 0, t_send: now };
+        let seg = Segment { flow: f, bytes: bytes as u32, sent: 0, t_send: now, first: flow.nic_segments == 0, next_at: now };
+        flow.nic_segments += 1;
         self.hosts[flow.src as usize].nic[flow.class as usize].push_back(seg);
     }
 
-    /// The next data packet of class `c` from host `h`'s NIC, if it has one: MTU-sized pieces
-    /// of the segment at the head, back to back.
+    /// The next data packet of class `c` from host `h`'s NIC, if it has one: the next
+    /// MTU-sized piece of the oldest segment free to send. Without NIC pacing that is always
+    /// the head segment, sent back to back; with it, a segment waits `wire / pacing rate`
+    /// between packets and the NIC serves other flows' segments meanwhile.
     pub(crate) fn next_data_packet(&mut self, h: u32, c: usize) -> Option<u32> {
-        let seg = self.hosts[h as usize].nic[c].front_mut()?;
+        let now = self.now;
+        let host = &mut self.hosts[h as usize];
+        let mut wait = Time::MAX;
+        let idx = host.nic[c].iter().position(|s| {
+            if s.first && s.next_at > now {
+                wait = wait.min(s.next_at);
+            }
+            s.first && s.next_at <= now
+        });
+        let Some(idx) = idx else {
+            if wait < host.pacer_kick_at {
+                host.pacer_kick_at = wait;
+                self.events.push(wait, EventKind::Kick, host.port, 0);
+            }
+            return None;
+        };
+        let seg = &mut host.nic[c][idx];
         let payload = (seg.bytes - seg.sent).min(self.payload_per_packet);
         seg.sent += payload;
+        if let Some(pacing) = self.pacing_rate {
+            seg.next_at = now + pacing.serialization((payload + self.header_bytes) as u64);
+        }
         let last = seg.sent == seg.bytes;
         let s = *seg;
         if last {
-            self.hosts[h as usize].nic[c].pop_front();
+            let queue = &mut host.nic[c];
+            queue.remove(idx);
+            if let Some(next) = queue.iter_mut().skip(idx).find(|x| x.flow == s.flow) {
+                next.first = true;
+            }
         }
         let flow = &mut self.flows[s.flow as usize];
+        flow.nic_segments -= last as u32;
         flow.stats.tx_bytes += payload as u64;
         let pkt = Packet {
             kind: PacketKind::Data,
@@ -364,7 +414,7 @@ impl Network {
         let flow = &mut self.flows[f as usize];
         let host = &mut self.hosts[flow.src as usize];
         flow.outstanding -= ack.segment_bytes as u64;
-        let serialization = host.line_rate.serialization(ack.segment_bytes as u64);
+        let serialization = self.pacing_rate.unwrap_or(host.line_rate).serialization(ack.segment_bytes as u64);
         let mut rtt = (now - ack.t_send).saturating_sub(serialization);
         if self.rtt_noise > Time::ZERO {
             rtt += Time(host.rng.random_range(0..=self.rtt_noise.ps()));

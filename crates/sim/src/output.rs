@@ -29,13 +29,13 @@ pub struct Summary {
     pub rtt_max_us: Option<f64>,
     /// Jain's index of the connections' goodputs.
     pub jain: f64,
-    /// PFC PAUSE frames sent (whole run).
+    /// PFC PAUSE frames sent.
     pub pauses: u64,
-    /// Time egress ports spent paused, summed over ports and classes (whole run).
+    /// Time egress ports spent paused, summed over ports and classes.
     pub paused_us: f64,
-    /// Packets dropped at full buffers (whole run).
+    /// Packets dropped at full buffers.
     pub drops: u64,
-    /// Packets marked Congestion Experienced (whole run).
+    /// Packets marked Congestion Experienced.
     pub ecn_marks: u64,
     /// Payload bytes senders put on the wire, delivered, still in the network, and dropped
     /// (whole run): `bytes_sent = bytes_delivered + bytes_in_flight + bytes_dropped`.
@@ -47,7 +47,7 @@ pub struct Summary {
     /// Sized flows whose last byte arrived.
     pub flows_finished: u64,
     /// Occupancy of the first sampled queue port (by default the port towards the first flow
-    /// destination), over the samples after time 0.
+    /// destination).
     pub queue_avg_kb: Option<f64>,
     pub queue_p99_kb: Option<f64>,
     pub queue_max_kb: Option<f64>,
@@ -69,6 +69,7 @@ impl Network {
         let q = |quantile: f64| (rtt_samples > 0).then(|| h.value_at_quantile(quantile) as f64 / 1e3);
         let goodputs: Vec<f64> = self.flows.iter().map(|f| f.stats.measured_bytes as f64).collect();
         let qs = self.samplers.first().filter(|s| !s.hist.is_empty()).map(|s| &s.hist);
+        let (c, w) = (self.counters(), self.at_warmup);
         Summary {
             measured_s: secs,
             throughput_gbps: measured_wire as f64 * 8.0 / secs / 1e9,
@@ -82,10 +83,10 @@ impl Network {
             rtt_p999_us: q(0.999),
             rtt_max_us: (rtt_samples > 0).then(|| h.max() as f64 / 1e3),
             jain: jain(&goodputs),
-            pauses: self.ports.iter().map(|p| p.pauses_sent).sum(),
-            paused_us: self.ports.iter().map(|p| us(p.paused_time_at(self.end))).sum(),
-            drops: self.switches.iter().map(|s| s.drops).sum(),
-            ecn_marks: self.switches.iter().map(|s| s.marks).sum(),
+            pauses: c.pauses - w.pauses,
+            paused_us: us(c.paused - w.paused),
+            drops: c.drops - w.drops,
+            ecn_marks: c.marks - w.marks,
             bytes_sent: self.flows.iter().map(|f| f.stats.tx_bytes).sum(),
             bytes_delivered: self.flows.iter().map(|f| f.stats.delivered_bytes).sum(),
             bytes_in_flight: self.payload_in_flight(),

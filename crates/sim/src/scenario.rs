@@ -141,6 +141,9 @@ pub struct NicConfig {
     pub rtt_noise: Time,
     /// Priority class of ACKs (TIMELY §2 "ACK prioritization": the highest, 0).
     pub ack_class: u8,
+    /// NIC per-packet pacing inside a segment at this fixed rate (TIMELY §5, Fig. 16);
+    /// absent: packets leave back to back at line rate.
+    pub pacing_rate: Option<Rate>,
 }
 
 impl Default for NicConfig {
@@ -153,6 +156,7 @@ impl Default for NicConfig {
             max_outstanding: Bytes(64_000),
             rtt_noise: Time::ZERO,
             ack_class: 0,
+            pacing_rate: None,
         }
     }
 }
@@ -452,6 +456,9 @@ impl Scenario {
                 nic.max_outstanding,
                 format!("at least one segment (nic.segment = {})", nic.segment),
             ));
+        }
+        if nic.pacing_rate == Some(Rate::ZERO) {
+            return Err(invalid("nic.pacing_rate", "0bps", "positive, or absent for line-rate bursts"));
         }
         if nic.ack_class >= sw.classes {
             return Err(invalid("nic.ack_class", nic.ack_class, format!("a class below switch.classes ({})", sw.classes)));

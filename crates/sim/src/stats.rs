@@ -14,19 +14,21 @@ pub fn histogram() -> Histogram<u64> {
 
 /// Samples one port's queue occupancy every `interval` without an event per sample: the
 /// occupancy only changes at enqueue and dequeue, so each change first credits the samples that
-/// fell since the previous change with the value that held over them.
+/// fell since the previous change with the value that held over them. The histogram counts the
+/// instants from `warmup` on; the trace, when kept, every instant.
 pub struct QueueSampler {
     pub port: u32,
     pub name: String,
     interval: Time,
     next: Time,
+    warmup: Time,
     pub hist: Histogram<u64>,
     pub trace: Option<Vec<(Time, u64)>>,
 }
 
 impl QueueSampler {
-    pub fn new(port: u32, name: String, interval: Time, trace: bool) -> Self {
-        QueueSampler { port, name, interval, next: interval, hist: histogram(), trace: trace.then(Vec::new) }
+    pub fn new(port: u32, name: String, interval: Time, warmup: Time, trace: bool) -> Self {
+        QueueSampler { port, name, interval, next: interval, warmup, hist: histogram(), trace: trace.then(Vec::new) }
     }
 
     /// Records `bytes` (the occupancy that held until `now`) for every sample instant ≤ `now`.
@@ -35,7 +37,13 @@ impl QueueSampler {
             return;
         }
         let n = (now.ps() - self.next.ps()) / self.interval.ps() + 1;
-        self.hist.record_n(bytes, n).expect("auto-resizing histogram");
+        let before_warmup = match self.warmup.ps().checked_sub(self.next.ps()) {
+            Some(d) => (d.div_ceil(self.interval.ps())).min(n),
+            None => 0,
+        };
+        if n > before_warmup {
+            self.hist.record_n(bytes, n - before_warmup).expect("auto-resizing histogram");
+        }
         if let Some(t) = &mut self.trace {
             t.extend((0..n).map(|i| (Time(self.next.ps() + i * self.interval.ps()), bytes)));
         }
@@ -67,13 +75,15 @@ mod tests {
 
     #[test]
     fn sampler_credits_each_instant_once() {
-        let mut s = QueueSampler::new(0, "p".into(), Time(10), true);
+        let mut s = QueueSampler::new(0, "p".into(), Time(10), Time(20), true);
         s.observe(Time(5), 7); // no instant yet
         s.observe(Time(30), 7); // instants 10, 20, 30 held 7
         s.observe(Time(35), 100); // none
         s.observe(Time(40), 100); // instant 40
         let t = s.trace.unwrap();
         assert_eq!(t, vec![(Time(10), 7), (Time(20), 7), (Time(30), 7), (Time(40), 100)]);
-        assert_eq!(s.hist.len(), 4);
+        // The histogram starts at the warm-up's end: instants 20, 30, 40.
+        assert_eq!(s.hist.len(), 3);
+        assert_eq!(s.hist.max(), 100);
     }
 }
