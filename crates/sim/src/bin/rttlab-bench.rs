@@ -1,5 +1,6 @@
 //! `rttlab-bench SCENARIO.toml [--duration 100ms]`: runs one scenario and prints, as JSON,
-//! events/s, simulated seconds per wall second and peak memory.
+//! events/s, simulated seconds per wall second and peak memory. Raw traces (queue samples, time
+//! series) are switched off so that the figures are the simulator's, not the trace's.
 
 use std::process::ExitCode;
 
@@ -29,6 +30,8 @@ fn main() -> ExitCode {
         }
     };
     let scenario = rttlab_sim::Scenario::from_toml(&text).and_then(|mut s| {
+        s.measure.queue_trace = false;
+        s.measure.timeseries_interval = None;
         if let Some(d) = duration {
             s.duration = d.parse().map_err(|e: rttlab_cc::units::UnitError| rttlab_sim::ScenarioError::Field {
                 field: "--duration".into(),
