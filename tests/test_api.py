@@ -99,3 +99,24 @@ def test_cli_bad_input_exits_2_without_traceback():
     assert "Traceback" not in p.stderr and "panicked" not in p.stderr
     p = subprocess.run([sys.executable, "-m", "rttlab.cli", "run", "missing.toml"], capture_output=True, text=True)
     assert p.returncode == 2 and "does not exist" in p.stderr
+
+
+def test_timely_options_are_recorded_in_meta():
+    r = rttlab.run(ROOT / "scenarios" / "timely-testbed.toml", overrides={"duration": "60ms", "warmup": "50ms", "cc.hai_counter": "raw_diff"})
+    cc = r.meta["scenario"]["cc"]
+    assert cc["algorithm"] == "timely"
+    assert cc["hai_counter"] == "raw_diff" and cc["update_scaling"] == "all" and cc["alpha"] == 0.02
+    assert cc["t_low"] == "50us" and cc["t_high"] == "500us" and cc["beta"] == 0.8
+
+
+def test_bad_cc_option_names_field_and_choices():
+    with pytest.raises(ValueError, match=r"cc\.hai_counter: unknown variant `sometimes`"):
+        rttlab.run(ROOT / "scenarios" / "timely-testbed.toml", overrides={"cc.hai_counter": "sometimes"})
+    with pytest.raises(ValueError, match=r"cc\.beta = 1\.5: a factor in \(0, 1\]"):
+        rttlab.run(ROOT / "scenarios" / "timely-testbed.toml", overrides={"cc.beta": 1.5})
+
+
+def test_demo_prints_both_columns_beside_the_paper(capsys):
+    assert cli(["demo", "--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "PFC" in out and "TIMELY" in out and "658" in out and "116" in out
