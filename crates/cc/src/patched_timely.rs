@@ -9,7 +9,7 @@
 //! `q' = C·T_low`. Updates are weighted by `df` as in TIMELY §5 (the fluid model applies them
 //! once per `max(Seg/R, minRTT)`), the thresholds and caps are TIMELY's.
 
-use crate::timely::{update_weight, GradientFilter, UpdateScaling};
+use crate::timely::{check_common, rate_bounds, update_weight, GradientFilter, UpdateScaling};
 use crate::{Completion, Rate, RateController, Time};
 use serde::{Deserialize, Serialize};
 
@@ -53,21 +53,9 @@ impl Default for PatchedTimelyParams {
 
 impl PatchedTimelyParams {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        let bad = |f: &'static str, m: &str| Err((f, m.to_string()));
-        if !(self.alpha > 0.0 && self.alpha <= 1.0) {
-            return bad("alpha", "an EWMA weight in (0, 1]");
-        }
-        if !(self.beta > 0.0 && self.beta <= 1.0) {
-            return bad("beta", "a factor in (0, 1]");
-        }
-        if self.t_low > self.t_high {
-            return bad("t_low", "must not exceed t_high");
-        }
-        if self.min_rtt == Time::ZERO || self.rtt_ref == Some(Time::ZERO) || (self.rtt_ref.is_none() && self.t_low == Time::ZERO) {
-            return bad("rtt_ref", "min_rtt and the reference RTT (rtt_ref, else t_low) must be positive");
-        }
-        if self.min_rate == Rate::ZERO {
-            return bad("min_rate", "must be positive");
+        check_common(self.alpha, self.beta, self.t_low, self.t_high, self.min_rtt, self.min_rate)?;
+        if self.rtt_ref.unwrap_or(self.t_low) == Time::ZERO {
+            return Err(("rtt_ref", "the reference RTT (rtt_ref, else t_low) must be positive".into()));
         }
         Ok(())
     }
@@ -95,8 +83,7 @@ pub struct PatchedTimely {
 
 impl PatchedTimely {
     pub fn new(params: PatchedTimelyParams, line_rate: Rate) -> PatchedTimely {
-        let max_rate = params.max_rate.unwrap_or(line_rate).min(line_rate).bps() as f64;
-        let rate = params.initial_rate.map_or(max_rate, |r| (r.bps() as f64).min(max_rate));
+        let (rate, max_rate) = rate_bounds(params.initial_rate, params.max_rate, line_rate);
         PatchedTimely { params, rate, max_rate, filter: GradientFilter::default(), last_update: None }
     }
 }

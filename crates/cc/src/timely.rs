@@ -128,21 +128,7 @@ impl TimelyParams {
     /// Checks the parameters; the error names the field and what is allowed.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         let bad = |f: &'static str, m: &str| Err((f, m.to_string()));
-        if !(self.alpha > 0.0 && self.alpha <= 1.0) {
-            return bad("alpha", "an EWMA weight in (0, 1]");
-        }
-        if !(self.beta > 0.0 && self.beta <= 1.0) {
-            return bad("beta", "a factor in (0, 1]");
-        }
-        if self.t_low > self.t_high {
-            return bad("t_low", "must not exceed t_high (t_low = t_high is the queue-size controller of §4.4)");
-        }
-        if self.min_rtt == Time::ZERO {
-            return bad("min_rtt", "must be positive");
-        }
-        if self.min_rate == Rate::ZERO {
-            return bad("min_rate", "must be positive");
-        }
+        check_common(self.alpha, self.beta, self.t_low, self.t_high, self.min_rtt, self.min_rate)?;
         if self.hai_factor < 1.0 {
             return bad("hai_factor", "at least 1");
         }
@@ -151,6 +137,34 @@ impl TimelyParams {
         }
         Ok(())
     }
+}
+
+/// Checks what TIMELY and Patched TIMELY share: (field, what is allowed) on error.
+pub fn check_common(alpha: f64, beta: f64, t_low: Time, t_high: Time, min_rtt: Time, min_rate: Rate) -> Result<(), (&'static str, String)> {
+    let bad = |f: &'static str, m: &str| Err((f, m.to_string()));
+    if !(alpha > 0.0 && alpha <= 1.0) {
+        return bad("alpha", "an EWMA weight in (0, 1]");
+    }
+    if !(beta > 0.0 && beta <= 1.0) {
+        return bad("beta", "a factor in (0, 1]");
+    }
+    if t_low > t_high {
+        return bad("t_low", "must not exceed t_high (t_low = t_high is the queue-size controller of §4.4)");
+    }
+    if min_rtt == Time::ZERO {
+        return bad("min_rtt", "must be positive");
+    }
+    if min_rate == Rate::ZERO {
+        return bad("min_rate", "must be positive");
+    }
+    Ok(())
+}
+
+/// (starting rate, cap) in bit/s: the cap is `max_rate` or the line rate, whichever is lower
+/// (§5: "cap the maximum target rate"); a flow starts at `initial_rate` or the cap.
+pub fn rate_bounds(initial_rate: Option<Rate>, max_rate: Option<Rate>, line_rate: Rate) -> (f64, f64) {
+    let max = max_rate.unwrap_or(line_rate).min(line_rate).bps() as f64;
+    (initial_rate.map_or(max, |r| (r.bps() as f64).min(max)), max)
 }
 
 /// The RTT-gradient filter shared by TIMELY and Patched TIMELY: EWMA of consecutive RTT
@@ -196,8 +210,7 @@ pub struct Timely {
 
 impl Timely {
     pub fn new(params: TimelyParams, line_rate: Rate) -> Timely {
-        let max_rate = params.max_rate.unwrap_or(line_rate).min(line_rate).bps() as f64;
-        let rate = params.initial_rate.map_or(max_rate, |r| (r.bps() as f64).min(max_rate));
+        let (rate, max_rate) = rate_bounds(params.initial_rate, params.max_rate, line_rate);
         Timely { params, rate, max_rate, filter: GradientFilter::default(), hai_count: 0, last_update: None }
     }
 

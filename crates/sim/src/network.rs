@@ -223,9 +223,10 @@ impl Network {
                     self.ports[ev.a as usize].busy = false;
                     self.try_tx(ev.a);
                 }
-                EventKind::Arrive => match self.ports[ev.a as usize].owner {
-                    Owner::Switch(s) => self.switch_receive(s, ev.a, ev.b),
-                    Owner::Host(h) => self.host_receive(h, ev.a, ev.b),
+                EventKind::Arrive => match (self.pkts.get(ev.b).kind, self.ports[ev.a as usize].owner) {
+                    (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(ev.a, ev.b),
+                    (_, Owner::Switch(s)) => self.switch_receive(s, ev.a, ev.b),
+                    (_, Owner::Host(h)) => self.host_receive(h, ev.b),
                 },
                 EventKind::HostWake => self.host_wake(ev.a, ev.time),
                 EventKind::Kick => {

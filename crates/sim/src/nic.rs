@@ -357,21 +357,14 @@ impl Network {
         Some(self.pkts.alloc(pkt))
     }
 
-    /// Packet `i` arrived at host `h` through its NIC port `p`.
-    pub(crate) fn host_receive(&mut self, h: u32, p: u32, i: u32) {
+    /// Data or ACK packet `i` arrived at host `h`.
+    pub(crate) fn host_receive(&mut self, h: u32, i: u32) {
         let pkt = *self.pkts.get(i);
-        match pkt.kind {
-            PacketKind::Pause | PacketKind::Resume => {
-                if self.ports[p as usize].apply_pfc(pkt.class as usize, pkt.kind == PacketKind::Pause, self.now) {
-                    self.try_tx(p);
-                }
-                self.pkts.free(i);
-            }
-            PacketKind::Data => self.deliver(h, i, pkt),
-            PacketKind::Ack => {
-                self.pkts.free(i);
-                self.complete(pkt);
-            }
+        if pkt.kind == PacketKind::Data {
+            self.deliver(h, i, pkt);
+        } else {
+            self.pkts.free(i);
+            self.complete(pkt);
         }
     }
 

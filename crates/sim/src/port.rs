@@ -169,6 +169,15 @@ impl Network {
         self.events.push(self.now, EventKind::Kick, p, 0);
     }
 
+    /// PFC frame `i` arrived through port `p`: pause or restart that port's egress class.
+    pub(crate) fn receive_pfc(&mut self, p: u32, i: u32) {
+        let pkt = *self.pkts.get(i);
+        self.pkts.free(i);
+        if self.ports[p as usize].apply_pfc(pkt.class as usize, pkt.kind == PacketKind::Pause, self.now) {
+            self.try_tx(p);
+        }
+    }
+
     /// Credits port `p`'s queue sampler with the occupancy that held until now.
     #[inline]
     fn observe_queue(&mut self, p: u32) {

@@ -42,41 +42,31 @@ pub fn mark_probability(q: u64, (kmin, kmax, pmax): (u64, u64, f64)) -> f64 {
 }
 
 impl Network {
-    /// Packet `i` arrived at switch `s` through port `in_port`.
+    /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
     pub(crate) fn switch_receive(&mut self, s: u32, in_port: u32, i: u32) {
         let pkt = *self.pkts.get(i);
-        match pkt.kind {
-            PacketKind::Pause | PacketKind::Resume => {
-                if self.ports[in_port as usize].apply_pfc(pkt.class as usize, pkt.kind == PacketKind::Pause, self.now) {
-                    self.try_tx(in_port);
-                }
-                self.pkts.free(i);
-            }
-            PacketKind::Data | PacketKind::Ack => {
-                let sw = &mut self.switches[s as usize];
-                let w = pkt.wire_bytes as u64;
-                if sw.used + w > self.switch_params.buffer {
-                    // Tail drop: the shared buffer is full.
-                    sw.drops += 1;
-                    sw.dropped_payload += pkt.payload_bytes as u64;
-                    self.pkts.free(i);
-                    return;
-                }
-                sw.used += w;
-                let egress = sw.route[pkt.dst_host as usize];
-                let c = pkt.class as usize;
-                self.pkts.get_mut(i).in_port = in_port;
-                let inp = &mut self.ports[in_port as usize];
-                inp.ingress_bytes[c] += w;
-                if let Some((xoff, _)) = self.switch_params.pfc {
-                    if !inp.pausing[c] && inp.ingress_bytes[c] > xoff {
-                        inp.pausing[c] = true;
-                        self.send_pfc(in_port, c, true);
-                    }
-                }
-                self.enqueue(egress, c, i);
+        let sw = &mut self.switches[s as usize];
+        let w = pkt.wire_bytes as u64;
+        if sw.used + w > self.switch_params.buffer {
+            // Tail drop: the shared buffer is full.
+            sw.drops += 1;
+            sw.dropped_payload += pkt.payload_bytes as u64;
+            self.pkts.free(i);
+            return;
+        }
+        sw.used += w;
+        let egress = sw.route[pkt.dst_host as usize];
+        let c = pkt.class as usize;
+        self.pkts.get_mut(i).in_port = in_port;
+        let inp = &mut self.ports[in_port as usize];
+        inp.ingress_bytes[c] += w;
+        if let Some((xoff, _)) = self.switch_params.pfc {
+            if !inp.pausing[c] && inp.ingress_bytes[c] > xoff {
+                inp.pausing[c] = true;
+                self.send_pfc(in_port, c, true);
             }
         }
+        self.enqueue(egress, c, i);
     }
 
     /// Packet `i` leaves class `c` of switch `s`'s port `p`, which held `queued` bytes in that
