@@ -243,26 +243,7 @@ fn nic_pacing_spaces_packets_and_is_subtracted_from_the_rtt() {
 /// standing queue is C·(RTT* − unloaded RTT); the unloaded RTT here is 5.3536 µs.
 #[test]
 fn patched_timely_converges_to_its_fixed_point() {
-    let toml = r#"
-        duration = "300ms"
-        warmup = "200ms"
-        [topology]
-        kind = "star"
-        hosts = 3
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [nic]
-        segment = "1436B"
-        [cc]
-        algorithm = "patched_timely"
-        delta = "10Mbps"
-        beta = 0.008
-        t_low = "50us"
-        [[flows]]
-        src = [1, 2]
-        dst = 0
-    "#;
-    let s = run(&scenario(toml)).unwrap().summary;
+    let s = run(&scenario(&preset("patched-timely-two-flows"))).unwrap().summary;
     assert!(s.jain > 0.999, "jain {}", s.jain);
     let rtt_star = 62.5;
     let rtt = s.rtt_avg_us.unwrap();
