@@ -4,7 +4,7 @@
 use crate::engine::{rng_stream, EventKind, EventQueue, Stream};
 use crate::nic::{App, Cc, Flow, Host};
 use crate::packet::{PacketKind, Slab};
-use crate::port::{Owner, Port};
+use crate::port::{port_name, Owner, Port};
 use crate::scenario::{Arrivals, CcConfig, Scenario, ScenarioError};
 use crate::stats::{histogram, QueueSampler};
 use crate::switch::{Switch, SwitchParams};
@@ -150,12 +150,13 @@ impl Network {
                 let mut dsts: Vec<u32> = flows.iter().map(|f| f.dst).collect();
                 dsts.sort_unstable();
                 dsts.dedup();
-                dsts.iter().map(|&d| format!("{}-{}", graph.node_name(peer_node(hosts[d as usize].port, &ports)), graph.node_name(d))).collect()
+                // The switch port towards each destination is the peer of that host's NIC port.
+                dsts.iter().map(|&d| port_name(&graph, &ports, ports[hosts[d as usize].port as usize].peer)).collect()
             }
         };
         for (i, name) in names.iter().enumerate() {
             let p = (0..ports.len() as u32)
-                .find(|&p| format!("{}-{}", graph.node_name(ports[p as usize].node), graph.node_name(peer_node(p, &ports))) == *name)
+                .find(|&p| port_name(&graph, &ports, p) == *name)
                 .ok_or_else(|| ScenarioError::Invalid {
                     field: format!("measure.queue_ports[{i}]"),
                     value: name.clone(),

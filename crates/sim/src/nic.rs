@@ -72,9 +72,7 @@ impl Host {
             rng,
         }
     }
-}
 
-impl Host {
     /// The pacer's wake-up at `at` happened (or was another kick).
     pub(crate) fn pacer_kick_done(&mut self, at: Time) {
         if at >= self.pacer_kick_at {

@@ -2,6 +2,7 @@
 //! (the scenario as run, the seed, the version, and how fast it ran).
 
 use crate::network::Network;
+use crate::port::port_name;
 use crate::scenario::Scenario;
 use crate::stats::jain;
 use rttlab_cc::Time;
@@ -144,11 +145,8 @@ impl Network {
                 qb.push(b);
             }
         }
-        let name = |p: &crate::port::Port| {
-            format!("{}-{}", self.graph.node_name(p.node), self.graph.node_name(self.ports[p.peer as usize].node))
-        };
         let ports = json!({
-            "port": self.ports.iter().map(name).collect::<Vec<_>>(),
+            "port": (0..self.ports.len() as u32).map(|p| port_name(&self.graph, &self.ports, p)).collect::<Vec<_>>(),
             "tx_bytes": self.ports.iter().map(|p| p.tx_bytes).collect::<Vec<_>>(),
             "pauses_sent": self.ports.iter().map(|p| p.pauses_sent).collect::<Vec<_>>(),
             "paused_us": self.ports.iter().map(|p| us(p.paused_time_at(self.end))).collect::<Vec<_>>(),

@@ -5,6 +5,7 @@
 use crate::packet::{Packet, PacketKind};
 use crate::network::Network;
 use crate::engine::EventKind;
+use crate::topology::Graph;
 use rttlab_cc::{Rate, Time};
 use std::collections::VecDeque;
 
@@ -92,6 +93,12 @@ impl Port {
         let open: u64 = (0..MAX_CLASSES).filter(|&c| self.paused[c]).map(|c| (now - self.paused_since[c]).ps()).sum();
         self.paused_time + Time(open)
     }
+}
+
+/// A port's name, "NODE-PEER": the egress of NODE on its link to PEER (e.g. "s0-h0").
+pub fn port_name(graph: &Graph, ports: &[Port], p: u32) -> String {
+    let port = &ports[p as usize];
+    format!("{}-{}", graph.node_name(port.node), graph.node_name(ports[port.peer as usize].node))
 }
 
 impl Network {
