@@ -37,8 +37,11 @@ def load(scenario: ScenarioLike) -> dict[str, Any]:
 
 
 def parse_value(text: str) -> Any:
-    """Reads an override's value as TOML (numbers, booleans, strings, arrays); bare words such as
-    ``16KB`` or ``timely`` are taken as strings."""
+    """Reads an override's value as TOML (numbers, booleans, strings, arrays, inline tables); bare
+    words such as ``16KB`` or ``timely`` are taken as strings, and ``null`` as None, which removes
+    the key (back to its default)."""
+    if text == "null":
+        return None
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
@@ -46,7 +49,8 @@ def parse_value(text: str) -> Any:
 
 
 def set_key(scenario: dict[str, Any], key: str, value: Any) -> None:
-    """Sets a dotted key, e.g. ``nic.segment`` or ``flows.0.connections`` (list index)."""
+    """Sets a dotted key, e.g. ``nic.segment`` or ``flows.0.connections`` (list index); a value
+    of None removes the key."""
     parts = key.split(".")
     node: Any = scenario
     for i, part in enumerate(parts[:-1]):
@@ -61,7 +65,10 @@ def set_key(scenario: dict[str, Any], key: str, value: Any) -> None:
     if isinstance(node, list):
         node[_index(node, last, key)] = value
     elif isinstance(node, dict):
-        node[last] = value
+        if value is None:
+            node.pop(last, None)
+        else:
+            node[last] = value
     else:
         raise ValueError(f"--set {key}: {'.'.join(parts[:-1])} is a value, not a table")
 

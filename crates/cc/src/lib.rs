@@ -1,15 +1,25 @@
 //! rttlab congestion control: transport-agnostic state machines.
 //!
-//! This crate is TIMELY's *rate computation engine* (TIMELY §3.2, Fig. 6): feedback from the
-//! transport goes in (a completion event with its RTT sample), a target rate comes out. It knows
-//! nothing of the simulator — no packets, no event queue, no clock; time is passed in — so the
-//! same code could drive a real transport.
+//! Two kinds of controller, each a pure state machine that knows nothing of the simulator — no
+//! packets, no event queue, no clock; time is passed in — so the same code could drive a real
+//! transport:
+//! - a [`RateController`] is TIMELY's *rate computation engine* (TIMELY §3.2, Fig. 6): a
+//!   completion event with its RTT sample goes in, a target rate comes out (TIMELY, Patched
+//!   TIMELY, FAST*);
+//! - a [`WindowController`] is a TCP congestion module: ACKs and loss signals go in, a
+//!   congestion window comes out (Reno, DCTCP).
 
+pub mod dctcp;
+pub mod fast;
 pub mod patched_timely;
+pub mod reno;
 pub mod timely;
 pub mod units;
 
+pub use dctcp::{Dctcp, DctcpParams};
+pub use fast::{Fast, FastParams};
 pub use patched_timely::{PatchedTimely, PatchedTimelyParams};
+pub use reno::{Reno, RenoParams};
 pub use timely::{Timely, TimelyParams};
 pub use units::{Bytes, Rate, Time};
 
@@ -44,5 +54,48 @@ impl RateController for LineRate {
     fn on_completion(&mut self, _: &Completion) {}
     fn rate(&self) -> Rate {
         self.0
+    }
+}
+
+/// What one ACK tells a window controller. Sequence numbers are payload bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AckEvent {
+    pub now: Time,
+    /// Bytes this ACK newly acknowledges cumulatively.
+    pub acked_bytes: u64,
+    /// ECN-Echo: the acknowledged data carried a Congestion Experienced mark.
+    pub ece: bool,
+    /// The RTT sample this ACK gives, if any (RFC 7323 timestamps).
+    pub rtt: Option<Time>,
+    /// The sender's oldest unacknowledged byte after this ACK.
+    pub snd_una: u64,
+    /// The next new byte the sender would send.
+    pub snd_nxt: u64,
+    /// The transport is repairing a loss (fast recovery): the window must not grow.
+    pub in_recovery: bool,
+    /// The window, not the application or the host, limited the last send (RFC 7661): only
+    /// then may the window grow.
+    pub cwnd_limited: bool,
+}
+
+/// A loss the transport detected.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Loss {
+    /// Duplicate ACKs or SACK holes: fast retransmit, then fast recovery (RFC 5681, RFC 6675).
+    FastRetransmit,
+    /// The retransmission timer expired (RFC 6298).
+    Timeout,
+}
+
+/// A window-based congestion controller: ACKs and losses in, a congestion window out.
+pub trait WindowController {
+    fn on_ack(&mut self, a: &AckEvent);
+    /// A loss was detected with `flight_bytes` outstanding.
+    fn on_loss(&mut self, loss: Loss, flight_bytes: u64);
+    /// The congestion window in bytes.
+    fn cwnd(&self) -> u64;
+    /// DCTCP's estimate α of the fraction of marked bytes, for controllers that keep one.
+    fn alpha(&self) -> Option<f64> {
+        None
     }
 }

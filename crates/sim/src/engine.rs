@@ -11,7 +11,7 @@ use std::collections::BinaryHeap;
 /// What an event does. Dispatched with `match` in the main loop.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum EventKind {
-    /// Port `a` finished serializing its current packet.
+    /// Port `a` finished serializing packet `b`.
     TxDone,
     /// Packet `b` has fully arrived through port `a` (store and forward).
     Arrive,
@@ -23,6 +23,62 @@ pub enum EventKind {
     Kick,
     /// The warm-up ends: counters are snapshotted so that summaries count what follows.
     WarmupEnd,
+    /// Flow `a`'s timer `b` (a `transport::window::Timer`) may have expired.
+    Timer,
+}
+
+/// A timer whose deadline moves often (a retransmission timer restarted on every ACK) without
+/// an event per move: an event is queued only when the deadline moves *earlier* than the event
+/// already queued; when that event fires at a deadline that moved later, the timer re-arms.
+#[derive(Copy, Clone, Debug)]
+pub struct LazyTimer {
+    /// When the timer expires (`Time::MAX`: stopped).
+    pub deadline: Time,
+    /// Time of the earliest queued event for this timer (`Time::MAX`: none).
+    armed_at: Time,
+}
+
+impl Default for LazyTimer {
+    fn default() -> Self {
+        LazyTimer { deadline: Time::MAX, armed_at: Time::MAX }
+    }
+}
+
+impl LazyTimer {
+    /// Sets the deadline; returns the time of an event to queue, if one is needed.
+    pub fn set(&mut self, deadline: Time) -> Option<Time> {
+        self.deadline = deadline;
+        (deadline < self.armed_at).then(|| {
+            self.armed_at = deadline;
+            deadline
+        })
+    }
+
+    pub fn stop(&mut self) {
+        self.deadline = Time::MAX;
+    }
+
+    pub fn running(&self) -> bool {
+        self.deadline != Time::MAX
+    }
+
+    /// An event for this timer fired at `now`: `Ok(true)` if the timer expired, `Ok(false)` if
+    /// not (stale event, or stopped), `Err(t)` if it must re-arm with an event at `t`.
+    pub fn fire(&mut self, now: Time) -> Result<bool, Time> {
+        if now != self.armed_at {
+            return Ok(false);
+        }
+        self.armed_at = Time::MAX;
+        if self.deadline <= now {
+            self.deadline = Time::MAX;
+            Ok(true)
+        } else if self.deadline != Time::MAX {
+            self.armed_at = self.deadline;
+            Err(self.deadline)
+        } else {
+            Ok(false)
+        }
+    }
 }
 
 /// A small plain event: 24 bytes, copied, never boxed.
@@ -124,6 +180,21 @@ mod tests {
         let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.a).collect();
         assert_eq!(order, vec![2, 4, 1, 3]);
         assert_eq!(q.processed(), 4);
+    }
+
+    #[test]
+    fn lazy_timer_fires_once_at_the_last_deadline() {
+        let mut t = LazyTimer::default();
+        assert_eq!(t.set(Time(10)), Some(Time(10)));
+        assert_eq!(t.set(Time(15)), None, "later deadline: no new event");
+        assert_eq!(t.fire(Time(10)), Err(Time(15)), "re-arms at the moved deadline");
+        assert_eq!(t.set(Time(12)), Some(Time(12)), "earlier than the queued event");
+        assert_eq!(t.fire(Time(12)), Ok(true));
+        assert_eq!(t.fire(Time(15)), Ok(false), "stale event");
+        assert!(!t.running());
+        t.set(Time(20));
+        t.stop();
+        assert_eq!(t.fire(Time(20)), Ok(false), "stopped");
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! rttlab's simulator: a deterministic packet-level model of NICs and switch fabrics driven by
 //! the congestion controllers of `rttlab-cc`.
 //!
-//! Layout (docs/architecture.md): `engine` (event queue, random streams), `packet` (slab),
-//! `port` (links and egress queues), `switch` (buffer, ECN, PFC), `nic` (segmenter, pacing
-//! scheduler, hardware ACKs, RTT samples), `topology` (graphs and routes), `scenario` (the
-//! TOML schema), `stats`, `output`.
+//! Layout (docs/architecture.md): `engine` (event queue, timers, random streams), `packet`
+//! (slab), `port` (links and egress queues), `switch` (buffer, ECN, PFC), `nic` (hosts and the
+//! segmenter), `flow` (connections and their counters), `transport::message` (TIMELY's paced
+//! messages, hardware ACKs, RTT samples), `transport::window` (TCP-like stack with loss
+//! recovery), `topology` (graphs and routes), `scenario` (the TOML schema), `stats`, `output`.
 
 pub mod engine;
+pub mod flow;
 pub mod network;
 pub mod nic;
 pub mod output;
@@ -16,6 +18,7 @@ pub mod scenario;
 pub mod stats;
 pub mod switch;
 pub mod topology;
+pub mod transport;
 
 pub use network::Network;
 pub use output::{Output, Summary};

@@ -2,16 +2,19 @@
 //! that runs them.
 
 use crate::engine::{rng_stream, EventKind, EventQueue, Stream};
-use crate::nic::{App, Cc, Flow, Host};
+use crate::flow::{Flow, FlowStats, Tx};
+use crate::nic::Host;
+use crate::transport::message::{App, MessageTx};
+use crate::transport::window::{WindowTx, TIMER_START};
 use crate::packet::{PacketKind, Slab};
 use crate::port::{port_name, Owner, Port};
-use crate::scenario::{Arrivals, CcConfig, Scenario, ScenarioError};
+use crate::scenario::{Arrivals, CcConfig, MarkAt, Scenario, ScenarioError, TransportConfig};
 use crate::stats::{histogram, QueueSampler};
 use crate::switch::{Switch, SwitchParams};
 use crate::topology::Graph;
 use hdrhistogram::Histogram;
 use rand::Rng as _;
-use rttlab_cc::{LineRate, PatchedTimely, Time, Timely};
+use rttlab_cc::{Dctcp, Fast, LineRate, PatchedTimely, RateController, Reno, Time, Timely, WindowController};
 
 pub struct Network {
     pub now: Time,
@@ -50,6 +53,8 @@ pub struct Counters {
     pub paused: Time,
     pub drops: u64,
     pub marks: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
 }
 
 /// Per-connection samples taken every `measure.timeseries_interval`.
@@ -59,6 +64,8 @@ pub struct TimeSeries {
     pub flow: Vec<u32>,
     pub delivered_bytes: Vec<u64>,
     pub rate_bps: Vec<u64>,
+    /// Window flows' congestion window (`None` for message flows).
+    pub cwnd_bytes: Vec<Option<u64>>,
 }
 
 impl Network {
@@ -126,18 +133,36 @@ impl Network {
                     let mut rng = rng_stream(s.seed, Stream::Flow(id));
                     let start = g.start + Time(rng.random_range(0..=g.start_jitter.ps()));
                     let line_rate = hosts[h as usize].line_rate;
-                    let cc = match &s.cc {
-                        CcConfig::None => Cc::LineRate(LineRate(line_rate)),
-                        CcConfig::Timely(p) => Cc::Timely(Box::new(Timely::new(p.clone(), line_rate))),
-                        CcConfig::PatchedTimely(p) => Cc::PatchedTimely(Box::new(PatchedTimely::new(p.clone(), line_rate))),
+                    let size = g.size.map(|b| b.0);
+                    let mss = s.nic.payload_per_packet();
+                    let tx = match (&s.transport, &s.cc) {
+                        (TransportConfig::Window(w), cc) => {
+                            let cc: Box<dyn WindowController> = match cc {
+                                CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
+                                CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
+                                _ => unreachable!("validated: window controller"),
+                            };
+                            Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, size)))
+                        }
+                        (TransportConfig::Message, cc) => {
+                            let cc: Box<dyn RateController> = match cc {
+                                CcConfig::None => Box::new(LineRate(line_rate)),
+                                CcConfig::Timely(p) => Box::new(Timely::new(p.clone(), line_rate)),
+                                CcConfig::PatchedTimely(p) => Box::new(PatchedTimely::new(p.clone(), line_rate)),
+                                CcConfig::Fast(p) => Box::new(Fast::new(p.clone(), line_rate)),
+                                _ => unreachable!("validated: rate controller"),
+                            };
+                            let app = g.rate.map(|rate| App {
+                                rate,
+                                message: g.message.unwrap_or(s.nic.segment).0,
+                                poisson: g.arrivals == Arrivals::Poisson,
+                                next_message: start,
+                            });
+                            Tx::Message(Box::new(MessageTx::new(cc, size, app)))
+                        }
                     };
-                    let app = g.rate.map(|rate| App {
-                        rate,
-                        message: g.message.unwrap_or(s.nic.segment).0,
-                        poisson: g.arrivals == Arrivals::Poisson,
-                        next_message: start,
-                    });
-                    flows.push(Flow::new(h, g.dst, g.class, cc, start, g.size.map(|b| b.0), app, rng));
+                    let stats = FlowStats { size, ..Default::default() };
+                    flows.push(Flow { src: h, dst: g.dst, class: g.class, start, rng, stats, tx });
                     hosts[h as usize].flows.push(id);
                 }
             }
@@ -183,6 +208,7 @@ impl Network {
                 buffer: sw.buffer.0,
                 pfc: sw.pfc.then_some((sw.pfc_xoff.0, sw.pfc_xon.0)),
                 ecn: sw.ecn.as_ref().map(|e| e.thresholds()),
+                mark_at: sw.ecn.as_ref().map_or(MarkAt::Dequeue, |e| e.mark_at),
             },
             classes: sw.classes as usize,
             ack_class: nic.ack_class as usize,
@@ -202,7 +228,10 @@ impl Network {
         };
         net.events.push(net.warmup, EventKind::WarmupEnd, 0, 0);
         for f in 0..net.flows.len() as u32 {
-            net.schedule_flow(f);
+            match &net.flows[f as usize].tx {
+                Tx::Message(_) => net.schedule_flow(f),
+                Tx::Window(_) => net.events.push(net.flows[f as usize].start, EventKind::Timer, f, TIMER_START),
+            }
         }
         if let Some(dt) = net.timeseries_interval {
             net.events.push(dt, EventKind::Sample, 0, 0);
@@ -222,6 +251,9 @@ impl Network {
             match ev.kind {
                 EventKind::TxDone => {
                     self.ports[ev.a as usize].busy = false;
+                    if let Owner::Host(_) = self.ports[ev.a as usize].owner {
+                        self.host_tx_done(ev.b);
+                    }
                     self.try_tx(ev.a);
                 }
                 EventKind::Arrive => match (self.pkts.get(ev.b).kind, self.ports[ev.a as usize].owner) {
@@ -238,6 +270,7 @@ impl Network {
                 }
                 EventKind::Sample => self.sample(),
                 EventKind::WarmupEnd => self.at_warmup = self.counters(),
+                EventKind::Timer => self.window_timer(ev.a, ev.b),
             }
         }
         self.now = self.end;
@@ -252,7 +285,8 @@ impl Network {
             ts.time.push(self.now);
             ts.flow.push(i as u32);
             ts.delivered_bytes.push(f.stats.delivered_bytes);
-            ts.rate_bps.push(f.cc.rate().bps());
+            ts.rate_bps.push(f.rate().bps());
+            ts.cwnd_bytes.push(f.window_cc().map(|c| c.cwnd()));
         }
         let dt = self.timeseries_interval.expect("sampling is on");
         self.events.push(self.now + dt, EventKind::Sample, 0, 0);
@@ -265,6 +299,8 @@ impl Network {
             paused: Time(self.ports.iter().map(|p| p.paused_time_at(self.now).ps()).sum()),
             drops: self.switches.iter().map(|s| s.drops).sum(),
             marks: self.switches.iter().map(|s| s.marks).sum(),
+            retransmits: self.flows.iter().map(|f| f.stats.retransmits).sum(),
+            timeouts: self.flows.iter().map(|f| f.stats.timeouts).sum(),
         }
     }
 

@@ -38,12 +38,18 @@ pub struct Summary {
     pub drops: u64,
     /// Packets marked Congestion Experienced.
     pub ecn_marks: u64,
+    /// Window transport: packets sent again, and retransmission timeouts.
+    pub retransmits: u64,
+    pub timeouts: u64,
     /// Payload bytes senders put on the wire, delivered, still in the network, and dropped
-    /// (whole run): `bytes_sent = bytes_delivered + bytes_in_flight + bytes_dropped`.
+    /// (whole run): `bytes_sent = bytes_delivered + bytes_duplicate + bytes_in_flight +
+    /// bytes_dropped`.
     pub bytes_sent: u64,
     pub bytes_delivered: u64,
     pub bytes_in_flight: u64,
     pub bytes_dropped: u64,
+    /// Payload that reached a receiver a second time (window transport).
+    pub bytes_duplicate: u64,
     pub flows: u64,
     /// Sized flows whose last byte arrived.
     pub flows_finished: u64,
@@ -88,10 +94,13 @@ impl Network {
             paused_us: us(c.paused - w.paused),
             drops: c.drops - w.drops,
             ecn_marks: c.marks - w.marks,
+            retransmits: c.retransmits - w.retransmits,
+            timeouts: c.timeouts - w.timeouts,
             bytes_sent: self.flows.iter().map(|f| f.stats.tx_bytes).sum(),
             bytes_delivered: self.flows.iter().map(|f| f.stats.delivered_bytes).sum(),
             bytes_in_flight: self.payload_in_flight(),
             bytes_dropped: self.switches.iter().map(|s| s.dropped_payload).sum(),
+            bytes_duplicate: self.flows.iter().map(|f| f.stats.duplicate_bytes).sum(),
             flows: self.flows.len() as u64,
             flows_finished: self.flows.iter().filter(|f| f.stats.finish.is_some()).count() as u64,
             queue_avg_kb: qs.map(|h| h.mean() / 1e3),
@@ -117,7 +126,11 @@ impl Network {
             "rtt_samples": f.iter().map(|x| x.stats.rtt_samples).collect::<Vec<_>>(),
             "rtt_avg_us": f.iter().map(|x| (x.stats.rtt_samples > 0).then(|| x.stats.rtt_sum as f64 / x.stats.rtt_samples as f64 / 1e6)).collect::<Vec<_>>(),
             "finish_us": f.iter().map(|x| x.stats.finish.map(us)).collect::<Vec<_>>(),
-            "rate_gbps": f.iter().map(|x| x.cc.rate().as_gbps()).collect::<Vec<_>>(),
+            "retransmits": f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>(),
+            "timeouts": f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>(),
+            "rate_gbps": f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>(),
+            "cwnd_bytes": f.iter().map(|x| x.window_cc().map(|c| c.cwnd())).collect::<Vec<_>>(),
+            "dctcp_alpha": f.iter().map(|x| x.window_cc().and_then(|c| c.alpha())).collect::<Vec<_>>(),
         });
         let total = self.rtt_hist.len().max(1) as f64;
         let mut cum = 0u64;
@@ -163,6 +176,7 @@ impl Network {
                 "flow": ts.flow,
                 "delivered_bytes": ts.delivered_bytes,
                 "rate_gbps": ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>(),
+                "cwnd_bytes": ts.cwnd_bytes,
             },
         })
     }

@@ -6,7 +6,8 @@ use rttlab_cc::Time;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PacketKind {
     Data,
-    /// The receiving NIC's acknowledgement of a whole segment (TIMELY §3.1).
+    /// Message transport: the receiving NIC's acknowledgement of a whole segment (TIMELY
+    /// §3.1). Window transport: a cumulative ACK with one SACK block.
     Ack,
     /// IEEE 802.1Qbb PFC frame stopping `class` on the link it arrives on.
     Pause,
@@ -29,11 +30,20 @@ pub struct Packet {
     pub wire_bytes: u32,
     /// Application bytes carried (0 for ACKs and PFC frames).
     pub payload_bytes: u32,
-    /// Data: size of the segment this packet belongs to. Ack: the acknowledged segment's size.
+    /// Message transport. Data: size of the segment this packet belongs to. Ack: the
+    /// acknowledged segment's size.
     pub segment_bytes: u32,
     /// Ingress port at the switch currently holding the packet (PFC accounting).
     pub in_port: u32,
-    /// When the segment was handed to the NIC; echoed by the ACK.
+    /// Window transport. Data: the packet's sequence number (packets, from 0). Ack: the next
+    /// packet expected (cumulative).
+    pub seq: u32,
+    /// Window ACK: the SACK block `[sack[0], sack[1])` holding the packet that triggered it,
+    /// empty when that packet was in order (RFC 2018: the first block reports the most recent
+    /// arrival).
+    pub sack: [u32; 2],
+    /// When the segment (message transport) or packet (window transport) was handed to the
+    /// NIC; echoed by the ACK (for the window transport, RFC 7323's TSecr).
     pub t_send: Time,
 }
 
@@ -50,6 +60,8 @@ impl Packet {
             payload_bytes: 0,
             segment_bytes: 0,
             in_port: u32::MAX,
+            seq: 0,
+            sack: [0, 0],
             t_send: Time::ZERO,
         }
     }

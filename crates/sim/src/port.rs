@@ -135,7 +135,7 @@ impl Network {
         port.tx_bytes += wire;
         let done = self.now + port.rate.serialization(wire);
         let (peer, arrive) = (port.peer, done + port.delay);
-        self.events.push(done, EventKind::TxDone, p, 0);
+        self.events.push(done, EventKind::TxDone, p, i);
         self.events.push(arrive, EventKind::Arrive, peer, i);
     }
 

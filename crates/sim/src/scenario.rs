@@ -5,7 +5,7 @@
 //! back from `Scenario::resolved()` has every default filled in: that is what a result records as
 //! "the scenario as run".
 
-use rttlab_cc::{Bytes, PatchedTimelyParams, Rate, Time, TimelyParams};
+use rttlab_cc::{Bytes, DctcpParams, FastParams, PatchedTimelyParams, Rate, RenoParams, Time, TimelyParams};
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -27,6 +27,8 @@ pub struct Scenario {
     pub switch: SwitchConfig,
     #[serde(default)]
     pub nic: NicConfig,
+    #[serde(default)]
+    pub transport: TransportConfig,
     #[serde(default)]
     pub cc: CcConfig,
     pub flows: Vec<FlowGroup>,
@@ -107,6 +109,19 @@ pub struct EcnConfig {
     /// Marking probability at `kmax` (RED); 1 for a step.
     #[serde(default = "one_f64")]
     pub pmax: f64,
+    /// Where a packet is judged against the queue: at `dequeue` (modern switches, HPCC's
+    /// ns-3; the queue it leaves) or at `enqueue` (the DCTCP paper; the queue it joins).
+    #[serde(default)]
+    pub mark_at: MarkAt,
+}
+
+/// Where ECN marking looks at the queue (shared reference algorithms.md §4.1, §10).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkAt {
+    #[default]
+    Dequeue,
+    Enqueue,
 }
 
 fn one_f64() -> f64 {
@@ -167,6 +182,47 @@ impl NicConfig {
     }
 }
 
+/// How flows move their data (`crate::transport`).
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TransportConfig {
+    /// OS-bypass messaging: NIC-offloaded segments paced by a rate controller (TIMELY §3).
+    #[default]
+    Message,
+    /// A TCP-like stack with a congestion window and loss recovery (`transport::window`).
+    Window(WindowConfig),
+}
+
+/// The window transport's stack settings. Defaults are a datacenter-tuned Linux stack.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WindowConfig {
+    /// Floor of the retransmission timeout (RFC 6298 says 1 s, Linux 200 ms; datacenter stacks
+    /// lower it to about a millisecond). Also the timeout before the first RTT sample.
+    pub min_rto: Time,
+    /// Acknowledge every second in-order packet, or after `delayed_ack_timeout` (RFC 5681
+    /// §4.2), with DCTCP's CE state machine. Off: every packet is acknowledged at once.
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: Time,
+    /// SACKed packets above a hole that make it a loss (RFC 6675 DupThresh).
+    pub dupthresh: u32,
+    /// Most payload one connection may have queued in its host's NIC, sent but not yet
+    /// serialized (Linux TCP Small Queues, `tcp_limit_output_bytes`); at least one packet.
+    pub tsq_limit: Bytes,
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        WindowConfig {
+            min_rto: Time::from_us(1000),
+            delayed_ack: true,
+            delayed_ack_timeout: Time::from_us(1000),
+            dupthresh: 3,
+            tsq_limit: Bytes(256_000),
+        }
+    }
+}
+
 /// The congestion controller of every flow.
 #[derive(Clone, Debug, Default, Serialize)]
 #[serde(tag = "algorithm", rename_all = "snake_case")]
@@ -178,6 +234,30 @@ pub enum CcConfig {
     Timely(TimelyParams),
     /// Patched TIMELY (Zhu et al., CoNEXT 2016).
     PatchedTimely(PatchedTimelyParams),
+    /// FAST* (TIMELY §6.1): TCP FAST's equation on the pacing rate (`rttlab_cc::fast`).
+    Fast(FastParams),
+    /// TCP Reno/NewReno (window transport).
+    Reno(RenoParams),
+    /// DCTCP as in Linux (window transport).
+    Dctcp(DctcpParams),
+}
+
+impl CcConfig {
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcConfig::None => "none",
+            CcConfig::Timely(_) => "timely",
+            CcConfig::PatchedTimely(_) => "patched_timely",
+            CcConfig::Fast(_) => "fast",
+            CcConfig::Reno(_) => "reno",
+            CcConfig::Dctcp(_) => "dctcp",
+        }
+    }
+
+    /// Window controllers run on the window transport; rate controllers on the message one.
+    pub fn is_window(&self) -> bool {
+        matches!(self, CcConfig::Reno(_) | CcConfig::Dctcp(_))
+    }
 }
 
 /// Separates a field path found inside a tagged section from the message, so that the error
@@ -219,10 +299,23 @@ impl<'de> Deserialize<'de> for Topology {
 
 impl<'de> Deserialize<'de> for CcConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        tagged(d, "algorithm", &["none", "timely", "patched_timely"], |name, rest| match name {
+        tagged(d, "algorithm", &["none", "timely", "patched_timely", "fast", "reno", "dctcp"], |name, rest| match name {
             "none" => Some(section::<Empty>(rest).map(|_| CcConfig::None)),
             "timely" => Some(section(rest).map(CcConfig::Timely)),
             "patched_timely" => Some(section(rest).map(CcConfig::PatchedTimely)),
+            "fast" => Some(section(rest).map(CcConfig::Fast)),
+            "reno" => Some(section(rest).map(CcConfig::Reno)),
+            "dctcp" => Some(section(rest).map(CcConfig::Dctcp)),
+            _ => None,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for TransportConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        tagged(d, "kind", &["message", "window"], |name, rest| match name {
+            "message" => Some(section::<Empty>(rest).map(|_| TransportConfig::Message)),
+            "window" => Some(section(rest).map(TransportConfig::Window)),
             _ => None,
         })
     }
@@ -435,10 +528,33 @@ impl Scenario {
             CcConfig::None => Ok(()),
             CcConfig::Timely(p) => p.validate(),
             CcConfig::PatchedTimely(p) => p.validate(),
+            CcConfig::Fast(p) => p.validate(),
+            CcConfig::Reno(p) => p.validate(),
+            CcConfig::Dctcp(p) => p.validate(),
         };
         if let Err((field, allowed)) = cc_check {
             let value = self.resolved()["cc"][field].to_string();
             return Err(invalid(format!("cc.{field}"), value, allowed));
+        }
+        let window = matches!(self.transport, TransportConfig::Window(_));
+        if self.cc.is_window() != window {
+            let (needs, kind) = if window { ("a rate controller (none, timely, patched_timely, fast)", "message") } else { ("a window controller (reno, dctcp)", "window") };
+            return Err(invalid(
+                "cc.algorithm",
+                self.cc.name(),
+                format!("transport.kind = \"{}\" needs {needs}; or set transport.kind = \"{kind}\"", if window { "window" } else { "message" }),
+            ));
+        }
+        if let TransportConfig::Window(w) = &self.transport {
+            if w.min_rto == Time::ZERO {
+                return Err(invalid("transport.min_rto", w.min_rto, "must be positive"));
+            }
+            if w.delayed_ack && w.delayed_ack_timeout == Time::ZERO {
+                return Err(invalid("transport.delayed_ack_timeout", w.delayed_ack_timeout, "must be positive with delayed_ack"));
+            }
+            if w.dupthresh == 0 {
+                return Err(invalid("transport.dupthresh", 0, "at least 1 (RFC 6675: 3)"));
+            }
         }
         let nic = &self.nic;
         if nic.header >= nic.mtu {
@@ -491,6 +607,12 @@ impl Scenario {
             }
             if g.size == Some(Bytes(0)) {
                 return Err(invalid(f("size"), "0B", "positive, or absent for an unbounded connection"));
+            }
+            if window && g.size.is_some_and(|b| b.0.div_ceil(nic.payload_per_packet()) >= u32::MAX as u64) {
+                return Err(invalid(f("size"), g.size.expect("checked"), "fewer than 2^32 packets on the window transport"));
+            }
+            if window && g.rate.is_some() {
+                return Err(invalid(f("rate"), g.rate.expect("checked"), "application-limited flows run on the message transport; absent for a backlogged or sized flow"));
             }
             if g.rate == Some(Rate::ZERO) {
                 return Err(invalid(f("rate"), "0bps", "positive, or absent for a backlogged connection"));

@@ -1,9 +1,10 @@
 //! Switches: a shared buffer, forwarding on precomputed routes, tail drop at the buffer limit,
-//! ECN marking at dequeue (step or RED), and PFC per ingress port and class.
+//! ECN marking (step or RED) at dequeue or enqueue, and PFC per ingress port and class.
 
 use crate::engine::Rng;
 use crate::network::Network;
 use crate::packet::PacketKind;
+use crate::scenario::MarkAt;
 use rand::Rng as _;
 
 pub struct Switch {
@@ -26,6 +27,7 @@ pub struct SwitchParams {
     pub pfc: Option<(u64, u64)>,
     /// (Kmin, Kmax, Pmax); `None` without ECN.
     pub ecn: Option<(u64, u64, f64)>,
+    pub mark_at: MarkAt,
 }
 
 /// RED marking probability for a queue of `q` bytes (DCQCN §5.1 of algorithms.md): 0 up to
@@ -66,23 +68,34 @@ impl Network {
                 self.send_pfc(in_port, c, true);
             }
         }
+        if self.switch_params.mark_at == MarkAt::Enqueue {
+            let queued = self.ports[egress as usize].class_bytes[c];
+            self.mark(s, i, queued);
+        }
         self.enqueue(egress, c, i);
     }
 
-    /// Packet `i` leaves class `c` of switch `s`'s port `p`, which held `queued` bytes in that
-    /// class before it left: release its buffer, lift PFC on its ingress once below XON, and
-    /// mark it by the egress queue it saw (marking at dequeue, algorithms.md §5.1).
-    pub(crate) fn switch_dequeued(&mut self, s: u32, _p: u32, c: usize, i: u32, queued: u64) {
-        let pkt = *self.pkts.get(i);
-        let w = pkt.wire_bytes as u64;
+    /// Marks data packet `i` CE with the probability for a queue of `queued` bytes.
+    fn mark(&mut self, s: u32, i: u32, queued: u64) {
         let sw = &mut self.switches[s as usize];
-        sw.used -= w;
-        if let (Some(ecn), PacketKind::Data) = (self.switch_params.ecn, pkt.kind) {
+        if let (Some(ecn), PacketKind::Data) = (self.switch_params.ecn, self.pkts.get(i).kind) {
             let p = mark_probability(queued, ecn);
             if p >= 1.0 || (p > 0.0 && sw.rng.random::<f64>() < p) {
                 self.pkts.get_mut(i).ecn = true;
                 sw.marks += 1;
             }
+        }
+    }
+
+    /// Packet `i` leaves class `c` of switch `s`'s port `p`, which held `queued` bytes in that
+    /// class before it left: release its buffer, lift PFC on its ingress once below XON, and
+    /// with marking at dequeue mark it by that queue (algorithms.md §5.1).
+    pub(crate) fn switch_dequeued(&mut self, s: u32, _p: u32, c: usize, i: u32, queued: u64) {
+        let pkt = *self.pkts.get(i);
+        let w = pkt.wire_bytes as u64;
+        self.switches[s as usize].used -= w;
+        if self.switch_params.mark_at == MarkAt::Dequeue {
+            self.mark(s, i, queued);
         }
         let inp = &mut self.ports[pkt.in_port as usize];
         inp.ingress_bytes[c] -= w;

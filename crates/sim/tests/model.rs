@@ -100,11 +100,11 @@ fn pfc_incast_is_lossless_and_conserves_bytes() {
 fn sized_flows_deliver_everything() {
     let toml = testbed("").replace("connections = 4", "connections = 4\nsize = \"200KB\"");
     let net = run_net(&toml);
-    for f in &net.flows {
+    for mut f in net.flows {
         assert_eq!(f.stats.delivered_bytes, 200_000);
         assert_eq!(f.stats.tx_bytes, 200_000);
         assert!(f.stats.finish.is_some());
-        assert_eq!(f.outstanding, 0);
+        assert_eq!(f.message().outstanding, 0);
     }
 }
 
