@@ -10,15 +10,16 @@ STAMP   := $(VENV)/.deps-installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "pandas>=2.1" "pytest>=8"
+	$(BIN)/pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "pandas>=2.1" "matplotlib>=3.8" "tqdm>=4.66" "tomli-w>=1.0" "pytest>=8"
 	touch $(STAMP)
 
 ## Build the Rust core in release mode and install the rttlab package into the virtualenv.
 build: $(STAMP)
 	$(BIN)/maturin develop --release --quiet --extras test
 
+## The headline reproduction: TIMELY's Table 1, all six columns, beside the paper.
 demo: build
-	$(BIN)/rttlab demo
+	$(BIN)/rttlab reproduce timely-table1 --out results/timely-table1
 
 test: build test-rust test-python
 

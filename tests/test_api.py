@@ -10,6 +10,7 @@ import pytest
 
 import rttlab
 from rttlab.cli import main as cli
+from rttlab.scenario import parse_value
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTBED = ROOT / "scenarios" / "timely-testbed-pfc.toml"
@@ -29,7 +30,7 @@ def test_run_returns_summary_tables_and_meta(pfc):
     assert list(pfc.rtt.columns) == ["rtt_us", "count", "cdf"] and pfc.rtt["cdf"].iloc[-1] == pytest.approx(1.0)
     assert pfc.rtt["count"].sum() == s["rtt_samples"]
     assert len(pfc.queues) == 12_000  # 1 µs samples of the bottleneck over 12 ms
-    assert set(pfc.timeseries.columns) == {"time_us", "flow", "delivered_bytes", "rate_gbps"}
+    assert set(pfc.timeseries.columns) == {"time_us", "flow", "delivered_bytes", "rate_gbps", "cwnd_bytes"}
     assert pfc.meta["seed"] == 1 and pfc.meta["rttlab_version"] == rttlab.__version__
     # The scenario as run records every default.
     assert pfc.meta["scenario"]["nic"]["segment"] == "16KB"
@@ -116,7 +117,60 @@ def test_bad_cc_option_names_field_and_choices():
         rttlab.run(ROOT / "scenarios" / "timely-testbed.toml", overrides={"cc.beta": 1.5})
 
 
-def test_demo_prints_both_columns_beside_the_paper(capsys):
-    assert cli(["demo", "--quick"]) == 0
-    out = capsys.readouterr().out
-    assert "PFC" in out and "TIMELY" in out and "658" in out and "116" in out
+def test_window_controller_needs_the_window_transport():
+    with pytest.raises(ValueError, match=r'cc\.algorithm = dctcp: transport\.kind = "message" needs a window controller'):
+        rttlab.run(ROOT / "scenarios" / "timely-testbed.toml", overrides={"cc": {"algorithm": "dctcp"}})
+    with pytest.raises(ValueError, match=r"transport\.min_rto = 0ps: must be positive"):
+        rttlab.run(ROOT / "scenarios" / "timely-testbed-dctcp.toml", overrides={"transport.min_rto": "0us"})
+    with pytest.raises(ValueError, match=r"switch\.ecn\.mark_at: unknown variant `later`"):
+        rttlab.run(ROOT / "scenarios" / "timely-testbed-dctcp.toml", overrides={"switch.ecn.mark_at": "later"})
+
+
+def test_null_override_removes_a_key():
+    s = rttlab.resolve(ROOT / "scenarios" / "timely-testbed-dctcp.toml", overrides={"switch.ecn": None})
+    assert s["switch"]["ecn"] is None
+    assert parse_value("null") is None
+
+
+@pytest.fixture(scope="module")
+def table1(tmp_path_factory):
+    from rttlab.reproduce import timely_table1
+
+    out = tmp_path_factory.mktemp("t1") / "table1"
+    assert cli(["reproduce", "timely-table1", "--quick", "--no-progress", "--out", str(out)]) == 0
+    return out, pd.read_csv(out / "table1.csv"), timely_table1
+
+
+def test_table1_has_every_cell_beside_the_paper(table1):
+    out, df, t1 = table1
+    systems = [s for s, _, _ in t1.SYSTEMS]
+    assert systems == ["DCTCP", "FAST* 10M", "FAST* 50M", "FAST* 100M", "PFC", "TIMELY"]
+    assert list(df.columns) == ["system", "metric", "label", "unit", "rttlab", "rttlab_sd", "paper", "ratio"]
+    for metric in ("throughput_gbps", "rtt_avg_us", "rtt_p99_us"):
+        cells = df[df.metric == metric]
+        assert list(cells.system) == systems and cells.paper.notna().all() and cells.ratio.notna().all()
+    assert (out / "table1.png").stat().st_size > 10_000
+    assert len(list((out / "scenarios").glob("*.toml"))) == 6
+
+
+def test_table1_trends_the_paper_states(table1):
+    _, df, _ = table1
+    v = df.set_index(["system", "metric"]).rttlab
+    for system in ("DCTCP", "PFC", "TIMELY"):
+        assert v[system, "throughput_gbps"] >= 18.5, system
+    fast = [f"FAST* {a}M" for a in (10, 50, 100)]
+    for metric in ("throughput_gbps", "rtt_avg_us", "rtt_p99_us"):
+        values = [v[s, metric] for s in fast]
+        assert values == sorted(values) and values[0] < values[-1], (metric, values)
+    # TIMELY: an order of magnitude below PFC's average RTT and several times below its tail.
+    assert v["PFC", "rtt_avg_us"] >= 4 * v["TIMELY", "rtt_avg_us"]
+    assert v["PFC", "rtt_p99_us"] >= 4 * v["TIMELY", "rtt_p99_us"]
+    assert v["DCTCP", "drops"] == 0 and v["PFC", "drops"] == 0
+
+
+def test_table1_scenarios_rerun_to_the_same_numbers(table1):
+    out, df, _ = table1
+    r = rttlab.run(out / "scenarios" / "fast-10m-seed1.toml")
+    cell = df[(df.system == "FAST* 10M") & (df.metric == "rtt_p99_us")].rttlab.iloc[0]
+    assert r.summary["rtt_p99_us"] == cell
+    assert r.meta["scenario"]["cc"] == {"algorithm": "fast", "alpha": "10Mbps", "gamma": 0.5, "max_rate": None, "min_rate": "10Mbps", "initial_rate": None}

@@ -1,4 +1,5 @@
-"""The ``rttlab`` command: ``run`` a scenario, or ``demo`` the headline reproduction."""
+"""The ``rttlab`` command: ``run`` a scenario, ``reproduce`` a paper's table, or ``demo`` the
+headline reproduction."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ SUMMARY_ROWS = [
     ("pauses", "PFC pauses sent", ""),
     ("drops", "drops", ""),
     ("ecn_marks", "ECN marks", ""),
+    ("retransmits", "retransmissions", ""),
+    ("timeouts", "timeouts", ""),
     ("queue_avg_kb", "queue average", "KB"),
     ("queue_max_kb", "queue max", "KB"),
 ]
@@ -63,10 +66,12 @@ def cmd_run(args) -> int:
     return 0
 
 
-def cmd_demo(args) -> int:
-    from .demo import main as demo
+def cmd_reproduce(args) -> int:
+    from .reproduce import TARGETS
 
-    return demo(quick=args.quick)
+    out = args.out or f"results/{args.target}"
+    TARGETS[args.target].reproduce(out, quick=args.quick, jobs=args.jobs, progress=not args.no_progress)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,9 +84,15 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables (CSV) into DIR")
     r.set_defaults(func=cmd_run)
-    d = sub.add_parser("demo", help="the TIMELY testbed beside the paper's Table 1")
-    d.add_argument("--quick", action="store_true", help="shorter simulated time")
-    d.set_defaults(func=cmd_demo)
+    from .reproduce import TARGETS
+
+    rp = sub.add_parser("reproduce", help="regenerate a paper's table or figures beside the published numbers")
+    rp.add_argument("target", choices=sorted(TARGETS), help="what to reproduce")
+    rp.add_argument("--out", metavar="DIR", help="output directory (default: results/TARGET)")
+    rp.add_argument("--quick", action="store_true", help="shorter simulated time, one seed (for CI)")
+    rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: all cores)")
+    rp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rp.set_defaults(func=cmd_reproduce)
     args = p.parse_args(argv)
     try:
         return args.func(args)

@@ -6,9 +6,10 @@ import json
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pandas as pd
 
@@ -39,20 +40,28 @@ class Result:
         raise AttributeError(name)
 
     def save(self, out: str | Path) -> Path:
-        """Writes summary.json, meta.json and one CSV per table into ``out``. The files appear
-        together or not at all: they are written to a temporary directory that is then renamed."""
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-        try:
+        """Writes summary.json, meta.json and one CSV per table into ``out``, all together or
+        not at all (see `atomic_dir`)."""
+        with atomic_dir(out) as tmp:
             (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
             (tmp / "meta.json").write_text(json.dumps(self.meta, indent=2) + "\n")
             for name, df in self.tables.items():
                 df.to_csv(tmp / f"{name}.csv", index=False)
-            if out.exists():
-                shutil.rmtree(out)
-            os.replace(tmp, out)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return out
+        return Path(out)
+
+
+@contextmanager
+def atomic_dir(out: str | Path) -> Iterator[Path]:
+    """Yields a temporary directory beside ``out`` to fill; on success it replaces ``out``, on
+    error it is removed, so a reader never sees a half-written result."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        yield tmp
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

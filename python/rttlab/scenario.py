@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 import json
 import tomllib
+
+import tomli_w
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -83,6 +85,20 @@ def apply_overrides(scenario: dict[str, Any], overrides: Mapping[str, Any] | Non
     for key, value in (overrides or {}).items():
         set_key(scenario, key, value)
     return scenario
+
+
+def to_toml(scenario: dict[str, Any]) -> str:
+    """A scenario as TOML text that ``rttlab run`` reads back: keys left at None (absent
+    options) are omitted, since TOML has no null."""
+
+    def strip(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: strip(x) for k, x in v.items() if x is not None}
+        if isinstance(v, list):
+            return [strip(x) for x in v]
+        return v
+
+    return tomli_w.dumps(strip(scenario))
 
 
 def resolve(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -180,7 +180,7 @@ fn fmt_exact(f: &mut fmt::Formatter<'_>, v: u64, table: &[(&str, u64)]) -> fmt::
     let (unit, mult) = table
         .iter()
         .rev()
-        .find(|(u, m)| *u != "µs" && v % *m == 0 && (v > 0 || *m == 1))
+        .find(|(u, m)| *u != "µs" && v.is_multiple_of(*m) && (v > 0 || *m == 1))
         .copied()
         .unwrap_or(table[0]);
     write!(f, "{}{}", v / mult, unit)

@@ -611,8 +611,8 @@ impl Scenario {
             if window && g.size.is_some_and(|b| b.0.div_ceil(nic.payload_per_packet()) >= u32::MAX as u64) {
                 return Err(invalid(f("size"), g.size.expect("checked"), "fewer than 2^32 packets on the window transport"));
             }
-            if window && g.rate.is_some() {
-                return Err(invalid(f("rate"), g.rate.expect("checked"), "application-limited flows run on the message transport; absent for a backlogged or sized flow"));
+            if let (true, Some(rate)) = (window, g.rate) {
+                return Err(invalid(f("rate"), rate, "application-limited flows run on the message transport; absent for a backlogged or sized flow"));
             }
             if g.rate == Some(Rate::ZERO) {
                 return Err(invalid(f("rate"), "0bps", "positive, or absent for a backlogged connection"));
