@@ -32,6 +32,7 @@ test-python: build
 bench:
 	cargo build --release --quiet -p rttlab-sim --bin rttlab-bench
 	./target/release/rttlab-bench scenarios/timely-testbed-pfc.toml --duration 200ms
+	./target/release/rttlab-bench scenarios/timely-testbed-dctcp.toml --duration 200ms
 
 clean:
 	rm -rf $(VENV) target
