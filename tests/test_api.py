@@ -136,8 +136,9 @@ def test_null_override_removes_a_key():
 def table1(tmp_path_factory):
     from rttlab.reproduce import timely_table1
 
-    out = tmp_path_factory.mktemp("t1") / "table1"
-    assert cli(["reproduce", "timely-table1", "--quick", "--no-progress", "--out", str(out)]) == 0
+    tmp = tmp_path_factory.mktemp("t1")
+    out = tmp / "table1"
+    assert cli(["reproduce", "timely-table1", "--quick", "--no-progress", "--out", str(out), "--cache", str(tmp / "cache")]) == 0
     return out, pd.read_csv(out / "table1.csv"), timely_table1
 
 
@@ -174,3 +175,34 @@ def test_table1_scenarios_rerun_to_the_same_numbers(table1):
     cell = df[(df.system == "FAST* 10M") & (df.metric == "rtt_p99_us")].rttlab.iloc[0]
     assert r.summary["rtt_p99_us"] == cell
     assert r.meta["scenario"]["cc"] == {"algorithm": "fast", "alpha": "10Mbps", "gamma": 0.5, "max_rate": None, "min_rate": "10Mbps", "initial_rate": None}
+
+
+def test_sweep_reuses_cached_results_and_keeps_order(tmp_path, monkeypatch):
+    from rttlab import sweep
+
+    base = rttlab.load(TESTBED)
+    base.update(SHORT)
+    points = [dict(base, seed=seed) for seed in (3, 1, 2)]
+    first = sweep.run_all(points, jobs=2, cache_dir=tmp_path, progress=False)
+    assert [r.meta["seed"] for r in first] == [3, 1, 2]
+    assert len(list(tmp_path.glob("*.json"))) == 3
+
+    def no_run(_):
+        raise AssertionError("a cached scenario ran again")
+
+    monkeypatch.setattr(sweep, "_run_json", no_run)
+    again = sweep.run_all(points, jobs=1, cache_dir=tmp_path, progress=False)
+    assert [r.summary for r in again] == [r.summary for r in first]
+    # A changed scenario is a different key: it must run.
+    with pytest.raises(AssertionError, match="ran again"):
+        sweep.run_all([dict(base, seed=4)], jobs=1, cache_dir=tmp_path, progress=False)
+
+
+def test_sweep_rejects_an_invalid_point_before_running(tmp_path):
+    from rttlab import sweep
+
+    good = dict(rttlab.load(TESTBED), **SHORT)
+    bad = dict(good, duration="0ms")
+    with pytest.raises(ValueError, match="duration = 0ps: must be positive"):
+        sweep.run_all([good, bad], cache_dir=tmp_path, progress=False)
+    assert not list(tmp_path.glob("*.json"))

@@ -69,8 +69,11 @@ def cmd_run(args) -> int:
 def cmd_reproduce(args) -> int:
     from .reproduce import TARGETS
 
+    from .sweep import default_cache
+
     out = args.out or f"results/{args.target}"
-    TARGETS[args.target].reproduce(out, quick=args.quick, jobs=args.jobs, progress=not args.no_progress)
+    cache_dir = None if args.no_cache else (args.cache or default_cache())
+    TARGETS[args.target].reproduce(out, quick=args.quick, jobs=args.jobs, progress=not args.no_progress, cache_dir=cache_dir)
     return 0
 
 
@@ -92,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--quick", action="store_true", help="shorter simulated time, one seed (for CI)")
     rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: all cores)")
     rp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rp.add_argument("--cache", metavar="DIR", help="reuse and store results here (default: $RTTLAB_CACHE or ~/.cache/rttlab/runs)")
+    rp.add_argument("--no-cache", action="store_true", help="run everything again, store nothing")
     rp.set_defaults(func=cmd_reproduce)
     args = p.parse_args(argv)
     try:
@@ -99,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"rttlab: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader (e.g. `head`) stopped reading
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """``rttlab reproduce TARGET``: regenerate a paper's table or figures beside the published
-numbers. Each target is a module with ``reproduce(out, quick, jobs, progress)``."""
+numbers. Each target is a module with ``reproduce(out, quick, jobs, progress, cache_dir)``."""
 
 from __future__ import annotations
 

@@ -75,11 +75,11 @@ def scenarios(quick: bool = False) -> list[tuple[str, int, dict[str, Any]]]:
     return out
 
 
-def run(quick: bool = False, jobs: int | None = None, progress: bool = True) -> tuple[pd.DataFrame, list[tuple[str, int, dict]]]:
+def run(quick: bool = False, jobs: int | None = None, progress: bool = True, cache_dir: str | Path | None = None) -> tuple[pd.DataFrame, list[tuple[str, int, dict]]]:
     """Runs every column and returns the tidy table (system, metric, unit, rttlab, rttlab_sd,
     paper, ratio) and the resolved scenarios that produced it."""
     plan = scenarios(quick)
-    results = run_all([s for _, _, s in plan], jobs=jobs, desc="timely-table1", progress=progress)
+    results = run_all([s for _, _, s in plan], jobs=jobs, cache_dir=cache_dir, desc="timely-table1", progress=progress)
     rows = []
     for system, _, _ in SYSTEMS:
         runs = [r for (sys_, _, _), r in zip(plan, results) if sys_ == system]
@@ -152,10 +152,11 @@ def plot(df: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
-def reproduce(out: str | Path, quick: bool = False, jobs: int | None = None, progress: bool = True) -> pd.DataFrame:
+def reproduce(out: str | Path, quick: bool = False, jobs: int | None = None, progress: bool = True, cache_dir: str | Path | None = None) -> pd.DataFrame:
     """Runs Table 1 and writes into ``out``: table1.csv, table1.md, table1.png and
-    scenarios/*.toml (every run, re-runnable with ``rttlab run``). Prints the table."""
-    df, resolved = run(quick=quick, jobs=jobs, progress=progress)
+    scenarios/*.toml (every run, re-runnable with ``rttlab run``). Prints the table. Runs found
+    in ``cache_dir`` are not run again."""
+    df, resolved = run(quick=quick, jobs=jobs, progress=progress, cache_dir=cache_dir)
     with atomic_dir(out) as tmp:
         df.to_csv(tmp / "table1.csv", index=False)
         (tmp / "table1.md").write_text(format_table(df, markdown=True) + "\n")
