@@ -1,5 +1,5 @@
-"""The ``rttlab`` command: ``run`` a scenario, ``reproduce`` a paper's table, or ``demo`` the
-headline reproduction."""
+"""The ``rttlab`` command: ``run`` a scenario, or ``reproduce`` a paper's table beside the
+published numbers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 from . import run
+from .reproduce import TARGETS
 from .scenario import parse_value
+from .sweep import default_cache
 
 SUMMARY_ROWS = [
     ("throughput_gbps", "throughput (wire)", "Gbps"),
@@ -67,10 +69,6 @@ def cmd_run(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
-    from .reproduce import TARGETS
-
-    from .sweep import default_cache
-
     out = args.out or f"results/{args.target}"
     cache_dir = None if args.no_cache else (args.cache or default_cache())
     TARGETS[args.target].reproduce(out, quick=args.quick, jobs=args.jobs, progress=not args.no_progress, cache_dir=cache_dir)
@@ -87,8 +85,6 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables (CSV) into DIR")
     r.set_defaults(func=cmd_run)
-    from .reproduce import TARGETS
-
     rp = sub.add_parser("reproduce", help="regenerate a paper's table or figures beside the published numbers")
     rp.add_argument("target", choices=sorted(TARGETS), help="what to reproduce")
     rp.add_argument("--out", metavar="DIR", help="output directory (default: results/TARGET)")

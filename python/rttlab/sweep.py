@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from functools import cache
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any, Sequence
 from tqdm import tqdm
 
 from . import _core
-from .result import Result
+from .result import Result, atomic_write
 from .scenario import resolve
 
 
@@ -43,14 +42,6 @@ def scenario_key(resolved: dict[str, Any]) -> str:
 
 def _run_json(resolved: dict[str, Any]) -> str:
     return _core.run_json(json.dumps(resolved))
-
-
-def _store(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def run_all(
@@ -77,7 +68,7 @@ def run_all(
 
     def done(i: int, text: str) -> None:
         if paths[i] is not None:
-            _store(paths[i], text)
+            atomic_write(paths[i], text)
         results[i] = Result.from_json(text)
         bar.update()
 

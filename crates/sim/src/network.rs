@@ -8,13 +8,13 @@ use crate::transport::message::{App, MessageTx};
 use crate::transport::window::{WindowTx, TIMER_START};
 use crate::packet::{PacketKind, Slab};
 use crate::port::{port_name, Owner, Port};
-use crate::scenario::{Arrivals, CcConfig, MarkAt, Scenario, ScenarioError, TransportConfig};
+use crate::scenario::{Arrivals, CcConfig, FlowGroup, MarkAt, Scenario, ScenarioError, TransportConfig};
 use crate::stats::{histogram, QueueSampler};
 use crate::switch::{Switch, SwitchParams};
 use crate::topology::Graph;
 use hdrhistogram::Histogram;
 use rand::Rng as _;
-use rttlab_cc::{Dctcp, Fast, LineRate, PatchedTimely, RateController, Reno, Time, Timely, WindowController};
+use rttlab_cc::{Dctcp, Fast, LineRate, PatchedTimely, Rate, RateController, Reno, Time, Timely, WindowController};
 
 pub struct Network {
     pub now: Time,
@@ -37,7 +37,7 @@ pub struct Network {
     pub(crate) segment_bytes: u64,
     pub(crate) max_outstanding: u64,
     pub(crate) rtt_noise: Time,
-    pub(crate) pacing_rate: Option<rttlab_cc::Rate>,
+    pub(crate) pacing_rate: Option<Rate>,
     pub rtt_hist: Histogram<u64>,
     pub samplers: Vec<QueueSampler>,
     timeseries_interval: Option<Time>,
@@ -55,6 +55,38 @@ pub struct Counters {
     pub marks: u64,
     pub retransmits: u64,
     pub timeouts: u64,
+}
+
+/// The transport and controller of one connection of group `g`, as the scenario says
+/// (validation guarantees the controller fits the transport).
+fn flow_transport(s: &Scenario, g: &FlowGroup, line_rate: Rate, start: Time, size: Option<u64>) -> Tx {
+    let mss = s.nic.payload_per_packet();
+    match &s.transport {
+        TransportConfig::Window(w) => {
+            let cc: Box<dyn WindowController> = match &s.cc {
+                CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
+                CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
+                _ => unreachable!("validated: window controller"),
+            };
+            Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, size)))
+        }
+        TransportConfig::Message => {
+            let cc: Box<dyn RateController> = match &s.cc {
+                CcConfig::None => Box::new(LineRate(line_rate)),
+                CcConfig::Timely(p) => Box::new(Timely::new(p.clone(), line_rate)),
+                CcConfig::PatchedTimely(p) => Box::new(PatchedTimely::new(p.clone(), line_rate)),
+                CcConfig::Fast(p) => Box::new(Fast::new(p.clone(), line_rate)),
+                _ => unreachable!("validated: rate controller"),
+            };
+            let app = g.rate.map(|rate| App {
+                rate,
+                message: g.message.unwrap_or(s.nic.segment).0,
+                poisson: g.arrivals == Arrivals::Poisson,
+                next_message: start,
+            });
+            Tx::Message(Box::new(MessageTx::new(cc, size, app)))
+        }
+    }
 }
 
 /// Per-connection samples taken every `measure.timeseries_interval`.
@@ -134,33 +166,7 @@ impl Network {
                     let start = g.start + Time(rng.random_range(0..=g.start_jitter.ps()));
                     let line_rate = hosts[h as usize].line_rate;
                     let size = g.size.map(|b| b.0);
-                    let mss = s.nic.payload_per_packet();
-                    let tx = match (&s.transport, &s.cc) {
-                        (TransportConfig::Window(w), cc) => {
-                            let cc: Box<dyn WindowController> = match cc {
-                                CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
-                                CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
-                                _ => unreachable!("validated: window controller"),
-                            };
-                            Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, size)))
-                        }
-                        (TransportConfig::Message, cc) => {
-                            let cc: Box<dyn RateController> = match cc {
-                                CcConfig::None => Box::new(LineRate(line_rate)),
-                                CcConfig::Timely(p) => Box::new(Timely::new(p.clone(), line_rate)),
-                                CcConfig::PatchedTimely(p) => Box::new(PatchedTimely::new(p.clone(), line_rate)),
-                                CcConfig::Fast(p) => Box::new(Fast::new(p.clone(), line_rate)),
-                                _ => unreachable!("validated: rate controller"),
-                            };
-                            let app = g.rate.map(|rate| App {
-                                rate,
-                                message: g.message.unwrap_or(s.nic.segment).0,
-                                poisson: g.arrivals == Arrivals::Poisson,
-                                next_message: start,
-                            });
-                            Tx::Message(Box::new(MessageTx::new(cc, size, app)))
-                        }
-                    };
+                    let tx = flow_transport(s, g, line_rate, start, size);
                     let stats = FlowStats { size, ..Default::default() };
                     flows.push(Flow { src: h, dst: g.dst, class: g.class, start, rng, stats, tx });
                     hosts[h as usize].flows.push(id);

@@ -113,19 +113,13 @@ impl Network {
         let dst = flow.dst;
         flow.message().nic_segments -= last as u32;
         let pkt = Packet {
-            kind: PacketKind::Data,
-            class: c as u8,
-            ecn: false,
             last_of_segment: last,
             flow: s.flow,
             dst_host: dst,
-            wire_bytes: payload + self.header_bytes,
             payload_bytes: payload,
             segment_bytes: s.bytes,
-            in_port: u32::MAX,
-            seq: 0,
-            sack: [0, 0],
             t_send: s.t_send,
+            ..Packet::new(PacketKind::Data, c as u8, payload + self.header_bytes)
         };
         Some(self.pkts.alloc(pkt))
     }
@@ -147,7 +141,7 @@ impl Network {
                 self.pkts.free(i);
                 self.message_complete(pkt);
             }
-            (Tx::Window(_), PacketKind::Data) => self.window_deliver(h, i, pkt),
+            (Tx::Window(_), PacketKind::Data) => self.window_deliver(i, pkt),
             (Tx::Window(_), _) => {
                 self.pkts.free(i);
                 self.window_ack(pkt);

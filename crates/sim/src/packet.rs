@@ -48,7 +48,9 @@ pub struct Packet {
 }
 
 impl Packet {
-    pub fn control(kind: PacketKind, class: u8, wire_bytes: u32) -> Packet {
+    /// A packet of `kind` with every other field empty; data and ACKs fill theirs in with
+    /// struct update syntax.
+    pub fn new(kind: PacketKind, class: u8, wire_bytes: u32) -> Packet {
         Packet {
             kind,
             class,

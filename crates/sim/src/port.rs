@@ -148,7 +148,7 @@ impl Network {
         port.class_bytes[c] -= w;
         port.queue_bytes -= w;
         if let Owner::Switch(s) = port.owner {
-            self.switch_dequeued(s, p, c, i, queued_before);
+            self.switch_dequeued(s, c, i, queued_before);
         }
         i
     }
@@ -169,7 +169,7 @@ impl Network {
     /// another port's dequeue.
     pub(crate) fn send_pfc(&mut self, p: u32, class: usize, pause: bool) {
         let kind = if pause { PacketKind::Pause } else { PacketKind::Resume };
-        let i = self.pkts.alloc(Packet::control(kind, class as u8, self.pfc_frame_bytes));
+        let i = self.pkts.alloc(Packet::new(kind, class as u8, self.pfc_frame_bytes));
         let port = &mut self.ports[p as usize];
         port.control.push_back(i);
         port.pauses_sent += pause as u64;

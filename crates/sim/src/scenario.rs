@@ -538,12 +538,12 @@ impl Scenario {
         }
         let window = matches!(self.transport, TransportConfig::Window(_));
         if self.cc.is_window() != window {
-            let (needs, kind) = if window { ("a rate controller (none, timely, patched_timely, fast)", "message") } else { ("a window controller (reno, dctcp)", "window") };
-            return Err(invalid(
-                "cc.algorithm",
-                self.cc.name(),
-                format!("transport.kind = \"{}\" needs {needs}; or set transport.kind = \"{kind}\"", if window { "window" } else { "message" }),
-            ));
+            let (kind, needs, other) = if window {
+                ("window", "a rate controller (none, timely, patched_timely, fast)", "message")
+            } else {
+                ("message", "a window controller (reno, dctcp)", "window")
+            };
+            return Err(invalid("cc.algorithm", self.cc.name(), format!("transport.kind = \"{kind}\" needs {needs}; or set transport.kind = \"{other}\"")));
         }
         if let TransportConfig::Window(w) = &self.transport {
             if w.min_rto == Time::ZERO {

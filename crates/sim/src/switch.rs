@@ -87,10 +87,10 @@ impl Network {
         }
     }
 
-    /// Packet `i` leaves class `c` of switch `s`'s port `p`, which held `queued` bytes in that
+    /// Packet `i` leaves class `c` of an egress port of switch `s`, which held `queued` bytes in that
     /// class before it left: release its buffer, lift PFC on its ingress once below XON, and
     /// with marking at dequeue mark it by that queue (algorithms.md §5.1).
-    pub(crate) fn switch_dequeued(&mut self, s: u32, _p: u32, c: usize, i: u32, queued: u64) {
+    pub(crate) fn switch_dequeued(&mut self, s: u32, c: usize, i: u32, queued: u64) {
         let pkt = *self.pkts.get(i);
         let w = pkt.wire_bytes as u64;
         self.switches[s as usize].used -= w;

@@ -1,17 +1,10 @@
 //! The network model against hand-computed values and queueing theory.
 
+mod common;
+
+use common::{run_net, scenario};
 use rttlab_cc::Time;
-use rttlab_sim::{run, Network, Scenario};
-
-fn scenario(toml: &str) -> Scenario {
-    Scenario::from_toml(toml).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn run_net(toml: &str) -> Network {
-    let mut net = Network::new(&scenario(toml)).unwrap();
-    net.run();
-    net
-}
+use rttlab_sim::run;
 
 /// One 1000 B message from h1 (10 Gbps, 1 µs) through the switch to h0 (25 Gbps, 2 µs).
 /// Each hop is store and forward: serialization of the whole packet, then propagation.

@@ -1,14 +1,9 @@
 //! The window transport and DCTCP against hand-computed cases and DCTCP's analysis.
 
-use rttlab_cc::Time;
-use rttlab_sim::{Network, Scenario};
+mod common;
 
-fn run_net(toml: &str) -> Network {
-    let s = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("{e}"));
-    let mut net = Network::new(&s).unwrap();
-    net.run();
-    net
-}
+use common::run_net;
+use rttlab_cc::Time;
 
 /// One 1000 B packet from h1 to h0 over two 10 Gbps, 1 µs hops, and its ACK back. The kernel
 /// RTT (RFC 7323) is ACK arrival minus the packet's send time, serialization included.

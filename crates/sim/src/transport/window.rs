@@ -127,6 +127,16 @@ impl WindowTx {
         (seq as u64 * self.mss as u64).min(self.size)
     }
 
+    /// Payload sent and not yet cumulatively acknowledged (RFC 5681 FlightSize).
+    fn flight_bytes(&self) -> u64 {
+        self.bytes_before(self.nxt) - self.bytes_before(self.una)
+    }
+
+    /// TCP Small Queues: another full packet would exceed `tsq_limit` (one packet always may go).
+    fn host_queue_full(&self) -> bool {
+        self.host_bytes > 0 && self.host_bytes + self.mss as u64 > self.cfg.tsq_limit.0
+    }
+
     fn payload(&self, seq: u32) -> u32 {
         (self.bytes_before(seq + 1) - self.bytes_before(seq)) as u32
     }
@@ -252,7 +262,7 @@ impl Network {
             let Tx::Window(w) = &mut flow.tx else { unreachable!("window flow") };
             let cwnd_packets = (w.cc.cwnd() / w.mss as u64).max(1);
             w.cwnd_limited = w.pipe as u64 >= cwnd_packets;
-            if w.cwnd_limited || (w.host_bytes > 0 && w.host_bytes + w.mss as u64 > w.cfg.tsq_limit.0) {
+            if w.cwnd_limited || w.host_queue_full() {
                 break;
             }
             let Some((seq, retransmit)) = w.next_to_send() else { break };
@@ -272,19 +282,12 @@ impl Network {
                 self.push_timer(at, f, TIMER_RTO);
             }
             let pkt = Packet {
-                kind: PacketKind::Data,
-                class,
-                ecn: false,
-                last_of_segment: false,
                 flow: f,
                 dst_host: dst,
-                wire_bytes: payload + self.header_bytes,
                 payload_bytes: payload,
-                segment_bytes: 0,
-                in_port: u32::MAX,
                 seq,
-                sack: [0, 0],
                 t_send: now,
+                ..Packet::new(PacketKind::Data, class, payload + self.header_bytes)
             };
             let i = self.pkts.alloc(pkt);
             self.enqueue(port, class as usize, i);
@@ -294,7 +297,7 @@ impl Network {
     /// The host's NIC finished sending data packet `pkt`: its TCP Small Queues budget is free.
     pub(crate) fn window_tx_done(&mut self, pkt: Packet) {
         let w = self.flows[pkt.flow as usize].window();
-        let held = w.host_bytes + w.mss as u64 > w.cfg.tsq_limit.0;
+        let held = w.host_queue_full();
         w.host_bytes -= pkt.payload_bytes as u64;
         if held {
             self.window_send(pkt.flow);
@@ -322,8 +325,7 @@ impl Network {
             w.recovery = None;
         }
         if w.mark_losses() && w.recovery.is_none() {
-            let flight = w.bytes_before(w.nxt) - w.bytes_before(w.una);
-            w.cc.on_loss(Loss::FastRetransmit, flight);
+            w.cc.on_loss(Loss::FastRetransmit, w.flight_bytes());
             w.recovery = Some((w.nxt, Loss::FastRetransmit));
         }
         let rtt = (acked > 0).then(|| now - ack.t_send);
@@ -384,8 +386,7 @@ impl Network {
         let flow = &mut self.flows[f as usize];
         flow.stats.timeouts += 1;
         let w = flow.window();
-        let flight = w.bytes_before(w.nxt) - w.bytes_before(w.una);
-        w.cc.on_loss(Loss::Timeout, flight);
+        w.cc.on_loss(Loss::Timeout, w.flight_bytes());
         for s in w.board.iter_mut() {
             if *s != Sent::Sacked {
                 *s = Sent::Lost;
@@ -401,8 +402,8 @@ impl Network {
         self.window_send(f);
     }
 
-    /// Receiver: data packet `i` of a window flow arrived at host `h`.
-    pub(crate) fn window_deliver(&mut self, _h: u32, i: u32, pkt: Packet) {
+    /// Receiver: data packet `i` of a window flow arrived.
+    pub(crate) fn window_deliver(&mut self, i: u32, pkt: Packet) {
         self.pkts.free(i);
         let now = self.now;
         let f = pkt.flow;
@@ -459,19 +460,13 @@ impl Network {
         w.pending = 0;
         w.delack_timer.stop();
         let pkt = Packet {
-            kind: PacketKind::Ack,
-            class: self.ack_class as u8,
             ecn: ece,
-            last_of_segment: false,
             flow: f,
             dst_host: src,
-            wire_bytes: self.ack_bytes,
-            payload_bytes: 0,
-            segment_bytes: 0,
-            in_port: u32::MAX,
             seq: w.rcv_nxt,
             sack,
             t_send: ts,
+            ..Packet::new(PacketKind::Ack, self.ack_class as u8, self.ack_bytes)
         };
         let i = self.pkts.alloc(pkt);
         let port = self.hosts[dst as usize].port;
