@@ -40,7 +40,8 @@ pub enum HaiCounter {
     Gradient,
     /// Authors' reference code: consecutive raw RTT differences below zero.
     RawDiff,
-    /// HPCC's ns-3: consecutive increase updates of any branch (T_low included).
+    /// HPCC's ns-3: consecutive increase updates of any branch (T_low included); HAI then
+    /// multiplies every increase, the T_low branch's too.
     AnyIncrease,
 }
 
@@ -248,7 +249,10 @@ impl RateController for Timely {
 
         let old = self.rate;
         let new = if c.rtt < p.t_low {
-            old + delta * df_increase
+            // HPCC's ns-3 applies HAI to every increase, the T_low branch included; the paper
+            // and the authors' code only to the gradient branch.
+            let n = if self.hai_active() && p.hai_counter == HaiCounter::AnyIncrease { p.hai_factor } else { 1.0 };
+            old + n * delta * df_increase
         } else if c.rtt > p.t_high {
             old * (1.0 - df_high * p.beta * (1.0 - p.t_high.ps() as f64 / rtt))
         } else if gradient_increases {

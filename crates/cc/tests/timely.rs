@@ -119,6 +119,16 @@ fn hai_counter_options() {
     any.at(100.0, 10.0);
     any.at(200.0, 10.0);
     assert!(any.cc.hai_active());
+    // ... and, as in HPCC's ns-3, HAI then applies below T_low too: +5δ. The paper's counter
+    // never turns HAI on below T_low, where the increment stays δ.
+    let r = any.cc.rate().bps() as f64;
+    close(any.at(300.0, 10.0), r + 50.0 * M);
+    let mut paper = timely(TimelyParams { hai_threshold: 2, ..at5g() });
+    for t in [100.0, 200.0] {
+        paper.at(t, 10.0);
+    }
+    let r = paper.cc.rate().bps() as f64;
+    close(paper.at(300.0, 10.0), r + 10.0 * M);
 }
 
 #[test]

@@ -11,6 +11,8 @@ pub struct Flow {
     pub dst: u32,
     pub class: u8,
     pub start: Time,
+    /// No new data from this time on (`Time::MAX`: never).
+    pub stop: Time,
     pub rng: Rng,
     pub stats: FlowStats,
     pub tx: Tx,
@@ -37,6 +39,9 @@ pub struct FlowStats {
     pub measured_wire_bytes: u64,
     pub rtt_sum: u128,
     pub rtt_samples: u64,
+    /// RTT samples since the last time-series sample (whole run, for `timeseries.rtt_us`).
+    pub interval_rtt_sum: u128,
+    pub interval_rtt_samples: u64,
     /// Window transport: packets sent again, and retransmission timeouts.
     pub retransmits: u64,
     pub timeouts: u64,
@@ -94,8 +99,10 @@ impl crate::network::Network {
 
     /// Sender side of either transport: an RTT sample of flow `f`, counted after the warm-up.
     pub(crate) fn record_rtt(&mut self, f: u32, rtt: Time) {
+        let st = &mut self.flows[f as usize].stats;
+        st.interval_rtt_sum += rtt.ps() as u128;
+        st.interval_rtt_samples += 1;
         if self.now >= self.warmup {
-            let st = &mut self.flows[f as usize].stats;
             st.rtt_sum += rtt.ps() as u128;
             st.rtt_samples += 1;
             self.rtt_hist.record(rtt.ps().div_ceil(1000).max(1)).expect("auto-resizing histogram");

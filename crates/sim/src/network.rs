@@ -98,6 +98,8 @@ pub struct TimeSeries {
     pub rate_bps: Vec<u64>,
     /// Window flows' congestion window (`None` for message flows).
     pub cwnd_bytes: Vec<Option<u64>>,
+    /// Mean of the RTT samples taken since the previous sample (`None`: none).
+    pub rtt: Vec<Option<Time>>,
 }
 
 impl Network {
@@ -168,7 +170,8 @@ impl Network {
                     let size = g.size.map(|b| b.0);
                     let tx = flow_transport(s, g, line_rate, start, size);
                     let stats = FlowStats { size, ..Default::default() };
-                    flows.push(Flow { src: h, dst: g.dst, class: g.class, start, rng, stats, tx });
+                    let stop = g.stop.unwrap_or(Time::MAX);
+                    flows.push(Flow { src: h, dst: g.dst, class: g.class, start, stop, rng, stats, tx });
                     hosts[h as usize].flows.push(id);
                 }
             }
@@ -287,12 +290,15 @@ impl Network {
 
     fn sample(&mut self) {
         let ts = &mut self.timeseries;
-        for (i, f) in self.flows.iter().enumerate() {
+        for (i, f) in self.flows.iter_mut().enumerate() {
             ts.time.push(self.now);
             ts.flow.push(i as u32);
             ts.delivered_bytes.push(f.stats.delivered_bytes);
             ts.rate_bps.push(f.rate().bps());
             ts.cwnd_bytes.push(f.window_cc().map(|c| c.cwnd()));
+            let st = &mut f.stats;
+            ts.rtt.push((st.interval_rtt_samples > 0).then(|| Time((st.interval_rtt_sum / st.interval_rtt_samples as u128) as u64)));
+            (st.interval_rtt_sum, st.interval_rtt_samples) = (0, 0);
         }
         let dt = self.timeseries_interval.expect("sampling is on");
         self.events.push(self.now + dt, EventKind::Sample, 0, 0);

@@ -120,6 +120,7 @@ impl Network {
             "dst": f.iter().map(|x| x.dst).collect::<Vec<_>>(),
             "class": f.iter().map(|x| x.class).collect::<Vec<_>>(),
             "start_us": f.iter().map(|x| us(x.start)).collect::<Vec<_>>(),
+            "stop_us": f.iter().map(|x| (x.stop < Time::MAX).then(|| us(x.stop))).collect::<Vec<_>>(),
             "bytes_sent": f.iter().map(|x| x.stats.tx_bytes).collect::<Vec<_>>(),
             "bytes_delivered": f.iter().map(|x| x.stats.delivered_bytes).collect::<Vec<_>>(),
             "goodput_gbps": f.iter().map(|x| x.stats.measured_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>(),
@@ -177,6 +178,7 @@ impl Network {
                 "delivered_bytes": ts.delivered_bytes,
                 "rate_gbps": ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>(),
                 "cwnd_bytes": ts.cwnd_bytes,
+                "rtt_us": ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>(),
             },
         })
     }

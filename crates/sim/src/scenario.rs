@@ -386,6 +386,9 @@ pub struct FlowGroup {
     /// Each connection starts at `start` plus a uniform draw in [0, start_jitter].
     #[serde(default)]
     pub start_jitter: Time,
+    /// The application closes the connection at this time: no new data is sent after it (what
+    /// is in flight completes). Absent: never (TIMELY §6.1 Fig. 18 closes 9 of 10 connections).
+    pub stop: Option<Time>,
     /// Priority class of the data.
     #[serde(default = "one_u8")]
     pub class: u8,
@@ -622,6 +625,9 @@ impl Scenario {
             }
             if g.message == Some(Bytes(0)) {
                 return Err(invalid(f("message"), "0B", "positive"));
+            }
+            if let Some(stop) = g.stop.filter(|&t| t <= g.start + g.start_jitter) {
+                return Err(invalid(f("stop"), stop, format!("after start + start_jitter ({}), or absent", g.start + g.start_jitter)));
             }
         }
         let m = &self.measure;

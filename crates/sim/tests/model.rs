@@ -265,3 +265,59 @@ fn timely_testbed_against_table1() {
     assert!(timely.pauses * 100 < pfc.pauses, "{} vs {}", timely.pauses, pfc.pauses);
     assert!(pfc.rtt_avg_us.unwrap() > 10.0 * avg);
 }
+
+/// A connection closed at `stop` hands the NIC no segment after it. At line rate (10 Gbps) a
+/// 16 000 B segment is released every 12.8 µs, so releases at 0, 12.8, …, 998.4 µs precede a
+/// 1 ms stop: 79 segments, all delivered, none after. The window transport sends nothing new.
+#[test]
+fn connections_stop_sending_at_their_stop_time() {
+    let net = run_net(
+        r#"
+        duration = "3ms"
+        [topology]
+        kind = "star"
+        hosts = 2
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [nic]
+        segment = "16000B"
+        max_outstanding = "10MB"
+        [[flows]]
+        src = 1
+        dst = 0
+        stop = "1ms"
+        "#,
+    );
+    assert_eq!(net.flows[0].stats.tx_bytes, 79 * 16_000);
+    assert_eq!(net.flows[0].stats.delivered_bytes, 79 * 16_000);
+    let s = net.summary();
+    assert_eq!(s.bytes_in_flight, 0);
+
+    let net = run_net(
+        r#"
+        duration = "3ms"
+        [topology]
+        kind = "star"
+        hosts = 2
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [transport]
+        kind = "window"
+        [cc]
+        algorithm = "reno"
+        [[flows]]
+        src = 1
+        dst = 0
+        stop = "1ms"
+        [measure]
+        timeseries_interval = "500us"
+        "#,
+    );
+    let st = &net.flows[0].stats;
+    assert_eq!(st.tx_bytes, st.delivered_bytes + st.duplicate_bytes);
+    // Bytes delivered at 1.5 ms (first sample after the stop plus a few RTTs) are all there is.
+    let ts = &net.timeseries;
+    let at = ts.time.iter().position(|&t| t == Time::from_us(1500)).unwrap();
+    assert!(ts.delivered_bytes[at] > 1_000_000, "ran at about line rate before the stop");
+    assert_eq!(ts.delivered_bytes[at], st.delivered_bytes);
+}

@@ -99,7 +99,7 @@ impl Network {
     fn release_time(&mut self, f: u32) -> Option<Time> {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
-        let start = flow.start;
+        let (start, stop) = (flow.start, flow.stop);
         let rng = &mut flow.rng;
         let Tx::Message(m) = &mut flow.tx else { unreachable!("message flow") };
         m.refill(now, rng);
@@ -115,7 +115,7 @@ impl Network {
         } else {
             m.last_release + m.cc.rate().serialization(m.last_release_bytes)
         };
-        Some(paced.max(data_at).max(start).max(now))
+        Some(paced.max(data_at).max(start).max(now)).filter(|&t| t < stop)
     }
 
     /// Puts flow `f` in its host's scheduler if it is not there and has something to send.

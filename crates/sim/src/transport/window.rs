@@ -266,6 +266,9 @@ impl Network {
                 break;
             }
             let Some((seq, retransmit)) = w.next_to_send() else { break };
+            if !retransmit && now >= flow.stop {
+                break; // the application closed the connection: repair, but send nothing new
+            }
             if retransmit {
                 *w.state(seq) = Sent::Retransmitted;
                 flow.stats.retransmits += 1;
