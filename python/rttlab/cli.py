@@ -1,5 +1,5 @@
-"""The ``rttlab`` command: ``run`` a scenario, or ``reproduce`` a paper's table beside the
-published numbers."""
+"""The ``rttlab`` command: ``run`` a scenario, ``sweep`` one over a grid, ``list`` the experiments,
+``reproduce`` a paper's tables and figures as an HTML report beside the published numbers."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import json
 import sys
 from pathlib import Path
 
-from . import run
-from .reproduce import TARGETS
-from .scenario import parse_value
-from .sweep import default_cache
+import pandas as pd
+
+from . import load, run
+from .scenario import apply_overrides, parse_value
+from .sweep import default_cache, grid, run_all
 
 SUMMARY_ROWS = [
     ("throughput_gbps", "throughput (wire)", "Gbps"),
@@ -68,11 +69,80 @@ def cmd_run(args) -> int:
     return 0
 
 
-def cmd_reproduce(args) -> int:
-    out = args.out or f"results/{args.target}"
-    cache_dir = None if args.no_cache else (args.cache or default_cache())
-    TARGETS[args.target].reproduce(out, quick=args.quick, jobs=args.jobs, progress=not args.no_progress, cache_dir=cache_dir)
+def cache_dir(args) -> Path | None:
+    return None if args.no_cache else Path(args.cache) if args.cache else default_cache()
+
+
+def cmd_list(args) -> int:
+    from .experiments import REGISTRY, groups
+
+    for group, names in groups().items():
+        print(f"{group}  (rttlab reproduce {group}: all {len(names)} as one report)")
+        for n in names:
+            print(f"  {n:<18} {REGISTRY[n].title}")
     return 0
+
+
+def cmd_reproduce(args) -> int:
+    from . import report
+    from .experiments import execute, select
+
+    exps = select(args.target)
+    out = Path(args.out or f"results/{args.target}")
+    done = execute(exps, quick=args.quick, jobs=args.jobs, cache_dir=cache_dir(args), scheduler=args.scheduler, progress=not args.no_progress)
+    title = TITLES.get(args.target) or exps[0].title
+    report.write(out, done, title=title, quick=args.quick)
+    for ex in done:
+        o = ex.outcome
+        held = sum(c.holds for c in o.checks)
+        print(f"\n{ex.experiment.name}: {ex.experiment.title} — {held} of {len(o.checks)} stated trends hold")
+        if o.console:
+            print(o.console)
+        for c in o.checks:
+            print(f"  {'✔' if c.holds else '✘'} {c.claim}: {c.measured}")
+    print(f"\nwrote {out}/index.html (open it in a browser), data/, figures/, scenarios/")
+    return 0
+
+
+TITLES = {"timely": "TIMELY (SIGCOMM 2015), §4.4 and §6.1 experiments, reproduced with rttlab"}
+
+
+def parse_grid(items: list[str]) -> dict[str, list]:
+    axes = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        if not sep or not key.strip() or not values.strip():
+            raise ValueError(f"--grid {item!r}: expected KEY=V1,V2,..., e.g. --grid cc.t_low=0us,50us,100us")
+        axes[key.strip()] = [parse_value(v.strip()) for v in values.split(",")]
+    return axes
+
+
+def cmd_sweep(args) -> int:
+    out = Path(args.out)
+    if out.suffix not in (".csv", ".parquet"):
+        raise ValueError(f"--out {args.out!r}: the file name must end in .csv or .parquet")
+    base = apply_overrides(load(Path(args.scenario)), parse_sets(args.set))
+    axes = parse_grid(args.grid)
+    seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [base.get("seed", 1)]
+    cells = grid(base, {**axes, "seed": seeds})
+    results = run_all([s for _, s in cells], jobs=args.jobs, cache_dir=cache_dir(args), scheduler=args.scheduler, desc="sweep", progress=not args.no_progress)
+    df = pd.DataFrame([{**{k: str(v) if isinstance(v, (dict, list)) else v for k, v in point.items()}, **r.summary} for (point, _), r in zip(cells, results)])
+    tmp = out.with_name(f".{out.name}.tmp")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(tmp, index=False) if out.suffix == ".csv" else df.to_parquet(tmp, index=False)
+    tmp.replace(out)
+    cols = [*axes, "seed", "throughput_gbps", "rtt_avg_us", "rtt_p99_us"]
+    print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(f"wrote {out} ({len(df)} rows, {len(df.columns)} columns)")
+    return 0
+
+
+def add_runner_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", type=int, metavar="N", help="parallel local runs (default: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask distributed scheduler (e.g. tcp://10.0.0.1:8786) instead of local processes")
+    p.add_argument("--cache", metavar="DIR", help="reuse and store results here (default: $RTTLAB_CACHE or ~/.cache/rttlab/runs)")
+    p.add_argument("--no-cache", action="store_true", help="run everything again, store nothing")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,14 +155,21 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables (CSV) into DIR")
     r.set_defaults(func=cmd_run)
-    rp = sub.add_parser("reproduce", help="regenerate a paper's table or figures beside the published numbers")
-    rp.add_argument("target", choices=sorted(TARGETS), help="what to reproduce")
+    sw = sub.add_parser("sweep", help="run a scenario over a grid of values; one tidy table of summaries")
+    sw.add_argument("scenario", help="scenario TOML file")
+    sw.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...", help="an axis of the grid (repeatable); every combination runs")
+    sw.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key for every point (repeatable)")
+    sw.add_argument("--seeds", metavar="S1,S2,...", help="run every point with each seed (default: the scenario's)")
+    sw.add_argument("--out", required=True, metavar="FILE", help="FILE.csv or FILE.parquet: one row per run, the grid's values and the summary")
+    add_runner_options(sw)
+    sw.set_defaults(func=cmd_sweep)
+    ls = sub.add_parser("list", help="list the experiments that reproduce can run")
+    ls.set_defaults(func=cmd_list)
+    rp = sub.add_parser("reproduce", help="regenerate a paper's tables and figures as an HTML report beside the published numbers")
+    rp.add_argument("target", help="an experiment or a group of them (see rttlab list), e.g. timely")
     rp.add_argument("--out", metavar="DIR", help="output directory (default: results/TARGET)")
-    rp.add_argument("--quick", action="store_true", help="shorter simulated time, one seed (for CI)")
-    rp.add_argument("--jobs", type=int, metavar="N", help="parallel runs (default: all cores)")
-    rp.add_argument("--no-progress", action="store_true", help="no progress bar")
-    rp.add_argument("--cache", metavar="DIR", help="reuse and store results here (default: $RTTLAB_CACHE or ~/.cache/rttlab/runs)")
-    rp.add_argument("--no-cache", action="store_true", help="run everything again, store nothing")
+    rp.add_argument("--quick", action="store_true", help="short runs, one seed (for CI)")
+    add_runner_options(rp)
     rp.set_defaults(func=cmd_reproduce)
     args = p.parse_args(argv)
     try:

@@ -8,19 +8,21 @@ generation, so a cached result is always what the current code computes.
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import itertools
 import json
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from functools import cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from tqdm import tqdm
 
 from . import _core
 from .result import Result, atomic_write
-from .scenario import resolve
+from .scenario import apply_overrides, resolve
 
 
 def default_cache() -> Path:
@@ -44,43 +46,81 @@ def _run_json(resolved: dict[str, Any]) -> str:
     return _core.run_json(json.dumps(resolved))
 
 
+def grid(base: dict[str, Any], axes: Mapping[str, Sequence[Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Every combination of the axes' values applied to ``base`` (dotted keys, as ``--set``):
+    a list of (point's values by key, scenario), in row-major order of ``axes``."""
+    out = []
+    for values in itertools.product(*axes.values()):
+        point = dict(zip(axes, values))
+        out.append((point, apply_overrides(copy.deepcopy(base), point)))
+    return out
+
+
 def run_all(
     scenarios: Sequence[dict[str, Any]],
     *,
     jobs: int | None = None,
     cache_dir: str | Path | None = None,
+    scheduler: str | Any | None = None,
     desc: str = "runs",
     progress: bool = True,
 ) -> list[Result]:
     """Runs every scenario (dicts, as `rttlab.load` returns) and returns the results in the same
-    order. ``jobs`` processes (default: all cores). With ``cache_dir``, results found there are
-    reused and new ones stored. Every scenario is validated first: an invalid one raises its
-    ``ValueError`` before anything runs."""
+    order. Locally on ``jobs`` processes (default: all cores), or with ``scheduler`` (a Dask
+    scheduler address such as ``"tcp://10.0.0.1:8786"``, or a ``distributed.Client``) on that
+    Dask cluster. With ``cache_dir``, results found there are reused and new ones stored as
+    they arrive. Identical scenarios run once. Every scenario is validated first: an invalid one
+    raises its ``ValueError`` before anything runs."""
     resolved = [resolve(s) for s in scenarios]
-    paths = [Path(cache_dir) / f"{scenario_key(s)}.json" if cache_dir else None for s in resolved]
-    results: list[Result | None] = [None] * len(resolved)
-    todo = []
-    for i, path in enumerate(paths):
-        if path is not None and path.exists():
-            results[i] = Result.from_json(path.read_text())
+    keys = [scenario_key(s) for s in resolved]
+    paths = {k: Path(cache_dir) / f"{k}.json" for k in keys} if cache_dir else {}
+    texts: dict[str, str] = {}
+    todo: dict[str, dict[str, Any]] = {}
+    for k, s in zip(keys, resolved):
+        if k in texts or k in todo:
+            continue
+        if k in paths and paths[k].exists():
+            texts[k] = paths[k].read_text()
         else:
-            todo.append(i)
+            todo[k] = s
 
-    def done(i: int, text: str) -> None:
-        if paths[i] is not None:
-            atomic_write(paths[i], text)
-        results[i] = Result.from_json(text)
+    bar = tqdm(total=len(texts) + len(todo), initial=len(texts), desc=desc, unit="run", disable=not progress)
+
+    def done(k: str, text: str) -> None:
+        if k in paths:
+            atomic_write(paths[k], text)
+        texts[k] = text
         bar.update()
 
-    jobs = min(jobs or os.cpu_count() or 1, max(len(todo), 1))
-    bar = tqdm(total=len(resolved), initial=len(resolved) - len(todo), desc=desc, unit="run", disable=not progress)
     with bar:
-        if jobs == 1:
-            for i in todo:
-                done(i, _run_json(resolved[i]))
+        if scheduler is not None:
+            _run_on_dask(scheduler, todo, done)
         else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                futures = {pool.submit(_run_json, resolved[i]): i for i in todo}
-                for fut in as_completed(futures):
-                    done(futures[fut], fut.result())
-    return [r for r in results if r is not None]
+            jobs = min(jobs or os.cpu_count() or 1, max(len(todo), 1))
+            if jobs == 1:
+                for k, s in todo.items():
+                    done(k, _run_json(s))
+            else:
+                with ProcessPoolExecutor(max_workers=jobs) as pool:
+                    futures = {pool.submit(_run_json, s): k for k, s in todo.items()}
+                    for fut in as_completed(futures):
+                        done(futures[fut], fut.result())
+    parsed = {k: Result.from_json(t) for k, t in texts.items()}
+    return [parsed[k] for k in keys]
+
+
+def _run_on_dask(scheduler: str | Any, todo: dict[str, dict[str, Any]], done: Callable[[str, str], None]) -> None:
+    """Runs ``todo`` on a Dask distributed cluster, one task per scenario; the workers need
+    rttlab installed (the same version: the cache key names the simulator build)."""
+    try:
+        from distributed import Client, as_completed as dask_completed
+    except ImportError as e:  # pragma: no cover - distributed is a dependency
+        raise ValueError("scheduler: Dask distributed is not installed (pip install 'dask[distributed]')") from e
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler, timeout="30s")
+    try:
+        futures = {client.submit(_run_json, s, key=f"rttlab-{k}", pure=True): k for k, s in todo.items()}
+        for fut in dask_completed(futures):
+            done(futures[fut], fut.result())
+    finally:
+        if client is not scheduler:
+            client.close()
