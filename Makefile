@@ -17,9 +17,9 @@ $(STAMP): pyproject.toml
 build: $(STAMP)
 	$(BIN)/maturin develop --release --quiet --extras test
 
-## The headline reproduction: TIMELY's Table 1, all six columns, beside the paper.
+## The headline reproduction: TIMELY's Table 1 and small-scale figures as an HTML report.
 demo: build
-	$(BIN)/rttlab reproduce timely-table1 --out results/timely-table1
+	$(BIN)/rttlab reproduce timely --out results/timely
 
 test: build test-rust test-python
 

@@ -132,51 +132,6 @@ def test_null_override_removes_a_key():
     assert parse_value("null") is None
 
 
-@pytest.fixture(scope="module")
-def table1(tmp_path_factory):
-    from rttlab.reproduce import timely_table1
-
-    tmp = tmp_path_factory.mktemp("t1")
-    out = tmp / "table1"
-    assert cli(["reproduce", "timely-table1", "--quick", "--no-progress", "--out", str(out), "--cache", str(tmp / "cache")]) == 0
-    return out, pd.read_csv(out / "table1.csv"), timely_table1
-
-
-def test_table1_has_every_cell_beside_the_paper(table1):
-    out, df, t1 = table1
-    systems = [s for s, _, _ in t1.SYSTEMS]
-    assert systems == ["DCTCP", "FAST* 10M", "FAST* 50M", "FAST* 100M", "PFC", "TIMELY"]
-    assert list(df.columns) == ["system", "metric", "label", "unit", "rttlab", "rttlab_sd", "paper", "ratio"]
-    for metric in ("throughput_gbps", "rtt_avg_us", "rtt_p99_us"):
-        cells = df[df.metric == metric]
-        assert list(cells.system) == systems and cells.paper.notna().all() and cells.ratio.notna().all()
-    assert (out / "table1.png").stat().st_size > 10_000
-    assert len(list((out / "scenarios").glob("*.toml"))) == 6
-
-
-def test_table1_trends_the_paper_states(table1):
-    _, df, _ = table1
-    v = df.set_index(["system", "metric"]).rttlab
-    for system in ("DCTCP", "PFC", "TIMELY"):
-        assert v[system, "throughput_gbps"] >= 18.5, system
-    fast = [f"FAST* {a}M" for a in (10, 50, 100)]
-    for metric in ("throughput_gbps", "rtt_avg_us", "rtt_p99_us"):
-        values = [v[s, metric] for s in fast]
-        assert values == sorted(values) and values[0] < values[-1], (metric, values)
-    # TIMELY: an order of magnitude below PFC's average RTT and several times below its tail.
-    assert v["PFC", "rtt_avg_us"] >= 4 * v["TIMELY", "rtt_avg_us"]
-    assert v["PFC", "rtt_p99_us"] >= 4 * v["TIMELY", "rtt_p99_us"]
-    assert v["DCTCP", "drops"] == 0 and v["PFC", "drops"] == 0
-
-
-def test_table1_scenarios_rerun_to_the_same_numbers(table1):
-    out, df, _ = table1
-    r = rttlab.run(out / "scenarios" / "fast-10m-seed1.toml")
-    cell = df[(df.system == "FAST* 10M") & (df.metric == "rtt_p99_us")].rttlab.iloc[0]
-    assert r.summary["rtt_p99_us"] == cell
-    assert r.meta["scenario"]["cc"] == {"algorithm": "fast", "alpha": "10Mbps", "gamma": 0.5, "max_rate": None, "min_rate": "10Mbps", "initial_rate": None}
-
-
 def test_sweep_reuses_cached_results_and_keeps_order(tmp_path, monkeypatch):
     from rttlab import sweep
 

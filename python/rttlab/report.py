@@ -36,7 +36,7 @@ body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; 
 h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.25rem; margin-top: 2.6rem;
      border-top: 1px solid #ddd; padding-top: 1.2rem; }
 .meta { color: #555; font-size: .9rem; }
-figure { margin: 1rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figure { margin: 1rem 0; } figure img { height: auto; border: 1px solid #eee; }
 table { border-collapse: collapse; font-size: .88rem; margin: .6rem 0; }
 th, td { padding: .25rem .6rem; border-bottom: 1px solid #e4e4e4; text-align: right; }
 th:first-child, td:first-child { text-align: left; } th { background: #f6f6f6; }
@@ -82,6 +82,7 @@ def write(out: str | Path, executed: list[Executed], *, title: str, quick: bool)
             (tmp / d).mkdir()
         for ex in executed:
             e, o = ex.experiment, ex.outcome
+            width_pct = min(100, round(o.figure.get_size_inches()[0] / 7.0 * 100))
             save(o.figure, tmp / "figures" / e.name)
             o.table.to_csv(tmp / "data" / f"{e.name}-table.csv", index=False)
             links = [f'<a href="data/{e.name}-table.csv">table</a>']
@@ -106,7 +107,7 @@ def write(out: str | Path, executed: list[Executed], *, title: str, quick: bool)
                 f"""<section id="{e.name}">
 <h2>{html.escape(e.title)}</h2>
 <p class="paper"><b>The paper:</b> {html.escape(e.paper)}</p>
-<figure><img alt="{html.escape(e.title)}" src="data:image/png;base64,{png}">
+<figure><img style="width: {width_pct}%" alt="{html.escape(e.title)}" src="data:image/png;base64,{png}">
 <figcaption class="meta">rttlab, {html.escape(e.name)} (<a href="figures/{e.name}.pdf">PDF</a>, <a href="figures/{e.name}.png">PNG</a>).</figcaption></figure>
 {_table(o.table)}
 <p><b>Trends the paper states</b> ({held} of {len(o.checks)} hold):</p>

@@ -25,7 +25,8 @@ def plot(cdf: pd.DataFrame) -> Any:
     fig, (ax,) = subplots(1, width=4.0, height=2.8)
     for s in SYSTEMS:
         x = cdf[cdf.system == s]
-        line = ax.step(x.rtt_us, x.cdf, where="post", label=s)[0]
+        # Start each curve at (smallest sample, 0) so a one-bucket distribution shows as a step.
+        line = ax.step([x.rtt_us.iloc[0], *x.rtt_us], [0.0, *x.cdf], where="post", label=s)[0]
         ax.plot([TIMELY_TABLE1[s]["rtt_p99_us"]], [0.99], linestyle="none", marker="D", markerfacecolor="none", markeredgecolor=line.get_color())
     mark_paper(ax, [], [], label="paper p99 (◇, system colour)")
     ax.set(xscale="log", xlabel="RTT (µs)", ylabel="CDF", ylim=(0, 1.02))

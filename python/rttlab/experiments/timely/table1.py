@@ -100,7 +100,8 @@ def plot(df: pd.DataFrame) -> Any:
         if key != "throughput_gbps":
             ax.set_yscale("log")
         ax.grid(axis="x", visible=False)
-    axes[0].legend(loc="lower left")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=2)
     return fig
 
 

@@ -95,13 +95,13 @@ def ref_row(quantity: str, unit: str, rttlab: float | None, paper: float | None)
     return {"quantity": quantity, "unit": unit, "rttlab": rttlab, "paper": paper}
 
 
-def interval_throughput(ts: pd.DataFrame) -> pd.DataFrame:
-    """Per-connection throughput over each time-series interval (Gbps, payload), from the
-    delivered-bytes counter: columns time_ms (interval end), flow, throughput_gbps, rate_gbps,
-    rtt_us."""
+def interval_throughput(ts: pd.DataFrame, samples: int = 1) -> pd.DataFrame:
+    """Per-connection throughput (Gbps, payload) over the last ``samples`` time-series
+    intervals, from the delivered-bytes counter: columns time_ms (interval end), flow,
+    throughput_gbps, rate_gbps, rtt_us (mean RTT of the last interval's completions)."""
     ts = ts.sort_values(["flow", "time_us"])
-    dt_s = ts.groupby("flow").time_us.diff() / 1e6
-    got = ts.groupby("flow").delivered_bytes.diff()
+    dt_s = ts.groupby("flow").time_us.diff(samples) / 1e6
+    got = ts.groupby("flow").delivered_bytes.diff(samples)
     out = pd.DataFrame(
         {
             "time_ms": ts.time_us / 1e3,
