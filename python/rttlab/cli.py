@@ -83,6 +83,10 @@ def cmd_list(args) -> int:
     return 0
 
 
+#: Report titles of experiment groups (a single experiment's report takes its title).
+TITLES = {"timely": "TIMELY (SIGCOMM 2015), §4.4 and §6.1 experiments, reproduced with rttlab"}
+
+
 def cmd_reproduce(args) -> int:
     from . import report
     from .experiments import execute, select
@@ -102,9 +106,6 @@ def cmd_reproduce(args) -> int:
             print(f"  {'✔' if c.holds else '✘'} {c.claim}: {c.measured}")
     print(f"\nwrote {out}/index.html (open it in a browser), data/, figures/, scenarios/")
     return 0
-
-
-TITLES = {"timely": "TIMELY (SIGCOMM 2015), §4.4 and §6.1 experiments, reproduced with rttlab"}
 
 
 def parse_grid(items: list[str]) -> dict[str, list]:

@@ -91,8 +91,8 @@ def write(out: str | Path, executed: list[Executed], *, title: str, quick: bool)
                 links.append(f'<a href="data/{e.name}-{key}.csv">{html.escape(key)}</a>')
             sdir = tmp / "scenarios" / e.name
             sdir.mkdir()
-            for p, r in zip(ex.points, ex.runs):
-                (sdir / f"{p.slug()}.toml").write_text(to_toml(r.result.meta["scenario"]))
+            for r in ex.runs:
+                (sdir / f"{r.slug()}.toml").write_text(to_toml(r.result.meta["scenario"]))
             for c in o.checks:
                 checks.append({"experiment": e.name, "claim": c.claim, "holds": c.holds, "measured": c.measured})
             held = sum(c.holds for c in o.checks)

@@ -26,18 +26,18 @@ class Point:
     labels: dict[str, Any]
     scenario: dict[str, Any]
 
-    def slug(self) -> str:
-        """A file name from the labels, e.g. ``segment-64KB_t_low_us-50_seed-1``."""
-        text = "_".join(f"{k}-{v}" for k, v in self.labels.items())
-        return re.sub(r"[^A-Za-z0-9_.-]+", "", text.replace(" ", "-").replace("*", ""))
-
 
 @dataclass
 class Run:
-    """A point and its result."""
+    """A point's labels and its result."""
 
     labels: dict[str, Any]
     result: Result
+
+    def slug(self) -> str:
+        """A file name from the labels, e.g. ``segment_kb-64_t_low_us-50_seed-1``."""
+        text = "_".join(f"{k}-{v}" for k, v in self.labels.items())
+        return re.sub(r"[^A-Za-z0-9_.-]+", "", text.replace(" ", "-").replace("*", ""))
 
 
 @dataclass
@@ -110,7 +110,6 @@ class Executed:
     experiment: Experiment
     outcome: Outcome
     runs: list[Run]
-    points: list[Point]
 
 
 def execute(
@@ -130,7 +129,7 @@ def execute(
     out = []
     for exp, pts in plans:
         runs = [Run(p.labels, next(results)) for p in pts]
-        out.append(Executed(exp, exp.analyse(runs, quick), runs, pts))
+        out.append(Executed(exp, exp.analyse(runs, quick), runs))
     return out
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
-from .testbed import Plan, grid_points, ref_row, sample_flows
+from .testbed import Plan, connection_series, grid_points, ref_row, sample_flows
 from .testbed import run_plan as testbed_plan
 
 VARIANTS = [("gradient 50/500 µs", 50, 500), ("target 50 µs", 50, 50)]
@@ -24,16 +24,6 @@ def run_plan(quick: bool) -> Plan:
 def points(quick: bool) -> list[Point]:
     cells = [({"variant": v}, {"cc.t_low": f"{lo}us", "cc.t_high": f"{hi}us"}) for v, lo, hi in VARIANTS]
     return grid_points("timely-fig10", cells, run_plan(quick), timeseries="1ms")
-
-
-def rates(runs: list[Run], warmup_ms: int) -> pd.DataFrame:
-    """Controller rate of every connection at every 1 ms sample after the warm-up."""
-    frames = []
-    for r in runs:
-        ts = r.result.timeseries
-        ts = ts[ts.time_us > warmup_ms * 1e3]
-        frames.append(pd.DataFrame({"variant": r.labels["variant"], "time_ms": ts.time_us / 1e3, "flow": ts.flow, "rate_gbps": ts.rate_gbps}))
-    return pd.concat(frames, ignore_index=True)
 
 
 @styled
@@ -52,7 +42,7 @@ def plot(d: pd.DataFrame, shown: list[int]) -> Any:
 
 
 def analyse(runs: list[Run], quick: bool) -> Outcome:
-    d = rates(runs, run_plan(quick).warmup_ms)
+    d = connection_series(runs, "variant", run_plan(quick).warmup_ms)
     per_flow = d.groupby(["variant", "flow"]).rate_gbps.agg(["mean", "std"])
     cv = (per_flow["std"] / per_flow["mean"]).groupby("variant").mean()
     g, t = cv[VARIANTS[0][0]], cv[VARIANTS[1][0]]

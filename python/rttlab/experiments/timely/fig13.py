@@ -10,7 +10,7 @@ import pandas as pd
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
 from ...published import TIMELY_JAIN
-from .testbed import grid_points, interval_throughput, over_seeds, ref_row, run_plan, sample_flows, summaries
+from .testbed import connection_series, connection_stats, grid_points, over_seeds, ref_row, run_plan, sample_flows, summaries
 
 FAIR_SHARE_MBPS = 500
 WINDOW_MS = 100  # time shown in the plot
@@ -40,12 +40,10 @@ def plot(d: pd.DataFrame, stats: pd.DataFrame, t0: float) -> Any:
 
 def analyse(runs: list[Run], quick: bool) -> Outcome:
     p = run_plan(quick)
-    first = next(r for r in runs if r.labels["system"] == "TIMELY" and r.labels["seed"] == p.seeds[0])
-    shown = sample_flows(len(first.result.flows), 4, seed=13)
-    ts = interval_throughput(first.result.timeseries, samples=5)
-    d = ts[(ts.time_ms > p.warmup_ms) & ts.flow.isin(shown)]
-    stats = d.groupby("flow").agg(rtt_mean=("rtt_us", "mean"), rtt_sd=("rtt_us", "std"), thr_mean=("throughput_gbps", "mean"), thr_sd=("throughput_gbps", "std"))
-    stats[["thr_mean", "thr_sd"]] *= 1e3
+    first = [r for r in runs if r.labels["system"] == "TIMELY" and r.labels["seed"] == p.seeds[0]]
+    shown = sample_flows(len(first[0].result.flows), 4, seed=13)
+    d = connection_series(first, "system", p.warmup_ms, shown, samples=5)
+    stats = connection_stats(d, ["flow"])
     jain = over_seeds(summaries(runs), ["system"]).set_index("system").jain
     checks = [
         Check(

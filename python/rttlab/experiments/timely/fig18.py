@@ -31,7 +31,7 @@ def run_plan(quick: bool) -> tuple[Plan, int]:
     """The run (warm-up = time of the close) and how long it goes on after the close (ms)."""
     p = plan(quick)
     after = 150 if quick else 250
-    return Plan(p.warmup_ms + (100 if quick else 100), after, p.seeds), after
+    return Plan(p.warmup_ms + 100, after, p.seeds), after
 
 
 def points(quick: bool) -> list[Point]:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
-from .testbed import grid_points, interval_throughput, over_seeds, ref_row, run_plan, sample_flows, summaries
+from .testbed import connection_series, connection_stats, grid_points, over_seeds, ref_row, run_plan, sample_flows, summaries
 
 PATCHED = {"algorithm": "patched_timely", "t_low": "50us", "t_high": "500us", "min_rtt": "20us", "delta": "10Mbps", "rtt_ref": "50us"}
 SYSTEMS = [("TIMELY", {}), ("Patched TIMELY", {"cc": PATCHED})]
@@ -46,14 +46,8 @@ def plot(d: pd.DataFrame, stats: pd.DataFrame, t0: float) -> Any:
 def analyse(runs: list[Run], quick: bool) -> Outcome:
     p = run_plan(quick)
     shown = sample_flows(40, 4, seed=19)
-    frames = []
-    for r in runs:
-        if r.labels["seed"] != p.seeds[0]:
-            continue
-        t = interval_throughput(r.result.timeseries, samples=5)
-        frames.append(t[(t.time_ms > p.warmup_ms) & t.flow.isin(shown)].assign(system=r.labels["system"]))
-    d = pd.concat(frames, ignore_index=True)
-    stats = d.groupby(["system", "flow"]).agg(rate_mean=("rate_gbps", "mean"), rate_sd=("rate_gbps", "std"), thr_mean=("throughput_gbps", "mean"), thr_sd=("throughput_gbps", "std")) * 1e3
+    d = connection_series([r for r in runs if r.labels["seed"] == p.seeds[0]], "system", p.warmup_ms, shown, samples=5)
+    stats = connection_stats(d, ["system", "flow"])
     jain = over_seeds(summaries(runs), ["system"]).set_index("system").jain
     sd = stats.groupby("system").thr_sd.mean()
     spread = stats.groupby("system").thr_mean.agg(lambda m: m.max() - m.min())

@@ -114,6 +114,25 @@ def interval_throughput(ts: pd.DataFrame, samples: int = 1) -> pd.DataFrame:
     return out.dropna(subset=["throughput_gbps"]).reset_index(drop=True)
 
 
+def connection_series(runs: list[Run], label: str, after_ms: float, flows: list[int] | None = None, samples: int = 1) -> pd.DataFrame:
+    """`interval_throughput` of every run after ``after_ms``, for ``flows`` (default: all),
+    with the run's ``label`` as a column."""
+    frames = []
+    for r in runs:
+        t = interval_throughput(r.result.timeseries, samples)
+        keep = (t.time_ms > after_ms) & (t.flow.isin(flows) if flows is not None else True)
+        frames.append(t[keep].assign(**{label: r.labels[label]}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def connection_stats(d: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Mean and standard deviation of each connection's rate and throughput (Mbps) and RTT (µs)."""
+    g = d.groupby(by)
+    out = g.agg(rate_mean=("rate_gbps", "mean"), rate_sd=("rate_gbps", "std"), thr_mean=("throughput_gbps", "mean"), thr_sd=("throughput_gbps", "std"))
+    out = out * 1e3
+    return out.join(g.agg(rtt_mean=("rtt_us", "mean"), rtt_sd=("rtt_us", "std")))
+
+
 def sample_flows(n_flows: int, k: int, seed: int) -> list[int]:
     """``k`` connections drawn at random (reproducibly from ``seed``), in increasing order."""
     return sorted(np.random.default_rng(seed).choice(n_flows, size=k, replace=False).tolist())
