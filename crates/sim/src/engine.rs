@@ -25,6 +25,8 @@ pub enum EventKind {
     WarmupEnd,
     /// Flow `a`'s timer `b` (`transport::window::TIMER_*`) may have expired.
     Timer,
+    /// Workload generator `a` acts for its host number `b` (an RPC, a flow, an incast, a ping).
+    Arrival,
 }
 
 /// A timer whose deadline moves often (a retransmission timer restarted on every ACK) without
@@ -146,13 +148,23 @@ pub enum Stream {
     Switch(u32),
     Flow(u32),
     Host(u32),
+    /// A workload generator's draws for one of its hosts.
+    Workload(u32, u32),
 }
 
-fn splitmix64(mut z: u64) -> u64 {
+/// SplitMix64's output function: a 64-bit mix of every input bit.
+pub(crate) fn splitmix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// A draw of an exponential distribution of mean `mean_ps` picoseconds, at least 1 ps: the
+/// gap between events of a Poisson process.
+pub fn exponential(rng: &mut Rng, mean_ps: f64) -> Time {
+    let x: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, rng);
+    Time((x * mean_ps).round().max(1.0) as u64)
 }
 
 /// An independent, reproducible stream for one component under one scenario seed.
@@ -161,6 +173,7 @@ pub fn rng_stream(seed: u64, stream: Stream) -> Rng {
         Stream::Switch(i) => (1u64, i),
         Stream::Flow(i) => (2, i),
         Stream::Host(i) => (3, i),
+        Stream::Workload(w, h) => (4 + w as u64, h),
     };
     Rng::seed_from_u64(splitmix64(splitmix64(seed) ^ (tag << 32 | id as u64)))
 }

@@ -1,10 +1,16 @@
 //! A connection: its endpoints, class and start, what it has delivered, and the transport state
-//! that moves its data (`transport::message` or `transport::window`).
+//! that moves its data (`transport::message` or `transport::window`); how connections open,
+//! finish and, for workload flows, give their slot back.
 
-use crate::engine::Rng;
-use crate::transport::message::MessageTx;
+use crate::engine::{rng_stream, splitmix64, Rng, Stream};
+use crate::network::Network;
+use crate::packet::Packet;
+use crate::routing::five_tuple_hash;
+use crate::scenario::{CcConfig, TransportConfig};
+use crate::transport::message::{App, MessageTx};
 use crate::transport::window::WindowTx;
-use rttlab_cc::{Rate, Time, WindowController};
+use rttlab_cc::{Dctcp, Fast, LineRate, PatchedTimely, Rate, RateController, Reno, Time, Timely, WindowController};
+use std::collections::VecDeque;
 
 pub struct Flow {
     pub src: u32,
@@ -13,6 +19,22 @@ pub struct Flow {
     pub start: Time,
     /// No new data from this time on (`Time::MAX`: never).
     pub stop: Time,
+    /// ECMP hashes of the 5-tuple: data direction, ACK direction.
+    pub hash: [u32; 2],
+    /// The traffic group it belongs to (`Network::groups`).
+    pub group: u16,
+    /// A workload flow: one sized transfer whose slot is reused once it is done.
+    pub ephemeral: bool,
+    /// The slot holds a connection (false once an ephemeral flow is retired).
+    pub open: bool,
+    /// The sender has everything acknowledged; retired once no packet of it is left.
+    pub(crate) closing: bool,
+    /// Data and ACK packets of this flow alive in the network.
+    pub(crate) live: u32,
+    /// FCT of this flow alone on an idle network (`ideal_fct`); zero when unsized.
+    pub ideal: Time,
+    /// RPC connections: the messages in flight on it.
+    pub messages: Option<Box<Messages>>,
     pub rng: Rng,
     pub stats: FlowStats,
     pub tx: Tx,
@@ -24,6 +46,29 @@ pub enum Tx {
     Message(Box<MessageTx>),
     /// TCP-like packets under a congestion window, with loss recovery.
     Window(Box<WindowTx>),
+}
+
+/// An RPC connection's messages: each is complete when the receiver's in-order delivered bytes
+/// reach its `end` (the message transport delivers in order).
+pub struct Messages {
+    pub queue: VecDeque<Message>,
+    /// Bytes offered on the connection so far.
+    pub offered: u64,
+    /// The connection in the other direction.
+    pub peer: u32,
+    /// Requests (client to server) or responses.
+    pub request: bool,
+    /// The RPC generator it belongs to.
+    pub generator: u32,
+}
+
+#[derive(Copy, Clone, Debug)]
+pub struct Message {
+    pub end: u64,
+    /// When the RPC was issued.
+    pub issued: Time,
+    /// The issuing client's index in its generator.
+    pub client: u32,
 }
 
 #[derive(Default, Clone, Debug)]
@@ -48,6 +93,67 @@ pub struct FlowStats {
     /// When the last byte of a sized flow was delivered.
     pub finish: Option<Time>,
     pub size: Option<u64>,
+}
+
+impl FlowStats {
+    /// Adds a retired flow's counters to these totals.
+    pub fn absorb(&mut self, o: &FlowStats) {
+        self.tx_bytes += o.tx_bytes;
+        self.delivered_bytes += o.delivered_bytes;
+        self.duplicate_bytes += o.duplicate_bytes;
+        self.measured_bytes += o.measured_bytes;
+        self.measured_wire_bytes += o.measured_wire_bytes;
+        self.rtt_sum += o.rtt_sum;
+        self.rtt_samples += o.rtt_samples;
+        self.retransmits += o.retransmits;
+        self.timeouts += o.timeouts;
+    }
+}
+
+/// What a new connection is.
+pub struct FlowSpec {
+    pub src: u32,
+    pub dst: u32,
+    pub class: u8,
+    pub group: u16,
+    pub start: Time,
+    pub stop: Time,
+    /// Bytes in all (`None`: unbounded or on demand).
+    pub size: Option<u64>,
+    pub app: Option<App>,
+    pub ephemeral: bool,
+    /// Data only when offered (RPC connections).
+    pub demand: bool,
+}
+
+/// First well-known destination port of the 5-tuple: RoCEv2's UDP port for the message
+/// transport, an arbitrary server port for the window transport.
+const ROCEV2_PORT: u16 = 4791;
+const TCP_PORT: u16 = 5001;
+
+/// The FCT of `size` payload bytes sent alone at line rate over links `(rate, delay)` in
+/// order: MTU packets of `mss` payload plus `header`, store and forward at every hop, no
+/// transport limits (window, pacing). The full packets form a train whose `k`-th packet leaves
+/// hop `j` at `Σ_{i<j} delay_i + Σ_{i≤j} ser_i + (k − 1)·max_{i≤j} ser_i`; the shorter last
+/// packet follows it through every hop. This is the denominator of the FCT slowdown (HPCC §5;
+/// reference algorithms.md §9.1).
+pub fn ideal_fct(size: u64, mss: u64, header: u64, links: &[(Rate, Time)]) -> Time {
+    let n = size.div_ceil(mss).max(1);
+    let last = size - (n - 1) * mss + header;
+    let full = mss + header;
+    let (mut prop, mut ser_sum, mut ser_max) = (Time::ZERO, Time::ZERO, Time::ZERO);
+    let mut last_done = Time::ZERO;
+    for (j, &(rate, delay)) in links.iter().enumerate() {
+        let s = rate.serialization(full);
+        ser_sum += s;
+        ser_max = ser_max.max(s);
+        // When the last full packet has left hop j (no full packet: the link is free at once).
+        let train_done = if n > 1 { prop + ser_sum + Time(ser_max.ps() * (n - 2)) } else { Time::ZERO };
+        let arrive = if j == 0 { Time::ZERO } else { last_done + links[j - 1].1 };
+        last_done = arrive.max(train_done) + rate.serialization(last);
+        prop += delay;
+    }
+    last_done + links.last().map_or(Time::ZERO, |l| l.1)
 }
 
 impl Flow {
@@ -81,19 +187,150 @@ impl Flow {
             Tx::Message(_) => unreachable!("a window-transport path reached a message flow"),
         }
     }
+
+    /// A connection the flows table and time series list: not a workload's one-off transfer.
+    pub fn listed(&self) -> bool {
+        self.open && !self.ephemeral
+    }
 }
 
-impl crate::network::Network {
+impl Network {
+    /// The transport and controller of a new connection, as the scenario says (validation
+    /// guarantees the controller fits the transport).
+    fn make_tx(&self, line_rate: Rate, spec: &mut FlowSpec) -> Tx {
+        let mss = self.payload_per_packet as u64;
+        match &self.transport {
+            TransportConfig::Window(w) => {
+                let cc: Box<dyn WindowController> = match &self.cc {
+                    CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
+                    CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
+                    _ => unreachable!("validated: window controller"),
+                };
+                Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size)))
+            }
+            TransportConfig::Message => {
+                let cc: Box<dyn RateController> = match &self.cc {
+                    CcConfig::None => Box::new(LineRate(line_rate)),
+                    CcConfig::Timely(p) => Box::new(Timely::new(p.clone(), line_rate)),
+                    CcConfig::PatchedTimely(p) => Box::new(PatchedTimely::new(p.clone(), line_rate)),
+                    CcConfig::Fast(p) => Box::new(Fast::new(p.clone(), line_rate)),
+                    _ => unreachable!("validated: rate controller"),
+                };
+                Tx::Message(Box::new(MessageTx::new(cc, spec.size, spec.app.take(), spec.demand)))
+            }
+        }
+    }
+
+    /// Opens a connection in a free slot (or a new one) and returns its id. The 5-tuple's
+    /// source port is an ephemeral port (49152–65535) drawn from the seed and the connection's
+    /// serial number, so ECMP paths change with the seed.
+    pub(crate) fn open_flow(&mut self, mut spec: FlowSpec) -> u32 {
+        let serial = self.flows_opened;
+        self.flows_opened += 1;
+        let rng = rng_stream(self.seed, Stream::Flow(serial as u32));
+        let sport = 49152 + (splitmix64(self.seed ^ serial ^ 0x5eed_f10f) % 16384) as u16;
+        let dport = if matches!(self.transport, TransportConfig::Window(_)) { TCP_PORT } else { ROCEV2_PORT };
+        let hash = [five_tuple_hash(self.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(self.seed, spec.dst, spec.src, dport, sport)];
+        let ideal = match spec.size {
+            Some(size) => {
+                let links: Vec<(Rate, Time)> =
+                    self.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (self.ports[p as usize].rate, self.ports[p as usize].delay)).collect();
+                ideal_fct(size, self.payload_per_packet as u64, self.header_bytes as u64, &links)
+            }
+            None => Time::ZERO,
+        };
+        let line_rate = self.hosts[spec.src as usize].line_rate;
+        let tx = self.make_tx(line_rate, &mut spec);
+        if spec.start >= self.warmup {
+            self.groups[spec.group as usize].flows_started += 1;
+        }
+        let flow = Flow {
+            src: spec.src,
+            dst: spec.dst,
+            class: spec.class,
+            start: spec.start,
+            stop: spec.stop,
+            hash,
+            group: spec.group,
+            ephemeral: spec.ephemeral,
+            open: true,
+            closing: false,
+            live: 0,
+            ideal,
+            messages: None,
+            rng,
+            stats: FlowStats { size: spec.size, ..Default::default() },
+            tx,
+        };
+        match self.free_flows.pop() {
+            Some(f) => {
+                self.flows[f as usize] = flow;
+                f
+            }
+            None => {
+                self.flows.push(flow);
+                self.flows.len() as u32 - 1
+            }
+        }
+    }
+
+    /// The sender of flow `f` has everything acknowledged: a workload flow gives its slot back
+    /// once none of its packets is left in the network.
+    pub(crate) fn sender_done(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        flow.closing = flow.ephemeral;
+    }
+
+    /// Retires flow `f` if it is done and has no packet left: its counters join the totals and
+    /// its slot is reused. Stale timer events of the slot are harmless (`LazyTimer`).
+    pub(crate) fn maybe_retire(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if !(flow.closing && flow.live == 0 && flow.open) {
+            return;
+        }
+        flow.open = false;
+        flow.closing = false;
+        self.retired.absorb(&flow.stats);
+        self.retired_flows += 1;
+        self.free_flows.push(f);
+    }
+
+    /// Allocates a data or ACK packet of its flow, counted alive until `free_packet`.
+    pub(crate) fn alloc_packet(&mut self, p: Packet) -> u32 {
+        self.flows[p.flow as usize].live += 1;
+        self.pkts.alloc(p)
+    }
+
+    /// Frees data or ACK packet `i`.
+    pub(crate) fn free_packet(&mut self, i: u32) {
+        let f = self.pkts.get(i).flow;
+        self.flows[f as usize].live -= 1;
+        self.pkts.free(i);
+    }
+
     /// Receiver side of either transport: `payload` new bytes of flow `f` arrived.
     pub(crate) fn record_delivery(&mut self, f: u32, payload: u32, wire: u32) {
-        let st = &mut self.flows[f as usize].stats;
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        let st = &mut flow.stats;
         st.delivered_bytes += payload as u64;
-        if self.now >= self.warmup {
+        if now >= self.warmup {
             st.measured_bytes += payload as u64;
             st.measured_wire_bytes += wire as u64;
+            self.groups[flow.group as usize].delivered_bytes += payload as u64;
         }
         if st.size == Some(st.delivered_bytes) {
-            st.finish = Some(self.now);
+            st.finish = Some(now);
+            if flow.start >= self.warmup {
+                let (size, fct, ideal) = (st.delivered_bytes, now - flow.start, flow.ideal);
+                self.groups[flow.group as usize].record_fct(&self.fct_buckets, size, fct, ideal);
+                if let Some(r) = &mut self.flow_records {
+                    r.push(crate::stats::FlowRecord { group: flow.group, src: flow.src, dst: flow.dst, size, start: flow.start, fct, ideal });
+                }
+            }
+        }
+        if flow.messages.as_ref().is_some_and(|m| m.queue.front().is_some_and(|m| m.end <= st.delivered_bytes)) {
+            self.messages_delivered(f);
         }
     }
 
@@ -105,7 +342,30 @@ impl crate::network::Network {
         if self.now >= self.warmup {
             st.rtt_sum += rtt.ps() as u128;
             st.rtt_samples += 1;
-            self.rtt_hist.record(rtt.ps().div_ceil(1000).max(1)).expect("auto-resizing histogram");
+            self.rtt_hist.record(crate::stats::ns(rtt)).expect("auto-resizing histogram");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ideal_fct_by_hand() {
+        let g10 = Rate(10_000_000_000);
+        let us = Time::from_us(1);
+        // One 1500 B packet (1436 payload + 64 header) over two 10 Gbps, 1 µs links:
+        // 2 × (1.2 µs serialization + 1 µs).
+        assert_eq!(ideal_fct(1436, 1436, 64, &[(g10, us), (g10, us)]), Time(4_400_000));
+        // 4000 B = 1436 + 1436 + 1128: the last packet (1192 B, 0.9536 µs) leaves the first hop
+        // after two full ones and waits behind the second at the next: 2·1 µs + 3·1.2 + 0.9536.
+        assert_eq!(ideal_fct(4000, 1436, 64, &[(g10, us), (g10, us)]), Time(6_553_600));
+        // A 2.5 Gbps bottleneck in the middle: full 4.8 µs there, the train spreads.
+        let slow = Rate(2_500_000_000);
+        let t = ideal_fct(4000, 1436, 64, &[(g10, us), (slow, us), (g10, us)]);
+        // Packet 2 leaves hop 2 at 1 + 1.2 + 4.8 + 4.8 = 11.8 µs; the last packet follows at
+        // 11.8 + 3.8144 = 15.6144, then 1 µs + 0.9536 + 1 µs.
+        assert_eq!(t, Time(18_568_000));
     }
 }

@@ -14,11 +14,13 @@ pub mod nic;
 pub mod output;
 pub mod packet;
 pub mod port;
+pub mod routing;
 pub mod scenario;
 pub mod stats;
 pub mod switch;
 pub mod topology;
 pub mod transport;
+pub mod workload;
 
 pub use network::Network;
 pub use output::{Output, Summary};

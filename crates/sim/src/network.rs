@@ -2,31 +2,49 @@
 //! that runs them.
 
 use crate::engine::{rng_stream, EventKind, EventQueue, Stream};
-use crate::flow::{Flow, FlowStats, Tx};
+use crate::flow::{Flow, FlowSpec, FlowStats, Tx};
 use crate::nic::Host;
-use crate::transport::message::{App, MessageTx};
-use crate::transport::window::{WindowTx, TIMER_START};
 use crate::packet::{PacketKind, Slab};
 use crate::port::{port_name, Owner, Port};
-use crate::scenario::{Arrivals, CcConfig, FlowGroup, MarkAt, Scenario, ScenarioError, TransportConfig};
-use crate::stats::{histogram, QueueSampler};
+use crate::routing::Routing;
+use crate::scenario::{Arrivals, CcConfig, MarkAt, Scenario, ScenarioError, TransportConfig, Workload};
+use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
 use crate::switch::{Switch, SwitchParams};
 use crate::topology::Graph;
+use crate::transport::message::App;
+use crate::transport::window::TIMER_START;
+use crate::workload::Generator;
 use hdrhistogram::Histogram;
 use rand::Rng as _;
-use rttlab_cc::{Dctcp, Fast, LineRate, PatchedTimely, Rate, RateController, Reno, Time, Timely, WindowController};
+use rttlab_cc::{Rate, Time};
 
 pub struct Network {
     pub now: Time,
     pub end: Time,
     pub warmup: Time,
+    pub(crate) seed: u64,
     pub(crate) events: EventQueue,
     pub(crate) pkts: Slab,
     pub graph: Graph,
+    pub routing: Routing,
     pub ports: Vec<Port>,
     pub switches: Vec<Switch>,
     pub hosts: Vec<Host>,
+    /// Connection slots; a retired workload flow's slot is on `free_flows` until reused.
     pub flows: Vec<Flow>,
+    pub(crate) free_flows: Vec<u32>,
+    /// Connections opened so far (also the serial number of the next one's random stream).
+    pub flows_opened: u64,
+    /// Counters of retired workload flows, and how many there were.
+    pub retired: FlowStats,
+    pub retired_flows: u64,
+    /// Per traffic group: the `[[flows]]` groups, then the `[[workloads]]` generators.
+    pub groups: Vec<GroupStats>,
+    pub(crate) generators: Vec<Generator>,
+    pub(crate) fct_buckets: Vec<u64>,
+    pub flow_records: Option<Vec<FlowRecord>>,
+    pub(crate) transport: TransportConfig,
+    pub(crate) cc: CcConfig,
     pub(crate) switch_params: SwitchParams,
     pub(crate) classes: usize,
     pub(crate) ack_class: usize,
@@ -55,38 +73,6 @@ pub struct Counters {
     pub marks: u64,
     pub retransmits: u64,
     pub timeouts: u64,
-}
-
-/// The transport and controller of one connection of group `g`, as the scenario says
-/// (validation guarantees the controller fits the transport).
-fn flow_transport(s: &Scenario, g: &FlowGroup, line_rate: Rate, start: Time, size: Option<u64>) -> Tx {
-    let mss = s.nic.payload_per_packet();
-    match &s.transport {
-        TransportConfig::Window(w) => {
-            let cc: Box<dyn WindowController> = match &s.cc {
-                CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
-                CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
-                _ => unreachable!("validated: window controller"),
-            };
-            Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, size)))
-        }
-        TransportConfig::Message => {
-            let cc: Box<dyn RateController> = match &s.cc {
-                CcConfig::None => Box::new(LineRate(line_rate)),
-                CcConfig::Timely(p) => Box::new(Timely::new(p.clone(), line_rate)),
-                CcConfig::PatchedTimely(p) => Box::new(PatchedTimely::new(p.clone(), line_rate)),
-                CcConfig::Fast(p) => Box::new(Fast::new(p.clone(), line_rate)),
-                _ => unreachable!("validated: rate controller"),
-            };
-            let app = g.rate.map(|rate| App {
-                rate,
-                message: g.message.unwrap_or(s.nic.segment).0,
-                poisson: g.arrivals == Arrivals::Poisson,
-                next_message: start,
-            });
-            Tx::Message(Box::new(MessageTx::new(cc, size, app)))
-        }
-    }
 }
 
 /// Per-connection samples taken every `measure.timeseries_interval`.
@@ -119,23 +105,16 @@ impl Network {
             node_ports[l.a as usize].push(pa);
             node_ports[l.b as usize].push(pb);
         }
-        let peer_node = |p: u32, ports: &Vec<Port>| ports[ports[p as usize].peer as usize].node;
-        let adj: Vec<Vec<u32>> = node_ports.iter().map(|ps| ps.iter().map(|&p| peer_node(p, &ports)).collect()).collect();
-
+        let routing = Routing::build(graph.hosts, &ports, &node_ports);
         let mut hosts = Vec::with_capacity(graph.hosts as usize);
         for h in 0..graph.hosts {
-            let p = match node_ports[h as usize].as_slice() {
-                [p] => *p,
-                _ => unreachable!("topologies give each host one NIC port"),
-            };
+            let p = node_ports[h as usize][0];
             hosts.push(Host::new(h, p, ports[p as usize].rate, rng_stream(s.seed, Stream::Host(h))));
         }
         let mut switches = Vec::with_capacity(graph.switches as usize);
         for sw in 0..graph.switches {
-            let n = graph.hosts + sw;
             switches.push(Switch {
-                node: n,
-                route: vec![u32::MAX; graph.hosts as usize],
+                node: graph.hosts + sw,
                 used: 0,
                 rng: rng_stream(s.seed, Stream::Switch(sw)),
                 drops: 0,
@@ -143,45 +122,22 @@ impl Network {
                 marks: 0,
             });
         }
-        // Routes: from each switch, the first port towards the destination on a shortest path.
-        for dst in 0..graph.hosts {
-            let dist = graph.distances_to(dst, &adj);
-            for (sw, switch) in switches.iter_mut().enumerate() {
-                let n = graph.hosts as usize + sw;
-                if dist[n] == u32::MAX {
-                    continue;
-                }
-                switch.route[dst as usize] = *node_ports[n]
-                    .iter()
-                    .find(|&&p| dist[peer_node(p, &ports) as usize] + 1 == dist[n])
-                    .expect("a shortest path has a next hop");
-            }
-        }
-
-        let mut flows = Vec::new();
-        for g in &s.flows {
-            let src = g.src.hosts().expect("validated");
-            for &h in &src {
-                for _ in 0..g.connections {
-                    let id = flows.len() as u32;
-                    let mut rng = rng_stream(s.seed, Stream::Flow(id));
-                    let start = g.start + Time(rng.random_range(0..=g.start_jitter.ps()));
-                    let line_rate = hosts[h as usize].line_rate;
-                    let size = g.size.map(|b| b.0);
-                    let tx = flow_transport(s, g, line_rate, start, size);
-                    let stats = FlowStats { size, ..Default::default() };
-                    let stop = g.stop.unwrap_or(Time::MAX);
-                    flows.push(Flow { src: h, dst: g.dst, class: g.class, start, stop, rng, stats, tx });
-                    hosts[h as usize].flows.push(id);
-                }
-            }
+        let buckets = s.measure.fct_buckets.len();
+        let mut groups: Vec<GroupStats> = (0..s.flows.len()).map(|i| GroupStats::new(format!("flows[{i}]"), "flows", buckets)).collect();
+        let line_rates: Vec<u64> = hosts.iter().map(|h| h.line_rate.bps()).collect();
+        let mut generators = Vec::with_capacity(s.workloads.len());
+        for (w, cfg) in s.workloads.iter().enumerate() {
+            let group = groups.len() as u16;
+            groups.push(GroupStats::new(format!("workloads[{w}]"), cfg.kind(), buckets));
+            generators.push(Generator::new(s, w, group, &routing, &line_rates)?);
         }
 
         let mut samplers = Vec::new();
         let names: Vec<String> = match &s.measure.queue_ports {
             Some(v) => v.clone(),
             None => {
-                let mut dsts: Vec<u32> = flows.iter().map(|f| f.dst).collect();
+                let incast = s.workloads.iter().filter_map(|w| if let Workload::Incast(c) = w { Some(c.receiver) } else { None });
+                let mut dsts: Vec<u32> = s.flows.iter().map(|g| g.dst).chain(incast).collect();
                 dsts.sort_unstable();
                 dsts.dedup();
                 // The switch port towards each destination is the peer of that host's NIC port.
@@ -206,13 +162,25 @@ impl Network {
             now: Time::ZERO,
             end: s.duration,
             warmup: s.warmup,
+            seed: s.seed,
             events: EventQueue::default(),
             pkts: Slab::default(),
             graph,
+            routing,
             ports,
             switches,
             hosts,
-            flows,
+            flows: Vec::new(),
+            free_flows: Vec::new(),
+            flows_opened: 0,
+            retired: FlowStats::default(),
+            retired_flows: 0,
+            groups,
+            generators,
+            fct_buckets: s.measure.fct_buckets.iter().map(|b| b.0).collect(),
+            flow_records: s.measure.flow_records.then(Vec::new),
+            transport: s.transport.clone(),
+            cc: s.cc.clone(),
             switch_params: SwitchParams {
                 buffer: sw.buffer.0,
                 pfc: sw.pfc.then_some((sw.pfc_xoff.0, sw.pfc_xon.0)),
@@ -236,10 +204,27 @@ impl Network {
             at_warmup: Counters::default(),
         };
         net.events.push(net.warmup, EventKind::WarmupEnd, 0, 0);
-        for f in 0..net.flows.len() as u32 {
-            match &net.flows[f as usize].tx {
-                Tx::Message(_) => net.schedule_flow(f),
-                Tx::Window(_) => net.events.push(net.flows[f as usize].start, EventKind::Timer, f, TIMER_START),
+        for (gi, g) in s.flows.iter().enumerate() {
+            for h in g.src.hosts().expect("validated") {
+                for _ in 0..g.connections {
+                    let jitter = rng_stream(s.seed, Stream::Flow(net.flows_opened as u32)).random_range(0..=g.start_jitter.ps());
+                    let start = g.start + Time(jitter);
+                    let app = g.rate.map(|rate| App {
+                        rate,
+                        message: g.message.unwrap_or(s.nic.segment).0,
+                        poisson: g.arrivals == Arrivals::Poisson,
+                        next_message: start,
+                    });
+                    let stop = g.stop.unwrap_or(Time::MAX);
+                    let spec = FlowSpec { src: h, dst: g.dst, class: g.class, group: gi as u16, start, stop, size: g.size.map(|b| b.0), app, ephemeral: false, demand: false };
+                    let f = net.open_flow(spec);
+                    net.start_flow(f);
+                }
+            }
+        }
+        for g in 0..net.generators.len() {
+            for (t, i) in net.generators[g].first_events() {
+                net.events.push(t, EventKind::Arrival, g as u32, i);
             }
         }
         if let Some(dt) = net.timeseries_interval {
@@ -280,6 +265,7 @@ impl Network {
                 EventKind::Sample => self.sample(),
                 EventKind::WarmupEnd => self.at_warmup = self.counters(),
                 EventKind::Timer => self.window_timer(ev.a, ev.b),
+                EventKind::Arrival => self.workload_event(ev.a, ev.b),
             }
         }
         self.now = self.end;
@@ -290,7 +276,7 @@ impl Network {
 
     fn sample(&mut self) {
         let ts = &mut self.timeseries;
-        for (i, f) in self.flows.iter_mut().enumerate() {
+        for (i, f) in self.flows.iter_mut().enumerate().filter(|(_, f)| f.listed()) {
             ts.time.push(self.now);
             ts.flow.push(i as u32);
             ts.delivered_bytes.push(f.stats.delivered_bytes);
@@ -304,6 +290,32 @@ impl Network {
         self.events.push(self.now + dt, EventKind::Sample, 0, 0);
     }
 
+    /// Lets connection `f` send from its start: a message flow joins its host's scheduler, a
+    /// window flow sends its first window (at once, or by a timer at its start).
+    pub(crate) fn start_flow(&mut self, f: u32) {
+        let start = self.flows[f as usize].start;
+        match &self.flows[f as usize].tx {
+            Tx::Message(_) => self.schedule_flow(f),
+            Tx::Window(_) if start <= self.now => self.window_send(f),
+            Tx::Window(_) => self.events.push(start, EventKind::Timer, f, TIMER_START),
+        }
+    }
+
+    /// The egress ports a packet of a flow with ECMP hash `hash` crosses from host `src` to
+    /// host `dst`: the source NIC's, then each switch's.
+    pub fn path(&self, src: u32, dst: u32, hash: u32) -> Vec<u32> {
+        let mut p = self.hosts[src as usize].port;
+        let mut path = vec![p];
+        loop {
+            let node = self.ports[self.ports[p as usize].peer as usize].node;
+            if node == dst || node < self.graph.hosts || path.len() > self.graph.nodes() as usize {
+                return path;
+            }
+            p = self.routing.next_port(node - self.graph.hosts, dst, hash);
+            path.push(p);
+        }
+    }
+
     /// PFC frames sent, time ports spent paused, drops and ECN marks, so far.
     pub fn counters(&self) -> Counters {
         Counters {
@@ -311,9 +323,14 @@ impl Network {
             paused: Time(self.ports.iter().map(|p| p.paused_time_at(self.now).ps()).sum()),
             drops: self.switches.iter().map(|s| s.drops).sum(),
             marks: self.switches.iter().map(|s| s.marks).sum(),
-            retransmits: self.flows.iter().map(|f| f.stats.retransmits).sum(),
-            timeouts: self.flows.iter().map(|f| f.stats.timeouts).sum(),
+            retransmits: self.all_stats().map(|s| s.retransmits).sum(),
+            timeouts: self.all_stats().map(|s| s.timeouts).sum(),
         }
+    }
+
+    /// Counters of every connection: the open ones, and the retired workload flows' totals.
+    pub fn all_stats(&self) -> impl Iterator<Item = &FlowStats> {
+        self.flows.iter().filter(|f| f.open).map(|f| &f.stats).chain(std::iter::once(&self.retired))
     }
 
     pub fn events_processed(&self) -> u64 {

@@ -110,18 +110,19 @@ impl Network {
         }
         let flow = &mut self.flows[s.flow as usize];
         flow.stats.tx_bytes += payload as u64;
-        let dst = flow.dst;
+        let (dst, hash) = (flow.dst, flow.hash[0]);
         flow.message().nic_segments -= last as u32;
         let pkt = Packet {
             last_of_segment: last,
             flow: s.flow,
             dst_host: dst,
+            hash,
             payload_bytes: payload,
             segment_bytes: s.bytes,
             t_send: s.t_send,
             ..Packet::new(PacketKind::Data, c as u8, payload + self.header_bytes)
         };
-        Some(self.pkts.alloc(pkt))
+        Some(self.alloc_packet(pkt))
     }
 
     /// The host's NIC finished sending packet `i` (its transmit completion).
@@ -129,23 +130,31 @@ impl Network {
         let pkt = *self.pkts.get(i);
         if pkt.kind == PacketKind::Data && matches!(self.flows[pkt.flow as usize].tx, Tx::Window(_)) {
             self.window_tx_done(pkt);
+            self.maybe_retire(pkt.flow);
         }
     }
 
-    /// Data or ACK packet `i` arrived at host `h`: handed to the flow's transport.
+    /// Packet `i` arrived at host `h`: data and ACKs go to their flow's transport, pings are
+    /// echoed, echoes recorded.
     pub(crate) fn host_receive(&mut self, h: u32, i: u32) {
         let pkt = *self.pkts.get(i);
-        match (&self.flows[pkt.flow as usize].tx, pkt.kind) {
-            (Tx::Message(_), PacketKind::Data) => self.message_deliver(h, i, pkt),
-            (Tx::Message(_), _) => {
-                self.pkts.free(i);
+        match pkt.kind {
+            PacketKind::Ping => return self.ping_echo(h, i),
+            PacketKind::Pong => return self.pong(i, pkt),
+            _ => {}
+        }
+        match (pkt.kind, &self.flows[pkt.flow as usize].tx) {
+            (PacketKind::Data, Tx::Message(_)) => self.message_deliver(h, i, pkt),
+            (_, Tx::Message(_)) => {
+                self.free_packet(i);
                 self.message_complete(pkt);
             }
-            (Tx::Window(_), PacketKind::Data) => self.window_deliver(i, pkt),
-            (Tx::Window(_), _) => {
-                self.pkts.free(i);
+            (PacketKind::Data, Tx::Window(_)) => self.window_deliver(i, pkt),
+            (_, Tx::Window(_)) => {
+                self.free_packet(i);
                 self.window_ack(pkt);
             }
         }
+        self.maybe_retire(pkt.flow);
     }
 }

@@ -4,7 +4,8 @@
 use crate::network::Network;
 use crate::port::port_name;
 use crate::scenario::Scenario;
-use crate::stats::jain;
+use crate::stats::{histogram, jain};
+use hdrhistogram::Histogram;
 use rttlab_cc::Time;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -58,6 +59,34 @@ pub struct Summary {
     pub queue_avg_kb: Option<f64>,
     pub queue_p99_kb: Option<f64>,
     pub queue_max_kb: Option<f64>,
+    /// RPC workloads: RPCs issued after the warm-up that completed, and their latency.
+    pub rpcs_completed: u64,
+    pub rpc_p50_us: Option<f64>,
+    pub rpc_p99_us: Option<f64>,
+    /// Pinger workloads: echoes of probes sent after the warm-up, and their round trip.
+    pub ping_samples: u64,
+    pub ping_p50_us: Option<f64>,
+    pub ping_p99_us: Option<f64>,
+    /// Sized flows that started after the warm-up and finished, and their FCT slowdown (FCT over
+    /// the FCT alone on an idle network) over all sizes; per size bucket in the `fct` table.
+    pub fct_flows: u64,
+    pub slowdown_p50: Option<f64>,
+    pub slowdown_p95: Option<f64>,
+    pub slowdown_p99: Option<f64>,
+}
+
+/// Quantile `q` of histogram `h` divided by `scale`, `None` when it is empty.
+fn quantile(h: &Histogram<u64>, q: f64, scale: f64) -> Option<f64> {
+    (!h.is_empty()).then(|| h.value_at_quantile(q) as f64 / scale)
+}
+
+/// The sum of histograms.
+fn merged<'a>(hs: impl Iterator<Item = &'a Histogram<u64>>) -> Histogram<u64> {
+    let mut m = histogram();
+    for h in hs {
+        m.add(h).expect("auto-resizing histogram");
+    }
+    m
 }
 
 fn us(t: Time) -> f64 {
@@ -68,13 +97,16 @@ impl Network {
     pub fn summary(&self) -> Summary {
         let measured = self.end - self.warmup;
         let secs = measured.as_secs();
-        let measured_bytes: u64 = self.flows.iter().map(|f| f.stats.measured_bytes).sum();
-        let measured_wire: u64 = self.flows.iter().map(|f| f.stats.measured_wire_bytes).sum();
+        let measured_bytes: u64 = self.all_stats().map(|s| s.measured_bytes).sum();
+        let measured_wire: u64 = self.all_stats().map(|s| s.measured_wire_bytes).sum();
         let h = &self.rtt_hist;
-        let rtt_samples: u64 = self.flows.iter().map(|f| f.stats.rtt_samples).sum();
-        let rtt_sum: u128 = self.flows.iter().map(|f| f.stats.rtt_sum).sum();
+        let rtt_samples: u64 = self.all_stats().map(|s| s.rtt_samples).sum();
+        let rtt_sum: u128 = self.all_stats().map(|s| s.rtt_sum).sum();
         let q = |quantile: f64| (rtt_samples > 0).then(|| h.value_at_quantile(quantile) as f64 / 1e3);
-        let goodputs: Vec<f64> = self.flows.iter().map(|f| f.stats.measured_bytes as f64).collect();
+        let goodputs: Vec<f64> = self.flows.iter().filter(|f| f.listed()).map(|f| f.stats.measured_bytes as f64).collect();
+        let rpc = merged(self.groups.iter().map(|g| &g.rpc_latency));
+        let ping = merged(self.groups.iter().map(|g| &g.ping_rtt));
+        let slowdown = merged(self.groups.iter().map(|g| g.slowdown.last().expect("an all-sizes bucket")));
         let qs = self.samplers.first().filter(|s| !s.hist.is_empty()).map(|s| &s.hist);
         let (c, w) = (self.counters(), self.at_warmup);
         Summary {
@@ -96,26 +128,40 @@ impl Network {
             ecn_marks: c.marks - w.marks,
             retransmits: c.retransmits - w.retransmits,
             timeouts: c.timeouts - w.timeouts,
-            bytes_sent: self.flows.iter().map(|f| f.stats.tx_bytes).sum(),
-            bytes_delivered: self.flows.iter().map(|f| f.stats.delivered_bytes).sum(),
+            bytes_sent: self.all_stats().map(|s| s.tx_bytes).sum(),
+            bytes_delivered: self.all_stats().map(|s| s.delivered_bytes).sum(),
             bytes_in_flight: self.payload_in_flight(),
             bytes_dropped: self.switches.iter().map(|s| s.dropped_payload).sum(),
-            bytes_duplicate: self.flows.iter().map(|f| f.stats.duplicate_bytes).sum(),
-            flows: self.flows.len() as u64,
-            flows_finished: self.flows.iter().filter(|f| f.stats.finish.is_some()).count() as u64,
+            bytes_duplicate: self.all_stats().map(|s| s.duplicate_bytes).sum(),
+            flows: self.flows_opened,
+            flows_finished: self.flows.iter().filter(|f| f.open && f.stats.finish.is_some()).count() as u64 + self.retired_flows,
             queue_avg_kb: qs.map(|h| h.mean() / 1e3),
             queue_p99_kb: qs.map(|h| h.value_at_quantile(0.99) as f64 / 1e3),
             queue_max_kb: qs.map(|h| h.max() as f64 / 1e3),
+            rpcs_completed: rpc.len(),
+            rpc_p50_us: quantile(&rpc, 0.5, 1e3),
+            rpc_p99_us: quantile(&rpc, 0.99, 1e3),
+            ping_samples: ping.len(),
+            ping_p50_us: quantile(&ping, 0.5, 1e3),
+            ping_p99_us: quantile(&ping, 0.99, 1e3),
+            fct_flows: slowdown.len(),
+            slowdown_p50: quantile(&slowdown, 0.5, 1e3),
+            slowdown_p95: quantile(&slowdown, 0.95, 1e3),
+            slowdown_p99: quantile(&slowdown, 0.99, 1e3),
         }
     }
 
-    /// Column tables: `flows`, `rtt` (the RTT distribution), `queue_stats`, `queues` (samples,
-    /// when traced), `ports`, `timeseries`.
+    /// Column tables: `flows` (connections; not workload flows, which `fct` summarises),
+    /// `rtt` (the RTT distribution), `queue_stats`, `queues` (samples, when traced), `ports`,
+    /// `timeseries`, `groups` (per traffic group), `fct` (per group and size bucket),
+    /// `flow_records` (when asked).
     pub fn tables(&self) -> Value {
         let secs = (self.end - self.warmup).as_secs();
-        let f = &self.flows;
+        let ids: Vec<usize> = (0..self.flows.len()).filter(|&i| self.flows[i].listed()).collect();
+        let f: Vec<&crate::flow::Flow> = ids.iter().map(|&i| &self.flows[i]).collect();
         let flows = json!({
-            "flow": (0..f.len()).collect::<Vec<_>>(),
+            "flow": ids,
+            "group": f.iter().map(|x| x.group).collect::<Vec<_>>(),
             "src": f.iter().map(|x| x.src).collect::<Vec<_>>(),
             "dst": f.iter().map(|x| x.dst).collect::<Vec<_>>(),
             "class": f.iter().map(|x| x.class).collect::<Vec<_>>(),
@@ -162,11 +208,34 @@ impl Network {
         let ports = json!({
             "port": (0..self.ports.len() as u32).map(|p| port_name(&self.graph, &self.ports, p)).collect::<Vec<_>>(),
             "tx_bytes": self.ports.iter().map(|p| p.tx_bytes).collect::<Vec<_>>(),
+            "tx_payload_bytes": self.ports.iter().map(|p| p.tx_payload_bytes).collect::<Vec<_>>(),
             "pauses_sent": self.ports.iter().map(|p| p.pauses_sent).collect::<Vec<_>>(),
             "paused_us": self.ports.iter().map(|p| us(p.paused_time_at(self.end))).collect::<Vec<_>>(),
         });
         let ts = &self.timeseries;
+        let g = &self.groups;
+        let groups = json!({
+            "group": g.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
+            "kind": g.iter().map(|x| x.kind).collect::<Vec<_>>(),
+            "flows_started": g.iter().map(|x| x.flows_started).collect::<Vec<_>>(),
+            "flows_finished": g.iter().map(|x| x.flows_finished).collect::<Vec<_>>(),
+            "offered_gbps": g.iter().map(|x| x.offered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>(),
+            "goodput_gbps": g.iter().map(|x| x.delivered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>(),
+            "rpcs_issued": g.iter().map(|x| x.rpcs_issued).collect::<Vec<_>>(),
+            "rpcs_completed": g.iter().map(|x| x.rpcs_completed).collect::<Vec<_>>(),
+            "rpcs_refused": g.iter().map(|x| x.rpcs_refused).collect::<Vec<_>>(),
+            "rpc_avg_us": g.iter().map(|x| (x.rpcs_completed > 0).then(|| us(x.rpc_latency_sum) / x.rpcs_completed as f64)).collect::<Vec<_>>(),
+            "rpc_p50_us": g.iter().map(|x| quantile(&x.rpc_latency, 0.5, 1e3)).collect::<Vec<_>>(),
+            "rpc_p99_us": g.iter().map(|x| quantile(&x.rpc_latency, 0.99, 1e3)).collect::<Vec<_>>(),
+            "pings_sent": g.iter().map(|x| x.pings_sent).collect::<Vec<_>>(),
+            "ping_samples": g.iter().map(|x| x.ping_rtt.len()).collect::<Vec<_>>(),
+            "ping_p50_us": g.iter().map(|x| quantile(&x.ping_rtt, 0.5, 1e3)).collect::<Vec<_>>(),
+            "ping_p99_us": g.iter().map(|x| quantile(&x.ping_rtt, 0.99, 1e3)).collect::<Vec<_>>(),
+        });
         json!({
+            "groups": groups,
+            "fct": self.fct_table(),
+            "flow_records": self.flow_records_table(),
             "flows": flows,
             "rtt": {"rtt_us": rtt_us, "count": count, "cdf": cdf},
             "queue_stats": queue_stats,
@@ -180,6 +249,54 @@ impl Network {
                 "cwnd_bytes": ts.cwnd_bytes,
                 "rtt_us": ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>(),
             },
+        })
+    }
+}
+
+impl Network {
+    /// Per group with sized flows and per size bucket (then "all"): flows finished, FCT and
+    /// slowdown quantiles.
+    fn fct_table(&self) -> Value {
+        let edges = &self.fct_buckets;
+        let mut cols: [Vec<Value>; 11] = Default::default();
+        for g in self.groups.iter().filter(|g| !g.fct.last().expect("all sizes").is_empty()) {
+            for (b, (fct, slow)) in g.fct.iter().zip(&g.slowdown).enumerate() {
+                let all = b == edges.len() + 1;
+                let lo = if all || b == 0 { 0 } else { edges[b - 1] };
+                let hi = if all || b == edges.len() { None } else { Some(edges[b]) };
+                let row = [
+                    json!(g.name),
+                    json!(if all { "all".to_string() } else { format!("{}-{}", lo, hi.map_or("inf".into(), |h| h.to_string())) }),
+                    json!(lo),
+                    json!(hi),
+                    json!(fct.len()),
+                    json!(quantile(fct, 0.5, 1e3)),
+                    json!(quantile(fct, 0.95, 1e3)),
+                    json!(quantile(fct, 0.99, 1e3)),
+                    json!(quantile(slow, 0.5, 1e3)),
+                    json!(quantile(slow, 0.95, 1e3)),
+                    json!(quantile(slow, 0.99, 1e3)),
+                ];
+                for (c, v) in cols.iter_mut().zip(row) {
+                    c.push(v);
+                }
+            }
+        }
+        let names = ["group", "bucket", "size_min_bytes", "size_max_bytes", "flows", "fct_p50_us", "fct_p95_us", "fct_p99_us", "slowdown_p50", "slowdown_p95", "slowdown_p99"];
+        Value::Object(names.iter().map(|n| n.to_string()).zip(cols.into_iter().map(Value::Array)).collect())
+    }
+
+    fn flow_records_table(&self) -> Value {
+        let r = self.flow_records.as_deref().unwrap_or_default();
+        json!({
+            "group": r.iter().map(|x| self.groups[x.group as usize].name.clone()).collect::<Vec<_>>(),
+            "src": r.iter().map(|x| x.src).collect::<Vec<_>>(),
+            "dst": r.iter().map(|x| x.dst).collect::<Vec<_>>(),
+            "size_bytes": r.iter().map(|x| x.size).collect::<Vec<_>>(),
+            "start_us": r.iter().map(|x| us(x.start)).collect::<Vec<_>>(),
+            "fct_us": r.iter().map(|x| us(x.fct)).collect::<Vec<_>>(),
+            "ideal_fct_us": r.iter().map(|x| us(x.ideal)).collect::<Vec<_>>(),
+            "slowdown": r.iter().map(|x| x.fct.ps() as f64 / x.ideal.ps().max(1) as f64).collect::<Vec<_>>(),
         })
     }
 }
@@ -206,6 +323,8 @@ pub fn perf(net: &Network, wall_s: f64) -> Value {
         "events_per_s": events as f64 / wall_s,
         "sim_seconds_per_wall_second": net.end.as_secs() / wall_s,
         "packet_slots": net.packet_high_water(),
+        "flow_slots": net.flows.len(),
+        "route_entries": net.routing.table_entries(),
     })
 }
 

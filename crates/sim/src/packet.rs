@@ -13,6 +13,9 @@ pub enum PacketKind {
     Pause,
     /// PFC frame restarting `class` (a pause with zero quanta).
     Resume,
+    /// A pinger's probe (`workload`), and its echo.
+    Ping,
+    Pong,
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -24,8 +27,11 @@ pub struct Packet {
     pub ecn: bool,
     /// Data: the last packet of its segment, which the receiver acknowledges.
     pub last_of_segment: bool,
+    /// The flow's slot (`flow::Flow`); for pings, the host that sent the ping.
     pub flow: u32,
     pub dst_host: u32,
+    /// ECMP hash of the 5-tuple in the packet's direction (`routing`).
+    pub hash: u32,
     /// Bytes on the wire, headers included.
     pub wire_bytes: u32,
     /// Application bytes carried (0 for ACKs and PFC frames).
@@ -58,6 +64,7 @@ impl Packet {
             last_of_segment: false,
             flow: u32::MAX,
             dst_host: u32::MAX,
+            hash: 0,
             wire_bytes,
             payload_bytes: 0,
             segment_bytes: 0,

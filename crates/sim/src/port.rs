@@ -46,6 +46,8 @@ pub struct Port {
     pub pausing: [bool; MAX_CLASSES],
     pub pauses_sent: u64,
     pub tx_bytes: u64,
+    /// Application payload sent (data packets, retransmissions included).
+    pub tx_payload_bytes: u64,
     pub sampler: u32,
 }
 
@@ -69,6 +71,7 @@ impl Port {
             pausing: [false; MAX_CLASSES],
             pauses_sent: 0,
             tx_bytes: 0,
+            tx_payload_bytes: 0,
             sampler: NO_SAMPLER,
         }
     }
@@ -129,10 +132,12 @@ impl Network {
             }
         }
         let Some(i) = next else { return };
-        let wire = self.pkts.get(i).wire_bytes as u64;
+        let pkt = self.pkts.get(i);
+        let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
         let port = &mut self.ports[p as usize];
         port.busy = true;
         port.tx_bytes += wire;
+        port.tx_payload_bytes += payload;
         let done = self.now + port.rate.serialization(wire);
         let (peer, arrive) = (port.peer, done + port.delay);
         self.events.push(done, EventKind::TxDone, p, i);

@@ -31,7 +31,12 @@ pub struct Scenario {
     pub transport: TransportConfig,
     #[serde(default)]
     pub cc: CcConfig,
+    /// Connections that exist from the start (or a set time).
+    #[serde(default)]
     pub flows: Vec<FlowGroup>,
+    /// Traffic generated while the run goes: RPCs, flow sizes from a CDF, incasts, pingers.
+    #[serde(default)]
+    pub workloads: Vec<Workload>,
     #[serde(default)]
     pub measure: MeasureConfig,
 }
@@ -45,6 +50,90 @@ fn default_seed() -> u64 {
 pub enum Topology {
     /// N hosts on one switch (the TIMELY §6.1 incast testbed).
     Star(StarConfig),
+    /// Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and k/2
+    /// aggregation switches, (k/2)² core switches, k³/4 hosts.
+    FatTree(FatTreeConfig),
+    /// Two-tier leaf-spine: every leaf linked to every spine.
+    LeafSpine(LeafSpineConfig),
+    /// A line of switches, each with its own hosts: the CS244'19 "skinny" topology, where a
+    /// multi-hop path is crossed by cross traffic on every hop.
+    Chain(ChainConfig),
+}
+
+/// Rate and one-way delay of one tier's links; absent values take the topology's defaults.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierLink {
+    pub rate: Option<Rate>,
+    pub delay: Option<Time>,
+}
+
+impl TierLink {
+    /// (rate, delay) with the topology-wide defaults filled in.
+    pub fn or(&self, rate: Rate, delay: Time) -> (Rate, Time) {
+        (self.rate.unwrap_or(rate), self.delay.unwrap_or(delay))
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeConfig {
+    /// Ports per switch; even, at least 2.
+    pub k: u32,
+    /// Rate and delay of every link unless a tier says otherwise.
+    pub link_rate: Rate,
+    pub link_delay: Time,
+    /// Host–edge links.
+    #[serde(default)]
+    pub host_link: TierLink,
+    /// Edge–aggregation links.
+    #[serde(default)]
+    pub agg_link: TierLink,
+    /// Aggregation–core links.
+    #[serde(default)]
+    pub core_link: TierLink,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpineConfig {
+    pub leaves: u32,
+    pub spines: u32,
+    pub hosts_per_leaf: u32,
+    /// Host–leaf links.
+    pub link_rate: Rate,
+    pub link_delay: Time,
+    /// Leaf–spine links. Their rate defaults to what `oversubscription` implies.
+    #[serde(default)]
+    pub spine_link: TierLink,
+    /// Host bandwidth of a leaf over its uplink bandwidth:
+    /// `hosts_per_leaf · link_rate / (spines · spine rate)`. 1 is non-blocking. Only when
+    /// `spine_link.rate` is absent.
+    pub oversubscription: Option<f64>,
+}
+
+impl LeafSpineConfig {
+    /// The leaf–spine rate: given, or `hosts_per_leaf · link_rate / (spines · oversubscription)`.
+    pub fn spine_rate(&self) -> Rate {
+        self.spine_link.rate.unwrap_or_else(|| {
+            let host_bps = self.hosts_per_leaf as f64 * self.link_rate.bps() as f64;
+            Rate((host_bps / (self.spines as f64 * self.oversubscription.unwrap_or(1.0))).round() as u64)
+        })
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainConfig {
+    /// Switches in the line, at least 2.
+    pub switches: u32,
+    /// Hosts on each switch: switch i has hosts i·hosts_per_switch .. (i+1)·hosts_per_switch − 1.
+    pub hosts_per_switch: u32,
+    /// Host links, and switch–switch links unless `chain_link` says otherwise.
+    pub link_rate: Rate,
+    pub link_delay: Time,
+    #[serde(default)]
+    pub chain_link: TierLink,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -290,8 +379,11 @@ fn section<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, serde_path_to
 
 impl<'de> Deserialize<'de> for Topology {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        tagged(d, "kind", &["star"], |name, rest| match name {
+        tagged(d, "kind", &["star", "fat_tree", "leaf_spine", "chain"], |name, rest| match name {
             "star" => Some(section(rest).map(Topology::Star)),
+            "fat_tree" => Some(section(rest).map(Topology::FatTree)),
+            "leaf_spine" => Some(section(rest).map(Topology::LeafSpine)),
+            "chain" => Some(section(rest).map(Topology::Chain)),
             _ => None,
         })
     }
@@ -401,6 +493,160 @@ fn one_u8() -> u8 {
     1
 }
 
+/// A traffic generator (`crate::workload`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Workload {
+    /// Request/response RPCs on persistent connections (TIMELY §6.2).
+    Rpc(RpcConfig),
+    /// Flows with sizes drawn from a CDF, Poisson arrivals at a target load (HPCC §5).
+    FlowSizes(FlowSizesConfig),
+    /// Many senders to one receiver, once or as a Poisson process of incast events.
+    Incast(IncastConfig),
+    /// Small probes that measure the fabric's RTT (TIMELY §6.2 Fig. 20).
+    Pinger(PingerConfig),
+}
+
+impl<'de> Deserialize<'de> for Workload {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        tagged(d, "kind", &["rpc", "flow_sizes", "incast", "pinger"], |name, rest| match name {
+            "rpc" => Some(section(rest).map(Workload::Rpc)),
+            "flow_sizes" => Some(section(rest).map(Workload::FlowSizes)),
+            "incast" => Some(section(rest).map(Workload::Incast)),
+            "pinger" => Some(section(rest).map(Workload::Pinger)),
+            _ => None,
+        })
+    }
+}
+
+impl Workload {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Workload::Rpc(_) => "rpc",
+            Workload::FlowSizes(_) => "flow_sizes",
+            Workload::Incast(_) => "incast",
+            Workload::Pinger(_) => "pinger",
+        }
+    }
+}
+
+/// How a host picks the peer of each RPC, flow or ping among the candidates.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Peers {
+    /// Uniformly among the candidates other than itself.
+    #[default]
+    Uniform,
+    /// Uniformly among the candidates farthest from it in hops: on a Clos fabric, those whose
+    /// path crosses the core (TIMELY §6.2 "longest path uniform random").
+    LongestPath,
+}
+
+/// A client sends a request of `size` bytes to a server, which answers with `response` bytes
+/// as soon as the whole request has arrived; the RPC's latency is measured at the client from
+/// the request's issue to the response's last byte. Each client–server pair has one persistent
+/// connection each way (its congestion state lives across RPCs, like an RDMA queue pair).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RpcConfig {
+    /// Hosts that issue RPCs; absent: every host.
+    pub clients: Option<HostSet>,
+    /// Hosts that serve them; absent: every host.
+    pub servers: Option<HostSet>,
+    #[serde(default)]
+    pub peers: Peers,
+    /// Request bytes.
+    pub size: Bytes,
+    /// Response bytes; absent: `size`.
+    pub response: Option<Bytes>,
+    /// RPCs issued per second by each client, as a Poisson process.
+    pub rate: f64,
+    #[serde(default)]
+    pub start: Time,
+    pub stop: Option<Time>,
+    #[serde(default = "one_u8")]
+    pub class: u8,
+    /// RPCs a client may have outstanding; beyond it new ones are refused (counted as
+    /// `rpcs_refused`), which bounds memory when the offered load exceeds what the network takes.
+    #[serde(default = "default_max_pending")]
+    pub max_pending: u32,
+}
+
+fn default_max_pending() -> u32 {
+    1000
+}
+
+/// A flow-size distribution: a shipped one by name, or `[[size_bytes, cumulative_percent], ...]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CdfSpec {
+    Named(String),
+    Points(Vec<[f64; 2]>),
+}
+
+/// Each host starts flows as a Poisson process whose mean gap is
+/// `mean size · 8 / (host link rate · load)`, sizes from `cdf`, to peers chosen by `peers`
+/// (HPCC's traffic_gen.py; reference algorithms.md §9.3). `load` is payload over the host link.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSizesConfig {
+    /// Hosts that start flows and receive them; absent: every host.
+    pub hosts: Option<HostSet>,
+    #[serde(default)]
+    pub peers: Peers,
+    pub cdf: CdfSpec,
+    /// Offered load per host link, a fraction of its rate.
+    pub load: f64,
+    #[serde(default)]
+    pub start: Time,
+    pub stop: Option<Time>,
+    #[serde(default = "one_u8")]
+    pub class: u8,
+}
+
+/// Every sender starts `connections` flows of `size` bytes to `receiver`, at `start`, and again
+/// at every event of a Poisson process of `rate` events per second when a rate is given.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IncastConfig {
+    pub senders: HostSet,
+    pub receiver: u32,
+    pub size: Bytes,
+    #[serde(default = "one_u32")]
+    pub connections: u32,
+    #[serde(default)]
+    pub start: Time,
+    /// Incast events per second after `start`; absent: only the one at `start`.
+    pub rate: Option<f64>,
+    pub stop: Option<Time>,
+    #[serde(default = "one_u8")]
+    pub class: u8,
+}
+
+/// Every host of `hosts` sends a probe of `size` wire bytes to a peer every `interval` (its
+/// phase drawn uniformly); the peer's NIC echoes it at once in the same class, and the sender
+/// records the round trip. Probes queue with the data of their class, so they see its queueing;
+/// at 64 B per 100 µs they add 0.05 % load to a 10 Gbps link.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PingerConfig {
+    pub hosts: Option<HostSet>,
+    #[serde(default)]
+    pub peers: Peers,
+    pub interval: Time,
+    #[serde(default = "default_ping_bytes")]
+    pub size: Bytes,
+    #[serde(default)]
+    pub start: Time,
+    pub stop: Option<Time>,
+    #[serde(default = "one_u8")]
+    pub class: u8,
+}
+
+fn default_ping_bytes() -> Bytes {
+    Bytes(64)
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MeasureConfig {
@@ -413,11 +659,22 @@ pub struct MeasureConfig {
     pub queue_trace: bool,
     /// Sample every connection's delivered bytes and rate at this interval; absent: no series.
     pub timeseries_interval: Option<Time>,
+    /// Upper edges of the flow-size buckets of the FCT table (the last bucket is open).
+    pub fct_buckets: Vec<Bytes>,
+    /// Keep one record per finished workload flow (memory grows with run length).
+    pub flow_records: bool,
 }
 
 impl Default for MeasureConfig {
     fn default() -> Self {
-        MeasureConfig { queue_interval: Time::from_us(1), queue_ports: None, queue_trace: false, timeseries_interval: None }
+        MeasureConfig {
+            queue_interval: Time::from_us(1),
+            queue_ports: None,
+            queue_trace: false,
+            timeseries_interval: None,
+            fct_buckets: vec![Bytes(10_000), Bytes(100_000), Bytes(1_000_000), Bytes(10_000_000)],
+            flow_records: false,
+        }
     }
 }
 
@@ -473,7 +730,164 @@ impl Scenario {
     pub fn hosts(&self) -> u32 {
         match &self.topology {
             Topology::Star(s) => s.hosts,
+            Topology::FatTree(t) => t.k * t.k * t.k / 4,
+            Topology::LeafSpine(t) => t.leaves * t.hosts_per_leaf,
+            Topology::Chain(t) => t.switches * t.hosts_per_switch,
         }
+    }
+
+    /// Topology sizes and rates. Hosts are capped at 2^20 so that a typo cannot ask for a
+    /// network that does not fit in memory.
+    fn validate_topology(&self) -> Result<(), ScenarioError> {
+        let positive = |field: &str, r: Option<Rate>| match r {
+            Some(Rate::ZERO) => Err(invalid(format!("topology.{field}"), "0bps", "must be positive")),
+            _ => Ok(()),
+        };
+        let at_least = |field: &str, v: u32, min: u32| {
+            if v < min {
+                return Err(invalid(format!("topology.{field}"), v, format!("at least {min}")));
+            }
+            Ok(())
+        };
+        match &self.topology {
+            Topology::Star(s) => {
+                at_least("hosts", s.hosts, 2)?;
+                positive("link_rate", Some(s.link_rate))?;
+                for (i, l) in s.host_links.iter().enumerate() {
+                    if l.host >= s.hosts {
+                        return Err(invalid(format!("topology.host_links[{i}].host"), l.host, format!("hosts are 0..{}", s.hosts - 1)));
+                    }
+                    positive(&format!("host_links[{i}].rate"), l.rate)?;
+                }
+            }
+            Topology::FatTree(t) => {
+                if t.k < 2 || t.k % 2 == 1 || t.k > 160 {
+                    return Err(invalid("topology.k", t.k, "an even number from 2 to 160"));
+                }
+                positive("link_rate", Some(t.link_rate))?;
+                positive("host_link.rate", t.host_link.rate)?;
+                positive("agg_link.rate", t.agg_link.rate)?;
+                positive("core_link.rate", t.core_link.rate)?;
+            }
+            Topology::LeafSpine(t) => {
+                at_least("leaves", t.leaves, 1)?;
+                at_least("spines", t.spines, 1)?;
+                at_least("hosts_per_leaf", t.hosts_per_leaf, 1)?;
+                positive("link_rate", Some(t.link_rate))?;
+                positive("spine_link.rate", t.spine_link.rate)?;
+                match (t.oversubscription, t.spine_link.rate) {
+                    (Some(o), Some(_)) => {
+                        return Err(invalid("topology.oversubscription", o, "give either oversubscription or spine_link.rate, not both"));
+                    }
+                    (Some(o), None) if !(o.is_finite() && o > 0.0) || t.spine_rate() == Rate::ZERO => {
+                        return Err(invalid("topology.oversubscription", o, "a positive ratio, e.g. 1 (non-blocking) or 3"));
+                    }
+                    _ => {}
+                }
+            }
+            Topology::Chain(t) => {
+                at_least("switches", t.switches, 2)?;
+                at_least("hosts_per_switch", t.hosts_per_switch, 1)?;
+                positive("link_rate", Some(t.link_rate))?;
+                positive("chain_link.rate", t.chain_link.rate)?;
+            }
+        }
+        let hosts = self.hosts() as u64;
+        if hosts > 1 << 20 {
+            return Err(invalid("topology", format!("{hosts} hosts"), "at most 1048576 hosts"));
+        }
+        if hosts < 2 {
+            return Err(invalid("topology", format!("{hosts} host"), "at least 2 hosts"));
+        }
+        Ok(())
+    }
+
+    /// `h` as a host index, or an error naming `field`.
+    fn host(&self, field: &str, h: u32) -> Result<u32, ScenarioError> {
+        let hosts = self.hosts();
+        if h >= hosts {
+            return Err(invalid(field, h, format!("hosts are 0..{}", hosts - 1)));
+        }
+        Ok(h)
+    }
+
+    /// The hosts of `set` (absent: every host), each checked, at least one.
+    pub fn host_set(&self, field: &str, set: Option<&HostSet>) -> Result<Vec<u32>, ScenarioError> {
+        let Some(set) = set else { return Ok((0..self.hosts()).collect()) };
+        let hosts = set.hosts().map_err(|m| ScenarioError::Field { field: field.into(), message: m })?;
+        if hosts.is_empty() {
+            return Err(invalid(field, "[]", "at least one host"));
+        }
+        hosts.into_iter().map(|h| self.host(field, h)).collect()
+    }
+
+    fn validate_workload(&self, at: &str, w: &Workload) -> Result<(), ScenarioError> {
+        let f = |k: &str| format!("{at}.{k}");
+        let window = matches!(self.transport, TransportConfig::Window(_));
+        let (class, start, stop) = match w {
+            Workload::Rpc(r) => {
+                self.host_set(&f("clients"), r.clients.as_ref())?;
+                self.host_set(&f("servers"), r.servers.as_ref())?;
+                if window {
+                    return Err(invalid(
+                        f("kind"),
+                        "rpc",
+                        "RPCs run on persistent message-transport connections: set transport.kind = \"message\"",
+                    ));
+                }
+                if !(r.rate.is_finite() && r.rate > 0.0) {
+                    return Err(invalid(f("rate"), r.rate, "RPCs per second per client, positive"));
+                }
+                if r.size.0 == 0 || r.response == Some(Bytes(0)) {
+                    return Err(invalid(f(if r.size.0 == 0 { "size" } else { "response" }), "0B", "positive"));
+                }
+                if r.max_pending == 0 {
+                    return Err(invalid(f("max_pending"), 0, "at least 1"));
+                }
+                (r.class, r.start, r.stop)
+            }
+            Workload::FlowSizes(c) => {
+                self.host_set(&f("hosts"), c.hosts.as_ref())?;
+                crate::workload::cdf::Cdf::from_spec(&c.cdf).map_err(|allowed| invalid(f("cdf"), serde_json::to_string(&c.cdf).unwrap_or_default(), allowed))?;
+                if !(c.load.is_finite() && c.load > 0.0 && c.load <= 1.0) {
+                    return Err(invalid(f("load"), c.load, "a fraction of the host link rate in (0, 1]"));
+                }
+                (c.class, c.start, c.stop)
+            }
+            Workload::Incast(c) => {
+                let receiver = self.host(&f("receiver"), c.receiver)?;
+                if self.host_set(&f("senders"), Some(&c.senders))?.contains(&receiver) {
+                    return Err(invalid(f("senders"), receiver, "the receiver cannot be a sender"));
+                }
+                if c.size.0 == 0 {
+                    return Err(invalid(f("size"), "0B", "positive"));
+                }
+                if c.connections == 0 {
+                    return Err(invalid(f("connections"), 0, "at least 1"));
+                }
+                if let Some(r) = c.rate.filter(|r| !(r.is_finite() && *r > 0.0)) {
+                    return Err(invalid(f("rate"), r, "incast events per second, positive; absent for one at start"));
+                }
+                (c.class, c.start, c.stop)
+            }
+            Workload::Pinger(c) => {
+                self.host_set(&f("hosts"), c.hosts.as_ref())?;
+                if c.interval == Time::ZERO {
+                    return Err(invalid(f("interval"), c.interval, "must be positive"));
+                }
+                if c.size < self.nic.ack || c.size > self.nic.mtu {
+                    return Err(invalid(f("size"), c.size, format!("nic.ack ({}) to nic.mtu ({})", self.nic.ack, self.nic.mtu)));
+                }
+                (c.class, c.start, c.stop)
+            }
+        };
+        if class >= self.switch.classes {
+            return Err(invalid(f("class"), class, format!("a class below switch.classes ({})", self.switch.classes)));
+        }
+        if let Some(stop) = stop.filter(|&t| t <= start) {
+            return Err(invalid(f("stop"), stop, format!("after start ({start}), or absent")));
+        }
+        Ok(())
     }
 
     /// Checks every constraint serde's types do not already express.
@@ -484,25 +898,7 @@ impl Scenario {
         if self.warmup >= self.duration {
             return Err(invalid("warmup", self.warmup, format!("must be shorter than duration ({})", self.duration)));
         }
-        let hosts = self.hosts();
-        match &self.topology {
-            Topology::Star(s) => {
-                if s.hosts < 2 {
-                    return Err(invalid("topology.hosts", s.hosts, "a star needs at least 2 hosts"));
-                }
-                if s.link_rate == Rate::ZERO {
-                    return Err(invalid("topology.link_rate", s.link_rate, "must be positive"));
-                }
-                for (i, l) in s.host_links.iter().enumerate() {
-                    if l.host >= hosts {
-                        return Err(invalid(format!("topology.host_links[{i}].host"), l.host, format!("hosts are 0..{}", hosts - 1)));
-                    }
-                    if l.rate == Some(Rate::ZERO) {
-                        return Err(invalid(format!("topology.host_links[{i}].rate"), "0bps", "must be positive"));
-                    }
-                }
-            }
-        }
+        self.validate_topology()?;
         let sw = &self.switch;
         if !(1..=8).contains(&sw.classes) {
             return Err(invalid("switch.classes", sw.classes, "1 to 8 priority classes"));
@@ -582,25 +978,14 @@ impl Scenario {
         if nic.ack_class >= sw.classes {
             return Err(invalid("nic.ack_class", nic.ack_class, format!("a class below switch.classes ({})", sw.classes)));
         }
-        if self.flows.is_empty() {
-            return Err(invalid("flows", "[]", "at least one [[flows]] group"));
+        if self.flows.is_empty() && self.workloads.is_empty() {
+            return Err(invalid("flows", "[]", "at least one [[flows]] group or [[workloads]] generator"));
         }
         for (i, g) in self.flows.iter().enumerate() {
             let f = |k: &str| format!("flows[{i}].{k}");
-            let src = g.src.hosts().map_err(|m| ScenarioError::Field { field: f("src"), message: m })?;
-            if src.is_empty() {
-                return Err(invalid(f("src"), "[]", "at least one host"));
-            }
-            for &h in &src {
-                if h >= hosts {
-                    return Err(invalid(f("src"), h, format!("hosts are 0..{}", hosts - 1)));
-                }
-                if h == g.dst {
-                    return Err(invalid(f("src"), h, "a source must differ from dst"));
-                }
-            }
-            if g.dst >= hosts {
-                return Err(invalid(f("dst"), g.dst, format!("hosts are 0..{}", hosts - 1)));
+            self.host(&f("dst"), g.dst)?;
+            if let Some(h) = self.host_set(&f("src"), Some(&g.src))?.into_iter().find(|&h| h == g.dst) {
+                return Err(invalid(f("src"), h, "a source must differ from dst"));
             }
             if g.connections == 0 {
                 return Err(invalid(f("connections"), 0, "at least 1"));
@@ -630,7 +1015,14 @@ impl Scenario {
                 return Err(invalid(f("stop"), stop, format!("after start + start_jitter ({}), or absent", g.start + g.start_jitter)));
             }
         }
+        for (i, w) in self.workloads.iter().enumerate() {
+            self.validate_workload(&format!("workloads[{i}]"), w)?;
+        }
         let m = &self.measure;
+        if m.fct_buckets.windows(2).any(|w| w[0] >= w[1]) || m.fct_buckets.first() == Some(&Bytes(0)) {
+            let v = m.fct_buckets.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ");
+            return Err(invalid("measure.fct_buckets", format!("[{v}]"), "increasing positive sizes, e.g. [\"10KB\", \"100KB\", \"1MB\"]"));
+        }
         if m.queue_interval == Time::ZERO {
             return Err(invalid("measure.queue_interval", m.queue_interval, "must be positive"));
         }

@@ -51,6 +51,84 @@ impl QueueSampler {
     }
 }
 
+/// Streaming statistics of one traffic group: a `[[flows]]` group or a `[[workloads]]`
+/// generator. Everything counts from the warm-up on: flows and RPCs that start after it, bytes
+/// delivered after it.
+pub struct GroupStats {
+    /// "flows[i]" or "workloads[i]", and the kind ("flows", "rpc", "flow_sizes", ...).
+    pub name: String,
+    pub kind: &'static str,
+    pub flows_started: u64,
+    pub flows_finished: u64,
+    /// Payload the group's generator offered, and payload delivered.
+    pub offered_bytes: u64,
+    pub delivered_bytes: u64,
+    /// Per size bucket (`measure.fct_buckets`, then the open last one, then all sizes): FCT in
+    /// ns and slowdown (FCT / ideal FCT) in thousandths.
+    pub fct: Vec<Histogram<u64>>,
+    pub slowdown: Vec<Histogram<u64>>,
+    pub rpcs_issued: u64,
+    pub rpcs_completed: u64,
+    pub rpcs_refused: u64,
+    /// RPC latency in ns, and its exact sum.
+    pub rpc_latency: Histogram<u64>,
+    pub rpc_latency_sum: Time,
+    pub pings_sent: u64,
+    /// Ping round trips in ns.
+    pub ping_rtt: Histogram<u64>,
+}
+
+impl GroupStats {
+    pub fn new(name: String, kind: &'static str, buckets: usize) -> GroupStats {
+        GroupStats {
+            name,
+            kind,
+            flows_started: 0,
+            flows_finished: 0,
+            offered_bytes: 0,
+            delivered_bytes: 0,
+            fct: (0..buckets + 2).map(|_| histogram()).collect(),
+            slowdown: (0..buckets + 2).map(|_| histogram()).collect(),
+            rpcs_issued: 0,
+            rpcs_completed: 0,
+            rpcs_refused: 0,
+            rpc_latency: histogram(),
+            rpc_latency_sum: Time::ZERO,
+            pings_sent: 0,
+            ping_rtt: histogram(),
+        }
+    }
+
+    /// A flow of `size` bytes finished in `fct`; alone it would have taken `ideal`.
+    pub fn record_fct(&mut self, buckets: &[u64], size: u64, fct: Time, ideal: Time) {
+        self.flows_finished += 1;
+        let b = buckets.partition_point(|&edge| edge < size);
+        let all = self.fct.len() - 1;
+        let slowdown = (fct.ps() as u128 * 1000 / ideal.ps().max(1) as u128) as u64;
+        for i in [b, all] {
+            self.fct[i].record(ns(fct)).expect("auto-resizing histogram");
+            self.slowdown[i].record(slowdown.max(1)).expect("auto-resizing histogram");
+        }
+    }
+}
+
+/// A time in whole nanoseconds (rounded up, at least 1) for a histogram.
+pub fn ns(t: Time) -> u64 {
+    t.ps().div_ceil(1000).max(1)
+}
+
+/// One finished workload flow (`measure.flow_records`).
+#[derive(Clone, Copy, Debug)]
+pub struct FlowRecord {
+    pub group: u16,
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    pub start: Time,
+    pub fct: Time,
+    pub ideal: Time,
+}
+
 /// Jain's fairness index (Σx)² / (n·Σx²); 1 when all equal (algorithms.md "Global conventions").
 pub fn jain(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;

@@ -1,4 +1,4 @@
-//! Switches: a shared buffer, forwarding on precomputed routes, tail drop at the buffer limit,
+//! Switches: a shared buffer, forwarding by ECMP on precomputed routes (`routing`), tail drop at the buffer limit,
 //! ECN marking (step or RED) at dequeue or enqueue, and PFC per ingress port and class.
 
 use crate::engine::Rng;
@@ -9,8 +9,6 @@ use rand::Rng as _;
 
 pub struct Switch {
     pub node: u32,
-    /// Egress port towards each destination host.
-    pub route: Vec<u32>,
     /// Bytes of the shared buffer in use.
     pub used: u64,
     pub rng: Rng,
@@ -53,11 +51,16 @@ impl Network {
             // Tail drop: the shared buffer is full.
             sw.drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
-            self.pkts.free(i);
+            if matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) {
+                self.free_packet(i);
+                self.maybe_retire(pkt.flow);
+            } else {
+                self.pkts.free(i);
+            }
             return;
         }
         sw.used += w;
-        let egress = sw.route[pkt.dst_host as usize];
+        let egress = self.routing.next_port(s, pkt.dst_host, pkt.hash);
         let c = pkt.class as usize;
         self.pkts.get_mut(i).in_port = in_port;
         let inp = &mut self.ports[in_port as usize];

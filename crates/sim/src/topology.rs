@@ -1,10 +1,11 @@
-//! Topologies as plain graphs of hosts, switches and links, and the routes through them.
+//! Topologies as plain graphs of hosts, switches and links.
 //!
-//! Nodes are numbered hosts first (`h0..h{H-1}` are nodes `0..H`), then switches.
+//! Nodes are numbered hosts first (`h0..h{H-1}` are nodes `0..H`), then switches. Every host
+//! has one NIC, linked to one switch (its edge switch), and the hosts of one edge switch are
+//! numbered consecutively.
 
 use crate::scenario::{Scenario, Topology};
 use rttlab_cc::{Rate, Time};
-use std::collections::VecDeque;
 
 /// A full-duplex link: two directions with the same rate and propagation delay.
 #[derive(Copy, Clone, Debug)]
@@ -26,21 +27,76 @@ impl Graph {
     pub fn from_scenario(s: &Scenario) -> Graph {
         match &s.topology {
             Topology::Star(star) => {
-                let sw = star.hosts;
-                let links = (0..star.hosts)
-                    .map(|h| {
-                        let o = star.host_links.iter().rev().find(|l| l.host == h);
-                        Link {
-                            a: h,
-                            b: sw,
-                            rate: o.and_then(|o| o.rate).unwrap_or(star.link_rate),
-                            delay: o.and_then(|o| o.delay).unwrap_or(star.link_delay),
+                let mut g = Graph { hosts: star.hosts, switches: 1, links: Vec::new() };
+                for h in 0..star.hosts {
+                    let o = star.host_links.iter().rev().find(|l| l.host == h);
+                    let rate = o.and_then(|o| o.rate).unwrap_or(star.link_rate);
+                    let delay = o.and_then(|o| o.delay).unwrap_or(star.link_delay);
+                    g.link(h, g.switch(0), rate, delay);
+                }
+                g
+            }
+            Topology::FatTree(t) => {
+                // Al-Fares et al. §3: pod p has edge switches p·k/2 + e and aggregation switches
+                // k²/2 + p·k/2 + a; aggregation switch a of every pod links to core switches
+                // a·k/2 .. a·k/2 + k/2 − 1; each edge switch has k/2 hosts.
+                let half = t.k / 2;
+                let (pods, edges, cores) = (t.k, t.k * half, half * half);
+                let mut g = Graph { hosts: edges * half, switches: 2 * edges + cores, links: Vec::new() };
+                let (hr, hd) = t.host_link.or(t.link_rate, t.link_delay);
+                let (ar, ad) = t.agg_link.or(t.link_rate, t.link_delay);
+                let (cr, cd) = t.core_link.or(t.link_rate, t.link_delay);
+                for h in 0..g.hosts {
+                    g.link(h, g.switch(h / half), hr, hd);
+                }
+                for p in 0..pods {
+                    for e in 0..half {
+                        for a in 0..half {
+                            g.link(g.switch(p * half + e), g.switch(edges + p * half + a), ar, ad);
                         }
-                    })
-                    .collect();
-                Graph { hosts: star.hosts, switches: 1, links }
+                    }
+                    for a in 0..half {
+                        for c in 0..half {
+                            g.link(g.switch(edges + p * half + a), g.switch(2 * edges + a * half + c), cr, cd);
+                        }
+                    }
+                }
+                g
+            }
+            Topology::LeafSpine(t) => {
+                let mut g = Graph { hosts: t.leaves * t.hosts_per_leaf, switches: t.leaves + t.spines, links: Vec::new() };
+                for h in 0..g.hosts {
+                    g.link(h, g.switch(h / t.hosts_per_leaf), t.link_rate, t.link_delay);
+                }
+                let (sr, sd) = (t.spine_rate(), t.spine_link.delay.unwrap_or(t.link_delay));
+                for l in 0..t.leaves {
+                    for s in 0..t.spines {
+                        g.link(g.switch(l), g.switch(t.leaves + s), sr, sd);
+                    }
+                }
+                g
+            }
+            Topology::Chain(t) => {
+                let mut g = Graph { hosts: t.switches * t.hosts_per_switch, switches: t.switches, links: Vec::new() };
+                for h in 0..g.hosts {
+                    g.link(h, g.switch(h / t.hosts_per_switch), t.link_rate, t.link_delay);
+                }
+                let (cr, cd) = t.chain_link.or(t.link_rate, t.link_delay);
+                for s in 1..t.switches {
+                    g.link(g.switch(s - 1), g.switch(s), cr, cd);
+                }
+                g
             }
         }
+    }
+
+    /// Node number of switch `s`.
+    fn switch(&self, s: u32) -> u32 {
+        self.hosts + s
+    }
+
+    fn link(&mut self, a: u32, b: u32, rate: Rate, delay: Time) {
+        self.links.push(Link { a, b, rate, delay });
     }
 
     pub fn nodes(&self) -> u32 {
@@ -53,25 +109,5 @@ impl Graph {
         } else {
             format!("s{}", n - self.hosts)
         }
-    }
-
-    /// Hop distance from every node to `dst`, by breadth-first search (`u32::MAX`: unreachable).
-    /// Hosts do not forward, so paths only cross switches.
-    pub fn distances_to(&self, dst: u32, adj: &[Vec<u32>]) -> Vec<u32> {
-        let mut dist = vec![u32::MAX; self.nodes() as usize];
-        dist[dst as usize] = 0;
-        let mut q = VecDeque::from([dst]);
-        while let Some(n) = q.pop_front() {
-            if n != dst && n < self.hosts {
-                continue;
-            }
-            for &m in &adj[n as usize] {
-                if dist[m as usize] == u32::MAX {
-                    dist[m as usize] = dist[n as usize] + 1;
-                    q.push_back(m);
-                }
-            }
-        }
-        dist
     }
 }

@@ -14,13 +14,12 @@
 //!   with NIC pacing the pacer's serialization (`segment_bytes / pacing rate`) is subtracted
 //!   instead, "treating it as a lower transmission line rate" (§5).
 
-use crate::engine::EventKind;
+use crate::engine::{exponential, EventKind};
 use crate::flow::Tx;
 use crate::network::Network;
 use crate::nic::Segment;
 use crate::packet::{Packet, PacketKind};
 use rand::Rng as _;
-use rand_distr::{Distribution, Exp1};
 use rttlab_cc::{Completion, Rate, RateController, Time};
 use std::cmp::Reverse;
 
@@ -49,10 +48,12 @@ pub struct MessageTx {
     pub(crate) nic_segments: u32,
     /// Receiver: a CE mark arrived on the current segment.
     ce_seen: bool,
+    /// Data exists only when offered (`offer`): an RPC connection.
+    demand: bool,
 }
 
 impl MessageTx {
-    pub fn new(cc: Box<dyn RateController>, size: Option<u64>, app: Option<App>) -> MessageTx {
+    pub fn new(cc: Box<dyn RateController>, size: Option<u64>, app: Option<App>, demand: bool) -> MessageTx {
         MessageTx {
             cc,
             unsent: size.unwrap_or(u64::MAX),
@@ -64,7 +65,13 @@ impl MessageTx {
             in_sched: false,
             nic_segments: 0,
             ce_seen: false,
+            demand,
         }
+    }
+
+    /// The application hands `bytes` more to send (on-demand connections).
+    pub fn offer(&mut self, bytes: u64) {
+        self.ready += bytes;
     }
 
     /// Moves application messages that have arrived by `now` into `ready`.
@@ -74,8 +81,7 @@ impl MessageTx {
             self.ready = (self.ready + app.message).min(self.unsent);
             let mean = app.rate.serialization(app.message);
             let gap = if app.poisson {
-                let x: f64 = Exp1.sample(rng);
-                Time((x * mean.ps() as f64).round().max(1.0) as u64)
+                exponential(rng, mean.ps() as f64)
             } else {
                 mean
             };
@@ -86,6 +92,7 @@ impl MessageTx {
     /// Bytes of the next segment, and when its data is there.
     fn next_segment(&self, segment: u64) -> (u64, Time) {
         match &self.app {
+            None if self.demand => (segment.min(self.ready), Time::ZERO),
             None => (segment.min(self.unsent), Time::ZERO),
             Some(_) if self.ready > 0 => (segment.min(self.ready), Time::ZERO),
             Some(app) => (segment.min(app.message).min(self.unsent), app.next_message),
@@ -103,7 +110,7 @@ impl Network {
         let rng = &mut flow.rng;
         let Tx::Message(m) = &mut flow.tx else { unreachable!("message flow") };
         m.refill(now, rng);
-        if m.unsent == 0 {
+        if m.unsent == 0 || (m.demand && m.ready == 0) {
             return None;
         }
         let (bytes, data_at) = m.next_segment(self.segment_bytes);
@@ -183,7 +190,7 @@ impl Network {
         let (src, class) = (flow.src, flow.class);
         let m = flow.message();
         let (bytes, _) = m.next_segment(self.segment_bytes);
-        if m.app.is_some() {
+        if m.app.is_some() || m.demand {
             m.ready -= bytes;
         }
         if m.unsent != u64::MAX {
@@ -202,11 +209,11 @@ impl Network {
     pub(crate) fn message_deliver(&mut self, h: u32, i: u32, pkt: Packet) {
         self.record_delivery(pkt.flow, pkt.payload_bytes, pkt.wire_bytes);
         let flow = &mut self.flows[pkt.flow as usize];
-        let src = flow.src;
+        let (src, hash) = (flow.src, flow.hash[1]);
         let m = flow.message();
         m.ce_seen |= pkt.ecn;
         if !pkt.last_of_segment {
-            self.pkts.free(i);
+            self.free_packet(i);
             return;
         }
         let ack = self.pkts.get_mut(i);
@@ -214,6 +221,7 @@ impl Network {
         ack.class = self.ack_class as u8;
         ack.ecn = m.ce_seen;
         ack.dst_host = src;
+        ack.hash = hash;
         ack.wire_bytes = self.ack_bytes;
         ack.payload_bytes = 0;
         m.ce_seen = false;
@@ -237,7 +245,12 @@ impl Network {
         m.outstanding -= ack.segment_bytes as u64;
         let app_rate = m.app.as_ref().map(|a| a.rate);
         m.cc.on_completion(&Completion { now, rtt, acked_bytes: ack.segment_bytes as u64, app_rate });
+        let done = m.unsent == 0 && m.outstanding == 0;
         self.record_rtt(f, rtt);
-        self.schedule_flow(f);
+        if done {
+            self.sender_done(f);
+        } else {
+            self.schedule_flow(f);
+        }
     }
 }

@@ -255,7 +255,7 @@ impl Network {
         if now < flow.start {
             return;
         }
-        let (src, dst, class) = (flow.src, flow.dst, flow.class);
+        let (src, dst, class, hash) = (flow.src, flow.dst, flow.class, flow.hash[0]);
         let port = self.hosts[src as usize].port;
         loop {
             let flow = &mut self.flows[f as usize];
@@ -287,12 +287,13 @@ impl Network {
             let pkt = Packet {
                 flow: f,
                 dst_host: dst,
+                hash,
                 payload_bytes: payload,
                 seq,
                 t_send: now,
                 ..Packet::new(PacketKind::Data, class, payload + self.header_bytes)
             };
-            let i = self.pkts.alloc(pkt);
+            let i = self.alloc_packet(pkt);
             self.enqueue(port, class as usize, i);
         }
     }
@@ -355,11 +356,16 @@ impl Network {
         } else {
             None
         };
+        let done = w.una == w.total;
         self.push_timer(timer, f, TIMER_RTO);
         if let Some(r) = rtt {
             self.record_rtt(f, r);
         }
-        self.window_send(f);
+        if done {
+            self.sender_done(f);
+        } else {
+            self.window_send(f);
+        }
     }
 
     /// Flow `f`'s timer `timer` has an event now.
@@ -368,7 +374,8 @@ impl Network {
         if timer == TIMER_START {
             return self.window_send(f);
         }
-        let w = self.flows[f as usize].window();
+        // A stale event of a slot now holding another flow finds its timers not armed then.
+        let Tx::Window(w) = &mut self.flows[f as usize].tx else { return };
         let t = if timer == TIMER_RTO { &mut w.rto_timer } else { &mut w.delack_timer };
         match t.fire(now) {
             Ok(false) => {}
@@ -407,7 +414,7 @@ impl Network {
 
     /// Receiver: data packet `i` of a window flow arrived.
     pub(crate) fn window_deliver(&mut self, i: u32, pkt: Packet) {
-        self.pkts.free(i);
+        self.free_packet(i);
         let now = self.now;
         let f = pkt.flow;
         let flow = &mut self.flows[f as usize];
@@ -458,7 +465,7 @@ impl Network {
     /// block `sack`; nothing stays pending.
     fn window_send_ack(&mut self, f: u32, ece: bool, ts: Time, sack: [u32; 2]) {
         let flow = &mut self.flows[f as usize];
-        let (src, dst) = (flow.src, flow.dst);
+        let (src, dst, hash) = (flow.src, flow.dst, flow.hash[1]);
         let w = flow.window();
         w.pending = 0;
         w.delack_timer.stop();
@@ -466,12 +473,13 @@ impl Network {
             ecn: ece,
             flow: f,
             dst_host: src,
+            hash,
             seq: w.rcv_nxt,
             sack,
             t_send: ts,
             ..Packet::new(PacketKind::Ack, self.ack_class as u8, self.ack_bytes)
         };
-        let i = self.pkts.alloc(pkt);
+        let i = self.alloc_packet(pkt);
         let port = self.hosts[dst as usize].port;
         self.enqueue(port, self.ack_class, i);
     }

@@ -1,0 +1,177 @@
+//! Routes: equal-cost multipath (ECMP) over every shortest path, computed once when the network
+//! is built, with memory linear in the hosts for Clos fabrics.
+//!
+//! Switches route on the destination's edge switch, as a Clos fabric routes on the rack prefix:
+//! at the destination's edge switch a packet goes down the host's port; elsewhere it takes one
+//! port of the next-hop group, the ports whose neighbour is one hop closer to that edge switch.
+//! A switch's table is stored as runs of consecutive destination edge switches sharing a group
+//! (an edge switch of a fat-tree has three runs: up, itself, up; an aggregation switch k/2 + 2;
+//! a core switch k), so a k-ary fat-tree needs O(k³) = O(hosts) entries.
+//!
+//! ECMP picks a port of the group by a hash of the flow's 5-tuple (fixed for the flow, so its
+//! packets stay in order), mixed with a per-switch salt so that successive tiers choose
+//! independently (without it, every tier would take the same hash bits and use only some paths:
+//! "hash polarization").
+
+use crate::engine::splitmix64;
+use crate::port::Port;
+use std::collections::{HashMap, VecDeque};
+
+const NONE: u32 = u32::MAX;
+
+pub struct Routing {
+    /// Per host: the switch (index among switches) its NIC is linked to, and that switch's port
+    /// towards it.
+    pub edge_of: Vec<u32>,
+    host_port: Vec<u32>,
+    /// Per switch: its rank among edge switches (`NONE`: not an edge switch).
+    edge_rank: Vec<u32>,
+    /// Switch `s`'s runs are `runs[run_start[s]..run_start[s + 1]]`: (first destination edge
+    /// rank, next-hop group), sorted.
+    run_start: Vec<u32>,
+    runs: Vec<(u32, u32)>,
+    /// The ports of group `g` are `group_ports[group_start[g]..group_start[g + 1]]`.
+    group_start: Vec<u32>,
+    group_ports: Vec<u32>,
+    /// Switch-to-switch hops between edge switches, by rank (`edges × edges`).
+    edge_hops: Vec<u16>,
+    edges: u32,
+}
+
+/// The ECMP hash of a 5-tuple (source and destination host, ports; the protocol is the
+/// transport's and the same for every flow of a run), keyed by the scenario seed so that paths
+/// change with the seed and repeat with it.
+pub fn five_tuple_hash(seed: u64, src: u32, dst: u32, sport: u16, dport: u16) -> u32 {
+    let tuple = (src as u64) << 32 | dst as u64;
+    let ports = (sport as u64) << 16 | dport as u64;
+    (splitmix64(splitmix64(seed ^ tuple) ^ ports) >> 32) as u32
+}
+
+/// 32-bit finalizer of MurmurHash3: every input bit affects every output bit.
+#[inline]
+fn fmix32(mut h: u32) -> u32 {
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
+}
+
+/// Index in `0..n` of the port switch `s` takes for a flow hash `hash`.
+#[inline]
+fn ecmp_index(hash: u32, s: u32, n: u32) -> u32 {
+    let h = fmix32(hash ^ fmix32(s.wrapping_add(0x9e37_79b9)));
+    ((h as u64 * n as u64) >> 32) as u32
+}
+
+impl Routing {
+    /// `node_ports[n]`: the ports of node `n` (hosts first, then switches, as in `Graph`).
+    pub fn build(hosts: u32, ports: &[Port], node_ports: &[Vec<u32>]) -> Routing {
+        let switches = node_ports.len() as u32 - hosts;
+        let peer = |p: u32| ports[ports[p as usize].peer as usize].node;
+        let mut edge_of = vec![NONE; hosts as usize];
+        let mut host_port = vec![NONE; hosts as usize];
+        for h in 0..hosts {
+            let &[p] = node_ports[h as usize].as_slice() else { unreachable!("topologies give each host one NIC port") };
+            let sw = peer(p);
+            edge_of[h as usize] = sw - hosts;
+            host_port[h as usize] = ports[p as usize].peer;
+        }
+        let mut is_edge = vec![false; switches as usize];
+        for &e in &edge_of {
+            is_edge[e as usize] = true;
+        }
+        let mut edge_rank = vec![NONE; switches as usize];
+        let mut edges = 0;
+        for s in (0..switches as usize).filter(|&s| is_edge[s]) {
+            edge_rank[s] = edges;
+            edges += 1;
+        }
+        // Switch-to-switch links only: hosts do not forward.
+        let fabric: Vec<Vec<(u32, u32)>> = (0..switches)
+            .map(|s| node_ports[(hosts + s) as usize].iter().map(|&p| (p, peer(p))).filter(|&(_, n)| n >= hosts).map(|(p, n)| (p, n - hosts)).collect())
+            .collect();
+        let mut groups: HashMap<Vec<u32>, u32> = HashMap::new();
+        let (mut group_start, mut group_ports) = (vec![0u32], Vec::new());
+        let mut runs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); switches as usize];
+        let mut edge_hops = vec![u16::MAX; (edges * edges) as usize];
+        let mut dist = vec![u32::MAX; switches as usize];
+        let mut queue = VecDeque::new();
+        for e in (0..switches).filter(|&s| edge_rank[s as usize] != NONE) {
+            let rank = edge_rank[e as usize];
+            dist.fill(u32::MAX);
+            dist[e as usize] = 0;
+            queue.push_back(e);
+            while let Some(s) = queue.pop_front() {
+                for &(_, n) in &fabric[s as usize] {
+                    if dist[n as usize] == u32::MAX {
+                        dist[n as usize] = dist[s as usize] + 1;
+                        queue.push_back(n);
+                    }
+                }
+            }
+            for s in 0..switches {
+                let d = dist[s as usize];
+                let group = if s == e || d == u32::MAX {
+                    NONE
+                } else {
+                    let next: Vec<u32> = fabric[s as usize].iter().filter(|&&(_, n)| dist[n as usize] + 1 == d).map(|&(p, _)| p).collect();
+                    *groups.entry(next).or_insert_with_key(|next| {
+                        group_ports.extend_from_slice(next);
+                        group_start.push(group_ports.len() as u32);
+                        group_start.len() as u32 - 2
+                    })
+                };
+                let r = &mut runs[s as usize];
+                if r.last().is_none_or(|&(_, g)| g != group) {
+                    r.push((rank, group));
+                }
+                let sr = edge_rank[s as usize];
+                if sr != NONE && d != u32::MAX {
+                    edge_hops[(sr * edges + rank) as usize] = d.min(u16::MAX as u32 - 1) as u16;
+                }
+            }
+        }
+        let mut run_start = vec![0u32];
+        let mut flat = Vec::new();
+        for r in runs {
+            flat.extend(r);
+            run_start.push(flat.len() as u32);
+        }
+        Routing { edge_of, host_port, edge_rank, run_start, runs: flat, group_start, group_ports, edge_hops, edges }
+    }
+
+    /// The egress port switch `s` sends a packet for host `dst` of a flow with hash `hash` to.
+    #[inline]
+    pub fn next_port(&self, s: u32, dst: u32, hash: u32) -> u32 {
+        let e = self.edge_of[dst as usize];
+        if e == s {
+            return self.host_port[dst as usize];
+        }
+        let rank = self.edge_rank[e as usize];
+        let runs = &self.runs[self.run_start[s as usize] as usize..self.run_start[s as usize + 1] as usize];
+        let g = runs[runs.partition_point(|r| r.0 <= rank) - 1].1;
+        debug_assert!(g != NONE, "switch {s} has no route to host {dst}");
+        let (a, b) = (self.group_start[g as usize], self.group_start[g as usize + 1]);
+        if b - a == 1 {
+            return self.group_ports[a as usize];
+        }
+        self.group_ports[(a + ecmp_index(hash, s, b - a)) as usize]
+    }
+
+    /// Links on a shortest path from host `a` to host `b` (`None`: no path).
+    pub fn hops(&self, a: u32, b: u32) -> Option<u32> {
+        let (ea, eb) = (self.edge_of[a as usize], self.edge_of[b as usize]);
+        if ea == eb {
+            return Some(2);
+        }
+        let (ra, rb) = (self.edge_rank[ea as usize], self.edge_rank[eb as usize]);
+        let h = self.edge_hops[(ra * self.edges + rb) as usize];
+        (h != u16::MAX).then_some(h as u32 + 2)
+    }
+
+    /// Entries in the route tables (runs and group ports): the routing's memory.
+    pub fn table_entries(&self) -> usize {
+        self.runs.len() + self.group_ports.len() + 2 * self.edge_of.len()
+    }
+}

@@ -1,0 +1,327 @@
+//! Workloads: traffic generated while the run goes (`[[workloads]]` of a scenario).
+//!
+//! Each generator holds one pending `Arrival` event per source host (one in all for an
+//! incast), so its memory is bounded by the hosts, not by the run length:
+//! - `rpc`: a client issues RPCs as a Poisson process; the request rides a persistent
+//!   connection to the server, whose NIC answers on the reverse connection when the whole
+//!   request has arrived (TIMELY §6.2); the latency is recorded when the response completes.
+//! - `flow_sizes`: each host starts sized flows as a Poisson process at a target load, sizes
+//!   from a CDF (reference algorithms.md §9.3); each flow is a fresh connection whose FCT and
+//!   slowdown are recorded when its last byte arrives.
+//! - `incast`: every sender starts sized flows to one receiver at once, at `start` and then at
+//!   Poisson events.
+//! - `pinger`: probes echoed by the peer's NIC; their round trips are the fabric RTT.
+
+pub mod cdf;
+
+use crate::engine::{exponential, rng_stream, EventKind, Rng, Stream};
+use crate::flow::{FlowSpec, Message, Messages};
+use crate::network::Network;
+use crate::packet::{Packet, PacketKind};
+use crate::routing::Routing;
+use crate::scenario::{Peers, Scenario, ScenarioError, Workload};
+use crate::stats::ns;
+use cdf::Cdf;
+use rand::Rng as _;
+use rttlab_cc::Time;
+use std::collections::HashMap;
+
+/// Candidate peers of each source host.
+struct PeerTable {
+    lists: Vec<Vec<u32>>,
+    /// Index into `lists` per source.
+    of_source: Vec<u32>,
+}
+
+impl PeerTable {
+    /// `Uniform`: every candidate; `LongestPath`: per edge switch of a source, the candidates
+    /// farthest from it in hops (hosts of the same edge switch are 2 hops apart). A source drawn
+    /// as its own peer draws again; a source with no other candidate is an error.
+    fn build(routing: &Routing, sources: &[u32], candidates: Vec<u32>, peers: Peers) -> Result<PeerTable, u32> {
+        let mut lists = Vec::new();
+        let mut of_source = Vec::with_capacity(sources.len());
+        let mut by_edge: HashMap<u32, u32> = HashMap::new();
+        for &h in sources {
+            let key = match peers {
+                Peers::Uniform => 0,
+                Peers::LongestPath => routing.edge_of[h as usize],
+            };
+            let idx = *by_edge.entry(key).or_insert_with(|| {
+                let list = match peers {
+                    Peers::Uniform => candidates.clone(),
+                    Peers::LongestPath => {
+                        let hops = |c: u32| routing.hops(h, c).unwrap_or(0);
+                        let far = candidates.iter().filter(|&&c| c != h).map(|&c| hops(c)).max().unwrap_or(0);
+                        candidates.iter().copied().filter(|&c| hops(c) == far).collect()
+                    }
+                };
+                lists.push(list);
+                lists.len() as u32 - 1
+            });
+            if lists[idx as usize].iter().all(|&c| c == h) {
+                return Err(h);
+            }
+            of_source.push(idx);
+        }
+        Ok(PeerTable { lists, of_source })
+    }
+
+    fn pick(&self, i: usize, h: u32, rng: &mut Rng) -> u32 {
+        let list = &self.lists[self.of_source[i] as usize];
+        loop {
+            let c = list[rng.random_range(0..list.len())];
+            if c != h {
+                return c;
+            }
+        }
+    }
+}
+
+/// What a generator does at each event (the scenario's settings it needs while running).
+#[derive(Copy, Clone, Debug)]
+enum Kind {
+    Rpc { size: u64, response: u64, max_pending: u32 },
+    FlowSizes,
+    Incast { receiver: u32, size: u64, connections: u32 },
+    Pinger { bytes: u32 },
+}
+
+/// A running `[[workloads]]` entry.
+pub struct Generator {
+    kind: Kind,
+    class: u8,
+    pub group: u16,
+    /// Hosts that act (clients, hosts, senders); an incast acts once for all of them.
+    pub sources: Vec<u32>,
+    rngs: Vec<Rng>,
+    peers: Option<PeerTable>,
+    cdf: Option<Cdf>,
+    /// Mean gap between a source's arrivals, in ps.
+    gap_ps: Vec<f64>,
+    start: Time,
+    stop: Time,
+    /// RPC: the request connection of each (client, server) pair, and RPCs outstanding per client.
+    conns: HashMap<(u32, u32), u32>,
+    pending: Vec<u32>,
+}
+
+impl Generator {
+    pub fn new(s: &Scenario, w: usize, group: u16, routing: &Routing, line_rate_bps: &[u64]) -> Result<Generator, ScenarioError> {
+        let cfg = &s.workloads[w];
+        let at = |k: &str| format!("workloads[{w}].{k}");
+        let (sources, candidates, peers, start, stop) = match cfg {
+            Workload::Rpc(c) => (s.host_set(&at("clients"), c.clients.as_ref())?, Some(s.host_set(&at("servers"), c.servers.as_ref())?), c.peers, c.start, c.stop),
+            Workload::FlowSizes(c) => {
+                let hosts = s.host_set(&at("hosts"), c.hosts.as_ref())?;
+                (hosts.clone(), Some(hosts), c.peers, c.start, c.stop)
+            }
+            Workload::Incast(c) => (s.host_set(&at("senders"), Some(&c.senders))?, None, Peers::Uniform, c.start, c.stop),
+            Workload::Pinger(c) => {
+                let hosts = s.host_set(&at("hosts"), c.hosts.as_ref())?;
+                (hosts.clone(), Some(hosts), c.peers, c.start, c.stop)
+            }
+        };
+        let peers = match candidates {
+            Some(cands) => Some(PeerTable::build(routing, &sources, cands, peers).map_err(|h| ScenarioError::Invalid {
+                field: at("peers"),
+                value: format!("{peers:?}"),
+                allowed: format!("host {h} has no candidate peer other than itself"),
+            })?),
+            None => None,
+        };
+        let cdf = match cfg {
+            Workload::FlowSizes(c) => Some(Cdf::from_spec(&c.cdf).expect("validated")),
+            _ => None,
+        };
+        let (kind, class) = match cfg {
+            Workload::Rpc(c) => (Kind::Rpc { size: c.size.0, response: c.response.unwrap_or(c.size).0, max_pending: c.max_pending }, c.class),
+            Workload::FlowSizes(c) => (Kind::FlowSizes, c.class),
+            Workload::Incast(c) => (Kind::Incast { receiver: c.receiver, size: c.size.0, connections: c.connections }, c.class),
+            Workload::Pinger(c) => (Kind::Pinger { bytes: c.size.0 as u32 }, c.class),
+        };
+        let gap_ps = sources
+            .iter()
+            .map(|&h| match cfg {
+                Workload::Rpc(c) => 1e12 / c.rate,
+                Workload::FlowSizes(c) => {
+                    cdf.as_ref().expect("flow sizes have a CDF").mean() * 8e12 / (line_rate_bps[h as usize] as f64 * c.load)
+                }
+                Workload::Incast(c) => c.rate.map_or(f64::INFINITY, |r| 1e12 / r),
+                Workload::Pinger(c) => c.interval.ps() as f64,
+            })
+            .collect();
+        let rngs = sources.iter().map(|&h| rng_stream(s.seed, Stream::Workload(w as u32, h))).collect();
+        let n = sources.len();
+        Ok(Generator { kind, class, group, sources, rngs, peers, cdf, gap_ps, start, stop: stop.unwrap_or(Time::MAX), conns: HashMap::new(), pending: vec![0; n] })
+    }
+
+    /// The first event of each source: Poisson processes start at `start` (their first arrival
+    /// one gap later), an incast at `start`, pingers at a uniform phase within one interval.
+    pub fn first_events(&mut self) -> Vec<(Time, u32)> {
+        let n = match self.kind {
+            Kind::Incast { .. } => 1,
+            _ => self.sources.len(),
+        };
+        (0..n)
+            .map(|i| {
+                let (rng, gap) = (&mut self.rngs[i], self.gap_ps[i]);
+                let t = match self.kind {
+                    Kind::Incast { .. } => self.start,
+                    Kind::Pinger { .. } => self.start + Time(rng.random_range(0..gap as u64)),
+                    _ => self.start + exponential(rng, gap),
+                };
+                (t, i as u32)
+            })
+            .filter(|&(t, _)| t < self.stop)
+            .collect()
+    }
+
+    /// The time of source `i`'s next event after one at `now` (`None`: past `stop`).
+    fn next_event(&mut self, i: usize, now: Time) -> Option<Time> {
+        let gap = self.gap_ps[i];
+        let t = match self.kind {
+            Kind::Pinger { .. } => now + Time(gap as u64),
+            _ if gap.is_infinite() => return None,
+            _ => now + exponential(&mut self.rngs[i], gap),
+        };
+        (t < self.stop).then_some(t)
+    }
+}
+
+impl Network {
+    /// Generator `g` acts for its source `i` now.
+    pub(crate) fn workload_event(&mut self, g: u32, i: u32) {
+        let (now, measured) = (self.now, self.now >= self.warmup);
+        let gen = &mut self.generators[g as usize];
+        let (i, group) = (i as usize, gen.group);
+        let h = gen.sources[i];
+        if let Some(t) = gen.next_event(i, now) {
+            self.events.push(t, EventKind::Arrival, g, i as u32);
+        }
+        let gen = &mut self.generators[g as usize];
+        let (class, stats) = (gen.class, &mut self.groups[group as usize]);
+        let peer = |gen: &mut Generator| gen.peers.as_ref().expect("a generator with peers").pick(i, h, &mut gen.rngs[i]);
+        match gen.kind {
+            Kind::Rpc { size, response, max_pending } => {
+                let server = peer(gen);
+                if gen.pending[i] >= max_pending {
+                    stats.rpcs_refused += measured as u64;
+                    return;
+                }
+                gen.pending[i] += 1;
+                if measured {
+                    stats.rpcs_issued += 1;
+                    stats.offered_bytes += size + response;
+                }
+                let f = self.rpc_connection(g, h, server, class);
+                self.offer_message(f, size, Message { end: 0, issued: now, client: i as u32 });
+            }
+            Kind::FlowSizes => {
+                let dst = peer(gen);
+                let size = gen.cdf.as_ref().expect("flow sizes have a CDF").sample(&mut gen.rngs[i]);
+                stats.offered_bytes += if measured { size } else { 0 };
+                self.start_ephemeral(h, dst, class, group, size);
+            }
+            Kind::Incast { receiver, size, connections } => {
+                let n = gen.sources.len();
+                stats.offered_bytes += if measured { size * (n as u64 * connections as u64) } else { 0 };
+                for s in 0..n {
+                    let src = self.generators[g as usize].sources[s];
+                    for _ in 0..connections {
+                        self.start_ephemeral(src, receiver, class, group, size);
+                    }
+                }
+            }
+            Kind::Pinger { bytes } => {
+                let dst = peer(gen);
+                let hash = gen.rngs[i].random();
+                stats.pings_sent += measured as u64;
+                let ping = Packet { flow: h, dst_host: dst, hash, seq: group as u32, t_send: now, ..Packet::new(PacketKind::Ping, class, bytes) };
+                let p = self.pkts.alloc(ping);
+                let port = self.hosts[h as usize].port;
+                self.enqueue(port, class as usize, p);
+            }
+        }
+    }
+
+    /// A fresh connection for one sized transfer, started now.
+    fn start_ephemeral(&mut self, src: u32, dst: u32, class: u8, group: u16, size: u64) {
+        let spec = FlowSpec { src, dst, class, group, start: self.now, stop: Time::MAX, size: Some(size), app: None, ephemeral: true, demand: false };
+        let f = self.open_flow(spec);
+        self.start_flow(f);
+    }
+
+    /// The request connection from `client` to `server` of RPC generator `g`, opened with its
+    /// response connection on first use.
+    fn rpc_connection(&mut self, g: u32, client: u32, server: u32, class: u8) -> u32 {
+        if let Some(&f) = self.generators[g as usize].conns.get(&(client, server)) {
+            return f;
+        }
+        let group = self.generators[g as usize].group;
+        let spec = |src, dst| FlowSpec { src, dst, class, group, start: self.now, stop: Time::MAX, size: None, app: None, ephemeral: false, demand: true };
+        let (a, b) = (spec(client, server), spec(server, client));
+        let req = self.open_flow(a);
+        let resp = self.open_flow(b);
+        for (f, peer, request) in [(req, resp, true), (resp, req, false)] {
+            self.flows[f as usize].messages = Some(Box::new(Messages { queue: Default::default(), offered: 0, peer, request, generator: g }));
+        }
+        self.generators[g as usize].conns.insert((client, server), req);
+        req
+    }
+
+    /// Queues message `m` of `bytes` on connection `f` and lets it send.
+    fn offer_message(&mut self, f: u32, bytes: u64, mut m: Message) {
+        let flow = &mut self.flows[f as usize];
+        let msgs = flow.messages.as_mut().expect("an RPC connection");
+        msgs.offered += bytes;
+        m.end = msgs.offered;
+        msgs.queue.push_back(m);
+        flow.message().offer(bytes);
+        self.schedule_flow(f);
+    }
+
+    /// Connection `f` delivered one or more whole messages: a server answers a request, a
+    /// client completes an RPC.
+    pub(crate) fn messages_delivered(&mut self, f: u32) {
+        let now = self.now;
+        loop {
+            let flow = &mut self.flows[f as usize];
+            let delivered = flow.stats.delivered_bytes;
+            let msgs = flow.messages.as_mut().expect("an RPC connection");
+            let Some(m) = msgs.queue.front().copied().filter(|m| m.end <= delivered) else { return };
+            msgs.queue.pop_front();
+            let (peer, request, g, group) = (msgs.peer, msgs.request, msgs.generator, flow.group);
+            let gen = &mut self.generators[g as usize];
+            if request {
+                let Kind::Rpc { response, .. } = gen.kind else { unreachable!("RPC connections belong to RPC generators") };
+                self.offer_message(peer, response, m);
+            } else {
+                gen.pending[m.client as usize] -= 1;
+                if m.issued >= self.warmup {
+                    let stats = &mut self.groups[group as usize];
+                    stats.rpcs_completed += 1;
+                    stats.rpc_latency.record(ns(now - m.issued)).expect("auto-resizing histogram");
+                    stats.rpc_latency_sum += now - m.issued;
+                }
+            }
+        }
+    }
+
+    /// A ping arrived at host `h`: its NIC echoes it at once, in the same class.
+    pub(crate) fn ping_echo(&mut self, h: u32, i: u32) {
+        let p = self.pkts.get_mut(i);
+        p.kind = PacketKind::Pong;
+        p.dst_host = p.flow;
+        let c = p.class as usize;
+        let port = self.hosts[h as usize].port;
+        self.enqueue(port, c, i);
+    }
+
+    /// An echo came back to its pinger: one round trip of group `seq`.
+    pub(crate) fn pong(&mut self, i: u32, p: Packet) {
+        self.pkts.free(i);
+        if p.t_send >= self.warmup {
+            self.groups[p.seq as usize].ping_rtt.record(ns(self.now - p.t_send)).expect("auto-resizing histogram");
+        }
+    }
+}

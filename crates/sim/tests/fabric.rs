@@ -1,0 +1,249 @@
+//! Fabrics and workloads: topologies, ECMP, RPC latency, offered load, pingers, flow retirement.
+
+mod common;
+
+use common::{run_net, scenario};
+use rttlab_cc::{Rate, Time};
+use rttlab_sim::routing::five_tuple_hash;
+use rttlab_sim::Network;
+use std::collections::HashMap;
+
+fn fat_tree(k: u32) -> String {
+    format!(
+        r#"
+        duration = "1ms"
+        [topology]
+        kind = "fat_tree"
+        k = {k}
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [[flows]]
+        src = 1
+        dst = 0
+        "#
+    )
+}
+
+/// Walks every host pair's path and checks it ends at the destination in the expected hops.
+fn all_pairs_reachable(net: &Network, expected_hops: impl Fn(u32, u32) -> u32) {
+    let hosts = net.graph.hosts;
+    for a in 0..hosts {
+        for b in (0..hosts).filter(|&b| b != a) {
+            let path = net.path(a, b, five_tuple_hash(1, a, b, 50000, 4791));
+            let last = *path.last().unwrap();
+            let reached = net.ports[net.ports[last as usize].peer as usize].node;
+            assert_eq!(reached, b, "{a} -> {b} ended at node {reached}");
+            assert_eq!(path.len() as u32, expected_hops(a, b), "{a} -> {b}");
+            assert_eq!(net.routing.hops(a, b), Some(expected_hops(a, b)));
+        }
+    }
+}
+
+#[test]
+fn every_host_pair_is_reachable_on_the_shortest_path() {
+    for k in [4, 8] {
+        let net = Network::new(&scenario(&fat_tree(k))).unwrap();
+        let (per_edge, per_pod) = (k / 2, k * k / 4);
+        assert_eq!(net.graph.hosts, k * k * k / 4);
+        assert_eq!(net.graph.switches, 5 * k * k / 4);
+        all_pairs_reachable(&net, |a, b| match () {
+            _ if a / per_edge == b / per_edge => 2,
+            _ if a / per_pod == b / per_pod => 4,
+            _ => 6,
+        });
+    }
+    let leaf_spine = r#"
+        duration = "1ms"
+        [topology]
+        kind = "leaf_spine"
+        leaves = 4
+        spines = 3
+        hosts_per_leaf = 6
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        oversubscription = 2
+        [[flows]]
+        src = 1
+        dst = 0
+    "#;
+    let net = Network::new(&scenario(leaf_spine)).unwrap();
+    // 6 hosts × 10 Gbps over 3 spines at 2:1: 10 Gbps uplinks.
+    let uplink = net.path(0, 23, 7)[1];
+    assert_eq!(net.ports[uplink as usize].rate, Rate(10_000_000_000));
+    all_pairs_reachable(&net, |a, b| if a / 6 == b / 6 { 2 } else { 4 });
+    let chain = r#"
+        duration = "1ms"
+        [topology]
+        kind = "chain"
+        switches = 5
+        hosts_per_switch = 2
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [[flows]]
+        src = 1
+        dst = 0
+    "#;
+    let net = Network::new(&scenario(chain)).unwrap();
+    all_pairs_reachable(&net, |a, b| 2 + (a / 2).abs_diff(b / 2));
+}
+
+#[test]
+fn route_tables_grow_linearly_with_hosts() {
+    let per_host: Vec<f64> = [4, 8, 16]
+        .iter()
+        .map(|&k| {
+            let net = Network::new(&scenario(&fat_tree(k))).unwrap();
+            net.routing.table_entries() as f64 / net.graph.hosts as f64
+        })
+        .collect();
+    // Entries per host stay bounded (a per-destination table in every switch would grow as k²,
+    // from 20 to 80 per host over these sizes).
+    assert!(per_host.iter().all(|&e| e < 12.0) && per_host[2] <= per_host[0], "{per_host:?}");
+}
+
+#[test]
+fn ecmp_spreads_flows_evenly_over_all_equal_cost_paths() {
+    // k = 8: from host 0 to a host in another pod there are (k/2)² = 16 shortest paths.
+    let net = Network::new(&scenario(&fat_tree(8))).unwrap();
+    let (flows, paths) = (16_000u32, 16usize);
+    let mut count: HashMap<Vec<u32>, u32> = HashMap::new();
+    for sport in 0..flows {
+        let hash = five_tuple_hash(3, 0, 100, 49152 + (sport % 16384) as u16, 4791 + (sport / 16384) as u16);
+        *count.entry(net.path(0, 100, hash)).or_default() += 1;
+    }
+    assert_eq!(count.len(), paths, "every equal-cost path is used");
+    let expected = flows as f64 / paths as f64;
+    let chi2: f64 = count.values().map(|&c| (c as f64 - expected).powi(2) / expected).sum();
+    // χ² with 15 degrees of freedom: 37.70 at p = 0.001.
+    assert!(chi2 < 37.70, "chi2 = {chi2:.1} over {count:?}");
+}
+
+/// One client, one server across the core, RPCs far apart: each takes exactly the hand sum.
+#[test]
+fn unloaded_rpc_latency_is_serialization_plus_propagation() {
+    let net = run_net(
+        r#"
+        duration = "100ms"
+        [topology]
+        kind = "fat_tree"
+        k = 4
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [[workloads]]
+        kind = "rpc"
+        clients = [0]
+        servers = [15]
+        size = "4000B"
+        rate = 200.0
+        "#,
+    );
+    let g = &net.groups[0];
+    assert!(g.rpcs_completed >= 10, "{} RPCs", g.rpcs_completed);
+    // 4000 B = 1436 + 1436 + 1128 payload: wire 1500, 1500, 1192 B, 1.2 µs and 0.9536 µs at
+    // 10 Gbps, over 6 links of 1 µs. The last packet waits behind the second full one at every
+    // hop: one way = 6 × 1 µs + (6 + 3 − 2) × 1.2 µs + 0.9536 µs = 15.3536 µs. The server's
+    // NIC first sends the request's 64 B ACK (51.2 ns), then the response.
+    let one_way = Time(6_000_000 + 7 * 1_200_000 + 953_600);
+    let expected = Time(2 * one_way.ps() + 51_200);
+    assert_eq!(g.rpc_latency_sum, Time(expected.ps() * g.rpcs_completed), "every RPC takes {expected}");
+}
+
+#[test]
+fn pings_measure_the_idle_fabric_rtt() {
+    let net = run_net(
+        r#"
+        duration = "2ms"
+        [topology]
+        kind = "fat_tree"
+        k = 4
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [[workloads]]
+        kind = "pinger"
+        peers = "longest_path"
+        interval = "100us"
+        "#,
+    );
+    let s = net.summary();
+    // 16 hosts, one ping per 100 µs each for 2 ms, minus those still out at the end.
+    assert!(s.ping_samples > 16 * 18, "{}", s.ping_samples);
+    // 6 links each way, 64 B (51.2 ns) + 1 µs per link: 12.6144 µs (histogram: 3 digits).
+    let rtt = 12.6144;
+    for q in [s.ping_p50_us.unwrap(), s.ping_p99_us.unwrap()] {
+        assert!((q - rtt).abs() / rtt < 1e-3, "{q} vs {rtt}");
+    }
+    assert_eq!(s.throughput_gbps, 0.0, "pings carry no flow payload");
+}
+
+#[test]
+fn flow_sizes_offer_their_target_load_on_the_host_links() {
+    let load = 0.4;
+    let net = run_net(&format!(
+        r#"
+        duration = "200ms"
+        [topology]
+        kind = "fat_tree"
+        k = 4
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [[workloads]]
+        kind = "flow_sizes"
+        cdf = "alistorage"
+        load = {load}
+        "#
+    ));
+    let secs = 0.2;
+    let host_payload: u64 = (0..net.graph.hosts).map(|h| net.ports[net.hosts[h as usize].port as usize].tx_payload_bytes).sum();
+    let measured = host_payload as f64 * 8.0 / (net.graph.hosts as f64 * 10e9 * secs);
+    assert!((measured - load).abs() / load < 0.03, "measured load {measured:.4} vs {load}");
+    // Finished flows give their slots back: slots stay near the flows in flight.
+    let s = net.summary();
+    assert!(s.flows > 30_000, "{} flows", s.flows);
+    assert!((net.flows.len() as u64) < s.flows / 50, "{} slots for {} flows", net.flows.len(), s.flows);
+    assert!(s.fct_flows > 0 && s.slowdown_p50.unwrap() >= 1.0);
+    assert_eq!(s.bytes_sent, s.bytes_delivered + s.bytes_in_flight + s.bytes_dropped + s.bytes_duplicate);
+}
+
+/// Window-transport flows with drops and retransmissions: stale packets of retired flows never
+/// reach a reused slot, and bytes are conserved.
+#[test]
+fn lossy_window_flows_retire_cleanly_and_conserve_bytes() {
+    let toml = r#"
+        duration = "30ms"
+        [topology]
+        kind = "leaf_spine"
+        leaves = 2
+        spines = 2
+        hosts_per_leaf = 8
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        pfc = false
+        buffer = "200KB"
+        [transport]
+        kind = "window"
+        [cc]
+        algorithm = "dctcp"
+        [switch.ecn]
+        k = "65KB"
+        [[workloads]]
+        kind = "flow_sizes"
+        cdf = "fb_hadoop"
+        load = 0.6
+        [[workloads]]
+        kind = "incast"
+        senders = "1-12"
+        receiver = 0
+        size = "100KB"
+        rate = 500.0
+        "#;
+    let net = run_net(toml);
+    let s = net.summary();
+    assert!(s.drops > 0 && s.retransmits > 0, "drops {} retransmits {}", s.drops, s.retransmits);
+    assert_eq!(s.bytes_sent, s.bytes_delivered + s.bytes_in_flight + s.bytes_dropped + s.bytes_duplicate);
+    assert!(s.flows_finished > 1000 && net.retired_flows > 1000);
+    let incast = &net.groups[1];
+    assert!(incast.flows_finished > 100 && incast.flows_finished <= incast.flows_started);
+    let again = run_net(toml).summary();
+    assert_eq!(again, s, "same seed, same results");
+}
