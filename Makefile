@@ -33,6 +33,7 @@ bench:
 	cargo build --release --quiet -p rttlab-sim --bin rttlab-bench
 	./target/release/rttlab-bench scenarios/timely-testbed-pfc.toml --duration 200ms
 	./target/release/rttlab-bench scenarios/timely-testbed-dctcp.toml --duration 200ms
+	./target/release/rttlab-bench scenarios/fat-tree-websearch-dctcp.toml --duration 10ms
 
 clean:
 	rm -rf $(VENV) target

@@ -30,6 +30,12 @@ SUMMARY_ROWS = [
     ("queue_avg_kb", "queue average", "KB"),
     ("queue_max_kb", "queue max", "KB"),
 ]
+#: Shown when the run has the workload they describe (their count is non-zero).
+WORKLOAD_ROWS = {
+    "rpcs_completed": [("rpcs_completed", "RPCs completed", ""), ("rpc_p50_us", "RPC latency p50", "µs"), ("rpc_p99_us", "RPC latency p99", "µs")],
+    "ping_samples": [("ping_samples", "pings", ""), ("ping_p50_us", "ping RTT p50", "µs"), ("ping_p99_us", "ping RTT p99", "µs")],
+    "fct_flows": [("fct_flows", "flows finished", ""), ("slowdown_p50", "FCT slowdown p50", ""), ("slowdown_p99", "FCT slowdown p99", "")],
+}
 
 
 def fmt(v) -> str:
@@ -60,7 +66,8 @@ def cmd_run(args) -> int:
         return 0
     name = result.meta["scenario"].get("name") or args.scenario
     print(f"{name}: {result.meta['scenario']['duration']} simulated, warm-up {result.meta['scenario']['warmup']}, seed {result.meta['seed']}")
-    for key, label, unit in SUMMARY_ROWS:
+    rows = SUMMARY_ROWS + [row for count, extra in WORKLOAD_ROWS.items() if result.summary[count] for row in extra]
+    for key, label, unit in rows:
         print(f"  {label:<20} {fmt(result.summary[key]):>10} {unit}")
     perf = result.meta["perf"]
     print(f"  ({perf['events']} events in {perf['wall_s']:.2f} s wall, {perf['events_per_s'] / 1e6:.1f} M events/s)")

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 import pandas as pd
 
-TABLES = ("flows", "rtt", "queues", "queue_stats", "ports", "timeseries")
+TABLES = ("flows", "rtt", "queues", "queue_stats", "ports", "timeseries", "groups", "fct", "flow_records")
 
 
 @dataclass

@@ -555,6 +555,10 @@ pub struct RpcConfig {
     pub servers: Option<HostSet>,
     #[serde(default)]
     pub peers: Peers,
+    /// Each client keeps this many servers, drawn once among its candidates, and sends each RPC
+    /// to one of them; absent: any candidate. Few servers per client mean few connections,
+    /// each carrying many RPCs, so that its rate controller has something to pace.
+    pub servers_per_client: Option<u32>,
     /// Request bytes.
     pub size: Bytes,
     /// Response bytes; absent: `size`.
@@ -843,6 +847,9 @@ impl Scenario {
                 }
                 if r.max_pending == 0 {
                     return Err(invalid(f("max_pending"), 0, "at least 1"));
+                }
+                if r.servers_per_client == Some(0) {
+                    return Err(invalid(f("servers_per_client"), 0, "at least 1, or absent for any server"));
                 }
                 (r.class, r.start, r.stop)
             }

@@ -66,6 +66,23 @@ impl PeerTable {
         Ok(PeerTable { lists, of_source })
     }
 
+    /// Keeps, for each source, `n` distinct candidates drawn once (all when it has fewer).
+    fn narrow(&mut self, sources: &[u32], n: u32, rngs: &mut [Rng]) {
+        let mut lists = Vec::with_capacity(sources.len());
+        for (i, &h) in sources.iter().enumerate() {
+            let mut list: Vec<u32> = self.lists[self.of_source[i] as usize].iter().copied().filter(|&c| c != h).collect();
+            let keep = (n as usize).min(list.len());
+            for j in 0..keep {
+                let k = rngs[i].random_range(j..list.len());
+                list.swap(j, k);
+            }
+            list.truncate(keep);
+            lists.push(list);
+        }
+        self.of_source = (0..sources.len() as u32).collect();
+        self.lists = lists;
+    }
+
     fn pick(&self, i: usize, h: u32, rng: &mut Rng) -> u32 {
         let list = &self.lists[self.of_source[i] as usize];
         loop {
@@ -121,7 +138,7 @@ impl Generator {
                 (hosts.clone(), Some(hosts), c.peers, c.start, c.stop)
             }
         };
-        let peers = match candidates {
+        let mut peers = match candidates {
             Some(cands) => Some(PeerTable::build(routing, &sources, cands, peers).map_err(|h| ScenarioError::Invalid {
                 field: at("peers"),
                 value: format!("{peers:?}"),
@@ -150,7 +167,12 @@ impl Generator {
                 Workload::Pinger(c) => c.interval.ps() as f64,
             })
             .collect();
-        let rngs = sources.iter().map(|&h| rng_stream(s.seed, Stream::Workload(w as u32, h))).collect();
+        let mut rngs: Vec<Rng> = sources.iter().map(|&h| rng_stream(s.seed, Stream::Workload(w as u32, h))).collect();
+        if let (Workload::Rpc(c), Some(p)) = (cfg, peers.as_mut()) {
+            if let Some(n) = c.servers_per_client {
+                p.narrow(&sources, n, &mut rngs);
+            }
+        }
         let n = sources.len();
         Ok(Generator { kind, class, group, sources, rngs, peers, cdf, gap_ps, start, stop: stop.unwrap_or(Time::MAX), conns: HashMap::new(), pending: vec![0; n] })
     }
