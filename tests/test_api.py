@@ -161,3 +161,50 @@ def test_sweep_rejects_an_invalid_point_before_running(tmp_path):
     with pytest.raises(ValueError, match="duration = 0ps: must be positive"):
         sweep.run_all([good, bad], cache_dir=tmp_path, progress=False)
     assert not list(tmp_path.glob("*.json"))
+
+
+FAT_TREE = {
+    "duration": "4ms",
+    "warmup": "1ms",
+    "topology": {"kind": "fat_tree", "k": 4, "link_rate": "10Gbps", "link_delay": "1us"},
+    "nic": {"segment": "64KB"},
+    "workloads": [
+        {"kind": "rpc", "peers": "longest_path", "size": "64KB", "rate": 3000.0},
+        {"kind": "flow_sizes", "cdf": "fb_hadoop", "load": 0.2},
+        {"kind": "pinger", "interval": "50us"},
+    ],
+}
+
+
+def test_workloads_report_groups_fct_and_latency():
+    r = rttlab.run(FAT_TREE)
+    g = r.groups.set_index("kind")
+    assert list(g.index) == ["rpc", "flow_sizes", "pinger"]
+    assert g.rpcs_completed["rpc"] > 0 and g.rpc_p99_us["rpc"] >= g.rpc_p50_us["rpc"] > 0
+    assert g.flows_finished["flow_sizes"] > 0 and g.ping_samples["pinger"] > 0
+    fct = r.fct
+    assert set(fct.group) == {"workloads[1]"} and fct.bucket.iloc[-1] == "all"
+    assert (fct.slowdown_p50.dropna() >= 1.0).all()
+    assert r.summary["rpcs_completed"] == g.rpcs_completed["rpc"]
+    assert r.flow_records.empty  # only kept when asked
+    kept = rttlab.run(FAT_TREE, {"measure.flow_records": True}).flow_records
+    assert len(kept) == g.flows_finished["flow_sizes"] and (kept.slowdown >= 1.0).all()
+
+
+@pytest.mark.parametrize(
+    "overrides, words",
+    [
+        ({"topology.k": 3}, ["topology.k", "3", "even"]),
+        ({"workloads.1.cdf": "web"}, ["workloads[1].cdf", "websearch"]),
+        ({"workloads.1.load": 1.5}, ["workloads[1].load", "1.5", "(0, 1]"]),
+        ({"workloads.0.kind": "rpcs"}, ["workloads[0].kind", "rpc, flow_sizes"]),
+        ({"workloads.0.servers": [99]}, ["workloads[0].servers", "99", "hosts are 0..15"]),
+        ({"transport.kind": "window", "cc.algorithm": "dctcp"}, ["workloads[0].kind", "message"]),
+        ({"measure.fct_buckets": ["1MB", "10KB"]}, ["measure.fct_buckets", "increasing"]),
+    ],
+)
+def test_bad_workloads_and_topologies_name_the_field(overrides, words):
+    with pytest.raises(ValueError) as e:
+        rttlab.run(FAT_TREE, overrides)
+    for w in words:
+        assert w in str(e.value), (w, str(e.value))

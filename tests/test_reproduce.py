@@ -69,6 +69,18 @@ def test_table1_beside_the_paper(report):
     assert v["DCTCP", "drops"] == 0 and v["PFC", "drops"] == 0
 
 
+def test_large_scale_trends_on_the_quick_fabric(report):
+    out, checks = report
+    # Fig. 22 on the k = 4 fat-tree: TIMELY keeps the background's throughput under the incast,
+    # and its tail RTT below PFC's.
+    assert holds(checks, "timely-fig22", "TIMELY does not")
+    assert holds(checks, "timely-fig22", "p99 RTT with the incast is lower with TIMELY")
+    fig19 = pd.read_csv(out / "data" / "timely-fig19-summary.csv")
+    # Below saturation both carry what is offered.
+    light = fig19[fig19.load == 0.2]
+    assert ((light.accepted - light.offered).abs() < 0.01 * light.offered).all()
+
+
 def test_trends_the_paper_states(report):
     _, checks = report
     # Fig. 9: the gradient beats a 500 µs target on the tail.
