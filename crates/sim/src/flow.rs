@@ -116,7 +116,9 @@ pub struct FlowSpec {
     pub dst: u32,
     pub class: u8,
     pub group: u16,
+    /// Starts at `start` plus a uniform draw in [0, start_jitter] (the first draw of its stream).
     pub start: Time,
+    pub start_jitter: Time,
     pub stop: Time,
     /// Bytes in all (`None`: unbounded or on demand).
     pub size: Option<u64>,
@@ -227,7 +229,11 @@ impl Network {
     pub(crate) fn open_flow(&mut self, mut spec: FlowSpec) -> u32 {
         let serial = self.flows_opened;
         self.flows_opened += 1;
-        let rng = rng_stream(self.seed, Stream::Flow(serial as u32));
+        let mut rng = rng_stream(self.seed, Stream::Flow(serial as u32));
+        spec.start += Time(rand::Rng::random_range(&mut rng, 0..=spec.start_jitter.ps()));
+        if let Some(app) = &mut spec.app {
+            app.next_message = spec.start;
+        }
         let sport = 49152 + (splitmix64(self.seed ^ serial ^ 0x5eed_f10f) % 16384) as u16;
         let dport = if matches!(self.transport, TransportConfig::Window(_)) { TCP_PORT } else { ROCEV2_PORT };
         let hash = [five_tuple_hash(self.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(self.seed, spec.dst, spec.src, dport, sport)];

@@ -15,7 +15,6 @@ use crate::transport::message::App;
 use crate::transport::window::TIMER_START;
 use crate::workload::Generator;
 use hdrhistogram::Histogram;
-use rand::Rng as _;
 use rttlab_cc::{Rate, Time};
 
 pub struct Network {
@@ -207,16 +206,14 @@ impl Network {
         for (gi, g) in s.flows.iter().enumerate() {
             for h in g.src.hosts().expect("validated") {
                 for _ in 0..g.connections {
-                    let jitter = rng_stream(s.seed, Stream::Flow(net.flows_opened as u32)).random_range(0..=g.start_jitter.ps());
-                    let start = g.start + Time(jitter);
                     let app = g.rate.map(|rate| App {
                         rate,
                         message: g.message.unwrap_or(s.nic.segment).0,
                         poisson: g.arrivals == Arrivals::Poisson,
-                        next_message: start,
+                        next_message: g.start,
                     });
-                    let stop = g.stop.unwrap_or(Time::MAX);
-                    let spec = FlowSpec { src: h, dst: g.dst, class: g.class, group: gi as u16, start, stop, size: g.size.map(|b| b.0), app, ephemeral: false, demand: false };
+                    let (start, start_jitter, stop) = (g.start, g.start_jitter, g.stop.unwrap_or(Time::MAX));
+                    let spec = FlowSpec { src: h, dst: g.dst, class: g.class, group: gi as u16, start, start_jitter, stop, size: g.size.map(|b| b.0), app, ephemeral: false, demand: false };
                     let f = net.open_flow(spec);
                     net.start_flow(f);
                 }

@@ -33,7 +33,6 @@ pub struct Host {
     pub node: u32,
     pub port: u32,
     pub line_rate: Rate,
-    pub flows: Vec<u32>,
     /// Flows waiting for their next send time: (time, insertion order, flow).
     pub(crate) sched: BinaryHeap<Reverse<(Time, u64, u32)>>,
     pub(crate) sched_seq: u64,
@@ -53,7 +52,6 @@ impl Host {
             node,
             port,
             line_rate,
-            flows: Vec::new(),
             sched: BinaryHeap::new(),
             sched_seq: 0,
             wake_at: Time::MAX,
