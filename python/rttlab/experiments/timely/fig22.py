@@ -60,7 +60,7 @@ def plot(d: pd.DataFrame) -> Any:
         ax.set_xlabel("Background load (of Fig. 19's largest)")
     a.axhline(1.0, color="0.6", linestyle=":")
     a.set(ylabel="Background throughput\n(normalised to alone)", ylim=(0, 1.15))
-    b.set(ylabel="99th-percentile RTT (µs)", yscale="log")
+    b.set(ylabel="99th-percentile RTT (µs)", ylim=(0, None))
     a.legend(loc="lower left")
     b.legend(loc="upper left")
     return fig
