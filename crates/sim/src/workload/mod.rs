@@ -141,7 +141,7 @@ impl Generator {
         let mut peers = match candidates {
             Some(cands) => Some(PeerTable::build(routing, &sources, cands, peers).map_err(|h| ScenarioError::Invalid {
                 field: at("peers"),
-                value: format!("{peers:?}"),
+                value: serde_json::to_string(&peers).unwrap_or_default(),
                 allowed: format!("host {h} has no candidate peer other than itself"),
             })?),
             None => None,
