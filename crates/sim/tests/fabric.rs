@@ -8,20 +8,24 @@ use rttlab_sim::routing::five_tuple_hash;
 use rttlab_sim::Network;
 use std::collections::HashMap;
 
-fn fat_tree(k: u32) -> String {
+/// A k-ary fat-tree of 10 Gbps, 1 µs links running for `duration` with `traffic` (TOML).
+fn fat_tree_with(k: u32, duration: &str, traffic: &str) -> String {
     format!(
         r#"
-        duration = "1ms"
+        duration = "{duration}"
         [topology]
         kind = "fat_tree"
         k = {k}
         link_rate = "10Gbps"
         link_delay = "1us"
-        [[flows]]
-        src = 1
-        dst = 0
+        {traffic}
         "#
     )
+}
+
+/// A fat-tree with one connection, for routing checks.
+fn fat_tree(k: u32) -> String {
+    fat_tree_with(k, "1ms", "[[flows]]\nsrc = 1\ndst = 0")
 }
 
 /// Walks every host pair's path and checks it ends at the destination in the expected hops.
@@ -121,22 +125,15 @@ fn ecmp_spreads_flows_evenly_over_all_equal_cost_paths() {
 /// One client, one server across the core, RPCs far apart: each takes exactly the hand sum.
 #[test]
 fn unloaded_rpc_latency_is_serialization_plus_propagation() {
-    let net = run_net(
-        r#"
-        duration = "100ms"
-        [topology]
-        kind = "fat_tree"
-        k = 4
-        link_rate = "10Gbps"
-        link_delay = "1us"
+    let rpc = r#"
         [[workloads]]
         kind = "rpc"
         clients = [0]
         servers = [15]
         size = "4000B"
         rate = 200.0
-        "#,
-    );
+    "#;
+    let net = run_net(&fat_tree_with(4, "100ms", rpc));
     let g = &net.groups[0];
     assert!(g.rpcs_completed >= 10, "{} RPCs", g.rpcs_completed);
     // 4000 B = 1436 + 1436 + 1128 payload: wire 1500, 1500, 1192 B, 1.2 µs and 0.9536 µs at
@@ -150,20 +147,13 @@ fn unloaded_rpc_latency_is_serialization_plus_propagation() {
 
 #[test]
 fn pings_measure_the_idle_fabric_rtt() {
-    let net = run_net(
-        r#"
-        duration = "2ms"
-        [topology]
-        kind = "fat_tree"
-        k = 4
-        link_rate = "10Gbps"
-        link_delay = "1us"
+    let pinger = r#"
         [[workloads]]
         kind = "pinger"
         peers = "longest_path"
         interval = "100us"
-        "#,
-    );
+    "#;
+    let net = run_net(&fat_tree_with(4, "2ms", pinger));
     let s = net.summary();
     // 16 hosts, one ping per 100 µs each for 2 ms, minus those still out at the end.
     assert!(s.ping_samples > 16 * 18, "{}", s.ping_samples);
@@ -178,20 +168,8 @@ fn pings_measure_the_idle_fabric_rtt() {
 #[test]
 fn flow_sizes_offer_their_target_load_on_the_host_links() {
     let load = 0.4;
-    let net = run_net(&format!(
-        r#"
-        duration = "200ms"
-        [topology]
-        kind = "fat_tree"
-        k = 4
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [[workloads]]
-        kind = "flow_sizes"
-        cdf = "alistorage"
-        load = {load}
-        "#
-    ));
+    let flows = format!("[[workloads]]\nkind = \"flow_sizes\"\ncdf = \"alistorage\"\nload = {load}");
+    let net = run_net(&fat_tree_with(4, "200ms", &flows));
     let secs = 0.2;
     let host_payload: u64 = (0..net.graph.hosts).map(|h| net.ports[net.hosts[h as usize].port as usize].tx_payload_bytes).sum();
     let measured = host_payload as f64 * 8.0 / (net.graph.hosts as f64 * 10e9 * secs);

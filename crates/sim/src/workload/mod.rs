@@ -146,15 +146,11 @@ impl Generator {
             })?),
             None => None,
         };
-        let cdf = match cfg {
-            Workload::FlowSizes(c) => Some(Cdf::from_spec(&c.cdf).expect("validated")),
-            _ => None,
-        };
-        let (kind, class) = match cfg {
-            Workload::Rpc(c) => (Kind::Rpc { size: c.size.0, response: c.response.unwrap_or(c.size).0, max_pending: c.max_pending }, c.class),
-            Workload::FlowSizes(c) => (Kind::FlowSizes, c.class),
-            Workload::Incast(c) => (Kind::Incast { receiver: c.receiver, size: c.size.0, connections: c.connections }, c.class),
-            Workload::Pinger(c) => (Kind::Pinger { bytes: c.size.0 as u32 }, c.class),
+        let (kind, class, cdf) = match cfg {
+            Workload::Rpc(c) => (Kind::Rpc { size: c.size.0, response: c.response.unwrap_or(c.size).0, max_pending: c.max_pending }, c.class, None),
+            Workload::FlowSizes(c) => (Kind::FlowSizes, c.class, Some(Cdf::from_spec(&c.cdf).expect("validated"))),
+            Workload::Incast(c) => (Kind::Incast { receiver: c.receiver, size: c.size.0, connections: c.connections }, c.class, None),
+            Workload::Pinger(c) => (Kind::Pinger { bytes: c.size.0 as u32 }, c.class, None),
         };
         let gap_ps = sources
             .iter()

@@ -36,23 +36,21 @@ def ratios(d: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return pd.DataFrame({k: v[k]["PFC"] / v[k]["TIMELY"] for k in keys})
 
 
+def lower_when_loaded(r: pd.DataFrame, key: str, what: str) -> Check:
+    """``what`` is lower with TIMELY at every load from 0.5 of the links up (``r``: `ratios`)."""
+    loaded = r[key][r.index >= 0.5]
+    return Check(
+        f"{what} is lower with TIMELY (every load from 0.5 of the links up)",
+        bool((loaded > 1).all()),
+        ", ".join(f"{load:.1f}: {x:.1f}×" for load, x in loaded.items()) + " (PFC / TIMELY)",
+    )
+
+
 def analyse(runs: list[Run], quick: bool) -> Outcome:
     d = by_load(runs, ["system", "load"])
     r = ratios(d, list(PAPER_RATIO))
     hi = max(clos_plan(quick).loads)
-    loaded = r[r.index >= 0.5]
-    checks = [
-        Check(
-            "pinger p99 RTT is lower with TIMELY (every load from 0.5 of the links up)",
-            bool((loaded.ping_p99_us > 1).all()),
-            ", ".join(f"{load:.1f}: {x:.1f}×" for load, x in loaded.ping_p99_us.items()) + " (PFC / TIMELY)",
-        ),
-        Check(
-            "pinger median RTT is lower with TIMELY (every load from 0.5 of the links up)",
-            bool((loaded.ping_p50_us > 1).all()),
-            ", ".join(f"{load:.1f}: {x:.1f}×" for load, x in loaded.ping_p50_us.items()),
-        ),
-    ]
+    checks = [lower_when_loaded(r, "ping_p99_us", "pinger p99 RTT"), lower_when_loaded(r, "ping_p50_us", "pinger median RTT")]
     v = d.set_index(["system", "load"])
     table = pd.DataFrame(
         [ref_row(f"PFC / TIMELY {k.split('_')[1]} ping RTT at {hi:.1f} load", "×", r[k][hi], PAPER_RATIO[k]) for k in PAPER_RATIO]

@@ -8,7 +8,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Run, register
 from .clos import by_load, clos_plan, load_points
-from .fig20 import latency_plot, ratios
+from .fig20 import latency_plot, lower_when_loaded, ratios
 from .testbed import ref_row
 
 
@@ -16,14 +16,9 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     d = by_load(runs, ["system", "load"])
     r = ratios(d, ["rpc_p50_us", "rpc_p99_us"])
     hi = max(clos_plan(quick).loads)
-    loaded = r[r.index >= 0.5]
     below = r.rpc_p99_us[r.index <= 0.5].max()
     checks = [
-        Check(
-            "median RPC latency is lower with TIMELY (every load from 0.5 of the links up)",
-            bool((loaded.rpc_p50_us > 1).all()),
-            ", ".join(f"{load:.1f}: {x:.1f}×" for load, x in loaded.rpc_p50_us.items()) + " (PFC / TIMELY)",
-        ),
+        lower_when_loaded(r, "rpc_p50_us", "median RPC latency"),
         Check(
             "TIMELY lowers the p99 RPC latency up to 0.5 load (by > 5 %), less beyond saturation",
             bool(below > 1.05 and r.rpc_p99_us[hi] < below),
