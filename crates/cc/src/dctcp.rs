@@ -9,7 +9,7 @@
 //! - Loss and otherwise growth are Reno's (`crate::reno`).
 
 use crate::reno::{Reno, RenoParams};
-use crate::{AckEvent, Loss, WindowController};
+use crate::{AckEvent, Loss, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// DCTCP's parameters; `Default` is Linux's (`dctcp_shift_g = 4`, `dctcp_alpha_on_init = 1024`).
@@ -93,8 +93,8 @@ impl WindowController for Dctcp {
         }
     }
 
-    fn on_loss(&mut self, loss: Loss, flight_bytes: u64) {
-        self.reno.on_loss(loss, flight_bytes);
+    fn on_loss(&mut self, loss: Loss, flight_bytes: u64, now: Time) {
+        self.reno.on_loss(loss, flight_bytes, now);
     }
 
     fn cwnd(&self) -> u64 {

@@ -7,12 +7,13 @@
 //!   completion event with its RTT sample goes in, a target rate comes out (TIMELY, Patched
 //!   TIMELY, FAST*);
 //! - a [`WindowController`] is a TCP congestion module: ACKs and loss signals go in, a
-//!   congestion window comes out (Reno, DCTCP).
+//!   congestion window comes out (Reno, DCTCP, Swift).
 
 pub mod dctcp;
 pub mod fast;
 pub mod patched_timely;
 pub mod reno;
+pub mod swift;
 pub mod timely;
 pub mod units;
 
@@ -20,6 +21,7 @@ pub use dctcp::{Dctcp, DctcpParams};
 pub use fast::{Fast, FastParams};
 pub use patched_timely::{PatchedTimely, PatchedTimelyParams};
 pub use reno::{Reno, RenoParams};
+pub use swift::{Swift, SwiftParams};
 pub use timely::{Timely, TimelyParams};
 pub use units::{Bytes, Rate, Time};
 
@@ -76,6 +78,13 @@ pub struct AckEvent {
     /// The window, not the application or the host, limited the last send (RFC 7661): only
     /// then may the window grow.
     pub cwnd_limited: bool,
+    /// Endpoint delay (Swift §3.1): the queuing the receiver reports for the acknowledged
+    /// packet (NIC Rx queue and processing, `t4 − t2`) plus this ACK's own wait in the local
+    /// NIC Rx queue and processing (`t6 − t5`). Zero without a host model.
+    pub endpoint_delay: Time,
+    /// Switches the acknowledged packet crossed, echoed by the receiver (Swift §3.5: the TTL
+    /// difference).
+    pub hops: u8,
 }
 
 /// A loss the transport detected.
@@ -90,12 +99,21 @@ pub enum Loss {
 /// A window-based congestion controller: ACKs and losses in, a congestion window out.
 pub trait WindowController {
     fn on_ack(&mut self, a: &AckEvent);
-    /// A loss was detected with `flight_bytes` outstanding.
-    fn on_loss(&mut self, loss: Loss, flight_bytes: u64);
+    /// A loss was detected at `now` with `flight_bytes` outstanding.
+    fn on_loss(&mut self, loss: Loss, flight_bytes: u64, now: Time);
     /// The congestion window in bytes.
     fn cwnd(&self) -> u64;
     /// DCTCP's estimate α of the fraction of marked bytes, for controllers that keep one.
     fn alpha(&self) -> Option<f64> {
+        None
+    }
+    /// The gap between consecutive sends when the window is below one packet (Swift §3.4);
+    /// `None`: ACK-clocked.
+    fn pacing_delay(&self) -> Option<Time> {
+        None
+    }
+    /// Swift's fabric and endpoint windows, in packets.
+    fn windows(&self) -> Option<(f64, f64)> {
         None
     }
 }

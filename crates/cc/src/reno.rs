@@ -3,7 +3,7 @@
 //! halving on a fast retransmit, one MSS after a timeout. The window grows only while it is
 //! what limits the sender (RFC 7661; Linux `tcp_is_cwnd_limited`).
 
-use crate::{AckEvent, Loss, WindowController};
+use crate::{AckEvent, Loss, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of a TCP window; `Default` is Linux's.
@@ -76,7 +76,7 @@ impl WindowController for Reno {
 
     /// RFC 5681 §3.1–3.2: `ssthresh = max(FlightSize/2, 2·MSS)`; a fast retransmit continues
     /// from `ssthresh`, a timeout from one segment.
-    fn on_loss(&mut self, loss: Loss, flight_bytes: u64) {
+    fn on_loss(&mut self, loss: Loss, flight_bytes: u64, now: Time) {
         self.ssthresh = (flight_bytes as f64 / 2.0).max(2.0 * self.mss);
         self.cwnd = match loss {
             Loss::FastRetransmit => self.ssthresh,

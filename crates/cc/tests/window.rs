@@ -5,7 +5,7 @@ use rttlab_cc::{AckEvent, Completion, Dctcp, DctcpParams, Fast, FastParams, Loss
 const MSS: u64 = 1000;
 
 fn ack(acked: u64, ece: bool, una: u64, nxt: u64) -> AckEvent {
-    AckEvent { now: Time::ZERO, acked_bytes: acked, ece, rtt: None, snd_una: una, snd_nxt: nxt, in_recovery: false, cwnd_limited: true }
+    AckEvent { now: Time::ZERO, acked_bytes: acked, ece, rtt: None, snd_una: una, snd_nxt: nxt, in_recovery: false, cwnd_limited: true, endpoint_delay: Time::ZERO, hops: 0 }
 }
 
 #[test]
@@ -21,14 +21,14 @@ fn reno_slow_start_avoidance_and_losses() {
     r.on_ack(&AckEvent { cwnd_limited: false, ..ack(1000, false, 7000, 13_000) });
     assert_eq!(r.cwnd(), 13_000);
     // Fast retransmit: ssthresh = cwnd = flight/2; then avoidance: MSS·acked/cwnd.
-    r.on_loss(Loss::FastRetransmit, 12_000);
+    r.on_loss(Loss::FastRetransmit, 12_000, Time::ZERO);
     assert_eq!(r.cwnd(), 6000);
     r.on_ack(&AckEvent { in_recovery: true, ..ack(1000, false, 8000, 13_000) });
     assert_eq!(r.cwnd(), 6000, "no growth in recovery");
     r.on_ack(&ack(3000, false, 11_000, 13_000));
     assert_eq!(r.cwnd(), 6500);
     // Timeout: one segment, ssthresh = max(flight/2, 2 MSS).
-    r.on_loss(Loss::Timeout, 3000);
+    r.on_loss(Loss::Timeout, 3000, Time::ZERO);
     assert_eq!((r.cwnd(), r.ssthresh), (1000, 2000.0));
 }
 
