@@ -76,7 +76,7 @@ impl WindowController for Reno {
 
     /// RFC 5681 §3.1–3.2: `ssthresh = max(FlightSize/2, 2·MSS)`; a fast retransmit continues
     /// from `ssthresh`, a timeout from one segment.
-    fn on_loss(&mut self, loss: Loss, flight_bytes: u64, now: Time) {
+    fn on_loss(&mut self, loss: Loss, flight_bytes: u64, _now: Time) {
         self.ssthresh = (flight_bytes as f64 / 2.0).max(2.0 * self.mss);
         self.cwnd = match loss {
             Loss::FastRetransmit => self.ssthresh,

@@ -27,6 +27,8 @@ pub enum EventKind {
     Timer,
     /// Workload generator `a` acts for its host number `b` (an RPC, a flow, an incast, a ping).
     Arrival,
+    /// Host `a`'s stack finished processing the packet at the head of its NIC Rx queue.
+    HostRx,
 }
 
 /// A timer whose deadline moves often (a retransmission timer restarted on every ACK) without

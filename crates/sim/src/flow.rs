@@ -9,7 +9,7 @@ use crate::routing::five_tuple_hash;
 use crate::scenario::{CcConfig, TransportConfig};
 use crate::transport::message::{App, MessageTx};
 use crate::transport::window::WindowTx;
-use rttlab_cc::{Dctcp, Fast, LineRate, PatchedTimely, Rate, RateController, Reno, Time, Timely, WindowController};
+use rttlab_cc::{Dctcp, Fast, LineRate, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, WindowController};
 use std::collections::VecDeque;
 
 pub struct Flow {
@@ -122,6 +122,8 @@ pub struct FlowSpec {
     pub stop: Time,
     /// Bytes in all (`None`: unbounded or on demand).
     pub size: Option<u64>,
+    /// Application write size (window transport): a smaller write is a packet of its own.
+    pub write: Option<u64>,
     pub app: Option<App>,
     pub ephemeral: bool,
     /// Data only when offered (RPC connections).
@@ -203,9 +205,11 @@ impl Network {
         let mss = self.payload_per_packet as u64;
         match &self.transport {
             TransportConfig::Window(w) => {
+                let mss = spec.write.map_or(mss, |b| b.min(mss));
                 let cc: Box<dyn WindowController> = match &self.cc {
                     CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
                     CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
+                    CcConfig::Swift(p) => Box::new(Swift::new(p.clone(), mss)),
                     _ => unreachable!("validated: window controller"),
                 };
                 Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size)))
@@ -241,7 +245,8 @@ impl Network {
             Some(size) => {
                 let links: Vec<(Rate, Time)> =
                     self.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (self.ports[p as usize].rate, self.ports[p as usize].delay)).collect();
-                ideal_fct(size, self.payload_per_packet as u64, self.header_bytes as u64, &links)
+                let mss = self.payload_per_packet as u64;
+                ideal_fct(size, spec.write.map_or(mss, |w| w.min(mss)), self.header_bytes as u64, &links)
             }
             None => Time::ZERO,
         };
@@ -304,6 +309,7 @@ impl Network {
     /// Allocates a data or ACK packet of its flow, counted alive until `free_packet`.
     pub(crate) fn alloc_packet(&mut self, p: Packet) -> u32 {
         self.flows[p.flow as usize].live += 1;
+        self.data_sent += (p.kind == crate::packet::PacketKind::Data) as u64;
         self.pkts.alloc(p)
     }
 

@@ -7,7 +7,7 @@ use crate::nic::Host;
 use crate::packet::{PacketKind, Slab};
 use crate::port::{port_name, Owner, Port};
 use crate::routing::Routing;
-use crate::scenario::{Arrivals, CcConfig, MarkAt, Scenario, ScenarioError, TransportConfig, Workload};
+use crate::scenario::{Arrivals, CcConfig, HostConfig, MarkAt, Scenario, ScenarioError, TransportConfig, Workload};
 use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
 use crate::switch::{Switch, SwitchParams};
 use crate::topology::Graph;
@@ -55,6 +55,9 @@ pub struct Network {
     pub(crate) max_outstanding: u64,
     pub(crate) rtt_noise: Time,
     pub(crate) pacing_rate: Option<Rate>,
+    pub(crate) host_config: HostConfig,
+    /// Data packets sent (first transmissions and retransmissions).
+    pub(crate) data_sent: u64,
     pub rtt_hist: Histogram<u64>,
     pub samplers: Vec<QueueSampler>,
     timeseries_interval: Option<Time>,
@@ -72,6 +75,11 @@ pub struct Counters {
     pub marks: u64,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// Drops at hosts' full NIC Rx queues.
+    pub host_drops: u64,
+    /// Data packets sent, and dropped anywhere.
+    pub data_sent: u64,
+    pub data_drops: u64,
 }
 
 /// Per-connection samples taken every `measure.timeseries_interval`.
@@ -83,6 +91,9 @@ pub struct TimeSeries {
     pub rate_bps: Vec<u64>,
     /// Window flows' congestion window (`None` for message flows).
     pub cwnd_bytes: Vec<Option<u64>>,
+    /// Swift flows' fabric and endpoint windows, in packets.
+    pub fcwnd: Vec<Option<f64>>,
+    pub ecwnd: Vec<Option<f64>>,
     /// Mean of the RTT samples taken since the previous sample (`None`: none).
     pub rtt: Vec<Option<Time>>,
 }
@@ -118,6 +129,7 @@ impl Network {
                 rng: rng_stream(s.seed, Stream::Switch(sw)),
                 drops: 0,
                 dropped_payload: 0,
+                data_drops: 0,
                 marks: 0,
             });
         }
@@ -196,6 +208,8 @@ impl Network {
             max_outstanding: nic.max_outstanding.0,
             rtt_noise: nic.rtt_noise,
             pacing_rate: nic.pacing_rate,
+            host_config: s.host.clone(),
+            data_sent: 0,
             rtt_hist: histogram(),
             samplers,
             timeseries_interval: s.measure.timeseries_interval,
@@ -213,7 +227,7 @@ impl Network {
                         next_message: g.start,
                     });
                     let (start, start_jitter, stop) = (g.start, g.start_jitter, g.stop.unwrap_or(Time::MAX));
-                    let spec = FlowSpec { src: h, dst: g.dst, class: g.class, group: gi as u16, start, start_jitter, stop, size: g.size.map(|b| b.0), app, ephemeral: false, demand: false };
+                    let spec = FlowSpec { src: h, dst: g.dst, class: g.class, group: gi as u16, start, start_jitter, stop, size: g.size.map(|b| b.0), write: g.write.map(|b| b.0), app, ephemeral: false, demand: false };
                     let f = net.open_flow(spec);
                     net.start_flow(f);
                 }
@@ -250,7 +264,7 @@ impl Network {
                 EventKind::Arrive => match (self.pkts.get(ev.b).kind, self.ports[ev.a as usize].owner) {
                     (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(ev.a, ev.b),
                     (_, Owner::Switch(s)) => self.switch_receive(s, ev.a, ev.b),
-                    (_, Owner::Host(h)) => self.host_receive(h, ev.b),
+                    (_, Owner::Host(h)) => self.host_arrive(h, ev.b),
                 },
                 EventKind::HostWake => self.host_wake(ev.a, ev.time),
                 EventKind::Kick => {
@@ -263,6 +277,7 @@ impl Network {
                 EventKind::WarmupEnd => self.at_warmup = self.counters(),
                 EventKind::Timer => self.window_timer(ev.a, ev.b),
                 EventKind::Arrival => self.workload_event(ev.a, ev.b),
+                EventKind::HostRx => self.host_rx_done(ev.a),
             }
         }
         self.now = self.end;
@@ -279,6 +294,9 @@ impl Network {
             ts.delivered_bytes.push(f.stats.delivered_bytes);
             ts.rate_bps.push(f.rate().bps());
             ts.cwnd_bytes.push(f.window_cc().map(|c| c.cwnd()));
+            let windows = f.window_cc().and_then(|c| c.windows());
+            ts.fcwnd.push(windows.map(|w| w.0));
+            ts.ecwnd.push(windows.map(|w| w.1));
             let st = &mut f.stats;
             ts.rtt.push((st.interval_rtt_samples > 0).then(|| Time((st.interval_rtt_sum / st.interval_rtt_samples as u128) as u64)));
             (st.interval_rtt_sum, st.interval_rtt_samples) = (0, 0);
@@ -322,6 +340,9 @@ impl Network {
             marks: self.switches.iter().map(|s| s.marks).sum(),
             retransmits: self.all_stats().map(|s| s.retransmits).sum(),
             timeouts: self.all_stats().map(|s| s.timeouts).sum(),
+            host_drops: self.hosts.iter().map(|h| h.rx_drops).sum(),
+            data_sent: self.data_sent,
+            data_drops: self.switches.iter().map(|s| s.data_drops).sum::<u64>() + self.hosts.iter().map(|h| h.rx_drops).sum::<u64>(),
         }
     }
 

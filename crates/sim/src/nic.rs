@@ -5,7 +5,8 @@
 //! `wire bytes / pacing rate` while other flows' segments use the gaps (TIMELY §5 "Additional
 //! pacing opportunities", Fig. 16). Window-transport packets go straight to the host port's
 //! class queues (the kernel's queueing discipline). Arriving packets are handed to their
-//! flow's transport.
+//! flow's transport; with a host model (`HostConfig`), window-transport packets first wait in
+//! the NIC Rx queue for the stack to process them one at a time (Swift §3.1, Fig. 2).
 
 use crate::engine::{EventKind, Rng};
 use crate::flow::Tx;
@@ -44,6 +45,12 @@ pub struct Host {
     pacer_kick_at: Time,
     /// RTT-noise draws.
     pub rng: Rng,
+    /// Host model: packets waiting for the stack, with their NIC arrival time (`t2`, `t5`);
+    /// the front one is being processed.
+    rx: VecDeque<(u32, Time)>,
+    /// Packets dropped at a full NIC Rx queue.
+    pub rx_drops: u64,
+    pub rx_dropped_payload: u64,
 }
 
 impl Host {
@@ -58,6 +65,9 @@ impl Host {
             nic: Default::default(),
             pacer_kick_at: Time::MAX,
             rng,
+            rx: VecDeque::new(),
+            rx_drops: 0,
+            rx_dropped_payload: 0,
         }
     }
 
@@ -132,9 +142,50 @@ impl Network {
         }
     }
 
-    /// Packet `i` arrived at host `h`: data and ACKs go to their flow's transport, pings are
-    /// echoed, echoes recorded.
-    pub(crate) fn host_receive(&mut self, h: u32, i: u32) {
+    /// Packet `i` arrived at host `h`'s NIC. Without a host model, or for a packet the NIC
+    /// handles itself (message transport, pings), it is processed now; otherwise it joins the
+    /// NIC Rx queue, or is dropped when the queue is full.
+    pub(crate) fn host_arrive(&mut self, h: u32, i: u32) {
+        let pkt = *self.pkts.get(i);
+        let software = self.host_config.enabled()
+            && matches!(pkt.kind, PacketKind::Data | PacketKind::Ack)
+            && matches!(self.flows[pkt.flow as usize].tx, Tx::Window(_));
+        if !software {
+            return self.host_receive(h, i, Time::ZERO);
+        }
+        let host = &mut self.hosts[h as usize];
+        if host.rx.len() >= self.host_config.rx_queue_packets as usize {
+            host.rx_drops += 1;
+            host.rx_dropped_payload += pkt.payload_bytes as u64;
+            self.free_packet(i);
+            return self.maybe_retire(pkt.flow);
+        }
+        host.rx.push_back((i, self.now));
+        if host.rx.len() == 1 {
+            self.host_rx_start(h);
+        }
+    }
+
+    /// Host `h`'s stack starts on the packet at the head of its NIC Rx queue (`t3`).
+    fn host_rx_start(&mut self, h: u32) {
+        let (i, _) = self.hosts[h as usize].rx[0];
+        let done = self.now + self.host_config.processing(self.pkts.get(i).payload_bytes);
+        self.events.push(done, EventKind::HostRx, h, 0);
+    }
+
+    /// Host `h`'s stack finished the head packet (`t4`, `t6`): it goes to its transport with
+    /// the time it spent since reaching the NIC, and the next one starts.
+    pub(crate) fn host_rx_done(&mut self, h: u32) {
+        let (i, arrived) = self.hosts[h as usize].rx.pop_front().expect("a packet in processing");
+        if !self.hosts[h as usize].rx.is_empty() {
+            self.host_rx_start(h);
+        }
+        self.host_receive(h, i, self.now - arrived);
+    }
+
+    /// Packet `i` reaches host `h`'s stack `rx_delay` after it reached the NIC: data and ACKs go
+    /// to their flow's transport, pings are echoed, echoes recorded.
+    pub(crate) fn host_receive(&mut self, h: u32, i: u32, rx_delay: Time) {
         let pkt = *self.pkts.get(i);
         match pkt.kind {
             PacketKind::Ping => return self.ping_echo(h, i),
@@ -147,10 +198,10 @@ impl Network {
                 self.free_packet(i);
                 self.message_complete(pkt);
             }
-            (PacketKind::Data, Tx::Window(_)) => self.window_deliver(i, pkt),
+            (PacketKind::Data, Tx::Window(_)) => self.window_deliver(i, pkt, rx_delay),
             (_, Tx::Window(_)) => {
                 self.free_packet(i);
-                self.window_ack(pkt);
+                self.window_ack(pkt, rx_delay);
             }
         }
         self.maybe_retire(pkt.flow);

@@ -35,8 +35,12 @@ pub struct Summary {
     pub pauses: u64,
     /// Time egress ports spent paused, summed over ports and classes.
     pub paused_us: f64,
-    /// Packets dropped at full buffers.
+    /// Packets dropped at full switch buffers.
     pub drops: u64,
+    /// Packets dropped at full host NIC Rx queues (`[host]` model).
+    pub host_drops: u64,
+    /// Data packets dropped anywhere over data packets sent (retransmissions included).
+    pub loss_rate: Option<f64>,
     /// Packets marked Congestion Experienced.
     pub ecn_marks: u64,
     /// Window transport: packets sent again, and retransmission timeouts.
@@ -125,13 +129,15 @@ impl Network {
             pauses: c.pauses - w.pauses,
             paused_us: us(c.paused - w.paused),
             drops: c.drops - w.drops,
+            host_drops: c.host_drops - w.host_drops,
+            loss_rate: (c.data_sent > w.data_sent).then(|| (c.data_drops - w.data_drops) as f64 / (c.data_sent - w.data_sent) as f64),
             ecn_marks: c.marks - w.marks,
             retransmits: c.retransmits - w.retransmits,
             timeouts: c.timeouts - w.timeouts,
             bytes_sent: self.all_stats().map(|s| s.tx_bytes).sum(),
             bytes_delivered: self.all_stats().map(|s| s.delivered_bytes).sum(),
             bytes_in_flight: self.payload_in_flight(),
-            bytes_dropped: self.switches.iter().map(|s| s.dropped_payload).sum(),
+            bytes_dropped: self.switches.iter().map(|s| s.dropped_payload).sum::<u64>() + self.hosts.iter().map(|h| h.rx_dropped_payload).sum::<u64>(),
             bytes_duplicate: self.all_stats().map(|s| s.duplicate_bytes).sum(),
             flows: self.flows_opened,
             flows_finished: self.flows.iter().filter(|f| f.open && f.stats.finish.is_some()).count() as u64 + self.retired_flows,
@@ -178,6 +184,8 @@ impl Network {
             "rate_gbps": f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>(),
             "cwnd_bytes": f.iter().map(|x| x.window_cc().map(|c| c.cwnd())).collect::<Vec<_>>(),
             "dctcp_alpha": f.iter().map(|x| x.window_cc().and_then(|c| c.alpha())).collect::<Vec<_>>(),
+            "fcwnd": f.iter().map(|x| x.window_cc().and_then(|c| c.windows()).map(|w| w.0)).collect::<Vec<_>>(),
+            "ecwnd": f.iter().map(|x| x.window_cc().and_then(|c| c.windows()).map(|w| w.1)).collect::<Vec<_>>(),
         });
         let total = self.rtt_hist.len().max(1) as f64;
         let mut cum = 0u64;
@@ -247,6 +255,8 @@ impl Network {
                 "delivered_bytes": ts.delivered_bytes,
                 "rate_gbps": ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>(),
                 "cwnd_bytes": ts.cwnd_bytes,
+                "fcwnd": ts.fcwnd,
+                "ecwnd": ts.ecwnd,
                 "rtt_us": ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>(),
             },
         })

@@ -27,6 +27,10 @@ pub struct Packet {
     pub ecn: bool,
     /// Data: the last packet of its segment, which the receiver acknowledges.
     pub last_of_segment: bool,
+    /// Switches the packet has crossed (the TTL it has lost).
+    pub hops: u8,
+    /// Window ACK: the forward hop count of the acknowledged packet (Swift §3.5, App. B).
+    pub echo_hops: u8,
     /// The flow's slot (`flow::Flow`); for pings, the host that sent the ping.
     pub flow: u32,
     pub dst_host: u32,
@@ -51,6 +55,9 @@ pub struct Packet {
     /// When the segment (message transport) or packet (window transport) was handed to the
     /// NIC; echoed by the ACK (for the window transport, RFC 7323's TSecr).
     pub t_send: Time,
+    /// Window ACK: the receiver's queuing of the acknowledged packet, NIC Rx queue plus
+    /// processing (`t4 − t2`, Swift §3.1), in nanoseconds (4 bytes, Swift App. B).
+    pub remote_queuing_ns: u32,
 }
 
 impl Packet {
@@ -62,6 +69,8 @@ impl Packet {
             class,
             ecn: false,
             last_of_segment: false,
+            hops: 0,
+            echo_hops: 0,
             flow: u32::MAX,
             dst_host: u32::MAX,
             hash: 0,
@@ -72,6 +81,7 @@ impl Packet {
             seq: 0,
             sack: [0, 0],
             t_send: Time::ZERO,
+            remote_queuing_ns: 0,
         }
     }
 }

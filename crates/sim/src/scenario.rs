@@ -5,7 +5,8 @@
 //! back from `Scenario::resolved()` has every default filled in: that is what a result records as
 //! "the scenario as run".
 
-use rttlab_cc::{Bytes, DctcpParams, FastParams, PatchedTimelyParams, Rate, RenoParams, Time, TimelyParams};
+use rttlab_cc::swift::Profile;
+use rttlab_cc::{Bytes, DctcpParams, FastParams, PatchedTimelyParams, Rate, RenoParams, SwiftParams, Time, TimelyParams};
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -27,6 +28,8 @@ pub struct Scenario {
     pub switch: SwitchConfig,
     #[serde(default)]
     pub nic: NicConfig,
+    #[serde(default)]
+    pub host: HostConfig,
     #[serde(default)]
     pub transport: TransportConfig,
     #[serde(default)]
@@ -271,6 +274,40 @@ impl NicConfig {
     }
 }
 
+/// The receiving host's network stack (Swift §3.1, Fig. 2): packets of the window transport
+/// wait in a bounded NIC Rx queue and are processed one at a time, each taking
+/// `rx_packet_time` plus its payload at `rx_copy_rate`. The time from NIC arrival to the end of
+/// processing is the packet's remote queuing (`t4 − t2`) or, for an ACK, the local NIC-Rx delay
+/// (`t6 − t5`). Message-transport packets are the NIC's business (RDMA) and skip it. Without
+/// costs (the default) packets are processed the moment they arrive.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostConfig {
+    pub rx_packet_time: Time,
+    /// Absent: no per-byte cost.
+    pub rx_copy_rate: Option<Rate>,
+    /// Packets the NIC Rx queue holds, the one in processing included; more are dropped.
+    pub rx_queue_packets: u32,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig { rx_packet_time: Time::ZERO, rx_copy_rate: None, rx_queue_packets: 4096 }
+    }
+}
+
+impl HostConfig {
+    /// Processing packets takes time at all.
+    pub fn enabled(&self) -> bool {
+        self.rx_packet_time > Time::ZERO || self.rx_copy_rate.is_some()
+    }
+
+    /// Time to process a packet carrying `payload` bytes.
+    pub fn processing(&self, payload: u32) -> Time {
+        self.rx_packet_time + self.rx_copy_rate.map_or(Time::ZERO, |r| r.serialization(payload as u64))
+    }
+}
+
 /// How flows move their data (`crate::transport`).
 #[derive(Clone, Debug, Default, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -329,6 +366,8 @@ pub enum CcConfig {
     Reno(RenoParams),
     /// DCTCP as in Linux (window transport).
     Dctcp(DctcpParams),
+    /// Swift (SIGCOMM 2020) (window transport); `profile` picks the defaults of the rest.
+    Swift(SwiftParams),
 }
 
 impl CcConfig {
@@ -340,12 +379,13 @@ impl CcConfig {
             CcConfig::Fast(_) => "fast",
             CcConfig::Reno(_) => "reno",
             CcConfig::Dctcp(_) => "dctcp",
+            CcConfig::Swift(_) => "swift",
         }
     }
 
     /// Window controllers run on the window transport; rate controllers on the message one.
     pub fn is_window(&self) -> bool {
-        matches!(self, CcConfig::Reno(_) | CcConfig::Dctcp(_))
+        matches!(self, CcConfig::Reno(_) | CcConfig::Dctcp(_) | CcConfig::Swift(_))
     }
 }
 
@@ -391,13 +431,14 @@ impl<'de> Deserialize<'de> for Topology {
 
 impl<'de> Deserialize<'de> for CcConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        tagged(d, "algorithm", &["none", "timely", "patched_timely", "fast", "reno", "dctcp"], |name, rest| match name {
+        tagged(d, "algorithm", &["none", "timely", "patched_timely", "fast", "reno", "dctcp", "swift"], |name, rest| match name {
             "none" => Some(section::<Empty>(rest).map(|_| CcConfig::None)),
             "timely" => Some(section(rest).map(CcConfig::Timely)),
             "patched_timely" => Some(section(rest).map(CcConfig::PatchedTimely)),
             "fast" => Some(section(rest).map(CcConfig::Fast)),
             "reno" => Some(section(rest).map(CcConfig::Reno)),
             "dctcp" => Some(section(rest).map(CcConfig::Dctcp)),
+            "swift" => Some(swift_params(rest).map(CcConfig::Swift)),
             _ => None,
         })
     }
@@ -411,6 +452,21 @@ impl<'de> Deserialize<'de> for TransportConfig {
             _ => None,
         })
     }
+}
+
+/// Swift's section: the keys given over the defaults of its `profile`.
+fn swift_params(rest: serde_json::Value) -> Result<SwiftParams, serde_path_to_error::Error<serde_json::Error>> {
+    #[derive(Deserialize)]
+    struct ProfileOnly {
+        #[serde(default)]
+        profile: Profile,
+    }
+    let ProfileOnly { profile } = section(rest.clone())?;
+    let mut full = serde_json::to_value(SwiftParams::profile(profile)).expect("parameters serialize");
+    if let (Some(full), serde_json::Value::Object(given)) = (full.as_object_mut(), rest) {
+        full.extend(given);
+    }
+    section(full)
 }
 
 /// A section with no keys besides its tag.
@@ -473,6 +529,10 @@ pub struct FlowGroup {
     pub arrivals: Arrivals,
     /// Application message size (with `rate`); defaults to the NIC segment size.
     pub message: Option<Bytes>,
+    /// Window transport: the application writes this many bytes at a time and a write smaller
+    /// than a packet goes in a packet of its own (Swift §5.4's 64 B and 1 KB writes); absent or
+    /// larger: full packets.
+    pub write: Option<Bytes>,
     #[serde(default)]
     pub start: Time,
     /// Each connection starts at `start` plus a uniform draw in [0, start_jitter].
@@ -711,7 +771,13 @@ impl Scenario {
         Self::from_value(value)
     }
 
-    fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
+    fn from_value(mut value: serde_json::Value) -> Result<Scenario, ScenarioError> {
+        // Swift acknowledges every packet at once (§3.6): its window transport defaults to that.
+        if value.pointer("/cc/algorithm").and_then(|a| a.as_str()) == Some("swift") {
+            if let Some(t) = value.pointer_mut("/transport").and_then(|t| t.as_object_mut()) {
+                t.entry("delayed_ack").or_insert(serde_json::Value::Bool(false));
+            }
+        }
         let s: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
             let outer = e.path().to_string();
             let message = e.into_inner().to_string();
@@ -937,6 +1003,7 @@ impl Scenario {
             CcConfig::Fast(p) => p.validate(),
             CcConfig::Reno(p) => p.validate(),
             CcConfig::Dctcp(p) => p.validate(),
+            CcConfig::Swift(p) => p.validate(),
         };
         if let Err((field, allowed)) = cc_check {
             let value = self.resolved()["cc"][field].to_string();
@@ -947,7 +1014,7 @@ impl Scenario {
             let (kind, needs, other) = if window {
                 ("window", "a rate controller (none, timely, patched_timely, fast)", "message")
             } else {
-                ("message", "a window controller (reno, dctcp)", "window")
+                ("message", "a window controller (reno, dctcp, swift)", "window")
             };
             return Err(invalid("cc.algorithm", self.cc.name(), format!("transport.kind = \"{kind}\" needs {needs}; or set transport.kind = \"{other}\"")));
         }
@@ -961,6 +1028,15 @@ impl Scenario {
             if w.dupthresh == 0 {
                 return Err(invalid("transport.dupthresh", 0, "at least 1 (RFC 6675: 3)"));
             }
+            if w.delayed_ack && matches!(self.cc, CcConfig::Swift(_)) {
+                return Err(invalid("transport.delayed_ack", true, "Swift acknowledges every packet at once (§3.6): false"));
+            }
+        }
+        if self.host.rx_queue_packets == 0 {
+            return Err(invalid("host.rx_queue_packets", 0, "at least 1"));
+        }
+        if self.host.rx_copy_rate == Some(Rate::ZERO) {
+            return Err(invalid("host.rx_copy_rate", "0bps", "positive, or absent for no per-byte cost"));
         }
         let nic = &self.nic;
         if nic.header >= nic.mtu {
@@ -1003,7 +1079,8 @@ impl Scenario {
             if g.size == Some(Bytes(0)) {
                 return Err(invalid(f("size"), "0B", "positive, or absent for an unbounded connection"));
             }
-            if window && g.size.is_some_and(|b| b.0.div_ceil(nic.payload_per_packet()) >= u32::MAX as u64) {
+            let packet = g.write.map_or(nic.payload_per_packet(), |w| w.0.min(nic.payload_per_packet()).max(1));
+            if window && g.size.is_some_and(|b| b.0.div_ceil(packet) >= u32::MAX as u64) {
                 return Err(invalid(f("size"), g.size.expect("checked"), "fewer than 2^32 packets on the window transport"));
             }
             if let (true, Some(rate)) = (window, g.rate) {
@@ -1017,6 +1094,11 @@ impl Scenario {
             }
             if g.message == Some(Bytes(0)) {
                 return Err(invalid(f("message"), "0B", "positive"));
+            }
+            if let Some(w) = g.write {
+                if !window || w.0 == 0 {
+                    return Err(invalid(f("write"), w, "a positive size, on the window transport"));
+                }
             }
             if let Some(stop) = g.stop.filter(|&t| t <= g.start + g.start_jitter) {
                 return Err(invalid(f("stop"), stop, format!("after start + start_jitter ({}), or absent", g.start + g.start_jitter)));

@@ -14,6 +14,8 @@ pub struct Switch {
     pub rng: Rng,
     pub drops: u64,
     pub dropped_payload: u64,
+    /// Drops of data packets (the rest are ACKs and probes).
+    pub data_drops: u64,
     pub marks: u64,
 }
 
@@ -51,6 +53,7 @@ impl Network {
             // Tail drop: the shared buffer is full.
             sw.drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
+            sw.data_drops += (pkt.kind == PacketKind::Data) as u64;
             if matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) {
                 self.free_packet(i);
                 self.maybe_retire(pkt.flow);
@@ -62,7 +65,9 @@ impl Network {
         sw.used += w;
         let egress = self.routing.next_port(s, pkt.dst_host, pkt.hash);
         let c = pkt.class as usize;
-        self.pkts.get_mut(i).in_port = in_port;
+        let p = self.pkts.get_mut(i);
+        p.in_port = in_port;
+        p.hops = p.hops.saturating_add(1);
         let inp = &mut self.ports[in_port as usize];
         inp.ingress_bytes[c] += w;
         if let Some((xoff, _)) = self.switch_params.pfc {

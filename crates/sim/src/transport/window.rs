@@ -1,8 +1,8 @@
-//! The window transport: a TCP-like kernel stack over a lossy fabric, with its congestion
-//! controller (`rttlab_cc::WindowController`: Reno, DCTCP) behind a trait.
+//! The window transport: a TCP-like stack over a lossy fabric, with its congestion controller
+//! (`rttlab_cc::WindowController`: Reno, DCTCP, Swift) behind a trait.
 //!
-//! Sequence numbers count packets of one MSS (`nic.mtu − nic.header` payload; a sized flow's
-//! last packet is shorter); controllers see bytes.
+//! Sequence numbers count packets of one MSS (`nic.mtu − nic.header` payload, or the flow's
+//! write size when smaller; a sized flow's last packet is shorter); controllers see bytes.
 //!
 //! - **Sender.** Sends while the packets in flight (`pipe`, RFC 6675) are fewer than
 //!   `cwnd / MSS` and its packets queued in the host's NIC stay within `tsq_limit` (Linux TCP
@@ -14,17 +14,21 @@
 //!   first loss starts fast recovery (the controller's `FastRetransmit` response; no growth until
 //!   everything sent before it is acknowledged). Retransmission timer per RFC 6298:
 //!   `RTO = max(min_rto, SRTT + 4·RTTVAR)`, doubled on each expiry; an expiry marks everything
-//!   not SACKed lost and calls the controller's `Timeout` response.
+//!   not SACKed lost and calls the controller's `Timeout` response. When the controller asks
+//!   for pacing (Swift below one packet, §3.4), consecutive sends are at least its
+//!   `pacing_delay` apart.
 //! - **Receiver.** Cumulative ACKs with one SACK block, the one holding the packet that
 //!   triggered the ACK (RFC 2018). Out-of-order, duplicate and hole-filling packets are
 //!   acknowledged at once (RFC 5681 §4.2). With `delayed_ack`, in-order packets are acknowledged
 //!   every second packet or after `delayed_ack_timeout`, and the CE echo follows DCTCP's
 //!   two-state machine: when a packet's CE bit differs from the previous one, the packets held so
 //!   far are acknowledged at once with the old ECE value (DCTCP §3.1; Linux
-//!   `dctcp_ece_ack_update`). ACKs go out in `nic.ack_class`.
+//!   `dctcp_ece_ack_update`). ACKs go out in `nic.ack_class`, echoing the acknowledged packet's
+//!   hop count and its remote queuing (NIC Rx queue plus processing at this host, Swift §3.1).
 //! - **RTT samples** are what the kernel measures (RFC 7323): ACK arrival minus the echoed
 //!   TSval of the earliest packet the ACK covers, so a delayed ACK's hold time is included, and
-//!   every stack queue at the sender (host port queue) too.
+//!   every stack queue at the sender (host port queue) too. The controller also gets the
+//!   endpoint delay: the echoed remote queuing plus the ACK's own NIC-Rx delay here.
 
 use crate::engine::{EventKind, LazyTimer};
 use crate::flow::Tx;
@@ -38,6 +42,7 @@ use std::collections::VecDeque;
 pub const TIMER_RTO: u32 = 0;
 pub const TIMER_DELACK: u32 = 1;
 pub const TIMER_START: u32 = 2;
+pub const TIMER_PACE: u32 = 3;
 
 /// Scoreboard state of a packet the sender has sent and not yet seen acknowledged cumulatively.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -79,6 +84,9 @@ pub struct WindowTx {
     srtt: Option<(f64, f64)>,
     rto: Time,
     pub rto_timer: LazyTimer,
+    /// When the last packet was sent (`Time::MAX`: never), for pacing.
+    last_send: Time,
+    pub pace_timer: LazyTimer,
     // Receiver.
     rcv_nxt: u32,
     /// Out-of-order ranges `[lo, hi)` above `rcv_nxt`, sorted, disjoint.
@@ -88,6 +96,8 @@ pub struct WindowTx {
     ce_state: bool,
     /// TSval of the earliest unacknowledged in-order packet (RFC 7323 TS.Recent).
     ts_recent: Time,
+    /// Hop count and remote queuing (ns) of the last data packet, for the next ACK to echo.
+    echo: (u8, u32),
     pub delack_timer: LazyTimer,
 }
 
@@ -113,11 +123,14 @@ impl WindowTx {
             cwnd_limited: false,
             srtt: None,
             rto_timer: LazyTimer::default(),
+            last_send: Time::MAX,
+            pace_timer: LazyTimer::default(),
             rcv_nxt: 0,
             ooo: Vec::new(),
             pending: 0,
             ce_state: false,
             ts_recent: Time::ZERO,
+            echo: (0, 0),
             delack_timer: LazyTimer::default(),
         }
     }
@@ -269,6 +282,15 @@ impl Network {
             if !retransmit && now >= flow.stop {
                 break; // the application closed the connection: repair, but send nothing new
             }
+            if let Some(gap) = w.cc.pacing_delay().filter(|_| w.last_send != Time::MAX) {
+                let at = w.last_send + gap;
+                if now < at {
+                    let timer = w.pace_timer.set(at);
+                    self.push_timer(timer, f, TIMER_PACE);
+                    break;
+                }
+            }
+            w.last_send = now;
             if retransmit {
                 *w.state(seq) = Sent::Retransmitted;
                 flow.stats.retransmits += 1;
@@ -314,8 +336,8 @@ impl Network {
         }
     }
 
-    /// Sender: an ACK of flow `f` arrived.
-    pub(crate) fn window_ack(&mut self, ack: Packet) {
+    /// Sender: an ACK of flow `f` reached the stack `rx_delay` after it reached the NIC.
+    pub(crate) fn window_ack(&mut self, ack: Packet, rx_delay: Time) {
         let now = self.now;
         let f = ack.flow;
         let flow = &mut self.flows[f as usize];
@@ -329,7 +351,7 @@ impl Network {
             w.recovery = None;
         }
         if w.mark_losses() && w.recovery.is_none() {
-            w.cc.on_loss(Loss::FastRetransmit, w.flight_bytes());
+            w.cc.on_loss(Loss::FastRetransmit, w.flight_bytes(), now);
             w.recovery = Some((w.nxt, Loss::FastRetransmit));
         }
         let rtt = (acked > 0).then(|| now - ack.t_send);
@@ -345,6 +367,8 @@ impl Network {
             snd_nxt: w.bytes_before(w.nxt),
             in_recovery: matches!(w.recovery, Some((_, Loss::FastRetransmit))),
             cwnd_limited: w.cwnd_limited,
+            endpoint_delay: Time::from_ns(ack.remote_queuing_ns as u64) + rx_delay,
+            hops: ack.echo_hops,
         };
         w.cc.on_ack(&event);
         // RFC 6298 §5: restart the timer when new data is acknowledged, stop it when all is.
@@ -376,11 +400,16 @@ impl Network {
         }
         // A stale event of a slot now holding another flow finds its timers not armed then.
         let Tx::Window(w) = &mut self.flows[f as usize].tx else { return };
-        let t = if timer == TIMER_RTO { &mut w.rto_timer } else { &mut w.delack_timer };
+        let t = match timer {
+            TIMER_RTO => &mut w.rto_timer,
+            TIMER_PACE => &mut w.pace_timer,
+            _ => &mut w.delack_timer,
+        };
         match t.fire(now) {
             Ok(false) => {}
             Err(at) => self.push_timer(Some(at), f, timer),
             Ok(true) if timer == TIMER_RTO => self.window_timeout(f),
+            Ok(true) if timer == TIMER_PACE => self.window_send(f),
             Ok(true) => {
                 let (ce, ts) = (w.ce_state, w.ts_recent);
                 if w.pending > 0 {
@@ -396,7 +425,7 @@ impl Network {
         let flow = &mut self.flows[f as usize];
         flow.stats.timeouts += 1;
         let w = flow.window();
-        w.cc.on_loss(Loss::Timeout, w.flight_bytes());
+        w.cc.on_loss(Loss::Timeout, w.flight_bytes(), now);
         for s in w.board.iter_mut() {
             if *s != Sent::Sacked {
                 *s = Sent::Lost;
@@ -407,18 +436,20 @@ impl Network {
         w.lost_scan = w.nxt;
         w.recovery = Some((w.nxt, Loss::Timeout));
         w.rto = Time(w.rto.ps().saturating_mul(2)).min(Time::from_us(60_000_000));
-        let at = w.rto_timer.set(now + w.rto);
-        self.push_timer(at, f, TIMER_RTO);
+        // Nothing is in flight now: the timer restarts with the retransmission (RFC 6298 §5.5–5.6),
+        // which pacing may hold back.
+        w.rto_timer.stop();
         self.window_send(f);
     }
 
-    /// Receiver: data packet `i` of a window flow arrived.
-    pub(crate) fn window_deliver(&mut self, i: u32, pkt: Packet) {
+    /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
+    pub(crate) fn window_deliver(&mut self, i: u32, pkt: Packet, rx_delay: Time) {
         self.free_packet(i);
         let now = self.now;
         let f = pkt.flow;
         let flow = &mut self.flows[f as usize];
         let w = flow.window();
+        w.echo = (pkt.hops, u32::try_from(rx_delay.ps() / 1000).unwrap_or(u32::MAX));
         let seq = pkt.seq;
         if w.received(seq) {
             flow.stats.duplicate_bytes += pkt.payload_bytes as u64;
@@ -471,6 +502,8 @@ impl Network {
         w.delack_timer.stop();
         let pkt = Packet {
             ecn: ece,
+            echo_hops: w.echo.0,
+            remote_queuing_ns: w.echo.1,
             flow: f,
             dst_host: src,
             hash,

@@ -264,7 +264,7 @@ impl Network {
 
     /// A fresh connection for one sized transfer, started now.
     fn start_ephemeral(&mut self, src: u32, dst: u32, class: u8, group: u16, size: u64) {
-        let spec = FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), app: None, ephemeral: true, demand: false };
+        let spec = FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), write: None, app: None, ephemeral: true, demand: false };
         let f = self.open_flow(spec);
         self.start_flow(f);
     }
@@ -276,7 +276,7 @@ impl Network {
             return f;
         }
         let group = self.generators[g as usize].group;
-        let spec = |src, dst| FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: None, app: None, ephemeral: false, demand: true };
+        let spec = |src, dst| FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: None, write: None, app: None, ephemeral: false, demand: true };
         let (a, b) = (spec(client, server), spec(server, client));
         let req = self.open_flow(a);
         let resp = self.open_flow(b);
