@@ -91,7 +91,10 @@ def cmd_list(args) -> int:
 
 
 #: Report titles of experiment groups (a single experiment's report takes its title).
-TITLES = {"timely": "TIMELY (SIGCOMM 2015), §4.4 and §6.1 experiments, reproduced with rttlab"}
+TITLES = {
+    "timely": "TIMELY (SIGCOMM 2015), §4.4 and §6.1 experiments, reproduced with rttlab",
+    "swift": "Swift (SIGCOMM 2020), §5 experiments, reproduced with rttlab",
+}
 
 
 def cmd_reproduce(args) -> int:

@@ -135,6 +135,7 @@ def execute(
 
 def _load_all() -> None:
     from . import timely  # noqa: F401  (registers the TIMELY experiments)
+    from . import swift  # noqa: F401  (registers the Swift experiments)
 
 
 _load_all()
