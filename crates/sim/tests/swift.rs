@@ -1,0 +1,170 @@
+//! The host model (NIC Rx queue and processing), Swift's delay decomposition and its pacing below
+//! one packet, against hand-computed cases.
+
+mod common;
+
+use common::{run_net, scenario};
+use rttlab_cc::Time;
+
+/// Two hosts on one switch, 10 Gbps and 1 µs links, Swift, with `extra` TOML appended.
+fn pair(extra: &str) -> String {
+    format!(
+        r#"
+        duration = "10ms"
+        [topology]
+        kind = "star"
+        hosts = 2
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        pfc = false
+        [nic]
+        mtu = "1500B"
+        header = "64B"
+        ack = "64B"
+        [transport]
+        kind = "window"
+        {extra}
+        "#
+    )
+}
+
+/// One 1000 B packet and its ACK through hosts that take 300 ns per packet plus 1000 B at
+/// 10 Gbps (800 ns): the receiver delivers it 1.1 µs after it lands, the ACK leaves then, and the
+/// sender's stack takes 300 ns more for the ACK. The RTT is the unloaded one plus 1.4 µs.
+#[test]
+fn host_processing_adds_its_time_to_delivery_and_rtt() {
+    let net = run_net(&pair(
+        r#"
+        [cc]
+        algorithm = "swift"
+        [host]
+        rx_packet_time = "300ns"
+        rx_copy_rate = "10Gbps"
+        [[flows]]
+        src = 1
+        dst = 0
+        size = "1000B"
+        "#,
+    ));
+    let data = 2 * (1064 * 800 + 1_000_000);
+    let ack = 2 * (64 * 800 + 1_000_000);
+    let f = &net.flows[0];
+    assert_eq!(f.stats.finish, Some(Time(data + 1_100_000)));
+    assert_eq!(f.stats.rtt_sum, (data + 1_100_000 + ack + 300_000) as u128);
+    assert_eq!(net.hosts.iter().map(|h| h.rx_drops).sum::<u64>(), 0);
+}
+
+/// 64 B writes from 8 flows: a host that takes 500 ns a packet processes 2 M packets/s,
+/// 1.024 Gbps of payload, far below the 10 Gbps link (9.8 M packets/s of 128 B). Swift's
+/// endpoint window keeps the host busy without overflowing its Rx queue, and is the limit.
+#[test]
+fn small_writes_saturate_the_host_before_the_link() {
+    let net = run_net(&pair(
+        r#"
+        [cc]
+        algorithm = "swift"
+        [host]
+        rx_packet_time = "500ns"
+        [[flows]]
+        src = 1
+        dst = 0
+        connections = 8
+        write = "64B"
+        "#,
+    ));
+    let s = net.summary();
+    assert!((s.goodput_gbps / 1.024 - 1.0).abs() < 0.01, "goodput {} Gbps", s.goodput_gbps);
+    assert_eq!(s.host_drops, 0);
+    for f in &net.flows {
+        let (fcwnd, ecwnd) = f.window_cc().and_then(|c| c.windows()).expect("Swift");
+        assert!(ecwnd < fcwnd, "endpoint-limited: ecwnd {ecwnd} fcwnd {fcwnd}");
+    }
+}
+
+/// A controller that ignores the host (DCTCP) overruns a 100-packet Rx queue: drops at the
+/// host, recovered by retransmission, and every byte accounted for.
+#[test]
+fn a_full_rx_queue_drops_and_bytes_are_conserved() {
+    let net = run_net(&pair(
+        r#"
+        delayed_ack = false
+        [cc]
+        algorithm = "dctcp"
+        [host]
+        rx_packet_time = "500ns"
+        rx_queue_packets = 100
+        [[flows]]
+        src = 1
+        dst = 0
+        size = "500KB"
+        write = "64B"
+        "#,
+    ));
+    let s = net.summary();
+    assert!(s.host_drops > 0);
+    assert!(s.retransmits > 0);
+    assert_eq!(s.bytes_delivered, 500_000, "the flow completes");
+    assert_eq!(s.bytes_sent, s.bytes_delivered + s.bytes_duplicate + s.bytes_dropped + s.bytes_in_flight);
+}
+
+/// A window fixed at a quarter packet sends one packet every 4 RTTs (Swift Algorithm 1 lines
+/// 29–32). Unloaded RTT: 2 × (1.2 µs + 1 µs) for the 1500 B packet plus 2 × (51.2 ns + 1 µs)
+/// for the ACK = 6.5024 µs, so a packet leaves every 26.0096 µs: 385 in 10 ms (the last at
+/// 9987.7 µs), all acknowledged.
+#[test]
+fn a_window_below_one_packet_is_paced_at_rtt_over_cwnd() {
+    let net = run_net(&pair(
+        r#"
+        [cc]
+        algorithm = "swift"
+        min_cwnd = 0.25
+        max_cwnd = 0.25
+        initial_cwnd = 0.25
+        [[flows]]
+        src = 1
+        dst = 0
+        "#,
+    ));
+    let f = &net.flows[0];
+    assert_eq!(f.stats.rtt_samples, 385);
+    assert_eq!(f.stats.rtt_sum, 385 * 6_502_400);
+    assert_eq!(f.stats.delivered_bytes, 385 * 1436);
+}
+
+/// Swift on the window transport acknowledges every packet (§3.6): it is the default, and
+/// asking for delayed ACKs is an error naming the field. The profile fills in the rest.
+#[test]
+fn swift_scenarios_default_to_immediate_acks_and_record_their_profile() {
+    let s = scenario(&pair("[cc]\nalgorithm = \"swift\"\nprofile = \"htsim\"\n[[flows]]\nsrc = 1\ndst = 0"));
+    let r = s.resolved();
+    assert_eq!(r["transport"]["delayed_ack"], false);
+    assert_eq!(r["cc"]["profile"], "htsim");
+    assert_eq!(r["cc"]["base_target"], "20us");
+    assert_eq!(r["cc"]["retx_reset_threshold"], 5);
+    let e = rttlab_sim::Scenario::from_toml(&pair("delayed_ack = true\n[cc]\nalgorithm = \"swift\"\n[[flows]]\nsrc = 1\ndst = 0")).unwrap_err();
+    assert!(e.to_string().starts_with("transport.delayed_ack = true"), "{e}");
+    let e = rttlab_sim::Scenario::from_toml(&pair("[cc]\nalgorithm = \"swift\"\nprofile = \"pony\"\n[[flows]]\nsrc = 1\ndst = 0")).unwrap_err();
+    assert!(e.to_string().contains("cc.profile"), "{e}");
+}
+
+/// An incast with the host model replays identically.
+#[test]
+fn swift_with_the_host_model_is_deterministic() {
+    let toml = pair(
+        r#"
+        [cc]
+        algorithm = "swift"
+        [host]
+        rx_packet_time = "200ns"
+        [[flows]]
+        src = 1
+        dst = 0
+        connections = 20
+        start_jitter = "20us"
+        "#,
+    );
+    let a = run_net(&toml).summary();
+    let b = run_net(&toml).summary();
+    assert_eq!(a, b);
+}
