@@ -321,18 +321,16 @@ impl WindowController for Swift {
         let num_acked = (a.acked_bytes as f64 / self.packet_bytes as f64).ceil().max(1.0);
         let guard = self.guard();
         let p = &self.params;
+        // Swift-v0 holds the whole RTT to the fabric target.
+        let fabric_delay = if p.decompose { rtt.saturating_sub(a.endpoint_delay) } else { rtt };
+        let target = p.target_delay(a.hops, self.fabric.cwnd);
+        self.fabric.on_delay(p, fabric_delay, target, num_acked, a.now, guard);
         if p.decompose {
-            let fabric_delay = rtt.saturating_sub(a.endpoint_delay);
-            let target = p.target_delay(a.hops, self.fabric.cwnd);
-            self.fabric.on_delay(p, fabric_delay, target, num_acked, a.now, guard);
             let w = p.endpoint_ewma;
             let e = a.endpoint_delay.ps() as f64;
             let avg = self.endpoint_delay.map_or(e, |old| (1.0 - w) * old + w * e);
             self.endpoint_delay = Some(avg);
             self.endpoint.on_delay(p, Time(avg.round() as u64), p.endpoint_target, num_acked, a.now, guard);
-        } else {
-            let target = p.target_delay(a.hops, self.fabric.cwnd);
-            self.fabric.on_delay(p, rtt, target, num_acked, a.now, guard);
         }
     }
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import Point, Run
-from ..timely.testbed import Plan, scenario as testbed_scenario
+from ..timely.testbed import Plan, scenario as testbed_scenario, summaries as testbed_summaries
 
 FILE = "swift-t1.toml"
 LINE_GBPS = 50.0
@@ -41,8 +41,8 @@ KEYS = ["goodput_gbps", "rtt_avg_us", "rtt_p99_us", "loss_rate", "jain", "timeou
 
 
 def summaries(runs: list[Run], keys: list[str] = KEYS) -> pd.DataFrame:
-    """One row per run: labels and summary ``keys``, averaged over seeds."""
-    df = pd.DataFrame([{**r.labels, **{k: r.result.summary[k] for k in keys}} for r in runs])
+    """One row per point: its labels and summary ``keys``, averaged over seeds."""
+    df = testbed_summaries(runs, keys)
     by = [c for c in df.columns if c not in keys and c != "seed"]
     return df.drop(columns="seed").groupby(by, sort=False).mean().reset_index()
 
