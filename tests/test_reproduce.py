@@ -8,6 +8,7 @@ import pytest
 
 import rttlab
 from rttlab.cli import main as cli
+from conftest import holds
 from rttlab.experiments import REGISTRY, groups
 
 ROOT = rttlab.experiments.timely.testbed.SCENARIOS.parent
@@ -22,11 +23,6 @@ def report(tmp_path_factory):
     checks = pd.read_csv(out / "data" / "checks.csv")
     return out, checks
 
-
-def holds(checks: pd.DataFrame, experiment: str, claim_start: str) -> bool:
-    rows = checks[(checks.experiment == experiment) & checks.claim.str.startswith(claim_start)]
-    assert len(rows) == 1, (experiment, claim_start, list(checks[checks.experiment == experiment].claim))
-    return bool(rows.holds.iloc[0])
 
 
 def test_every_experiment_has_its_section_figure_data_and_scenarios(report):

@@ -8,6 +8,7 @@ import pytest
 
 import rttlab
 from rttlab.cli import main as cli
+from conftest import holds
 from rttlab.experiments import groups
 
 EXPERIMENTS = groups()["swift"]
@@ -21,11 +22,6 @@ def report(tmp_path_factory):
     assert cli(["reproduce", "swift", "--quick", "--no-progress", "--out", str(out), "--no-cache"]) == 0
     return out, pd.read_csv(out / "data" / "checks.csv")
 
-
-def holds(checks: pd.DataFrame, experiment: str, claim_start: str) -> bool:
-    rows = checks[(checks.experiment == experiment) & checks.claim.str.startswith(claim_start)]
-    assert len(rows) == 1, (experiment, claim_start, list(checks[checks.experiment == experiment].claim))
-    return bool(rows.holds.iloc[0])
 
 
 def test_every_experiment_has_its_section_and_scenarios(report):

@@ -130,6 +130,13 @@ pub struct FlowSpec {
     pub demand: bool,
 }
 
+impl FlowSpec {
+    /// Payload of a full packet: the MSS, or the write size when smaller.
+    fn packet_bytes(&self, mss: u64) -> u64 {
+        self.write.map_or(mss, |w| w.min(mss))
+    }
+}
+
 /// First well-known destination port of the 5-tuple: RoCEv2's UDP port for the message
 /// transport, an arbitrary server port for the window transport.
 const ROCEV2_PORT: u16 = 4791;
@@ -205,7 +212,7 @@ impl Network {
         let mss = self.payload_per_packet as u64;
         match &self.transport {
             TransportConfig::Window(w) => {
-                let mss = spec.write.map_or(mss, |b| b.min(mss));
+                let mss = spec.packet_bytes(mss);
                 let cc: Box<dyn WindowController> = match &self.cc {
                     CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
                     CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
@@ -245,8 +252,7 @@ impl Network {
             Some(size) => {
                 let links: Vec<(Rate, Time)> =
                     self.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (self.ports[p as usize].rate, self.ports[p as usize].delay)).collect();
-                let mss = self.payload_per_packet as u64;
-                ideal_fct(size, spec.write.map_or(mss, |w| w.min(mss)), self.header_bytes as u64, &links)
+                ideal_fct(size, spec.packet_bytes(self.payload_per_packet as u64), self.header_bytes as u64, &links)
             }
             None => Time::ZERO,
         };

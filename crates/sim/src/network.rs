@@ -56,8 +56,9 @@ pub struct Network {
     pub(crate) rtt_noise: Time,
     pub(crate) pacing_rate: Option<Rate>,
     pub(crate) host_config: HostConfig,
-    /// Data packets sent (first transmissions and retransmissions).
+    /// Data packets sent (first transmissions and retransmissions), and dropped anywhere.
     pub(crate) data_sent: u64,
+    pub(crate) data_drops: u64,
     pub rtt_hist: Histogram<u64>,
     pub samplers: Vec<QueueSampler>,
     timeseries_interval: Option<Time>,
@@ -129,7 +130,6 @@ impl Network {
                 rng: rng_stream(s.seed, Stream::Switch(sw)),
                 drops: 0,
                 dropped_payload: 0,
-                data_drops: 0,
                 marks: 0,
             });
         }
@@ -210,6 +210,7 @@ impl Network {
             pacing_rate: nic.pacing_rate,
             host_config: s.host.clone(),
             data_sent: 0,
+            data_drops: 0,
             rtt_hist: histogram(),
             samplers,
             timeseries_interval: s.measure.timeseries_interval,
@@ -342,7 +343,7 @@ impl Network {
             timeouts: self.all_stats().map(|s| s.timeouts).sum(),
             host_drops: self.hosts.iter().map(|h| h.rx_drops).sum(),
             data_sent: self.data_sent,
-            data_drops: self.switches.iter().map(|s| s.data_drops).sum::<u64>() + self.hosts.iter().map(|h| h.rx_drops).sum::<u64>(),
+            data_drops: self.data_drops,
         }
     }
 

@@ -146,10 +146,11 @@ impl Network {
     /// handles itself (message transport, pings), it is processed now; otherwise it joins the
     /// NIC Rx queue, or is dropped when the queue is full.
     pub(crate) fn host_arrive(&mut self, h: u32, i: u32) {
+        if !self.host_config.enabled() {
+            return self.host_receive(h, i, Time::ZERO);
+        }
         let pkt = *self.pkts.get(i);
-        let software = self.host_config.enabled()
-            && matches!(pkt.kind, PacketKind::Data | PacketKind::Ack)
-            && matches!(self.flows[pkt.flow as usize].tx, Tx::Window(_));
+        let software = matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) && matches!(self.flows[pkt.flow as usize].tx, Tx::Window(_));
         if !software {
             return self.host_receive(h, i, Time::ZERO);
         }
@@ -157,6 +158,7 @@ impl Network {
         if host.rx.len() >= self.host_config.rx_queue_packets as usize {
             host.rx_drops += 1;
             host.rx_dropped_payload += pkt.payload_bytes as u64;
+            self.data_drops += (pkt.kind == PacketKind::Data) as u64;
             self.free_packet(i);
             return self.maybe_retire(pkt.flow);
         }

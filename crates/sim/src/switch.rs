@@ -14,8 +14,6 @@ pub struct Switch {
     pub rng: Rng,
     pub drops: u64,
     pub dropped_payload: u64,
-    /// Drops of data packets (the rest are ACKs and probes).
-    pub data_drops: u64,
     pub marks: u64,
 }
 
@@ -53,7 +51,7 @@ impl Network {
             // Tail drop: the shared buffer is full.
             sw.drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
-            sw.data_drops += (pkt.kind == PacketKind::Data) as u64;
+            self.data_drops += (pkt.kind == PacketKind::Data) as u64;
             if matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) {
                 self.free_packet(i);
                 self.maybe_retire(pkt.flow);

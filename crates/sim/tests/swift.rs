@@ -3,31 +3,8 @@
 
 mod common;
 
-use common::{run_net, scenario};
+use common::{run_net, scenario, window_pair as pair};
 use rttlab_cc::Time;
-
-/// Two hosts on one switch, 10 Gbps and 1 µs links, Swift, with `extra` TOML appended.
-fn pair(extra: &str) -> String {
-    format!(
-        r#"
-        duration = "10ms"
-        [topology]
-        kind = "star"
-        hosts = 2
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        pfc = false
-        [nic]
-        mtu = "1500B"
-        header = "64B"
-        ack = "64B"
-        [transport]
-        kind = "window"
-        {extra}
-        "#
-    )
-}
 
 /// One 1000 B packet and its ACK through hosts that take 300 ns per packet plus 1000 B at
 /// 10 Gbps (800 ns): the receiver delivers it 1.1 µs after it lands, the ACK leaves then, and the

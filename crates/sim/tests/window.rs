@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::run_net;
+use common::{run_net, window_pair};
 use rttlab_cc::Time;
 
 /// One 1000 B packet from h1 to h0 over two 10 Gbps, 1 µs hops, and its ACK back. The kernel
@@ -11,21 +11,8 @@ use rttlab_cc::Time;
 #[test]
 fn one_packet_rtt_by_hand_with_and_without_delayed_ack() {
     let toml = |delayed: bool| {
-        format!(
+        window_pair(&format!(
             r#"
-            duration = "10ms"
-            [topology]
-            kind = "star"
-            hosts = 2
-            link_rate = "10Gbps"
-            link_delay = "1us"
-            [switch]
-            pfc = false
-            [nic]
-            header = "64B"
-            ack = "64B"
-            [transport]
-            kind = "window"
             delayed_ack = {delayed}
             delayed_ack_timeout = "40us"
             [cc]
@@ -35,7 +22,7 @@ fn one_packet_rtt_by_hand_with_and_without_delayed_ack() {
             dst = 0
             size = "1000B"
             "#
-        )
+        ))
     };
     let data = 2 * (1064 * 800 + 1_000_000); // 1064 B at 10 Gbps is 851 200 ps, per hop
     let ack = 2 * (64 * 800 + 1_000_000);
