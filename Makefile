@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.deps-installed
 
-.PHONY: demo test test-rust test-python bench build clean
+.PHONY: demo test test-rust test-python bench microbench build clean
 
 ## Create the virtualenv and install the Python dependencies (once per pyproject change).
 $(STAMP): pyproject.toml
@@ -29,11 +29,14 @@ test-rust:
 test-python: build
 	$(BIN)/pytest -q
 
+## Speed: the benchmark suite (bench/suite.toml), medians of 3 runs checked against its targets,
+## written to bench/results.json; `make microbench` runs the criterion micro-benchmarks.
 bench:
-	cargo build --release --quiet -p rttlab-sim --bin rttlab-bench
-	./target/release/rttlab-bench scenarios/timely-testbed-pfc.toml --duration 200ms
-	./target/release/rttlab-bench scenarios/timely-testbed-dctcp.toml --duration 200ms
-	./target/release/rttlab-bench scenarios/fat-tree-websearch-dctcp.toml --duration 10ms
+	cargo build --release --quiet -p rttlab-bench
+	./target/release/rttlab-bench suite bench/suite.toml --out bench/results.json
+
+microbench:
+	cargo bench -p rttlab-bench
 
 clean:
 	rm -rf $(VENV) target

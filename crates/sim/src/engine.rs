@@ -139,6 +139,10 @@ impl EventQueue {
     pub fn processed(&self) -> u64 {
         self.popped
     }
+    /// Events the queue has room for: at least the most that were ever pending at once.
+    pub fn capacity(&self) -> usize {
+        self.heap.capacity()
+    }
 }
 
 /// The random generator used everywhere in the simulator.

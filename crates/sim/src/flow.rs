@@ -339,6 +339,14 @@ impl Network {
         }
         if st.size == Some(st.delivered_bytes) {
             st.finish = Some(now);
+            if let (Some(pending), false) = (&mut self.flows_pending, flow.ephemeral) {
+                *pending -= 1;
+                if *pending == 0 {
+                    // The last connection is done: the run ends once the events of this instant
+                    // have happened (`Network::run` stops after `end`).
+                    self.end = now.max(self.warmup);
+                }
+            }
             if flow.start >= self.warmup {
                 let (size, fct, ideal) = (st.delivered_bytes, now - flow.start, flow.ideal);
                 self.groups[flow.group as usize].record_fct(&self.fct_buckets, size, fct, ideal);

@@ -7,7 +7,7 @@ use crate::nic::Host;
 use crate::packet::{PacketKind, Slab};
 use crate::port::{port_name, Owner, Port};
 use crate::routing::Routing;
-use crate::scenario::{Arrivals, CcConfig, HostConfig, MarkAt, Scenario, ScenarioError, TransportConfig, Workload};
+use crate::scenario::{Arrivals, CcConfig, HostConfig, MarkAt, Scenario, ScenarioError, TransportConfig, Until, Workload};
 use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
 use crate::switch::{Switch, SwitchParams};
 use crate::topology::Graph;
@@ -59,6 +59,8 @@ pub struct Network {
     /// Data packets sent (first transmissions and retransmissions), and dropped anywhere.
     pub(crate) data_sent: u64,
     pub(crate) data_drops: u64,
+    /// `until = "flows_done"`: sized `[[flows]]` connections whose last byte has not arrived.
+    pub(crate) flows_pending: Option<u64>,
     pub rtt_hist: Histogram<u64>,
     pub samplers: Vec<QueueSampler>,
     timeseries_interval: Option<Time>,
@@ -211,6 +213,7 @@ impl Network {
             host_config: s.host.clone(),
             data_sent: 0,
             data_drops: 0,
+            flows_pending: (s.until == Until::FlowsDone).then(|| s.flows.iter().map(|g| g.src.hosts().expect("validated").len() as u64 * g.connections as u64).sum()),
             rtt_hist: histogram(),
             samplers,
             timeseries_interval: s.measure.timeseries_interval,
@@ -354,6 +357,16 @@ impl Network {
 
     pub fn events_processed(&self) -> u64 {
         self.events.processed()
+    }
+
+    /// Room in the event queue (its memory's high-water mark, in events).
+    pub fn event_slots(&self) -> usize {
+        self.events.capacity()
+    }
+
+    /// Data packets sent so far, retransmissions included.
+    pub fn data_packets_sent(&self) -> u64 {
+        self.data_sent
     }
 
     /// Payload of data packets still in the network (queues and links).

@@ -331,8 +331,12 @@ pub fn perf(net: &Network, wall_s: f64) -> Value {
         "events": events,
         "wall_s": wall_s,
         "events_per_s": events as f64 / wall_s,
+        "data_packets": net.data_packets_sent(),
+        "data_packets_per_s": net.data_packets_sent() as f64 / wall_s,
+        "simulated_s": net.end.as_secs(),
         "sim_seconds_per_wall_second": net.end.as_secs() / wall_s,
         "packet_slots": net.packet_high_water(),
+        "event_slots": net.event_slots(),
         "flow_slots": net.flows.len(),
         "route_entries": net.routing.table_entries(),
     })

@@ -23,6 +23,10 @@ pub struct Scenario {
     /// Statistics (throughput, RTT, Jain) count only what happens after the warm-up.
     #[serde(default)]
     pub warmup: Time,
+    /// When the run ends: at `duration`, or as soon as every `[[flows]]` connection has
+    /// delivered its `size` (`duration` is then a cap).
+    #[serde(default)]
+    pub until: Until,
     pub topology: Topology,
     #[serde(default)]
     pub switch: SwitchConfig,
@@ -500,6 +504,17 @@ impl HostSet {
             }
         }
     }
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Until {
+    /// The run lasts `duration`.
+    #[default]
+    Duration,
+    /// The run ends when the last byte of the last sized `[[flows]]` connection arrives (an
+    /// incast "until the last flow completes"), or at `duration` if that comes first.
+    FlowsDone,
 }
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -1102,6 +1117,14 @@ impl Scenario {
             }
             if let Some(stop) = g.stop.filter(|&t| t <= g.start + g.start_jitter) {
                 return Err(invalid(f("stop"), stop, format!("after start + start_jitter ({}), or absent", g.start + g.start_jitter)));
+            }
+        }
+        if self.until == Until::FlowsDone {
+            if self.flows.is_empty() {
+                return Err(invalid("until", "flows_done", "needs [[flows]] groups with a size; or until = \"duration\""));
+            }
+            if let Some(i) = self.flows.iter().position(|g| g.size.is_none()) {
+                return Err(invalid("until", "flows_done", format!("every [[flows]] group needs a size (flows[{i}] has none); or until = \"duration\"")));
             }
         }
         for (i, w) in self.workloads.iter().enumerate() {

@@ -101,6 +101,25 @@ fn sized_flows_deliver_everything() {
     }
 }
 
+/// `until = "flows_done"` ends the run at the instant the last sized connection's last byte
+/// arrives: the same run to its full duration shows that instant as the latest finish, and
+/// everything else (bytes, pauses) as it stood then.
+#[test]
+fn a_run_until_flows_done_ends_at_the_last_completion() {
+    let sized = testbed("").replace("connections = 4", "connections = 4\nsize = \"200KB\"").replace("warmup = \"10ms\"", "");
+    let full = run_net(&sized);
+    let last = full.flows.iter().map(|f| f.stats.finish.expect("finished")).max().unwrap();
+    assert!(last < full.end, "the flows finish well before the {:?} duration", full.end);
+    let until = run_net(&sized.replace("name =", "until = \"flows_done\"\nname ="));
+    assert_eq!(until.now, last);
+    let s = until.summary();
+    assert_eq!(s.measured_s, last.as_secs());
+    assert_eq!((s.flows_finished, s.flows), (40, 40));
+    assert_eq!(s.bytes_delivered, 40 * 200_000);
+    let err = rttlab_sim::Scenario::from_toml(&preset("timely-testbed-pfc").replace("name =", "until = \"flows_done\"\nname =")).unwrap_err().to_string();
+    assert!(err.contains("until") && err.contains("flows[0] has none"), "{err}");
+}
+
 /// Without PFC a small shared buffer overflows: drops are counted, and the bytes still add up.
 #[test]
 fn tail_drop_without_pfc() {

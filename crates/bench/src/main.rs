@@ -1,0 +1,332 @@
+//! `rttlab-bench`: rttlab's speed benchmarks.
+//!
+//! - `rttlab-bench run SCENARIO.toml [--duration D]` runs one scenario once, with raw traces (queue
+//!   trace, time series) off so that the figures are the simulator's, and prints them as JSON.
+//! - `rttlab-bench suite [bench/suite.toml] [--out bench/results.json]` runs every benchmark of a
+//!   suite `repeat` times, each run in a process of its own (so that its peak RSS is its own),
+//!   one after another on one core, takes the median of each figure, checks the suite's targets
+//!   on the medians, and writes everything with the rttlab git revision to the results file.
+//!   It exits with status 1 when a target is missed.
+
+use clap::{Parser, Subcommand};
+use rttlab_cc::Time;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+#[derive(Parser)]
+#[command(name = "rttlab-bench", version, about = "rttlab's speed benchmarks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run one scenario once and print events/s, data packets/s, simulated seconds per wall
+    /// second, wall seconds and peak RSS as JSON.
+    Run {
+        scenario: PathBuf,
+        /// Simulated time to run instead of the scenario's (e.g. 10ms).
+        #[arg(long)]
+        duration: Option<Time>,
+    },
+    /// Run a benchmark suite, check its targets on the medians and write the results.
+    Suite {
+        #[arg(default_value = "bench/suite.toml")]
+        suite: PathBuf,
+        #[arg(long, default_value = "bench/results.json")]
+        out: PathBuf,
+        /// Runs per benchmark instead of the suite's `repeat`.
+        #[arg(long)]
+        repeat: Option<usize>,
+    },
+}
+
+/// A suite file (`bench/suite.toml`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Suite {
+    /// Runs of each benchmark; targets apply to the median.
+    repeat: usize,
+    bench: Vec<Bench>,
+}
+
+#[derive(Deserialize, Serialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct Bench {
+    name: String,
+    /// Path relative to the suite file's directory's parent (the repository root).
+    scenario: PathBuf,
+    /// Simulated time instead of the scenario's.
+    duration: Option<Time>,
+    #[serde(default)]
+    targets: Targets,
+}
+
+#[derive(Deserialize, Serialize, Clone, Default)]
+#[serde(deny_unknown_fields)]
+struct Targets {
+    max_wall_s: Option<f64>,
+    max_peak_rss_mb: Option<f64>,
+    min_sim_seconds_per_wall_second: Option<f64>,
+    /// Every sized connection delivered all its bytes.
+    #[serde(default)]
+    every_flow_completes: bool,
+    /// No packet dropped anywhere (switch buffers, host Rx queues).
+    #[serde(default)]
+    no_drops: bool,
+    /// Also run at twice the duration: the peak RSS may grow by at most this fraction (memory
+    /// bounded by the network, not the run length).
+    max_rss_growth_when_doubled: Option<f64>,
+}
+
+/// What one run measured.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+struct Figures {
+    scenario: String,
+    simulated_s: f64,
+    wall_s: f64,
+    events: u64,
+    events_per_s: f64,
+    data_packets: u64,
+    data_packets_per_s: f64,
+    sim_seconds_per_wall_second: f64,
+    peak_rss_mb: f64,
+    /// High-water marks of the simulator's memory: packets alive at once, connection slots,
+    /// room in the event queue.
+    packet_slots: u64,
+    flow_slots: u64,
+    event_slots: u64,
+    flows: u64,
+    flows_finished: u64,
+    drops: u64,
+    host_drops: u64,
+    throughput_gbps: f64,
+}
+
+/// Peak resident set size of this process in MB (Linux `VmHWM`).
+fn peak_rss_mb() -> Result<f64, String> {
+    let status = std::fs::read_to_string("/proc/self/status").map_err(|e| format!("/proc/self/status: {e}"))?;
+    let kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .ok_or("no VmHWM in /proc/self/status")?;
+    Ok(kb * 1024.0 / 1e6)
+}
+
+fn run_once(path: &Path, duration: Option<Time>) -> Result<Figures, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut s = rttlab_sim::Scenario::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    s.measure.queue_trace = false;
+    s.measure.timeseries_interval = None;
+    if let Some(d) = duration {
+        s.duration = d;
+        s.validate().map_err(|e| format!("{} with --duration {d}: {e}", path.display()))?;
+    }
+    let out = rttlab_sim::run(&s).map_err(|e| format!("{}: {e}", path.display()))?;
+    let perf = &out.meta["perf"];
+    let num = |k: &str| perf[k].as_f64().ok_or(format!("perf.{k} missing"));
+    let sum = &out.summary;
+    Ok(Figures {
+        scenario: s.name.clone(),
+        simulated_s: num("simulated_s")?,
+        wall_s: num("wall_s")?,
+        events: num("events")? as u64,
+        events_per_s: num("events_per_s")?,
+        data_packets: num("data_packets")? as u64,
+        data_packets_per_s: num("data_packets_per_s")?,
+        sim_seconds_per_wall_second: num("sim_seconds_per_wall_second")?,
+        peak_rss_mb: peak_rss_mb()?,
+        packet_slots: num("packet_slots")? as u64,
+        flow_slots: num("flow_slots")? as u64,
+        event_slots: num("event_slots")? as u64,
+        flows: sum.flows,
+        flows_finished: sum.flows_finished,
+        drops: sum.drops,
+        host_drops: sum.host_drops,
+        throughput_gbps: sum.throughput_gbps,
+    })
+}
+
+/// Runs `rttlab-bench run` in a child process and reads its figures.
+fn run_child(scenario: &Path, duration: Option<Time>) -> Result<Figures, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("run").arg(scenario);
+    if let Some(d) = duration {
+        cmd.arg("--duration").arg(d.to_string());
+    }
+    let out = cmd.output().map_err(|e| format!("cannot start a run: {e}"))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("unreadable run output: {e}"))
+}
+
+/// The median of each figure over the runs (the runs are deterministic, so only the wall-clock
+/// and memory figures differ between them).
+fn median(runs: &[Figures]) -> Figures {
+    let mid = |f: fn(&Figures) -> f64| {
+        let mut v: Vec<f64> = runs.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Figures {
+        wall_s: mid(|r| r.wall_s),
+        events_per_s: mid(|r| r.events_per_s),
+        data_packets_per_s: mid(|r| r.data_packets_per_s),
+        sim_seconds_per_wall_second: mid(|r| r.sim_seconds_per_wall_second),
+        peak_rss_mb: mid(|r| r.peak_rss_mb),
+        ..runs[0].clone()
+    }
+}
+
+/// One target checked: what it asks, the measured value, and whether it holds.
+fn check(target: String, value: Value, holds: bool) -> Value {
+    json!({ "target": target, "value": value, "holds": holds })
+}
+
+fn checks(t: &Targets, m: &Figures, doubled: Option<&Figures>) -> Vec<Value> {
+    let mut c = Vec::new();
+    if let Some(max) = t.max_wall_s {
+        c.push(check(format!("wall_s <= {max}"), json!(m.wall_s), m.wall_s <= max));
+    }
+    if let Some(max) = t.max_peak_rss_mb {
+        c.push(check(format!("peak_rss_mb < {max}"), json!(m.peak_rss_mb), m.peak_rss_mb < max));
+    }
+    if let Some(min) = t.min_sim_seconds_per_wall_second {
+        let v = m.sim_seconds_per_wall_second;
+        c.push(check(format!("sim_seconds_per_wall_second >= {min}"), json!(v), v >= min));
+    }
+    if t.every_flow_completes {
+        c.push(check("every flow completes".into(), json!(format!("{}/{}", m.flows_finished, m.flows)), m.flows_finished == m.flows));
+    }
+    if t.no_drops {
+        let drops = m.drops + m.host_drops;
+        c.push(check("no drop".into(), json!(drops), drops == 0));
+    }
+    if let (Some(max), Some(d)) = (t.max_rss_growth_when_doubled, doubled) {
+        let growth = d.peak_rss_mb / m.peak_rss_mb - 1.0;
+        c.push(check(format!("peak RSS grows by at most {:.0} % at twice the simulated time", max * 100.0), json!(growth), growth <= max));
+    }
+    c
+}
+
+fn git_revision(dir: &Path) -> Value {
+    let git = |args: &[&str]| {
+        Command::new("git").args(args).current_dir(dir).output().ok().filter(|o| o.status.success()).map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    json!({
+        "commit": git(&["rev-parse", "HEAD"]),
+        "uncommitted_changes": git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty()),
+    })
+}
+
+fn machine() -> Value {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|c| c.lines().find_map(|l| l.strip_prefix("model name")).map(|v| v.trim_start_matches([' ', '\t', ':']).to_string()));
+    json!({
+        "cpu": cpu,
+        "cores": std::thread::available_parallelism().map(|n| n.get()).ok(),
+        "os": std::env::consts::OS,
+        "arch": std::env::consts::ARCH,
+    })
+}
+
+fn suite(path: &Path, out: &Path, repeat: Option<usize>) -> Result<bool, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let suite: Suite = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let repeat = repeat.unwrap_or(suite.repeat);
+    if repeat == 0 {
+        return Err("repeat: 0 runs; at least 1".into());
+    }
+    let root = path.parent().and_then(Path::parent).filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut results = Vec::new();
+    let mut all_hold = true;
+    for b in &suite.bench {
+        let scenario = root.join(&b.scenario);
+        let runs = (0..repeat)
+            .map(|i| {
+                eprintln!("{}: run {}/{repeat}", b.name, i + 1);
+                run_child(&scenario, b.duration)
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("{}: {e}", b.name))?;
+        let m = median(&runs);
+        let doubled = match b.targets.max_rss_growth_when_doubled {
+            Some(_) => {
+                let d = b.duration.ok_or(format!("{}: max_rss_growth_when_doubled needs a duration to double", b.name))?;
+                let twice = Time(d.ps() * 2);
+                let runs = (0..repeat)
+                    .map(|i| {
+                        eprintln!("{}: run {}/{repeat} at {twice}", b.name, i + 1);
+                        run_child(&scenario, Some(twice))
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| format!("{}: {e}", b.name))?;
+                Some(median(&runs))
+            }
+            None => None,
+        };
+        let checks = checks(&b.targets, &m, doubled.as_ref());
+        for c in &checks {
+            let holds = c["holds"].as_bool() == Some(true);
+            all_hold &= holds;
+            eprintln!("  {} {}: {} ({})", if holds { "✔" } else { "✘ MISSED" }, b.name, c["target"].as_str().unwrap_or(""), c["value"]);
+        }
+        eprintln!(
+            "  {}: {:.2} s wall, {:.1} M events/s, {:.0} k data packets/s, {:.3} sim-s/wall-s, {:.1} MB peak RSS",
+            b.name,
+            m.wall_s,
+            m.events_per_s / 1e6,
+            m.data_packets_per_s / 1e3,
+            m.sim_seconds_per_wall_second,
+            m.peak_rss_mb
+        );
+        results.push(json!({
+            "name": b.name,
+            "scenario": b.scenario,
+            "duration": b.duration.map(|d| d.to_string()),
+            "targets": b.targets,
+            "median": m,
+            "runs": runs,
+            "doubled": doubled,
+            "checks": checks,
+        }));
+    }
+    let report = json!({
+        "rttlab": { "version": env!("CARGO_PKG_VERSION"), "git": git_revision(root) },
+        "machine": machine(),
+        "repeat": repeat,
+        "all_targets_hold": all_hold,
+        "benchmarks": results,
+    });
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let tmp = out.with_extension("json.tmp");
+    std::fs::write(&tmp, serde_json::to_string_pretty(&report).expect("json") + "\n").map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, out).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    eprintln!("wrote {}", out.display());
+    Ok(all_hold)
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Cmd::Run { scenario, duration } => run_once(&scenario, duration).map(|f| {
+            println!("{}", serde_json::to_string_pretty(&f).expect("json"));
+            true
+        }),
+        Cmd::Suite { suite: path, out, repeat } => suite(&path, &out, repeat),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("rttlab-bench: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
