@@ -27,7 +27,7 @@ fn hold(c: &mut Criterion) {
         g.throughput(Throughput::Elements(1));
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
             b.iter(|| {
-                let e = q.pop().expect("n events pending");
+                let e = q.pop_until(Time::MAX).expect("n events pending");
                 q.push(e.time + gap(&mut x), e.kind, e.a, e.b);
                 black_box(e.time)
             })

@@ -95,10 +95,10 @@ struct Figures {
     sim_seconds_per_wall_second: f64,
     peak_rss_mb: f64,
     /// High-water marks of the simulator's memory: packets alive at once, connection slots,
-    /// room in the event queue.
+    /// events pending at once.
     packet_slots: u64,
     flow_slots: u64,
-    event_slots: u64,
+    events_pending_peak: u64,
     flows: u64,
     flows_finished: u64,
     drops: u64,
@@ -142,7 +142,7 @@ fn run_once(path: &Path, duration: Option<Time>) -> Result<Figures, String> {
         peak_rss_mb: peak_rss_mb()?,
         packet_slots: num("packet_slots")? as u64,
         flow_slots: num("flow_slots")? as u64,
-        event_slots: num("event_slots")? as u64,
+        events_pending_peak: num("events_pending_peak")? as u64,
         flows: sum.flows,
         flows_finished: sum.flows_finished,
         drops: sum.drops,

@@ -5,11 +5,11 @@
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rttlab_cc::Time;
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// What an event does. Dispatched with `match` in the main loop.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum EventKind {
     /// Port `a` finished serializing packet `b`.
     TxDone,
@@ -85,63 +85,106 @@ impl LazyTimer {
     }
 }
 
-/// A small plain event: 24 bytes, copied, never boxed.
-#[derive(Copy, Clone, Debug)]
+/// An event as the main loop sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Event {
     pub time: Time,
-    seq: u64,
+    /// Its place in the scheduling order (ties at one time go in this order).
+    pub seq: u64,
     pub kind: EventKind,
     pub a: u32,
     pub b: u32,
 }
 
-impl PartialEq for Event {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+const KINDS: [EventKind; 9] = [
+    EventKind::TxDone,
+    EventKind::Arrive,
+    EventKind::HostWake,
+    EventKind::Sample,
+    EventKind::Kick,
+    EventKind::WarmupEnd,
+    EventKind::Timer,
+    EventKind::Arrival,
+    EventKind::HostRx,
+];
+
+/// A queued event: 24 bytes, copied, never boxed. The scheduling order shares its word with
+/// the kind (`seq << 4 | kind`).
+#[derive(Copy, Clone, PartialEq, Eq)]
+struct Entry {
+    time: u64,
+    seq_kind: u64,
+    a: u32,
+    b: u32,
+}
+
+impl Ord for Entry {
+    /// Reversed so that the max-heap pops the earliest (time, seq) first.
+    #[inline]
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (o.time, o.seq_kind).cmp(&(self.time, self.seq_kind))
     }
 }
-impl Eq for Event {}
-impl PartialOrd for Event {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+impl PartialOrd for Entry {
+    #[inline]
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(o))
     }
 }
-impl Ord for Event {
-    /// Reversed so that the max-heap pops the earliest (time, seq) first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
-    }
-}
 
-/// Future events, earliest first; equal times in the order they were scheduled.
+/// Future events, earliest first; equal times in the order they were scheduled. The key
+/// (time, scheduling order) is unique, so the order is total: runs are bit-identical whatever
+/// the queue's internals.
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Event>,
+    heap: BinaryHeap<Entry>,
     next_seq: u64,
     popped: u64,
+    peak: usize,
 }
 
 impl EventQueue {
+    #[inline]
     pub fn push(&mut self, time: Time, kind: EventKind, a: u32, b: u32) {
-        let seq = self.next_seq;
+        let seq = self.reserve();
+        self.push_reserved(time, seq, kind, a, b);
+    }
+
+    /// Takes the next place in the scheduling order for an event that may be queued later
+    /// (`push_reserved`), or never if it would find nothing to do: it then ranks among events
+    /// at its time exactly as if it had been queued now.
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
         self.next_seq += 1;
-        self.heap.push(Event { time, seq, kind, a, b });
+        self.next_seq - 1
     }
-    pub fn pop(&mut self) -> Option<Event> {
-        let e = self.heap.pop();
-        self.popped += e.is_some() as u64;
-        e
+
+    /// Queues an event at a place in the scheduling order taken by `reserve`.
+    #[inline]
+    pub fn push_reserved(&mut self, time: Time, seq: u64, kind: EventKind, a: u32, b: u32) {
+        self.heap.push(Entry { time: time.ps(), seq_kind: seq << 4 | kind as u64, a, b });
+        self.peak = self.peak.max(self.heap.len());
     }
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+
+    /// The earliest event if it happens no later than `end`.
+    #[inline]
+    pub fn pop_until(&mut self, end: Time) -> Option<Event> {
+        if self.heap.peek()?.time > end.ps() {
+            return None;
+        }
+        let Entry { time, seq_kind, a, b } = self.heap.pop().expect("peeked");
+        self.popped += 1;
+        Some(Event { time: Time(time), seq: seq_kind >> 4, kind: KINDS[(seq_kind & 0xf) as usize], a, b })
     }
+
     /// Events dispatched so far.
     pub fn processed(&self) -> u64 {
         self.popped
     }
-    /// Events the queue has room for: at least the most that were ever pending at once.
-    pub fn capacity(&self) -> usize {
-        self.heap.capacity()
+
+    /// The most events that were pending at once.
+    pub fn peak(&self) -> usize {
+        self.peak
     }
 }
 
@@ -196,9 +239,11 @@ mod tests {
         q.push(Time(3), EventKind::Sample, 2, 0);
         q.push(Time(5), EventKind::Sample, 3, 0);
         q.push(Time(3), EventKind::Sample, 4, 0);
-        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.a).collect();
+        assert_eq!(q.pop_until(Time(2)), None, "nothing due by 2 ps");
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop_until(Time::MAX)).map(|e| e.a).collect();
         assert_eq!(order, vec![2, 4, 1, 3]);
         assert_eq!(q.processed(), 4);
+        assert_eq!(q.peak(), 4);
     }
 
     #[test]
@@ -225,6 +270,5 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);
-        assert_eq!(std::mem::size_of::<Event>(), 32);
     }
 }

@@ -5,7 +5,7 @@ use crate::engine::{rng_stream, EventKind, EventQueue, Stream};
 use crate::flow::{Flow, FlowSpec, FlowStats, Tx};
 use crate::nic::Host;
 use crate::packet::{PacketKind, Slab};
-use crate::port::{port_name, Owner, Port};
+use crate::port::{port_name, Owner, Port, NO_PACKET};
 use crate::routing::Routing;
 use crate::scenario::{Arrivals, CcConfig, HostConfig, MarkAt, Scenario, ScenarioError, TransportConfig, Until, Workload};
 use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
@@ -19,6 +19,8 @@ use rttlab_cc::{Rate, Time};
 
 pub struct Network {
     pub now: Time,
+    /// The place in the event order of the event being handled (0 before the first).
+    pub(crate) seq_now: u64,
     pub end: Time,
     pub warmup: Time,
     pub(crate) seed: u64,
@@ -173,6 +175,7 @@ impl Network {
         let sw = &s.switch;
         let mut net = Network {
             now: Time::ZERO,
+            seq_now: 0,
             end: s.duration,
             warmup: s.warmup,
             seed: s.seed,
@@ -250,26 +253,19 @@ impl Network {
 
     /// Runs until the scenario's duration; events at exactly the end still happen.
     pub fn run(&mut self) {
-        while let Some(t) = self.events.peek_time() {
-            if t > self.end {
-                break;
-            }
-            let ev = self.events.pop().expect("peeked");
+        while let Some(ev) = self.events.pop_until(self.end) {
             debug_assert!(ev.time >= self.now, "time went back from {:?} to {:?}", self.now, ev.time);
             self.now = ev.time;
+            self.seq_now = ev.seq;
             match ev.kind {
                 EventKind::TxDone => {
-                    self.ports[ev.a as usize].busy = false;
-                    if let Owner::Host(_) = self.ports[ev.a as usize].owner {
+                    self.ports[ev.a as usize].tx_done();
+                    if ev.b != NO_PACKET {
                         self.host_tx_done(ev.b);
                     }
                     self.try_tx(ev.a);
                 }
-                EventKind::Arrive => match (self.pkts.get(ev.b).kind, self.ports[ev.a as usize].owner) {
-                    (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(ev.a, ev.b),
-                    (_, Owner::Switch(s)) => self.switch_receive(s, ev.a, ev.b),
-                    (_, Owner::Host(h)) => self.host_arrive(h, ev.b),
-                },
+                EventKind::Arrive => self.link_arrive(ev.a, ev.b),
                 EventKind::HostWake => self.host_wake(ev.a, ev.time),
                 EventKind::Kick => {
                     if let Owner::Host(h) = self.ports[ev.a as usize].owner {
@@ -359,9 +355,9 @@ impl Network {
         self.events.processed()
     }
 
-    /// Room in the event queue (its memory's high-water mark, in events).
-    pub fn event_slots(&self) -> usize {
-        self.events.capacity()
+    /// The most events pending at once (the event queue's memory high-water mark).
+    pub fn events_pending_peak(&self) -> usize {
+        self.events.peak()
     }
 
     /// Data packets sent so far, retransmissions included.

@@ -133,10 +133,17 @@ impl Network {
         Some(self.alloc_packet(pkt))
     }
 
+    /// Whether the transmit completion of packet `i` at its host matters to its transport: a
+    /// window-transport data packet leaves the host's send queue (TSQ accounting).
+    pub(crate) fn tx_done_matters(&self, i: u32) -> bool {
+        let pkt = self.pkts.get(i);
+        pkt.kind == PacketKind::Data && matches!(self.flows[pkt.flow as usize].tx, Tx::Window(_))
+    }
+
     /// The host's NIC finished sending packet `i` (its transmit completion).
     pub(crate) fn host_tx_done(&mut self, i: u32) {
-        let pkt = *self.pkts.get(i);
-        if pkt.kind == PacketKind::Data && matches!(self.flows[pkt.flow as usize].tx, Tx::Window(_)) {
+        if self.tx_done_matters(i) {
+            let pkt = *self.pkts.get(i);
             self.window_tx_done(pkt);
             self.maybe_retire(pkt.flow);
         }

@@ -336,7 +336,7 @@ pub fn perf(net: &Network, wall_s: f64) -> Value {
         "simulated_s": net.end.as_secs(),
         "sim_seconds_per_wall_second": net.end.as_secs() / wall_s,
         "packet_slots": net.packet_high_water(),
-        "event_slots": net.event_slots(),
+        "events_pending_peak": net.events_pending_peak(),
         "flow_slots": net.flows.len(),
         "route_entries": net.routing.table_entries(),
     })

@@ -12,6 +12,9 @@ use std::collections::VecDeque;
 /// Priority classes a port can carry (IEEE 802.1Qbb has 8).
 pub const MAX_CLASSES: usize = 8;
 pub const NO_SAMPLER: u32 = u32::MAX;
+/// The packet of a transmit completion its transport ignores (`TxDone` events carry a packet
+/// only for `Network::host_tx_done`).
+pub const NO_PACKET: u32 = u32::MAX;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Owner {
@@ -27,8 +30,18 @@ pub struct Port {
     pub rate: Rate,
     /// One-way propagation delay.
     pub delay: Time,
-    /// A packet is being serialized.
-    pub busy: bool,
+    /// When the packet being serialized (the last one started) is done.
+    pub busy_until: Time,
+    /// The place in the event order reserved for that transmit completion (`TxDone`), and
+    /// whether the event is queued. A switch port queues it only when something waits for the
+    /// port by then (a packet, a PFC frame); otherwise the completion would find nothing to
+    /// send, and no event is needed for it.
+    done_seq: u64,
+    done_queued: bool,
+    /// Packets on the wire towards this port, in arrival order, with their arrival time and
+    /// place in the event order. Only the first is an event in the queue: a link delivers in
+    /// order, so the queue holds one arrival per link instead of one per packet in flight.
+    arriving: VecDeque<(Time, u64, u32)>,
     /// PFC frames, sent before any class.
     pub control: VecDeque<u32>,
     pub queues: [VecDeque<u32>; MAX_CLASSES],
@@ -59,7 +72,10 @@ impl Port {
             peer: u32::MAX,
             rate,
             delay,
-            busy: false,
+            busy_until: Time::ZERO,
+            done_seq: 0,
+            done_queued: false,
+            arriving: VecDeque::new(),
             control: VecDeque::new(),
             queues: Default::default(),
             class_bytes: [0; MAX_CLASSES],
@@ -91,6 +107,26 @@ impl Port {
         false
     }
 
+    /// A packet is being serialized at the instant of the event `(now, seq)`: its completion has
+    /// not happened yet in the event order.
+    #[inline]
+    fn busy(&self, now: Time, seq: u64) -> bool {
+        self.done_queued || (self.busy_until, self.done_seq) > (now, seq)
+    }
+
+    /// The packet at the head of `arriving` arrived; returns the next one, whose arrival is
+    /// now the link's event.
+    #[inline]
+    pub(crate) fn arrived(&mut self) -> Option<(Time, u64, u32)> {
+        self.arriving.pop_front();
+        self.arriving.front().copied()
+    }
+
+    /// The transmit completion (`TxDone`) happened.
+    pub(crate) fn tx_done(&mut self) {
+        self.done_queued = false;
+    }
+
     /// Paused time including a pause still in force at `now`.
     pub fn paused_time_at(&self, now: Time) -> Time {
         let open: u64 = (0..MAX_CLASSES).filter(|&c| self.paused[c]).map(|c| (now - self.paused_since[c]).ps()).sum();
@@ -110,7 +146,12 @@ impl Network {
     /// draws data packets from its NIC's segment queues in the same class order.
     pub(crate) fn try_tx(&mut self, p: u32) {
         let port = &mut self.ports[p as usize];
-        if port.busy {
+        if port.busy(self.now, self.seq_now) {
+            // Something may be waiting for the port: its completion must happen as an event.
+            if !port.done_queued {
+                port.done_queued = true;
+                self.events.push_reserved(port.busy_until, port.done_seq, EventKind::TxDone, p, NO_PACKET);
+            }
             return;
         }
         let mut next = port.control.pop_front();
@@ -132,16 +173,37 @@ impl Network {
             }
         }
         let Some(i) = next else { return };
+        // The completion happens as an event when something waits for the port already; at a
+        // host, also when its NIC holds segments or its transport counts the packet's
+        // completion (`host_tx_done`).
+        let port = &self.ports[p as usize];
+        let matters = matches!(port.owner, Owner::Host(_)) && self.tx_done_matters(i);
+        let queue_completion = matters
+            || port.queue_bytes > 0
+            || !port.control.is_empty()
+            || match port.owner {
+                Owner::Switch(_) => false,
+                Owner::Host(h) => self.hosts[h as usize].nic.iter().any(|q| !q.is_empty()),
+            };
         let pkt = self.pkts.get(i);
         let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
         let port = &mut self.ports[p as usize];
-        port.busy = true;
         port.tx_bytes += wire;
         port.tx_payload_bytes += payload;
         let done = self.now + port.rate.serialization(wire);
         let (peer, arrive) = (port.peer, done + port.delay);
-        self.events.push(done, EventKind::TxDone, p, i);
-        self.events.push(arrive, EventKind::Arrive, peer, i);
+        port.busy_until = done;
+        port.done_seq = self.events.reserve();
+        port.done_queued = queue_completion;
+        if queue_completion {
+            self.events.push_reserved(done, port.done_seq, EventKind::TxDone, p, if matters { i } else { NO_PACKET });
+        }
+        let seq = self.events.reserve();
+        let link = &mut self.ports[peer as usize].arriving;
+        link.push_back((arrive, seq, i));
+        if link.len() == 1 {
+            self.events.push_reserved(arrive, seq, EventKind::Arrive, peer, i);
+        }
     }
 
     /// Bookkeeping for packet `i` leaving class `c` of port `p`'s queue.
@@ -179,6 +241,20 @@ impl Network {
         port.control.push_back(i);
         port.pauses_sent += pause as u64;
         self.events.push(self.now, EventKind::Kick, p, 0);
+    }
+
+    /// Packet `i` has fully arrived through port `p` (store and forward): the next packet on
+    /// the link becomes its event, and this one goes to the switch or host that owns the port,
+    /// or, a PFC frame, to the port's own egress.
+    pub(crate) fn link_arrive(&mut self, p: u32, i: u32) {
+        if let Some((t, seq, next)) = self.ports[p as usize].arrived() {
+            self.events.push_reserved(t, seq, EventKind::Arrive, p, next);
+        }
+        match (self.pkts.get(i).kind, self.ports[p as usize].owner) {
+            (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(p, i),
+            (_, Owner::Switch(s)) => self.switch_receive(s, p, i),
+            (_, Owner::Host(h)) => self.host_arrive(h, i),
+        }
     }
 
     /// PFC frame `i` arrived through port `p`: pause or restart that port's egress class.

@@ -340,3 +340,4 @@ fn connections_stop_sending_at_their_stop_time() {
     assert!(ts.delivered_bytes[at] > 1_000_000, "ran at about line rate before the stop");
     assert_eq!(ts.delivered_bytes[at], st.delivered_bytes);
 }
+
