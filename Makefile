@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.deps-installed
 
-.PHONY: demo test test-rust test-python bench microbench build clean
+.PHONY: demo test test-rust test-python bench microbench callgrind build clean
 
 ## Create the virtualenv and install the Python dependencies (once per pyproject change).
 $(STAMP): pyproject.toml
@@ -37,6 +37,11 @@ bench:
 
 microbench:
 	cargo bench -p rttlab-bench
+
+## Instructions per data packet of each benchmark at a short length (valgrind's callgrind).
+callgrind:
+	cargo build --release --quiet -p rttlab-bench
+	bench/callgrind.sh
 
 clean:
 	rm -rf $(VENV) target
