@@ -247,6 +247,17 @@ mod tests {
     }
 
     #[test]
+    fn a_reserved_place_ranks_as_if_pushed_when_reserved() {
+        let mut q = EventQueue::default();
+        let early = q.reserve();
+        q.push(Time(5), EventKind::Arrive, 2, 0);
+        q.push_reserved(Time(5), early, EventKind::TxDone, 1, 0);
+        q.push(Time(5), EventKind::Arrive, 3, 0);
+        let order: Vec<(u32, EventKind)> = std::iter::from_fn(|| q.pop_until(Time::MAX)).map(|e| (e.a, e.kind)).collect();
+        assert_eq!(order, vec![(1, EventKind::TxDone), (2, EventKind::Arrive), (3, EventKind::Arrive)]);
+    }
+
+    #[test]
     fn lazy_timer_fires_once_at_the_last_deadline() {
         let mut t = LazyTimer::default();
         assert_eq!(t.set(Time(10)), Some(Time(10)));
