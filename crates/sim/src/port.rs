@@ -177,14 +177,11 @@ impl Network {
         // host, also when its NIC holds segments or its transport counts the packet's
         // completion (`host_tx_done`).
         let port = &self.ports[p as usize];
-        let matters = matches!(port.owner, Owner::Host(_)) && self.tx_done_matters(i);
-        let queue_completion = matters
-            || port.queue_bytes > 0
-            || !port.control.is_empty()
-            || match port.owner {
-                Owner::Switch(_) => false,
-                Owner::Host(h) => self.hosts[h as usize].nic.iter().any(|q| !q.is_empty()),
-            };
+        let (matters, nic_holds) = match port.owner {
+            Owner::Switch(_) => (false, false),
+            Owner::Host(h) => (self.tx_done_matters(i), self.hosts[h as usize].nic.iter().any(|q| !q.is_empty())),
+        };
+        let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
         let pkt = self.pkts.get(i);
         let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
         let port = &mut self.ports[p as usize];
