@@ -89,6 +89,20 @@ def test_cli_json_and_set(capsys):
     assert summary["drops"] == 0 and summary["throughput_gbps"] > 19
 
 
+def test_until_flows_done_ends_the_run_at_the_last_completion(capsys):
+    # 40 × 1 MB through PFC into 100 Gbps: 40 MB of payload plus headers is at least
+    # 40e6 × 1064/1000 × 8 / 100e9 = 3.405 ms; every flow finishes, nothing is dropped.
+    incast = ROOT / "scenarios" / "fat-incast-100g.toml"
+    r = rttlab.run(incast, overrides={"flows.0.size": "1MB"})
+    s = r.summary
+    assert s["flows_finished"] == s["flows"] == 40 and s["drops"] == 0
+    assert s["bytes_delivered"] == 40_000_000
+    assert 3.405e-3 <= s["measured_s"] < 3.6e-3
+    assert r.meta["perf"]["simulated_s"] == s["measured_s"]
+    assert cli(["run", str(incast), "--set", "flows.0.size=1MB"]) == 0
+    assert "ms simulated (until the flows were done, at most 1s)" in capsys.readouterr().out
+
+
 def test_cli_bad_input_exits_2_without_traceback():
     p = subprocess.run(
         [sys.executable, "-m", "rttlab.cli", "run", str(TESTBED), "--set", "nic.mtu=abc"],

@@ -65,7 +65,9 @@ def cmd_run(args) -> int:
         print()
         return 0
     name = result.meta["scenario"].get("name") or args.scenario
-    print(f"{name}: {result.meta['scenario']['duration']} simulated, warm-up {result.meta['scenario']['warmup']}, seed {result.meta['seed']}")
+    sc = result.meta["scenario"]
+    simulated = f"{result.meta['perf']['simulated_s'] * 1e3:g}ms simulated (until the flows were done, at most {sc['duration']})" if sc.get("until") == "flows_done" else f"{sc['duration']} simulated"
+    print(f"{name}: {simulated}, warm-up {sc['warmup']}, seed {result.meta['seed']}")
     rows = SUMMARY_ROWS + [row for count, extra in WORKLOAD_ROWS.items() if result.summary[count] for row in extra]
     for key, label, unit in rows:
         print(f"  {label:<20} {fmt(result.summary[key]):>10} {unit}")
