@@ -247,6 +247,16 @@ mod tests {
     }
 
     #[test]
+    fn every_kind_survives_the_queue() {
+        let mut q = EventQueue::default();
+        for k in KINDS {
+            q.push(Time(1), k, 0, 0);
+        }
+        let back: Vec<EventKind> = std::iter::from_fn(|| q.pop_until(Time::MAX)).map(|e| e.kind).collect();
+        assert_eq!(back, KINDS);
+    }
+
+    #[test]
     fn a_reserved_place_ranks_as_if_pushed_when_reserved() {
         let mut q = EventQueue::default();
         let early = q.reserve();

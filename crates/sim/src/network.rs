@@ -216,7 +216,7 @@ impl Network {
             host_config: s.host.clone(),
             data_sent: 0,
             data_drops: 0,
-            flows_pending: (s.until == Until::FlowsDone).then(|| s.flows.iter().map(|g| g.src.hosts().expect("validated").len() as u64 * g.connections as u64).sum()),
+            flows_pending: None,
             rtt_hist: histogram(),
             samplers,
             timeseries_interval: s.measure.timeseries_interval,
@@ -240,6 +240,8 @@ impl Network {
                 }
             }
         }
+        // Every connection so far is a `[[flows]]` one.
+        net.flows_pending = (s.until == Until::FlowsDone).then_some(net.flows.len() as u64);
         for g in 0..net.generators.len() {
             for (t, i) in net.generators[g].first_events() {
                 net.events.push(t, EventKind::Arrival, g as u32, i);

@@ -140,13 +140,12 @@ impl Network {
         pkt.kind == PacketKind::Data && matches!(self.flows[pkt.flow as usize].tx, Tx::Window(_))
     }
 
-    /// The host's NIC finished sending packet `i` (its transmit completion).
+    /// The host's NIC finished sending window-transport data packet `i` (a transmit completion
+    /// that `tx_done_matters`).
     pub(crate) fn host_tx_done(&mut self, i: u32) {
-        if self.tx_done_matters(i) {
-            let pkt = *self.pkts.get(i);
-            self.window_tx_done(pkt);
-            self.maybe_retire(pkt.flow);
-        }
+        let pkt = *self.pkts.get(i);
+        self.window_tx_done(pkt);
+        self.maybe_retire(pkt.flow);
     }
 
     /// Packet `i` arrived at host `h`'s NIC. Without a host model, or for a packet the NIC

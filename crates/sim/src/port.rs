@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 pub const MAX_CLASSES: usize = 8;
 pub const NO_SAMPLER: u32 = u32::MAX;
 /// The packet of a transmit completion its transport ignores (`TxDone` events carry a packet
-/// only for `Network::host_tx_done`).
+/// only when `Network::tx_done_matters`, for `Network::host_tx_done`).
 pub const NO_PACKET: u32 = u32::MAX;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -179,7 +179,7 @@ impl Network {
         let port = &self.ports[p as usize];
         let (matters, nic_holds) = match port.owner {
             Owner::Switch(_) => (false, false),
-            Owner::Host(h) => (self.tx_done_matters(i), self.hosts[h as usize].nic.iter().any(|q| !q.is_empty())),
+            Owner::Host(h) => (self.tx_done_matters(i), self.hosts[h as usize].nic[..self.classes].iter().any(|q| !q.is_empty())),
         };
         let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
         let pkt = self.pkts.get(i);
