@@ -30,7 +30,10 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "snake_case")]
 pub enum Profile {
     /// isekai's values (Google's Falcon simulator, "from Swift in Pony") with the paper's one
-    /// stated number, `min_cwnd = 0.001` packets (§3.4).
+    /// stated number, `min_cwnd = 0.001` packets (§3.4), and flow-based scaling down to that
+    /// floor (`fs_min_cwnd = 0.001`): Fig. 21 shows the scaling separating 5000 flows whose fair
+    /// window is about 0.02 packets, which it can only do if `fs_min_cwnd` lies below that
+    /// (isekai's 0.1 gives every such flow the same, clamped, target).
     #[default]
     Paper,
     /// isekai exactly: `min_cwnd = 0.01` packets.
@@ -130,7 +133,7 @@ impl SwiftParams {
         };
         match profile {
             Profile::Isekai => isekai,
-            Profile::Paper => SwiftParams { min_cwnd: 0.001, ..isekai },
+            Profile::Paper => SwiftParams { min_cwnd: 0.001, fs_min_cwnd: 0.001, ..isekai },
             Profile::Htsim => {
                 let base = Time::from_us(20);
                 SwiftParams {
@@ -485,7 +488,7 @@ mod tests {
 
     #[test]
     fn target_scaling_formula() {
-        let p = SwiftParams::default(); // base 25, ℏ 1 µs, fs_range 100 µs over [0.1, 256]
+        let p = SwiftParams::profile(Profile::Isekai); // base 25, ℏ 1 µs, fs_range 100 µs over [0.1, 256]
         // At fs_min_cwnd the flow term is the whole range; at fs_max_cwnd zero.
         assert_eq!(p.target_delay(0, 0.1), Time::from_us(125));
         assert_eq!(p.target_delay(0, 256.0), Time::from_us(25));
@@ -499,6 +502,13 @@ mod tests {
         assert!((expect - 42.1139).abs() < 1e-4);
         let off = SwiftParams { flow_scaling: false, topology_scaling: false, ..p.clone() };
         assert_eq!(off.target_delay(5, 0.01), Time::from_us(25));
+        // The paper profile scales over [0.001, 256]: α = 100/(1/√0.001 − 1/16) = 3.16856…; at
+        // Fig. 21's fair window of 0.02 packets the flow term is α/√0.02 − α/16 = 22.2069 µs.
+        let paper = SwiftParams::default();
+        assert_eq!(paper.target_delay(0, 0.001), Time::from_us(125));
+        assert_eq!(paper.target_delay(0, 256.0), Time::from_us(25));
+        let got = paper.target_delay(0, 0.02).ps() as f64 / US as f64;
+        assert!((got - 47.2069).abs() < 1e-4, "{got}");
     }
 
     #[test]
@@ -533,6 +543,8 @@ mod tests {
         assert_eq!(h.retx_reset_threshold, 5);
         assert_eq!(SwiftParams::profile(Profile::Isekai).min_cwnd, 0.01);
         assert_eq!(SwiftParams::default().min_cwnd, 0.001);
+        assert_eq!(SwiftParams::default().fs_min_cwnd, 0.001);
+        assert_eq!(SwiftParams::profile(Profile::Isekai).fs_min_cwnd, 0.1);
         assert!(h.validate().is_ok() && SwiftParams::default().validate().is_ok());
     }
 }
