@@ -9,6 +9,7 @@ use crate::routing::five_tuple_hash;
 use crate::scenario::{CcConfig, TransportConfig};
 use crate::transport::message::{App, MessageTx};
 use crate::transport::window::WindowTx;
+use rand::Rng as _;
 use rttlab_cc::{Dctcp, Fast, LineRate, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, WindowController};
 use std::collections::VecDeque;
 
@@ -358,6 +359,17 @@ impl Network {
         if flow.messages.as_ref().is_some_and(|m| m.queue.front().is_some_and(|m| m.end <= st.delivered_bytes)) {
             self.messages_delivered(f);
         }
+    }
+
+    /// Sender side of either transport: flow `f`'s measured RTT `rtt` as its stack sees it, with
+    /// `nic.rtt_noise` (uniform in [0, rtt_noise], from the sending host's stream) added — TIMELY
+    /// §6.1, Fig. 12.
+    pub(crate) fn noisy_rtt(&mut self, f: u32, rtt: Time) -> Time {
+        if self.rtt_noise == Time::ZERO {
+            return rtt;
+        }
+        let host = &mut self.hosts[self.flows[f as usize].src as usize];
+        rtt + Time(host.rng.random_range(0..=self.rtt_noise.ps()))
     }
 
     /// Sender side of either transport: an RTT sample of flow `f`, counted after the warm-up.

@@ -248,7 +248,8 @@ pub struct NicConfig {
     pub segment: Bytes,
     /// Static cap on a flow's unacknowledged bytes (TIMELY §3.3 "safeguard").
     pub max_outstanding: Bytes,
-    /// RTT samples get uniform noise in [0, rtt_noise] added (TIMELY §6.1, Fig. 12).
+    /// RTT samples of either transport get uniform noise in [0, rtt_noise] added (TIMELY §6.1,
+    /// Fig. 12).
     pub rtt_noise: Time,
     /// Priority class of ACKs (TIMELY §2 "ACK prioritization": the highest, 0).
     pub ack_class: u8,

@@ -19,7 +19,6 @@ use crate::flow::Tx;
 use crate::network::Network;
 use crate::nic::Segment;
 use crate::packet::{Packet, PacketKind};
-use rand::Rng as _;
 use rttlab_cc::{Completion, Rate, RateController, Time};
 use std::cmp::Reverse;
 
@@ -234,14 +233,10 @@ impl Network {
     pub(crate) fn message_complete(&mut self, ack: Packet) {
         let now = self.now;
         let f = ack.flow;
-        let flow = &mut self.flows[f as usize];
-        let host = &mut self.hosts[flow.src as usize];
-        let serialization = self.pacing_rate.unwrap_or(host.line_rate).serialization(ack.segment_bytes as u64);
-        let mut rtt = (now - ack.t_send).saturating_sub(serialization);
-        if self.rtt_noise > Time::ZERO {
-            rtt += Time(host.rng.random_range(0..=self.rtt_noise.ps()));
-        }
-        let m = flow.message();
+        let line_rate = self.hosts[self.flows[f as usize].src as usize].line_rate;
+        let serialization = self.pacing_rate.unwrap_or(line_rate).serialization(ack.segment_bytes as u64);
+        let rtt = self.noisy_rtt(f, (now - ack.t_send).saturating_sub(serialization));
+        let m = self.flows[f as usize].message();
         m.outstanding -= ack.segment_bytes as u64;
         let app_rate = m.app.as_ref().map(|a| a.rate);
         m.cc.on_completion(&Completion { now, rtt, acked_bytes: ack.segment_bytes as u64, app_rate });

@@ -354,7 +354,8 @@ impl Network {
             w.cc.on_loss(Loss::FastRetransmit, w.flight_bytes(), now);
             w.recovery = Some((w.nxt, Loss::FastRetransmit));
         }
-        let rtt = (acked > 0).then(|| now - ack.t_send);
+        let rtt = (acked > 0).then(|| self.noisy_rtt(f, now - ack.t_send));
+        let w = self.flows[f as usize].window();
         if let Some(r) = rtt {
             w.rtt_sample(r);
         }
