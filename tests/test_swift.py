@@ -65,6 +65,8 @@ def test_results_record_the_swift_profile_and_its_values():
         ("transport.delayed_ack", True, "transport.delayed_ack"),
         ("host.rx_queue_packets", 0, "host.rx_queue_packets"),
         ("flows.0.write", "0B", "flows[0].write"),
+        ("nic.pacing_rate", "10Gbps", "nic.pacing_rate = 10Gbps: a message-transport NIC setting"),
+        ("nic.segment", "64KB", "nic.segment = 64KB: a message-transport NIC setting"),
     ],
 )
 def test_bad_swift_input_names_the_field(key, value, field):

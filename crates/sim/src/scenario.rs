@@ -907,6 +907,23 @@ impl Scenario {
         hosts.into_iter().map(|h| self.host(field, h)).collect()
     }
 
+    /// The segment offload, its cap and NIC pacing belong to the message transport's NIC (TIMELY
+    /// §3.3, §5); a window stack hands the NIC single packets, so setting them there is an error.
+    fn validate_window_nic(&self) -> Result<(), ScenarioError> {
+        let default = NicConfig::default();
+        let message_only = "a message-transport NIC setting (transport.kind = \"message\"); the window transport sends single packets";
+        if let Some(r) = self.nic.pacing_rate {
+            return Err(invalid("nic.pacing_rate", r, message_only));
+        }
+        if self.nic.segment != default.segment {
+            return Err(invalid("nic.segment", self.nic.segment, message_only));
+        }
+        if self.nic.max_outstanding != default.max_outstanding {
+            return Err(invalid("nic.max_outstanding", self.nic.max_outstanding, message_only));
+        }
+        Ok(())
+    }
+
     fn validate_workload(&self, at: &str, w: &Workload) -> Result<(), ScenarioError> {
         let f = |k: &str| format!("{at}.{k}");
         let window = matches!(self.transport, TransportConfig::Window(_));
@@ -1130,6 +1147,9 @@ impl Scenario {
         }
         for (i, w) in self.workloads.iter().enumerate() {
             self.validate_workload(&format!("workloads[{i}]"), w)?;
+        }
+        if window {
+            self.validate_window_nic()?;
         }
         let m = &self.measure;
         if m.fct_buckets.windows(2).any(|w| w[0] >= w[1]) || m.fct_buckets.first() == Some(&Bytes(0)) {
