@@ -19,7 +19,7 @@ build: $(STAMP)
 
 ## The headline reproduction: TIMELY's Table 1 and small-scale figures as an HTML report.
 demo: build
-	$(BIN)/rttlab reproduce timely --out results/timely
+	$(BIN)/rttlab reproduce timely --out results/timely --force
 
 test: build test-rust test-python
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import load, run
+from .outputs import check_file, check_result_dir, write_file
 from .scenario import apply_overrides, parse_value
 from .sweep import default_cache, grid, run_all
 
@@ -57,9 +58,11 @@ def parse_sets(items: list[str]) -> dict:
 
 
 def cmd_run(args) -> int:
+    if args.out:
+        check_result_dir(args.out, force=args.force)
     result = run(Path(args.scenario), overrides=parse_sets(args.set), seed=args.seed)
     if args.out:
-        result.save(args.out)
+        result.save(args.out, force=args.force)
     if args.json:
         json.dump(result.summary, sys.stdout, indent=2)
         print()
@@ -105,9 +108,10 @@ def cmd_reproduce(args) -> int:
 
     exps = select(args.target)
     out = Path(args.out or f"results/{args.target}")
+    check_result_dir(out, force=args.force)
     done = execute(exps, quick=args.quick, jobs=args.jobs, cache_dir=cache_dir(args), scheduler=args.scheduler, progress=not args.no_progress)
     title = TITLES.get(args.target) or exps[0].title
-    report.write(out, done, title=title, quick=args.quick)
+    report.write(out, done, title=title, quick=args.quick, force=args.force)
     for ex in done:
         o = ex.outcome
         held = sum(c.holds for c in o.checks)
@@ -134,16 +138,14 @@ def cmd_sweep(args) -> int:
     out = Path(args.out)
     if out.suffix not in (".csv", ".parquet"):
         raise ValueError(f"--out {args.out!r}: the file name must end in .csv or .parquet")
+    check_file(out, force=args.force)
     base = apply_overrides(load(Path(args.scenario)), parse_sets(args.set))
     axes = parse_grid(args.grid)
     seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [base.get("seed", 1)]
     cells = grid(base, {**axes, "seed": seeds})
     results = run_all([s for _, s in cells], jobs=args.jobs, cache_dir=cache_dir(args), scheduler=args.scheduler, desc="sweep", progress=not args.no_progress)
     df = pd.DataFrame([{**{k: str(v) if isinstance(v, (dict, list)) else v for k, v in point.items()}, **r.summary} for (point, _), r in zip(cells, results)])
-    tmp = out.with_name(f".{out.name}.tmp")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(tmp, index=False) if out.suffix == ".csv" else df.to_parquet(tmp, index=False)
-    tmp.replace(out)
+    write_file(out, lambda tmp: df.to_csv(tmp, index=False) if out.suffix == ".csv" else df.to_parquet(tmp, index=False), force=args.force)
     cols = [*axes, "seed", "throughput_gbps", "rtt_avg_us", "rtt_p99_us"]
     print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(f"wrote {out} ({len(df)} rows, {len(df.columns)} columns)")
@@ -166,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key (repeatable), e.g. nic.segment=32KB")
     r.add_argument("--seed", type=int, help="replace the scenario's seed")
     r.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
-    r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables (CSV) into DIR")
+    r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables (CSV) into the new directory DIR")
+    r.add_argument("--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)")
     r.set_defaults(func=cmd_run)
     sw = sub.add_parser("sweep", help="run a scenario over a grid of values; one tidy table of summaries")
     sw.add_argument("scenario", help="scenario TOML file")
@@ -174,13 +177,15 @@ def main(argv: list[str] | None = None) -> int:
     sw.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key for every point (repeatable)")
     sw.add_argument("--seeds", metavar="S1,S2,...", help="run every point with each seed (default: the scenario's)")
     sw.add_argument("--out", required=True, metavar="FILE", help="FILE.csv or FILE.parquet: one row per run, the grid's values and the summary")
+    sw.add_argument("--force", action="store_true", help="replace FILE if it exists")
     add_runner_options(sw)
     sw.set_defaults(func=cmd_sweep)
     ls = sub.add_parser("list", help="list the experiments that reproduce can run")
     ls.set_defaults(func=cmd_list)
     rp = sub.add_parser("reproduce", help="regenerate a paper's tables and figures as an HTML report beside the published numbers")
     rp.add_argument("target", help="an experiment or a group of them (see rttlab list), e.g. timely")
-    rp.add_argument("--out", metavar="DIR", help="output directory (default: results/TARGET)")
+    rp.add_argument("--out", metavar="DIR", help="output directory, new or an earlier report with --force (default: results/TARGET)")
+    rp.add_argument("--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)")
     rp.add_argument("--quick", action="store_true", help="short runs, one seed (for CI)")
     add_runner_options(rp)
     rp.set_defaults(func=cmd_reproduce)

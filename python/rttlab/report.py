@@ -27,7 +27,7 @@ import pandas as pd
 from . import __version__
 from .experiments import Executed
 from .plotting import save
-from .result import atomic_dir
+from .outputs import result_dir
 from .scenario import to_toml
 
 CSS = """
@@ -74,10 +74,11 @@ def _git_revision() -> str | None:
     return out.stdout.strip() or None
 
 
-def write(out: str | Path, executed: list[Executed], *, title: str, quick: bool) -> Path:
-    """Writes the report for ``executed`` experiments into ``out``, all together or not at all."""
+def write(out: str | Path, executed: list[Executed], *, title: str, quick: bool, force: bool = False) -> Path:
+    """Writes the report for ``executed`` experiments into ``out``, all together or not at all;
+    an existing ``out`` is replaced only with ``force`` (see `rttlab.outputs`)."""
     sections, checks, toc = [], [], []
-    with atomic_dir(out) as tmp:
+    with result_dir(out, force=force) as tmp:
         for d in ("figures", "data", "scenarios"):
             (tmp / d).mkdir()
         for ex in executed:

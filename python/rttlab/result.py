@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pandas as pd
+
+from .outputs import result_dir
 
 TABLES = ("flows", "rtt", "queues", "queue_stats", "ports", "timeseries", "groups", "fct", "flow_records")
 
@@ -39,39 +37,13 @@ class Result:
             return self.tables[name]
         raise AttributeError(name)
 
-    def save(self, out: str | Path) -> Path:
-        """Writes summary.json, meta.json and one CSV per table into ``out``, all together or
-        not at all (see `atomic_dir`)."""
-        with atomic_dir(out) as tmp:
+    def save(self, out: str | Path, *, force: bool = False) -> Path:
+        """Writes summary.json, meta.json and one CSV per table into the directory ``out``, all
+        together or not at all. An existing ``out`` is replaced only with ``force`` and only if
+        it is an earlier rttlab result (see `rttlab.outputs`)."""
+        with result_dir(out, force=force) as tmp:
             (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
             (tmp / "meta.json").write_text(json.dumps(self.meta, indent=2) + "\n")
             for name, df in self.tables.items():
                 df.to_csv(tmp / f"{name}.csv", index=False)
         return Path(out)
-
-
-@contextmanager
-def atomic_dir(out: str | Path) -> Iterator[Path]:
-    """Yields a temporary directory beside ``out`` to fill; on success it replaces ``out``, on
-    error it is removed, so a reader never sees a half-written result."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
-        yield tmp
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def atomic_write(path: str | Path, text: str) -> None:
-    """Writes ``text`` to ``path`` through a temporary file renamed into place."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)

@@ -21,7 +21,8 @@ from typing import Any, Callable, Mapping, Sequence
 from tqdm import tqdm
 
 from . import _core
-from .result import Result, atomic_write
+from .outputs import atomic_write, prepare_cache
+from .result import Result
 from .scenario import apply_overrides, resolve
 
 
@@ -73,7 +74,8 @@ def run_all(
     raises its ``ValueError`` before anything runs."""
     resolved = [resolve(s) for s in scenarios]
     keys = [scenario_key(s) for s in resolved]
-    paths = {k: Path(cache_dir) / f"{k}.json" for k in keys} if cache_dir else {}
+    cache = prepare_cache(cache_dir) if cache_dir else None
+    paths = {k: cache / f"{k}.json" for k in keys} if cache else {}
     texts: dict[str, str] = {}
     todo: dict[str, dict[str, Any]] = {}
     for k, s in zip(keys, resolved):
