@@ -23,7 +23,7 @@ pub enum EventKind {
     Kick,
     /// The warm-up ends: counters are snapshotted so that summaries count what follows.
     WarmupEnd,
-    /// Flow `a`'s timer `b` (`transport::window::TIMER_*`) may have expired.
+    /// Flow `a`'s timer `b` (`transport::Timer`) may have expired.
     Timer,
     /// Workload generator `a` acts for its host number `b` (an RPC, a flow, an incast, a ping).
     Arrival,

@@ -193,13 +193,6 @@ impl Flow {
         }
     }
 
-    pub fn window(&mut self) -> &mut WindowTx {
-        match &mut self.tx {
-            Tx::Window(w) => w,
-            Tx::Message(_) => unreachable!("a window-transport path reached a message flow"),
-        }
-    }
-
     /// A connection the flows table and time series list: not a workload's one-off transfer.
     pub fn listed(&self) -> bool {
         self.open && !self.ephemeral
@@ -220,7 +213,7 @@ impl Network {
                     CcConfig::Swift(p) => Box::new(Swift::new(p.clone(), mss)),
                     _ => unreachable!("validated: window controller"),
                 };
-                Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size)))
+                Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop)))
             }
             TransportConfig::Message => {
                 let cc: Box<dyn RateController> = match &self.cc {
@@ -365,11 +358,7 @@ impl Network {
     /// `nic.rtt_noise` (uniform in [0, rtt_noise], from the sending host's stream) added — TIMELY
     /// §6.1, Fig. 12.
     pub(crate) fn noisy_rtt(&mut self, f: u32, rtt: Time) -> Time {
-        if self.rtt_noise == Time::ZERO {
-            return rtt;
-        }
-        let host = &mut self.hosts[self.flows[f as usize].src as usize];
-        rtt + Time(host.rng.random_range(0..=self.rtt_noise.ps()))
+        noisy(rtt, self.rtt_noise, &mut self.hosts[self.flows[f as usize].src as usize].rng)
     }
 
     /// Sender side of either transport: an RTT sample of flow `f`, counted after the warm-up.
@@ -383,6 +372,14 @@ impl Network {
             self.rtt_hist.record(crate::stats::ns(rtt)).expect("auto-resizing histogram");
         }
     }
+}
+
+/// `rtt` plus a uniform draw in [0, `noise`] from `rng` (none when `noise` is zero).
+pub(crate) fn noisy(rtt: Time, noise: Time, rng: &mut Rng) -> Time {
+    if noise == Time::ZERO {
+        return rtt;
+    }
+    rtt + Time(rng.random_range(0..=noise.ps()))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! messages, hardware ACKs, RTT samples), `transport::window` (TCP-like stack with loss
 //! recovery), `topology` (graphs and routes), `scenario` (the TOML schema), `stats`, `output`.
 
+pub mod endpoint;
 pub mod engine;
 pub mod flow;
 pub mod network;

@@ -12,7 +12,8 @@ use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
 use crate::switch::{Switch, SwitchParams};
 use crate::topology::Graph;
 use crate::transport::message::App;
-use crate::transport::window::TIMER_START;
+use crate::transport::window::Action;
+use crate::transport::Timer;
 use crate::workload::Generator;
 use hdrhistogram::Histogram;
 use rttlab_cc::{Rate, Time};
@@ -69,6 +70,8 @@ pub struct Network {
     pub timeseries: TimeSeries,
     /// Counters as they stood when the warm-up ended.
     pub at_warmup: Counters,
+    /// The window transport's action buffer, reused by every step (`crate::endpoint`).
+    pub(crate) window_actions: Vec<Action>,
 }
 
 /// Whole-network event counters.
@@ -222,6 +225,7 @@ impl Network {
             timeseries_interval: s.measure.timeseries_interval,
             timeseries: TimeSeries::default(),
             at_warmup: Counters::default(),
+            window_actions: Vec::new(),
         };
         net.events.push(net.warmup, EventKind::WarmupEnd, 0, 0);
         for (gi, g) in s.flows.iter().enumerate() {
@@ -277,7 +281,7 @@ impl Network {
                 }
                 EventKind::Sample => self.sample(),
                 EventKind::WarmupEnd => self.at_warmup = self.counters(),
-                EventKind::Timer => self.window_timer(ev.a, ev.b),
+                EventKind::Timer => self.window_timer(ev.a, Timer::from_u32(ev.b)),
                 EventKind::Arrival => self.workload_event(ev.a, ev.b),
                 EventKind::HostRx => self.host_rx_done(ev.a),
             }
@@ -314,7 +318,7 @@ impl Network {
         match &self.flows[f as usize].tx {
             Tx::Message(_) => self.schedule_flow(f),
             Tx::Window(_) if start <= self.now => self.window_send(f),
-            Tx::Window(_) => self.events.push(start, EventKind::Timer, f, TIMER_START),
+            Tx::Window(_) => self.events.push(start, EventKind::Timer, f, Timer::Start as u32),
         }
     }
 

@@ -29,20 +29,73 @@
 //!   TSval of the earliest packet the ACK covers, so a delayed ACK's hold time is included, and
 //!   every stack queue at the sender (host port queue) too. The controller also gets the
 //!   endpoint delay: the echoed remote queuing plus the ACK's own NIC-Rx delay here.
+//!
+//! `WindowTx` does no I/O (the smoltcp/quinn-proto pattern): it is fed packet headers, timer
+//! expiries and the time, and pushes what the network must do (`Action`s: send a data packet or
+//! an ACK, queue a timer event, record an RTT sample or a delivery) into a caller-owned buffer,
+//! in the order they happen. `crate::endpoint` applies them; the unit tests below drive it from
+//! hand-made packet sequences.
 
-use crate::engine::{EventKind, LazyTimer};
-use crate::flow::Tx;
-use crate::network::Network;
-use crate::packet::{Packet, PacketKind};
+use super::Timer;
+use crate::engine::LazyTimer;
 use crate::scenario::WindowConfig;
 use rttlab_cc::{AckEvent, Loss, Rate, Time, WindowController};
 use std::collections::VecDeque;
 
-/// The timers of a window flow, as the `b` of its `Timer` events.
-pub const TIMER_RTO: u32 = 0;
-pub const TIMER_DELACK: u32 = 1;
-pub const TIMER_START: u32 = 2;
-pub const TIMER_PACE: u32 = 3;
+/// What a data packet tells its receiver.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DataHdr {
+    /// Sequence number (packets, from 0).
+    pub seq: u32,
+    pub payload: u32,
+    /// Bytes on the wire, headers included.
+    pub wire: u32,
+    /// Congestion Experienced.
+    pub ce: bool,
+    /// The sender's timestamp (RFC 7323 TSval).
+    pub ts: Time,
+    /// Switches crossed.
+    pub hops: u8,
+}
+
+/// What an ACK tells the sender.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AckHdr {
+    /// The next packet expected (cumulative).
+    pub ack: u32,
+    /// One SACK block `[lo, hi)`, empty (`lo == hi`) when the ACK was for an in-order packet.
+    pub sack: [u32; 2],
+    /// ECN-Echo.
+    pub ece: bool,
+    /// Echoed timestamp (RFC 7323 TSecr).
+    pub ts: Time,
+    /// Forward hop count of the acknowledged packet.
+    pub hops: u8,
+    /// The receiver's queuing of the acknowledged packet (NIC Rx queue plus processing), ns.
+    pub remote_queuing_ns: u32,
+}
+
+/// What the network must do for a window connection, in order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Send data packet `seq` of `payload` bytes, stamped now.
+    Data { seq: u32, payload: u32, retransmit: bool },
+    /// Send this ACK to the sender.
+    Ack(AckHdr),
+    /// Queue an event for `timer` at `at` (the timer itself tells, when it comes, whether it
+    /// still matters: `LazyTimer`).
+    Timer { timer: Timer, at: Time },
+    /// The sender measured this RTT.
+    RttSample(Time),
+    /// The receiver got `payload` new bytes (`wire` with headers).
+    Delivered { payload: u32, wire: u32 },
+    /// The receiver got `payload` bytes it already had.
+    Duplicate { payload: u32 },
+    /// The retransmission timer expired.
+    TimedOut,
+    /// The sender has everything acknowledged.
+    Done,
+}
 
 /// Scoreboard state of a packet the sender has sent and not yet seen acknowledged cumulatively.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -59,6 +112,9 @@ enum Sent {
 pub struct WindowTx {
     pub cc: Box<dyn WindowController>,
     cfg: WindowConfig,
+    /// The connection may send from `start`, and no new data from `stop` (`Time::MAX`: never).
+    start: Time,
+    stop: Time,
     mss: u32,
     /// Flow size in bytes (`u64::MAX`: unbounded) and in packets.
     size: u64,
@@ -83,10 +139,10 @@ pub struct WindowTx {
     cwnd_limited: bool,
     srtt: Option<(f64, f64)>,
     rto: Time,
-    pub rto_timer: LazyTimer,
+    rto_timer: LazyTimer,
     /// When the last packet was sent (`Time::MAX`: never), for pacing.
     last_send: Time,
-    pub pace_timer: LazyTimer,
+    pace_timer: LazyTimer,
     // Receiver.
     rcv_nxt: u32,
     /// Out-of-order ranges `[lo, hi)` above `rcv_nxt`, sorted, disjoint.
@@ -98,16 +154,20 @@ pub struct WindowTx {
     ts_recent: Time,
     /// Hop count and remote queuing (ns) of the last data packet, for the next ACK to echo.
     echo: (u8, u32),
-    pub delack_timer: LazyTimer,
+    delack_timer: LazyTimer,
 }
 
 impl WindowTx {
-    pub fn new(cc: Box<dyn WindowController>, cfg: WindowConfig, mss: u32, size: Option<u64>) -> WindowTx {
+    /// A connection of `size` bytes (`None`: unbounded) in packets of `mss` payload, sending
+    /// from `start` and no new data from `stop`.
+    pub fn new(cc: Box<dyn WindowController>, cfg: WindowConfig, mss: u32, size: Option<u64>, start: Time, stop: Time) -> WindowTx {
         let total = size.map_or(u32::MAX, |s| u32::try_from(s.div_ceil(mss as u64)).expect("validated: fewer than 2^32 packets"));
         WindowTx {
             cc,
             rto: cfg.min_rto,
             cfg,
+            start,
+            stop,
             mss,
             size: size.unwrap_or(u64::MAX),
             total,
@@ -258,263 +318,195 @@ impl WindowTx {
     fn received(&self, seq: u32) -> bool {
         seq < self.rcv_nxt || self.ooo.iter().any(|r| r[0] <= seq && seq < r[1])
     }
-}
 
-impl Network {
-    /// Sends what flow `f`'s window allows: lost packets first, then new data.
-    pub(crate) fn window_send(&mut self, f: u32) {
-        let now = self.now;
-        let flow = &mut self.flows[f as usize];
-        if now < flow.start {
+    /// Sends what the window allows: lost packets first, then new data (RFC 6675 §5 NextSeg).
+    pub fn poll_transmit(&mut self, now: Time, out: &mut Vec<Action>) {
+        if now < self.start {
             return;
         }
-        let (src, dst, class, hash) = (flow.src, flow.dst, flow.class, flow.hash[0]);
-        let port = self.hosts[src as usize].port;
         loop {
-            let flow = &mut self.flows[f as usize];
-            let Tx::Window(w) = &mut flow.tx else { unreachable!("window flow") };
-            let cwnd_packets = (w.cc.cwnd() / w.mss as u64).max(1);
-            w.cwnd_limited = w.pipe as u64 >= cwnd_packets;
-            if w.cwnd_limited || w.host_queue_full() {
+            let cwnd_packets = (self.cc.cwnd() / self.mss as u64).max(1);
+            self.cwnd_limited = self.pipe as u64 >= cwnd_packets;
+            if self.cwnd_limited || self.host_queue_full() {
                 break;
             }
-            let Some((seq, retransmit)) = w.next_to_send() else { break };
-            if !retransmit && now >= flow.stop {
+            let Some((seq, retransmit)) = self.next_to_send() else { break };
+            if !retransmit && now >= self.stop {
                 break; // the application closed the connection: repair, but send nothing new
             }
-            if let Some(gap) = w.cc.pacing_delay().filter(|_| w.last_send != Time::MAX) {
-                let at = w.last_send + gap;
+            if let Some(gap) = self.cc.pacing_delay().filter(|_| self.last_send != Time::MAX) {
+                let at = self.last_send + gap;
                 if now < at {
-                    let timer = w.pace_timer.set(at);
-                    self.push_timer(timer, f, TIMER_PACE);
+                    arm(out, Timer::Pace, self.pace_timer.set(at));
                     break;
                 }
             }
-            w.last_send = now;
+            self.last_send = now;
             if retransmit {
-                *w.state(seq) = Sent::Retransmitted;
-                flow.stats.retransmits += 1;
+                *self.state(seq) = Sent::Retransmitted;
             } else {
-                w.board.push_back(Sent::InFlight);
-                w.nxt += 1;
+                self.board.push_back(Sent::InFlight);
+                self.nxt += 1;
             }
-            w.pipe += 1;
-            let payload = w.payload(seq);
-            w.host_bytes += payload as u64;
-            flow.stats.tx_bytes += payload as u64;
-            if !w.rto_timer.running() {
-                let at = w.rto_timer.set(now + w.rto);
-                self.push_timer(at, f, TIMER_RTO);
+            self.pipe += 1;
+            let payload = self.payload(seq);
+            self.host_bytes += payload as u64;
+            if !self.rto_timer.running() {
+                arm(out, Timer::Rto, self.rto_timer.set(now + self.rto));
             }
-            let pkt = Packet {
-                flow: f,
-                dst_host: dst,
-                hash,
-                payload_bytes: payload,
-                seq,
-                t_send: now,
-                ..Packet::new(PacketKind::Data, class, payload + self.header_bytes)
-            };
-            let i = self.alloc_packet(pkt);
-            self.enqueue(port, class as usize, i);
+            out.push(Action::Data { seq, payload, retransmit });
         }
     }
 
-    /// The host's NIC finished sending data packet `pkt`: its TCP Small Queues budget is free.
-    pub(crate) fn window_tx_done(&mut self, pkt: Packet) {
-        let w = self.flows[pkt.flow as usize].window();
-        let held = w.host_queue_full();
-        w.host_bytes -= pkt.payload_bytes as u64;
+    /// The host's NIC finished serializing a data packet of `payload` bytes: its TCP Small
+    /// Queues budget is free again.
+    pub fn on_transmitted(&mut self, now: Time, payload: u32, out: &mut Vec<Action>) {
+        let held = self.host_queue_full();
+        self.host_bytes -= payload as u64;
         if held {
-            self.window_send(pkt.flow);
+            self.poll_transmit(now, out);
         }
     }
 
-    fn push_timer(&mut self, at: Option<Time>, f: u32, timer: u32) {
-        if let Some(t) = at {
-            self.events.push(t, EventKind::Timer, f, timer);
-        }
-    }
-
-    /// Sender: an ACK of flow `f` reached the stack `rx_delay` after it reached the NIC.
-    pub(crate) fn window_ack(&mut self, ack: Packet, rx_delay: Time) {
-        let now = self.now;
-        let f = ack.flow;
-        let flow = &mut self.flows[f as usize];
-        let w = flow.window();
+    /// Sender: an ACK reached the stack `rx_delay` after it reached the NIC. `noise` turns the
+    /// measured RTT into the sample the stack sees (`nic.rtt_noise`); it is called once per
+    /// sample, only when the ACK acknowledges new data.
+    pub fn on_ack(&mut self, now: Time, ack: &AckHdr, rx_delay: Time, noise: impl FnOnce(Time) -> Time, out: &mut Vec<Action>) {
         if ack.sack[1] > ack.sack[0] {
-            w.take_sack(ack.sack);
+            self.take_sack(ack.sack);
         }
-        let una_before = w.una;
-        let acked = w.take_cumulative(ack.seq);
-        if w.recovery.is_some_and(|(end, _)| w.una >= end) {
-            w.recovery = None;
+        let una_before = self.una;
+        let acked = self.take_cumulative(ack.ack);
+        if self.recovery.is_some_and(|(end, _)| self.una >= end) {
+            self.recovery = None;
         }
-        if w.mark_losses() && w.recovery.is_none() {
-            w.cc.on_loss(Loss::FastRetransmit, w.flight_bytes(), now);
-            w.recovery = Some((w.nxt, Loss::FastRetransmit));
+        if self.mark_losses() && self.recovery.is_none() {
+            self.cc.on_loss(Loss::FastRetransmit, self.flight_bytes(), now);
+            self.recovery = Some((self.nxt, Loss::FastRetransmit));
         }
-        let rtt = (acked > 0).then(|| self.noisy_rtt(f, now - ack.t_send));
-        let w = self.flows[f as usize].window();
+        let rtt = (acked > 0).then(|| noise(now - ack.ts));
         if let Some(r) = rtt {
-            w.rtt_sample(r);
+            self.rtt_sample(r);
         }
         let event = AckEvent {
             now,
-            acked_bytes: w.bytes_before(w.una) - w.bytes_before(una_before),
-            ece: ack.ecn,
+            acked_bytes: self.bytes_before(self.una) - self.bytes_before(una_before),
+            ece: ack.ece,
             rtt,
-            snd_una: w.bytes_before(w.una),
-            snd_nxt: w.bytes_before(w.nxt),
-            in_recovery: matches!(w.recovery, Some((_, Loss::FastRetransmit))),
-            cwnd_limited: w.cwnd_limited,
+            snd_una: self.bytes_before(self.una),
+            snd_nxt: self.bytes_before(self.nxt),
+            in_recovery: matches!(self.recovery, Some((_, Loss::FastRetransmit))),
+            cwnd_limited: self.cwnd_limited,
             endpoint_delay: Time::from_ns(ack.remote_queuing_ns as u64) + rx_delay,
-            hops: ack.echo_hops,
+            hops: ack.hops,
         };
-        w.cc.on_ack(&event);
+        self.cc.on_ack(&event);
         // RFC 6298 §5: restart the timer when new data is acknowledged, stop it when all is.
-        let timer = if w.una == w.nxt {
-            w.rto_timer.stop();
-            None
+        if self.una == self.nxt {
+            self.rto_timer.stop();
         } else if acked > 0 {
-            w.rto_timer.set(now + w.rto)
-        } else {
-            None
-        };
-        let done = w.una == w.total;
-        self.push_timer(timer, f, TIMER_RTO);
-        if let Some(r) = rtt {
-            self.record_rtt(f, r);
+            arm(out, Timer::Rto, self.rto_timer.set(now + self.rto));
         }
-        if done {
-            self.sender_done(f);
+        if let Some(r) = rtt {
+            out.push(Action::RttSample(r));
+        }
+        if self.una == self.total {
+            out.push(Action::Done);
         } else {
-            self.window_send(f);
+            self.poll_transmit(now, out);
         }
     }
 
-    /// Flow `f`'s timer `timer` has an event now.
-    pub(crate) fn window_timer(&mut self, f: u32, timer: u32) {
-        let now = self.now;
-        if timer == TIMER_START {
-            return self.window_send(f);
-        }
-        // A stale event of a slot now holding another flow finds its timers not armed then.
-        let Tx::Window(w) = &mut self.flows[f as usize].tx else { return };
+    /// An event for `timer` came at `now`.
+    pub fn on_timer(&mut self, now: Time, timer: Timer, out: &mut Vec<Action>) {
         let t = match timer {
-            TIMER_RTO => &mut w.rto_timer,
-            TIMER_PACE => &mut w.pace_timer,
-            _ => &mut w.delack_timer,
+            Timer::Start => return self.poll_transmit(now, out),
+            Timer::Rto => &mut self.rto_timer,
+            Timer::Pace => &mut self.pace_timer,
+            Timer::DelayedAck => &mut self.delack_timer,
         };
         match t.fire(now) {
             Ok(false) => {}
-            Err(at) => self.push_timer(Some(at), f, timer),
-            Ok(true) if timer == TIMER_RTO => self.window_timeout(f),
-            Ok(true) if timer == TIMER_PACE => self.window_send(f),
-            Ok(true) => {
-                let (ce, ts) = (w.ce_state, w.ts_recent);
-                if w.pending > 0 {
-                    self.window_send_ack(f, ce, ts, [0, 0]);
-                }
-            }
+            Err(at) => out.push(Action::Timer { timer, at }),
+            Ok(true) => match timer {
+                Timer::Rto => self.timeout(now, out),
+                Timer::Pace => self.poll_transmit(now, out),
+                _ if self.pending > 0 => self.send_ack(self.ce_state, self.ts_recent, [0, 0], out),
+                _ => {}
+            },
         }
     }
 
     /// RFC 6298 §5.4–5.7 with RFC 6675 §5.1: every packet not SACKed is lost; back off the timer.
-    fn window_timeout(&mut self, f: u32) {
-        let now = self.now;
-        let flow = &mut self.flows[f as usize];
-        flow.stats.timeouts += 1;
-        let w = flow.window();
-        w.cc.on_loss(Loss::Timeout, w.flight_bytes(), now);
-        for s in w.board.iter_mut() {
+    fn timeout(&mut self, now: Time, out: &mut Vec<Action>) {
+        out.push(Action::TimedOut);
+        self.cc.on_loss(Loss::Timeout, self.flight_bytes(), now);
+        for s in self.board.iter_mut() {
             if *s != Sent::Sacked {
                 *s = Sent::Lost;
             }
         }
-        w.pipe = 0;
-        w.retx_hint = w.una;
-        w.lost_scan = w.nxt;
-        w.recovery = Some((w.nxt, Loss::Timeout));
-        w.rto = Time(w.rto.ps().saturating_mul(2)).min(Time::from_us(60_000_000));
+        self.pipe = 0;
+        self.retx_hint = self.una;
+        self.lost_scan = self.nxt;
+        self.recovery = Some((self.nxt, Loss::Timeout));
+        self.rto = Time(self.rto.ps().saturating_mul(2)).min(Time::from_us(60_000_000));
         // Nothing is in flight now: the timer restarts with the retransmission (RFC 6298 §5.5–5.6),
         // which pacing may hold back.
-        w.rto_timer.stop();
-        self.window_send(f);
+        self.rto_timer.stop();
+        self.poll_transmit(now, out);
     }
 
-    /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
-    pub(crate) fn window_deliver(&mut self, i: u32, pkt: Packet, rx_delay: Time) {
-        self.free_packet(i);
-        let now = self.now;
-        let f = pkt.flow;
-        let flow = &mut self.flows[f as usize];
-        let w = flow.window();
-        w.echo = (pkt.hops, u32::try_from(rx_delay.ps() / 1000).unwrap_or(u32::MAX));
+    /// Receiver: a data packet reached the stack `rx_delay` after it reached the NIC.
+    pub fn on_data(&mut self, now: Time, pkt: &DataHdr, rx_delay: Time, out: &mut Vec<Action>) {
+        self.echo = (pkt.hops, u32::try_from(rx_delay.ps() / 1000).unwrap_or(u32::MAX));
         let seq = pkt.seq;
-        if w.received(seq) {
-            flow.stats.duplicate_bytes += pkt.payload_bytes as u64;
-            return self.window_send_ack(f, pkt.ecn, pkt.t_send, [0, 0]);
+        if self.received(seq) {
+            out.push(Action::Duplicate { payload: pkt.payload });
+            return self.send_ack(pkt.ce, pkt.ts, [0, 0], out);
         }
-        if seq != w.rcv_nxt {
-            let block = w.insert_ooo(seq);
-            self.record_delivery(f, pkt.payload_bytes, pkt.wire_bytes);
-            return self.window_send_ack(f, pkt.ecn, pkt.t_send, block);
+        if seq != self.rcv_nxt {
+            let block = self.insert_ooo(seq);
+            out.push(Action::Delivered { payload: pkt.payload, wire: pkt.wire });
+            return self.send_ack(pkt.ce, pkt.ts, block, out);
         }
-        let delayed = w.cfg.delayed_ack;
-        if delayed && w.pending > 0 && pkt.ecn != w.ce_state {
+        let delayed = self.cfg.delayed_ack;
+        if delayed && self.pending > 0 && pkt.ce != self.ce_state {
             // DCTCP: acknowledge what was held with the old CE state before switching.
-            let (ce, ts) = (w.ce_state, w.ts_recent);
-            self.window_send_ack(f, ce, ts, [0, 0]);
+            self.send_ack(self.ce_state, self.ts_recent, [0, 0], out);
         }
-        let w = self.flows[f as usize].window();
-        w.ce_state = pkt.ecn;
-        if w.pending == 0 {
-            w.ts_recent = pkt.t_send;
+        self.ce_state = pkt.ce;
+        if self.pending == 0 {
+            self.ts_recent = pkt.ts;
         }
-        w.rcv_nxt += 1;
-        let filled_hole = w.ooo.first().is_some_and(|r| r[0] == w.rcv_nxt);
+        self.rcv_nxt += 1;
+        let filled_hole = self.ooo.first().is_some_and(|r| r[0] == self.rcv_nxt);
         if filled_hole {
-            w.rcv_nxt = w.ooo.remove(0)[1];
+            self.rcv_nxt = self.ooo.remove(0)[1];
         }
-        w.pending += 1;
-        let (ce, ts) = (w.ce_state, w.ts_recent);
-        let now_ack = !delayed || w.pending >= 2 || filled_hole || !w.ooo.is_empty();
-        let timer = if now_ack {
-            None
-        } else {
-            let timeout = w.cfg.delayed_ack_timeout;
-            w.delack_timer.set(now + timeout)
-        };
-        self.push_timer(timer, f, TIMER_DELACK);
-        self.record_delivery(f, pkt.payload_bytes, pkt.wire_bytes);
+        self.pending += 1;
+        let now_ack = !delayed || self.pending >= 2 || filled_hole || !self.ooo.is_empty();
+        if !now_ack {
+            arm(out, Timer::DelayedAck, self.delack_timer.set(now + self.cfg.delayed_ack_timeout));
+        }
+        out.push(Action::Delivered { payload: pkt.payload, wire: pkt.wire });
         if now_ack {
-            self.window_send_ack(f, ce, ts, [0, 0]);
+            self.send_ack(self.ce_state, self.ts_recent, [0, 0], out);
         }
     }
 
-    /// Receiver: sends flow `f`'s cumulative ACK now, echoing `ece` and TSval `ts`, with SACK
-    /// block `sack`; nothing stays pending.
-    fn window_send_ack(&mut self, f: u32, ece: bool, ts: Time, sack: [u32; 2]) {
-        let flow = &mut self.flows[f as usize];
-        let (src, dst, hash) = (flow.src, flow.dst, flow.hash[1]);
-        let w = flow.window();
-        w.pending = 0;
-        w.delack_timer.stop();
-        let pkt = Packet {
-            ecn: ece,
-            echo_hops: w.echo.0,
-            remote_queuing_ns: w.echo.1,
-            flow: f,
-            dst_host: src,
-            hash,
-            seq: w.rcv_nxt,
-            sack,
-            t_send: ts,
-            ..Packet::new(PacketKind::Ack, self.ack_class as u8, self.ack_bytes)
-        };
-        let i = self.alloc_packet(pkt);
-        let port = self.hosts[dst as usize].port;
-        self.enqueue(port, self.ack_class, i);
+    /// Receiver: the cumulative ACK now, echoing `ece` and TSval `ts`, with SACK block `sack`;
+    /// nothing stays pending.
+    fn send_ack(&mut self, ece: bool, ts: Time, sack: [u32; 2], out: &mut Vec<Action>) {
+        self.pending = 0;
+        self.delack_timer.stop();
+        out.push(Action::Ack(AckHdr { ack: self.rcv_nxt, sack, ece, ts, hops: self.echo.0, remote_queuing_ns: self.echo.1 }));
+    }
+}
+
+/// Queues an event for `timer` when the timer asks for one.
+fn arm(out: &mut Vec<Action>, timer: Timer, at: Option<Time>) {
+    if let Some(at) = at {
+        out.push(Action::Timer { timer, at });
     }
 }

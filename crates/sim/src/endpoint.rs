@@ -1,0 +1,109 @@
+//! The network side of the transports: hands a connection's state machine
+//! (`transport::window`) its packets, timer events and the time, and carries out the actions it
+//! returns — packets into the host's port queues, timer events into the event queue, RTT
+//! samples and deliveries into the measurements — in the order it returned them.
+
+use crate::engine::EventKind;
+use crate::flow::Tx;
+use crate::network::Network;
+use crate::packet::{Packet, PacketKind};
+use crate::transport::window::{AckHdr, Action, DataHdr, WindowTx};
+use crate::transport::Timer;
+use rttlab_cc::Time;
+
+impl Network {
+    /// Runs `step` on window flow `f`'s state machine with the network's action buffer, then
+    /// applies the actions. The buffer is reused, so a step allocates nothing.
+    fn window_step(&mut self, f: u32, step: impl FnOnce(&mut WindowTx, &mut crate::engine::Rng, Time, &mut Vec<Action>)) {
+        let mut out = std::mem::take(&mut self.window_actions);
+        let flow = &mut self.flows[f as usize];
+        let Tx::Window(w) = &mut flow.tx else { unreachable!("a window-transport path reached a message flow") };
+        step(w, &mut self.hosts[flow.src as usize].rng, self.rtt_noise, &mut out);
+        for a in out.drain(..) {
+            self.apply(f, a);
+        }
+        self.window_actions = out;
+    }
+
+    fn apply(&mut self, f: u32, a: Action) {
+        let flow = &mut self.flows[f as usize];
+        match a {
+            Action::Data { seq, payload, retransmit } => {
+                flow.stats.retransmits += retransmit as u64;
+                flow.stats.tx_bytes += payload as u64;
+                let (class, port) = (flow.class, self.hosts[flow.src as usize].port);
+                let pkt = Packet {
+                    flow: f,
+                    dst_host: flow.dst,
+                    hash: flow.hash[0],
+                    payload_bytes: payload,
+                    seq,
+                    t_send: self.now,
+                    ..Packet::new(PacketKind::Data, class, payload + self.header_bytes)
+                };
+                let i = self.alloc_packet(pkt);
+                self.enqueue(port, class as usize, i);
+            }
+            Action::Ack(h) => {
+                let port = self.hosts[flow.dst as usize].port;
+                let pkt = Packet {
+                    ecn: h.ece,
+                    echo_hops: h.hops,
+                    remote_queuing_ns: h.remote_queuing_ns,
+                    flow: f,
+                    dst_host: flow.src,
+                    hash: flow.hash[1],
+                    seq: h.ack,
+                    sack: h.sack,
+                    t_send: h.ts,
+                    ..Packet::new(PacketKind::Ack, self.ack_class as u8, self.ack_bytes)
+                };
+                let i = self.alloc_packet(pkt);
+                self.enqueue(port, self.ack_class, i);
+            }
+            Action::Timer { timer, at } => self.events.push(at, EventKind::Timer, f, timer as u32),
+            Action::RttSample(r) => self.record_rtt(f, r),
+            Action::Delivered { payload, wire } => self.record_delivery(f, payload, wire),
+            Action::Duplicate { payload } => flow.stats.duplicate_bytes += payload as u64,
+            Action::TimedOut => flow.stats.timeouts += 1,
+            Action::Done => self.sender_done(f),
+        }
+    }
+
+    /// Sends what flow `f`'s window allows.
+    pub(crate) fn window_send(&mut self, f: u32) {
+        let now = self.now;
+        self.window_step(f, |w, _, _, out| w.poll_transmit(now, out));
+    }
+
+    /// The host's NIC finished sending window data packet `pkt` (TCP Small Queues).
+    pub(crate) fn window_tx_done(&mut self, pkt: Packet) {
+        let now = self.now;
+        self.window_step(pkt.flow, |w, _, _, out| w.on_transmitted(now, pkt.payload_bytes, out));
+    }
+
+    /// Sender: an ACK reached the stack `rx_delay` after it reached the NIC.
+    pub(crate) fn window_ack(&mut self, ack: Packet, rx_delay: Time) {
+        let now = self.now;
+        let hdr = AckHdr { ack: ack.seq, sack: ack.sack, ece: ack.ecn, ts: ack.t_send, hops: ack.echo_hops, remote_queuing_ns: ack.remote_queuing_ns };
+        self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::flow::noisy(r, noise, rng), out));
+    }
+
+    /// Flow `f`'s timer `timer` has an event now. A stale event of a slot now holding a message
+    /// flow does nothing; one of another window flow finds its timers not armed then.
+    pub(crate) fn window_timer(&mut self, f: u32, timer: Timer) {
+        if !matches!(self.flows[f as usize].tx, Tx::Window(_)) {
+            return;
+        }
+        let now = self.now;
+        self.window_step(f, |w, _, _, out| w.on_timer(now, timer, out));
+    }
+
+    /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
+    pub(crate) fn window_deliver(&mut self, i: u32, pkt: Packet, rx_delay: Time) {
+        self.free_packet(i);
+        let now = self.now;
+        let hdr = DataHdr { seq: pkt.seq, payload: pkt.payload_bytes, wire: pkt.wire_bytes, ce: pkt.ecn, ts: pkt.t_send, hops: pkt.hops };
+        self.window_step(pkt.flow, |w, _, _, out| w.on_data(now, &hdr, rx_delay, out));
+    }
+}

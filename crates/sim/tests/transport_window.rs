@@ -1,0 +1,330 @@
+//! The window transport's state machine driven by hand-made packet sequences, without a
+//! network: what it sends, which timers it arms, what it acknowledges, each checked against
+//! the RFC rule it implements (transport/window.rs module doc).
+
+use rttlab_cc::{AckEvent, Loss, Reno, RenoParams, Time, WindowController};
+use rttlab_sim::scenario::WindowConfig;
+use rttlab_sim::transport::window::{AckHdr, Action, DataHdr, WindowTx};
+use rttlab_sim::transport::Timer;
+
+const MSS: u32 = 1000;
+
+fn us(x: u64) -> Time {
+    Time::from_us(x)
+}
+
+/// A controller with a fixed window and an optional pacing gap, to test the transport alone.
+struct Fixed {
+    cwnd: u64,
+    pace: Option<Time>,
+}
+
+impl WindowController for Fixed {
+    fn on_ack(&mut self, _: &AckEvent) {}
+    fn on_loss(&mut self, _: Loss, _: u64, _: Time) {}
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    fn pacing_delay(&self) -> Option<Time> {
+        self.pace
+    }
+}
+
+fn reno(size: Option<u64>, cfg: WindowConfig) -> WindowTx {
+    WindowTx::new(Box::new(Reno::new(RenoParams::default(), MSS as u64)), cfg, MSS, size, Time::ZERO, Time::MAX)
+}
+
+fn fixed(packets: u64, pace: Option<Time>) -> WindowTx {
+    WindowTx::new(Box::new(Fixed { cwnd: packets * MSS as u64, pace }), WindowConfig::default(), MSS, None, Time::ZERO, Time::MAX)
+}
+
+/// The data packets among `out`: `(seq, retransmit)`.
+fn sent(out: &[Action]) -> Vec<(u32, bool)> {
+    out.iter().filter_map(|a| if let Action::Data { seq, retransmit, .. } = a { Some((*seq, *retransmit)) } else { None }).collect()
+}
+
+fn acks(out: &[Action]) -> Vec<AckHdr> {
+    out.iter().filter_map(|a| if let Action::Ack(h) = a { Some(*h) } else { None }).collect()
+}
+
+fn ack(n: u32, sack: [u32; 2], ts: Time) -> AckHdr {
+    AckHdr { ack: n, sack, ece: false, ts, hops: 1, remote_queuing_ns: 0 }
+}
+
+fn data(seq: u32, ce: bool, ts: Time) -> DataHdr {
+    DataHdr { seq, payload: MSS, wire: MSS + 64, ce, ts, hops: 1 }
+}
+
+/// Feeds an ACK with no RTT noise.
+fn on_ack(w: &mut WindowTx, now: Time, a: AckHdr) -> Vec<Action> {
+    let mut out = Vec::new();
+    w.on_ack(now, &a, Time::ZERO, |r| r, &mut out);
+    out
+}
+
+fn poll(w: &mut WindowTx, now: Time) -> Vec<Action> {
+    let mut out = Vec::new();
+    w.poll_transmit(now, &mut out);
+    out
+}
+
+fn timer(w: &mut WindowTx, now: Time, t: Timer) -> Vec<Action> {
+    let mut out = Vec::new();
+    w.on_timer(now, t, &mut out);
+    out
+}
+
+fn deliver(w: &mut WindowTx, now: Time, d: DataHdr) -> Vec<Action> {
+    let mut out = Vec::new();
+    w.on_data(now, &d, Time::ZERO, &mut out);
+    out
+}
+
+#[test]
+fn the_first_window_is_the_initial_window_with_the_rto_armed_before_it() {
+    let mut w = reno(None, WindowConfig::default());
+    let out = poll(&mut w, Time::ZERO);
+    // RFC 6298 §5.1: the timer starts with the first packet, at min_rto before any sample.
+    assert_eq!(out[0], Action::Timer { timer: Timer::Rto, at: us(1000) });
+    assert_eq!(sent(&out), (0..10).map(|s| (s, false)).collect::<Vec<_>>());
+    assert_eq!(out[1], Action::Data { seq: 0, payload: MSS, retransmit: false });
+    assert!(poll(&mut w, us(1)).is_empty(), "the window is full");
+}
+
+#[test]
+fn a_cumulative_ack_samples_the_rtt_and_slow_start_opens_the_window() {
+    let mut w = reno(None, WindowConfig::default());
+    poll(&mut w, Time::ZERO);
+    let out = on_ack(&mut w, us(10), ack(2, [0, 0], Time::ZERO));
+    // RFC 7323: the sample is now − TSecr; the RTO stays at min_rto (1 ms > 10 + 4·5 µs), and
+    // the restarted deadline (1.01 ms) is later than the queued event, so no new event.
+    assert_eq!(out[0], Action::RttSample(us(10)));
+    // RFC 3465: 2 MSS acknowledged grow the window by 2 MSS: 12 packets, 8 in flight.
+    assert_eq!(w.cc.cwnd(), 12 * MSS as u64);
+    assert_eq!(sent(&out), vec![(10, false), (11, false), (12, false), (13, false)]);
+}
+
+#[test]
+fn three_sacked_packets_above_a_hole_make_it_lost_and_it_is_resent_once_pipe_is_below_cwnd() {
+    let mut w = reno(None, WindowConfig::default());
+    poll(&mut w, Time::ZERO);
+    // Packet 0 is lost; 1, 2, 3 arrive: each duplicate ACK SACKs one more. RFC 6675: a SACKed
+    // packet leaves the pipe, so the first two let one new packet each out (10, 11).
+    for (hi, new) in [(2, 10), (3, 11)] {
+        let out = on_ack(&mut w, us(10), ack(0, [1, hi], Time::ZERO));
+        assert_eq!(sent(&out), vec![(new, false)]);
+        assert_eq!(w.cc.cwnd(), 10 * MSS as u64, "no loss before dupthresh");
+    }
+    let out = on_ack(&mut w, us(12), ack(0, [1, 4], Time::ZERO));
+    // IsLost: 3 SACKed above 0. Reno halves FlightSize (12 packets): cwnd 6 packets. Pipe:
+    // 12 sent − 3 SACKed − 1 lost = 8 ≥ 6, so nothing is sent.
+    assert_eq!(w.cc.cwnd(), 6 * MSS as u64);
+    assert!(sent(&out).is_empty());
+    for hi in [5, 6] {
+        assert!(sent(&on_ack(&mut w, us(13), ack(0, [1, hi], Time::ZERO))).is_empty(), "pipe {} ≥ 6", 12 - hi - 1);
+    }
+    let out = on_ack(&mut w, us(14), ack(0, [1, 7], Time::ZERO));
+    assert_eq!(sent(&out), vec![(0, true)], "pipe 5 < 6: the hole goes first");
+    // Duplicate ACKs take no RTT sample (nothing new is acknowledged).
+    assert!(!out.iter().any(|a| matches!(a, Action::RttSample(_))));
+}
+
+#[test]
+fn fast_recovery_holds_the_window_until_everything_sent_before_it_is_acknowledged() {
+    let mut w = reno(None, WindowConfig::default());
+    poll(&mut w, Time::ZERO);
+    for hi in 2..=7 {
+        on_ack(&mut w, us(10), ack(0, [1, hi], Time::ZERO));
+    }
+    let cwnd = w.cc.cwnd();
+    // The retransmission arrives: 0..10 are acknowledged, recovery (to 12, what was sent when
+    // the loss was found) goes on: no growth.
+    on_ack(&mut w, us(30), ack(10, [0, 0], us(14)));
+    assert_eq!(w.cc.cwnd(), cwnd);
+    // Everything up to 12 acknowledged: recovery is over and the window grows again.
+    on_ack(&mut w, us(31), ack(12, [0, 0], us(14)));
+    assert!(w.cc.cwnd() > cwnd);
+}
+
+#[test]
+fn a_timeout_restarts_from_one_packet_with_the_first_hole_and_backs_off() {
+    let mut w = reno(None, WindowConfig::default());
+    poll(&mut w, Time::ZERO);
+    let out = timer(&mut w, us(1000), Timer::Rto);
+    // RFC 6298 §5.5–5.6: RTO doubled to 2 ms, restarted with the retransmission of the first
+    // hole; RFC 5681: cwnd one MSS.
+    assert_eq!(out, vec![Action::TimedOut, Action::Timer { timer: Timer::Rto, at: us(3000) }, Action::Data { seq: 0, payload: MSS, retransmit: true }]);
+    assert_eq!(w.cc.cwnd(), MSS as u64);
+    // A second expiry doubles again: 4 ms.
+    let out = timer(&mut w, us(3000), Timer::Rto);
+    assert_eq!(out[..2], [Action::TimedOut, Action::Timer { timer: Timer::Rto, at: us(7000) }]);
+    // RFC 6298 §5.7: a new sample ends the backoff: the deadline is min_rto after the ACK,
+    // earlier than the queued event (7 ms), so a new event is queued.
+    let out = on_ack(&mut w, us(3010), ack(1, [0, 0], us(3000)));
+    assert_eq!(out[..2], [Action::Timer { timer: Timer::Rto, at: us(4010) }, Action::RttSample(us(10))]);
+    assert!(timer(&mut w, us(7000), Timer::Rto).is_empty(), "the superseded event");
+}
+
+#[test]
+fn a_restarted_rto_moves_without_an_event_and_a_stale_event_does_nothing() {
+    let mut w = fixed(4, None);
+    poll(&mut w, Time::ZERO);
+    // An ACK at 0.5 ms (a 10 µs sample: RTO min_rto) restarts the timer for 1.5 ms: later
+    // than the event queued at 1 ms.
+    assert!(!on_ack(&mut w, us(500), ack(1, [0, 0], us(490))).iter().any(|a| matches!(a, Action::Timer { .. })));
+    // The event at 1 ms finds the deadline later and re-arms for it.
+    assert_eq!(timer(&mut w, us(1000), Timer::Rto), vec![Action::Timer { timer: Timer::Rto, at: us(1500) }]);
+    assert!(timer(&mut w, us(1200), Timer::Rto).is_empty(), "not the queued event");
+}
+
+#[test]
+fn the_last_ack_stops_the_timer_and_reports_done_and_a_sized_flows_last_packet_is_short() {
+    let mut w = reno(Some(2500), WindowConfig::default());
+    let out = poll(&mut w, Time::ZERO);
+    let payloads: Vec<u32> = out.iter().filter_map(|a| if let Action::Data { payload, .. } = a { Some(*payload) } else { None }).collect();
+    assert_eq!(payloads, vec![1000, 1000, 500]);
+    let out = on_ack(&mut w, us(10), ack(3, [0, 0], Time::ZERO));
+    assert_eq!(out, vec![Action::RttSample(us(10)), Action::Done]);
+    assert!(timer(&mut w, us(1000), Timer::Rto).is_empty(), "stopped");
+}
+
+#[test]
+fn tcp_small_queues_hold_the_sender_until_the_nic_sends() {
+    let cfg = WindowConfig { tsq_limit: rttlab_cc::Bytes(3000), ..WindowConfig::default() };
+    let mut w = reno(None, cfg);
+    assert_eq!(sent(&poll(&mut w, Time::ZERO)).len(), 3, "3000 B may wait in the NIC");
+    let mut out = Vec::new();
+    w.on_transmitted(us(1), MSS, &mut out);
+    assert_eq!(sent(&out), vec![(3, false)]);
+}
+
+#[test]
+fn the_stop_time_ends_new_data_but_not_repair() {
+    let mut w = WindowTx::new(Box::new(Fixed { cwnd: 4 * MSS as u64, pace: None }), WindowConfig::default(), MSS, None, Time::ZERO, us(5));
+    assert_eq!(sent(&poll(&mut w, Time::ZERO)).len(), 4);
+    assert!(sent(&on_ack(&mut w, us(10), ack(1, [0, 0], Time::ZERO))).is_empty(), "closed: nothing new");
+    assert!(timer(&mut w, us(1000), Timer::Rto).len() == 1, "re-armed for 1.01 ms");
+    assert_eq!(sent(&timer(&mut w, us(1010), Timer::Rto)), vec![(1, true), (2, true), (3, true)]);
+    let mut late = WindowTx::new(Box::new(Fixed { cwnd: 4 * MSS as u64, pace: None }), WindowConfig::default(), MSS, None, us(50), Time::MAX);
+    assert!(poll(&mut late, us(10)).is_empty(), "not started");
+    assert_eq!(sent(&timer(&mut late, us(50), Timer::Start)).len(), 4);
+}
+
+#[test]
+fn a_pacing_controller_spaces_the_sends_by_its_gap() {
+    let mut w = fixed(10, Some(us(5)));
+    let out = poll(&mut w, Time::ZERO);
+    assert_eq!(out, vec![Action::Timer { timer: Timer::Rto, at: us(1000) }, Action::Data { seq: 0, payload: MSS, retransmit: false }, Action::Timer { timer: Timer::Pace, at: us(5) }]);
+    let out = timer(&mut w, us(5), Timer::Pace);
+    assert_eq!(out, vec![Action::Data { seq: 1, payload: MSS, retransmit: false }, Action::Timer { timer: Timer::Pace, at: us(10) }]);
+}
+
+#[test]
+fn rtt_noise_is_drawn_once_per_sample_and_only_for_new_data() {
+    let mut w = reno(None, WindowConfig::default());
+    poll(&mut w, Time::ZERO);
+    let mut out = Vec::new();
+    w.on_ack(us(10), &ack(0, [1, 2], Time::ZERO), Time::ZERO, |_| panic!("a duplicate ACK takes no sample"), &mut out);
+    let mut calls = 0;
+    w.on_ack(us(12), &ack(1, [0, 0], Time::ZERO), Time::ZERO, |r| { calls += 1; r + us(7) }, &mut out);
+    assert_eq!(calls, 1);
+    assert!(out.contains(&Action::RttSample(us(19))));
+}
+
+#[test]
+fn delayed_acks_cover_every_second_packet_and_echo_the_first_timestamp() {
+    let mut r = reno(None, WindowConfig::default());
+    let out = deliver(&mut r, us(100), data(0, false, us(1)));
+    assert_eq!(out, vec![Action::Timer { timer: Timer::DelayedAck, at: us(1100) }, Action::Delivered { payload: MSS, wire: MSS + 64 }]);
+    let out = deliver(&mut r, us(101), data(1, false, us(2)));
+    // RFC 7323 §4.3: TS.Recent is the earliest unacknowledged packet's TSval.
+    assert_eq!(acks(&out), vec![AckHdr { ack: 2, sack: [0, 0], ece: false, ts: us(1), hops: 1, remote_queuing_ns: 0 }]);
+    // The delayed-ACK timer, stopped by that ACK, sends nothing when its event comes.
+    assert!(timer(&mut r, us(1100), Timer::DelayedAck).is_empty());
+}
+
+#[test]
+fn the_delayed_ack_timer_sends_a_held_ack() {
+    let mut r = reno(None, WindowConfig::default());
+    deliver(&mut r, us(100), data(0, false, us(1)));
+    assert_eq!(acks(&timer(&mut r, us(1100), Timer::DelayedAck)), vec![ack(1, [0, 0], us(1))]);
+}
+
+#[test]
+fn out_of_order_data_is_acknowledged_at_once_with_the_block_holding_it() {
+    let cfg = WindowConfig { delayed_ack: false, ..WindowConfig::default() };
+    let mut r = reno(None, cfg);
+    deliver(&mut r, us(1), data(0, false, us(0)));
+    let out = deliver(&mut r, us(2), data(2, false, us(1)));
+    assert_eq!(acks(&out), vec![ack(1, [2, 3], us(1))]);
+    assert_eq!(acks(&deliver(&mut r, us(3), data(3, false, us(2)))), vec![ack(1, [2, 4], us(2))], "RFC 2018: the block grows");
+    assert_eq!(acks(&deliver(&mut r, us(4), data(5, false, us(3)))), vec![ack(1, [5, 6], us(3))], "a new block");
+    // The hole is filled: the cumulative ACK jumps over the first block.
+    assert_eq!(acks(&deliver(&mut r, us(5), data(1, false, us(4)))), vec![ack(4, [0, 0], us(4))]);
+    assert_eq!(acks(&deliver(&mut r, us(6), data(4, false, us(5)))), vec![ack(6, [0, 0], us(5))]);
+}
+
+#[test]
+fn a_duplicate_is_counted_not_delivered_and_acknowledged_at_once() {
+    let mut r = reno(None, WindowConfig::default());
+    deliver(&mut r, us(1), data(0, false, us(0)));
+    deliver(&mut r, us(2), data(1, false, us(1)));
+    let out = deliver(&mut r, us(3), data(0, false, us(2)));
+    assert_eq!(out, vec![Action::Duplicate { payload: MSS }, Action::Ack(ack(2, [0, 0], us(2)))]);
+}
+
+#[test]
+fn dctcp_ce_changes_acknowledge_what_was_held_with_the_old_ece() {
+    let mut r = reno(None, WindowConfig::default());
+    deliver(&mut r, us(1), data(0, false, us(0)));
+    // DCTCP §3.1: packet 1 carries CE while packet 0 waits: ACK 0 now with ECE = 0.
+    let out = deliver(&mut r, us(2), data(1, true, us(1)));
+    assert_eq!(out[0], Action::Ack(ack(1, [0, 0], us(0))));
+    assert!(acks(&out).len() == 1, "packet 1 is held in turn");
+    let out = deliver(&mut r, us(3), data(2, true, us(2)));
+    assert_eq!(acks(&out), vec![AckHdr { ece: true, ..ack(3, [0, 0], us(1)) }]);
+    // Back to no CE with nothing held: packet 3 waits for a partner.
+    let out = deliver(&mut r, us(4), data(3, false, us(3)));
+    assert!(acks(&out).is_empty());
+    let out = deliver(&mut r, us(5), data(4, true, us(4)));
+    assert_eq!(acks(&out)[0], ack(4, [0, 0], us(3)), "the held non-CE packet goes with ECE = 0");
+}
+
+#[test]
+fn without_delayed_acks_every_packet_is_acknowledged_with_its_own_ce() {
+    let cfg = WindowConfig { delayed_ack: false, ..WindowConfig::default() };
+    let mut r = reno(None, cfg);
+    for (seq, ce) in [(0, true), (1, false), (2, true)] {
+        assert_eq!(acks(&deliver(&mut r, us(seq as u64 + 1), data(seq, ce, Time::ZERO))), vec![AckHdr { ece: ce, ..ack(seq + 1, [0, 0], Time::ZERO) }]);
+    }
+}
+
+#[test]
+fn acks_echo_the_hop_count_and_the_receivers_queuing() {
+    let cfg = WindowConfig { delayed_ack: false, ..WindowConfig::default() };
+    let mut r = reno(None, cfg);
+    let mut out = Vec::new();
+    r.on_data(us(10), &DataHdr { hops: 3, ..data(0, false, Time::ZERO) }, Time(2_500_000), &mut out);
+    assert_eq!(acks(&out), vec![AckHdr { hops: 3, remote_queuing_ns: 2500, ..ack(1, [0, 0], Time::ZERO) }]);
+}
+
+#[test]
+fn the_controller_sees_the_endpoint_delay_and_hops() {
+    struct Seen(std::rc::Rc<std::cell::Cell<(Time, u8)>>);
+    impl WindowController for Seen {
+        fn on_ack(&mut self, a: &AckEvent) {
+            self.0.set((a.endpoint_delay, a.hops));
+        }
+        fn on_loss(&mut self, _: Loss, _: u64, _: Time) {}
+        fn cwnd(&self) -> u64 {
+            4000
+        }
+    }
+    let seen = std::rc::Rc::new(std::cell::Cell::new((Time::ZERO, 0)));
+    let mut w = WindowTx::new(Box::new(Seen(seen.clone())), WindowConfig::default(), MSS, None, Time::ZERO, Time::MAX);
+    poll(&mut w, Time::ZERO);
+    let mut out = Vec::new();
+    // Swift §3.1: remote queuing (echoed, 2 µs) plus this ACK's own NIC-Rx wait (1 µs).
+    w.on_ack(us(20), &AckHdr { hops: 4, remote_queuing_ns: 2000, ..ack(1, [0, 0], Time::ZERO) }, us(1), |r| r, &mut out);
+    assert_eq!(seen.get(), (us(3), 4));
+}
