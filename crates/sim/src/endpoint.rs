@@ -1,12 +1,15 @@
-//! The network side of the transports: hands a connection's state machine
-//! (`transport::window`) its packets, timer events and the time, and carries out the actions it
+//! The network side of the transports: hands a connection's state machine its packets, timer
+//! events and the time, and carries out what it asks. For the window transport: the actions it
 //! returns — packets into the host's port queues, timer events into the event queue, RTT
-//! samples and deliveries into the measurements — in the order it returned them.
+//! samples and deliveries into the measurements — in the order it returned them. For the
+//! message transport: the receiving NIC's ACK, and the completion's RTT sample (its segments
+//! are released by the host's scheduler, `crate::nic`).
 
 use crate::engine::EventKind;
 use crate::flow::Tx;
 use crate::network::Network;
 use crate::packet::{Packet, PacketKind};
+use crate::transport::message::completion_rtt;
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowTx};
 use crate::transport::Timer;
 use rttlab_cc::Time;
@@ -105,5 +108,42 @@ impl Network {
         let now = self.now;
         let hdr = DataHdr { seq: pkt.seq, payload: pkt.payload_bytes, wire: pkt.wire_bytes, ce: pkt.ecn, ts: pkt.t_send, hops: pkt.hops };
         self.window_step(pkt.flow, |w, _, _, out| w.on_data(now, &hdr, rx_delay, out));
+    }
+
+    /// Message receiver: count the payload, and acknowledge the segment on its last packet by
+    /// turning that packet into the ACK in place (TIMELY §3.1, prompt ACK generation).
+    pub(crate) fn message_deliver(&mut self, h: u32, i: u32, pkt: Packet) {
+        self.record_delivery(pkt.flow, pkt.payload_bytes, pkt.wire_bytes);
+        let flow = &mut self.flows[pkt.flow as usize];
+        let (src, hash) = (flow.src, flow.hash[1]);
+        let Some(ece) = flow.message().on_data(pkt.ecn, pkt.last_of_segment) else {
+            return self.free_packet(i);
+        };
+        let ack = self.pkts.get_mut(i);
+        ack.kind = PacketKind::Ack;
+        ack.class = self.ack_class as u8;
+        ack.ecn = ece;
+        ack.dst_host = src;
+        ack.hash = hash;
+        ack.wire_bytes = self.ack_bytes;
+        ack.payload_bytes = 0;
+        let port = self.hosts[h as usize].port;
+        self.enqueue(port, self.ack_class, i);
+    }
+
+    /// Message sender: a completion. Take the RTT sample, feed the controller, and let the flow
+    /// send again if the outstanding cap held it.
+    pub(crate) fn message_complete(&mut self, ack: Packet) {
+        let now = self.now;
+        let f = ack.flow;
+        let rate = self.pacing_rate.unwrap_or(self.hosts[self.flows[f as usize].src as usize].line_rate);
+        let rtt = self.noisy_rtt(f, completion_rtt(now, ack.t_send, ack.segment_bytes as u64, rate));
+        let done = self.flows[f as usize].message().on_completion(now, rtt, ack.segment_bytes as u64);
+        self.record_rtt(f, rtt);
+        if done {
+            self.sender_done(f);
+        } else {
+            self.schedule_flow(f);
+        }
     }
 }

@@ -223,7 +223,7 @@ impl Network {
                     CcConfig::Fast(p) => Box::new(Fast::new(p.clone(), line_rate)),
                     _ => unreachable!("validated: rate controller"),
                 };
-                Tx::Message(Box::new(MessageTx::new(cc, spec.size, spec.app.take(), spec.demand)))
+                Tx::Message(Box::new(MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop)))
             }
         }
     }

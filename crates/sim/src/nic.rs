@@ -1,4 +1,5 @@
-//! Hosts and their NICs: the per-host pacing scheduler's state, and the segmenter.
+//! Hosts and their NICs: the per-host pacing scheduler of the message transport (TIMELY §3.3's
+//! rate control engine), and the segmenter.
 //!
 //! A segment released by the message transport is handed to the NIC (`t_send`), which sends it
 //! as MTU packets back to back at line rate, or, with `nic.pacing_rate`, one packet every
@@ -80,6 +81,84 @@ impl Host {
 }
 
 impl Network {
+    /// When message flow `f` may release its next segment (`MessageTx::release_time`).
+    fn release_time(&mut self, f: u32) -> Option<Time> {
+        let flow = &mut self.flows[f as usize];
+        let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
+        m.release_time(self.now, self.segment_bytes, self.max_outstanding, &mut flow.rng)
+    }
+
+    /// Puts message flow `f` in its host's scheduler if it is not there and has something to
+    /// send (TIMELY §3.3: the rate control engine).
+    pub(crate) fn schedule_flow(&mut self, f: u32) {
+        if self.flows[f as usize].message().in_sched {
+            return;
+        }
+        if let Some(t) = self.release_time(f) {
+            let h = self.flows[f as usize].src;
+            self.requeue(h, f, t);
+            self.arm_wake(h);
+        }
+    }
+
+    fn arm_wake(&mut self, h: u32) {
+        let host = &mut self.hosts[h as usize];
+        if let Some(Reverse((t, _, _))) = host.sched.peek() {
+            if *t < host.wake_at {
+                host.wake_at = *t;
+                self.events.push(*t, EventKind::HostWake, h, 0);
+            }
+        }
+    }
+
+    /// Host `h`'s scheduler: release every segment whose time has come, round-robin.
+    pub(crate) fn host_wake(&mut self, h: u32, at: Time) {
+        let host = &mut self.hosts[h as usize];
+        if at != host.wake_at {
+            return; // superseded by an earlier wake-up
+        }
+        host.wake_at = Time::MAX;
+        while let Some(&Reverse((t, _, f))) = self.hosts[h as usize].sched.peek() {
+            if t > self.now {
+                break;
+            }
+            self.hosts[h as usize].sched.pop();
+            self.flows[f as usize].message().in_sched = false;
+            match self.release_time(f) {
+                None => {}
+                // The rate fell since the time was computed: re-queue (TIMELY §5, lazy update).
+                Some(t) if t > self.now => self.requeue(h, f, t),
+                Some(_) => {
+                    self.release_segment(f);
+                    self.schedule_flow(f);
+                }
+            }
+        }
+        self.arm_wake(h);
+        let port = self.hosts[h as usize].port;
+        self.try_tx(port);
+    }
+
+    /// Puts flow `f` in host `h`'s scheduler for time `t`.
+    fn requeue(&mut self, h: u32, f: u32, t: Time) {
+        self.flows[f as usize].message().in_sched = true;
+        let host = &mut self.hosts[h as usize];
+        host.sched.push(Reverse((t, host.sched_seq, f)));
+        host.sched_seq += 1;
+    }
+
+    /// Hands flow `f`'s next segment to its NIC (the segmenter); `t_send` is now.
+    fn release_segment(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        let (src, class) = (flow.src, flow.class);
+        let m = flow.message();
+        let bytes = m.release(now, self.segment_bytes);
+        let seg = Segment { flow: f, bytes: bytes as u32, sent: 0, t_send: now, first: m.nic_segments == 0, next_at: now };
+        m.nic_segments += 1;
+        self.hosts[src as usize].nic[class as usize].push_back(seg);
+    }
+
     /// The next data packet of class `c` from host `h`'s NIC, if it has one: the next
     /// MTU-sized piece of the oldest segment free to send. Without NIC pacing that is always
     /// the head segment, sent back to back; with it, a segment waits `wire / pacing rate`

@@ -13,14 +13,14 @@
 //!   `rtt = t_completion − t_send − segment_bytes / NIC line rate`, plus optional uniform noise;
 //!   with NIC pacing the pacer's serialization (`segment_bytes / pacing rate`) is subtracted
 //!   instead, "treating it as a lower transmission line rate" (§5).
+//!
+//! `MessageTx` does no I/O: the host's scheduler (`crate::nic`) asks it when its next segment
+//! may go (`release_time`) and takes it (`release`); the receiving NIC feeds it each packet
+//! (`on_data`, which says when to acknowledge); a completion (`on_completion`) feeds the rate
+//! controller and says whether the flow is done. `crate::endpoint` does the rest.
 
-use crate::engine::{exponential, EventKind};
-use crate::flow::Tx;
-use crate::network::Network;
-use crate::nic::Segment;
-use crate::packet::{Packet, PacketKind};
+use crate::engine::{exponential, Rng};
 use rttlab_cc::{Completion, Rate, RateController, Time};
-use std::cmp::Reverse;
 
 /// An application-limited source: messages of `message` bytes offered at `rate`.
 pub struct App {
@@ -34,6 +34,9 @@ pub struct App {
 /// A message-transport flow's sender and receiver state.
 pub struct MessageTx {
     pub cc: Box<dyn RateController>,
+    /// The connection may send from `start`, and no new data from `stop` (`Time::MAX`: never).
+    start: Time,
+    stop: Time,
     /// Bytes the connection may still hand to the NIC (`u64::MAX`: unbounded).
     pub unsent: u64,
     pub app: Option<App>,
@@ -52,9 +55,13 @@ pub struct MessageTx {
 }
 
 impl MessageTx {
-    pub fn new(cc: Box<dyn RateController>, size: Option<u64>, app: Option<App>, demand: bool) -> MessageTx {
+    /// A connection of `size` bytes (`None`: unbounded, or on demand when `demand`), fed by `app`
+    /// if application-limited, sending from `start` and no new data from `stop`.
+    pub fn new(cc: Box<dyn RateController>, size: Option<u64>, app: Option<App>, demand: bool, start: Time, stop: Time) -> MessageTx {
         MessageTx {
             cc,
+            start,
+            stop,
             unsent: size.unwrap_or(u64::MAX),
             app,
             ready: 0,
@@ -74,7 +81,7 @@ impl MessageTx {
     }
 
     /// Moves application messages that have arrived by `now` into `ready`.
-    fn refill(&mut self, now: Time, rng: &mut crate::engine::Rng) {
+    fn refill(&mut self, now: Time, rng: &mut Rng) {
         let Some(app) = &mut self.app else { return };
         while app.next_message <= now && self.ready < self.unsent {
             self.ready = (self.ready + app.message).min(self.unsent);
@@ -97,155 +104,63 @@ impl MessageTx {
             Some(app) => (segment.min(app.message).min(self.unsent), app.next_message),
         }
     }
+
+    /// When the next segment (at most `segment` bytes) may be released, with the rate the
+    /// controller has now; `None` while there is nothing to send or the outstanding bytes would
+    /// exceed `max_outstanding` (a completion re-arms it). Application messages that have
+    /// arrived by `now` are taken in first (`rng`: Poisson arrivals).
+    pub fn release_time(&mut self, now: Time, segment: u64, max_outstanding: u64, rng: &mut Rng) -> Option<Time> {
+        self.refill(now, rng);
+        if self.unsent == 0 || (self.demand && self.ready == 0) {
+            return None;
+        }
+        let (bytes, data_at) = self.next_segment(segment);
+        if self.outstanding + bytes > max_outstanding {
+            return None;
+        }
+        let paced = if self.last_release_bytes == 0 {
+            self.start
+        } else {
+            self.last_release + self.cc.rate().serialization(self.last_release_bytes)
+        };
+        Some(paced.max(data_at).max(self.start).max(now)).filter(|&t| t < self.stop)
+    }
+
+    /// Releases the next segment (at most `segment` bytes) to the NIC at `now`; returns its bytes.
+    pub fn release(&mut self, now: Time, segment: u64) -> u64 {
+        let (bytes, _) = self.next_segment(segment);
+        if self.app.is_some() || self.demand {
+            self.ready -= bytes;
+        }
+        if self.unsent != u64::MAX {
+            self.unsent -= bytes;
+        }
+        self.outstanding += bytes;
+        self.last_release = now;
+        self.last_release_bytes = bytes;
+        bytes
+    }
+
+    /// Receiver: a data packet arrived, with CE mark `ce`; on the segment's last packet,
+    /// returns the ECN echo of the ACK to send (any packet of the segment marked).
+    pub fn on_data(&mut self, ce: bool, last_of_segment: bool) -> Option<bool> {
+        self.ce_seen |= ce;
+        last_of_segment.then(|| std::mem::take(&mut self.ce_seen))
+    }
+
+    /// Sender: the completion of a `bytes` segment with RTT sample `rtt` (§3.1: completion time
+    /// minus send time minus serialization, noise included). Returns whether everything is sent
+    /// and acknowledged.
+    pub fn on_completion(&mut self, now: Time, rtt: Time, bytes: u64) -> bool {
+        self.outstanding -= bytes;
+        let app_rate = self.app.as_ref().map(|a| a.rate);
+        self.cc.on_completion(&Completion { now, rtt, acked_bytes: bytes, app_rate });
+        self.unsent == 0 && self.outstanding == 0
+    }
 }
 
-impl Network {
-    /// When flow `f` may release its next segment, with the rate it has now; `None` while it has
-    /// nothing left to send or its outstanding bytes are at the cap (an ACK re-arms it).
-    fn release_time(&mut self, f: u32) -> Option<Time> {
-        let now = self.now;
-        let flow = &mut self.flows[f as usize];
-        let (start, stop) = (flow.start, flow.stop);
-        let rng = &mut flow.rng;
-        let Tx::Message(m) = &mut flow.tx else { unreachable!("message flow") };
-        m.refill(now, rng);
-        if m.unsent == 0 || (m.demand && m.ready == 0) {
-            return None;
-        }
-        let (bytes, data_at) = m.next_segment(self.segment_bytes);
-        if m.outstanding + bytes > self.max_outstanding {
-            return None;
-        }
-        let paced = if m.last_release_bytes == 0 {
-            start
-        } else {
-            m.last_release + m.cc.rate().serialization(m.last_release_bytes)
-        };
-        Some(paced.max(data_at).max(start).max(now)).filter(|&t| t < stop)
-    }
-
-    /// Puts flow `f` in its host's scheduler if it is not there and has something to send.
-    pub(crate) fn schedule_flow(&mut self, f: u32) {
-        if self.flows[f as usize].message().in_sched {
-            return;
-        }
-        if let Some(t) = self.release_time(f) {
-            let h = self.flows[f as usize].src;
-            self.requeue(h, f, t);
-            self.arm_wake(h);
-        }
-    }
-
-    fn arm_wake(&mut self, h: u32) {
-        let host = &mut self.hosts[h as usize];
-        if let Some(Reverse((t, _, _))) = host.sched.peek() {
-            if *t < host.wake_at {
-                host.wake_at = *t;
-                self.events.push(*t, EventKind::HostWake, h, 0);
-            }
-        }
-    }
-
-    /// Host `h`'s scheduler: release every segment whose time has come, round-robin.
-    pub(crate) fn host_wake(&mut self, h: u32, at: Time) {
-        let host = &mut self.hosts[h as usize];
-        if at != host.wake_at {
-            return; // superseded by an earlier wake-up
-        }
-        host.wake_at = Time::MAX;
-        while let Some(&Reverse((t, _, f))) = self.hosts[h as usize].sched.peek() {
-            if t > self.now {
-                break;
-            }
-            self.hosts[h as usize].sched.pop();
-            self.flows[f as usize].message().in_sched = false;
-            match self.release_time(f) {
-                None => {}
-                // The rate fell since the time was computed: re-queue (TIMELY §5, lazy update).
-                Some(t) if t > self.now => self.requeue(h, f, t),
-                Some(_) => {
-                    self.release_segment(f);
-                    self.schedule_flow(f);
-                }
-            }
-        }
-        self.arm_wake(h);
-        let port = self.hosts[h as usize].port;
-        self.try_tx(port);
-    }
-
-    /// Puts flow `f` in host `h`'s scheduler for time `t`.
-    fn requeue(&mut self, h: u32, f: u32, t: Time) {
-        self.flows[f as usize].message().in_sched = true;
-        let host = &mut self.hosts[h as usize];
-        host.sched.push(Reverse((t, host.sched_seq, f)));
-        host.sched_seq += 1;
-    }
-
-    /// Hands flow `f`'s next segment to its NIC; `t_send` is now.
-    fn release_segment(&mut self, f: u32) {
-        let now = self.now;
-        let flow = &mut self.flows[f as usize];
-        let (src, class) = (flow.src, flow.class);
-        let m = flow.message();
-        let (bytes, _) = m.next_segment(self.segment_bytes);
-        if m.app.is_some() || m.demand {
-            m.ready -= bytes;
-        }
-        if m.unsent != u64::MAX {
-            m.unsent -= bytes;
-        }
-        m.outstanding += bytes;
-        m.last_release = now;
-        m.last_release_bytes = bytes;
-        let seg = Segment { flow: f, bytes: bytes as u32, sent: 0, t_send: now, first: m.nic_segments == 0, next_at: now };
-        m.nic_segments += 1;
-        self.hosts[src as usize].nic[class as usize].push_back(seg);
-    }
-
-    /// Receiver side: count the payload, and acknowledge the segment on its last packet by
-    /// turning that packet into the ACK in place.
-    pub(crate) fn message_deliver(&mut self, h: u32, i: u32, pkt: Packet) {
-        self.record_delivery(pkt.flow, pkt.payload_bytes, pkt.wire_bytes);
-        let flow = &mut self.flows[pkt.flow as usize];
-        let (src, hash) = (flow.src, flow.hash[1]);
-        let m = flow.message();
-        m.ce_seen |= pkt.ecn;
-        if !pkt.last_of_segment {
-            self.free_packet(i);
-            return;
-        }
-        let ack = self.pkts.get_mut(i);
-        ack.kind = PacketKind::Ack;
-        ack.class = self.ack_class as u8;
-        ack.ecn = m.ce_seen;
-        ack.dst_host = src;
-        ack.hash = hash;
-        ack.wire_bytes = self.ack_bytes;
-        ack.payload_bytes = 0;
-        m.ce_seen = false;
-        let port = self.hosts[h as usize].port;
-        self.enqueue(port, self.ack_class, i);
-    }
-
-    /// Sender side: a completion event. Take the RTT sample, feed the controller, and let the
-    /// flow send again if the cap held it.
-    pub(crate) fn message_complete(&mut self, ack: Packet) {
-        let now = self.now;
-        let f = ack.flow;
-        let line_rate = self.hosts[self.flows[f as usize].src as usize].line_rate;
-        let serialization = self.pacing_rate.unwrap_or(line_rate).serialization(ack.segment_bytes as u64);
-        let rtt = self.noisy_rtt(f, (now - ack.t_send).saturating_sub(serialization));
-        let m = self.flows[f as usize].message();
-        m.outstanding -= ack.segment_bytes as u64;
-        let app_rate = m.app.as_ref().map(|a| a.rate);
-        m.cc.on_completion(&Completion { now, rtt, acked_bytes: ack.segment_bytes as u64, app_rate });
-        let done = m.unsent == 0 && m.outstanding == 0;
-        self.record_rtt(f, rtt);
-        if done {
-            self.sender_done(f);
-        } else {
-            self.schedule_flow(f);
-        }
-    }
+/// §3.1: the RTT of a segment sent at `t_send` and completed at `now`: the time minus the
+/// segment's serialization at `rate` (the NIC line rate, or the pacing rate with NIC pacing).
+pub fn completion_rtt(now: Time, t_send: Time, bytes: u64, rate: Rate) -> Time {
+    (now - t_send).saturating_sub(rate.serialization(bytes))
 }
