@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.deps-installed
 
-.PHONY: demo test test-rust test-python bench microbench callgrind build clean
+.PHONY: demo test test-rust test-python test-wheel bench microbench callgrind build clean
 
 ## Create the virtualenv and install the Python dependencies (once per pyproject change).
 $(STAMP): pyproject.toml
@@ -21,13 +21,17 @@ build: $(STAMP)
 demo: build
 	$(BIN)/rttlab reproduce timely --out results/timely --force
 
-test: build test-rust test-python
+test: build test-rust test-python test-wheel
 
 test-rust:
 	cargo test --release --workspace --exclude rttlab-py
 
 test-python: build
 	$(BIN)/pytest -q
+
+## The wheel installed into a fresh virtualenv, run from outside the repository.
+test-wheel: build
+	tests/wheel_check.sh
 
 ## Speed: the benchmark suite (bench/suite.toml), medians of 3 runs checked against its targets,
 ## written to bench/results.json; `make microbench` runs the criterion micro-benchmarks.

@@ -2,6 +2,7 @@
 TIMELY paper states, checked on the quick run; the sweep runner's grid, Parquet and Dask paths."""
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -11,7 +12,7 @@ from rttlab.cli import main as cli
 from conftest import holds
 from rttlab.experiments import REGISTRY, groups
 
-ROOT = rttlab.experiments.timely.testbed.SCENARIOS.parent
+ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = groups()["timely"]
 
 

@@ -2,6 +2,7 @@
 quick T1 runs decide; Swift's scenario keys and errors through Python."""
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -12,7 +13,7 @@ from conftest import holds
 from rttlab.experiments import groups
 
 EXPERIMENTS = groups()["swift"]
-T1 = rttlab.experiments.timely.testbed.SCENARIOS / "swift-t1.toml"
+T1 = Path(__file__).resolve().parents[1] / "scenarios" / "swift-t1.toml"
 
 
 @pytest.fixture(scope="module")

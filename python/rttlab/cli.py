@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import load, run
+from . import load, presets, run
 from .outputs import check_file, check_result_dir, write_file
 from .scenario import apply_overrides, parse_value
 from .sweep import default_cache, grid, run_all
@@ -60,7 +60,7 @@ def parse_sets(items: list[str]) -> dict:
 def cmd_run(args) -> int:
     if args.out:
         check_result_dir(args.out, force=args.force)
-    result = run(Path(args.scenario), overrides=parse_sets(args.set), seed=args.seed)
+    result = run(args.scenario, overrides=parse_sets(args.set), seed=args.seed)
     if args.out:
         result.save(args.out, force=args.force)
     if args.json:
@@ -87,6 +87,12 @@ def cache_dir(args) -> Path | None:
 
 def cmd_list(args) -> int:
     from .experiments import REGISTRY, groups
+
+    if args.scenarios:
+        print("Scenario presets (rttlab run NAME; a file of the same name in the working directory wins):")
+        for name in presets.names():
+            print(f"  {name:<28} {presets.description(name)}")
+        return 0
 
     for group, names in groups().items():
         print(f"{group}  (rttlab reproduce {group}: all {len(names)} as one report)")
@@ -139,7 +145,7 @@ def cmd_sweep(args) -> int:
     if out.suffix not in (".csv", ".parquet"):
         raise ValueError(f"--out {args.out!r}: the file name must end in .csv or .parquet")
     check_file(out, force=args.force)
-    base = apply_overrides(load(Path(args.scenario)), parse_sets(args.set))
+    base = apply_overrides(load(args.scenario), parse_sets(args.set))
     axes = parse_grid(args.grid)
     seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [base.get("seed", 1)]
     cells = grid(base, {**axes, "seed": seeds})
@@ -164,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="rttlab", description="A laboratory for datacenter congestion control.")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run one scenario")
-    r.add_argument("scenario", help="scenario TOML file")
+    r.add_argument("scenario", help="scenario TOML file, or a preset's name (rttlab list --scenarios)")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key (repeatable), e.g. nic.segment=32KB")
     r.add_argument("--seed", type=int, help="replace the scenario's seed")
     r.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
@@ -172,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)")
     r.set_defaults(func=cmd_run)
     sw = sub.add_parser("sweep", help="run a scenario over a grid of values; one tidy table of summaries")
-    sw.add_argument("scenario", help="scenario TOML file")
+    sw.add_argument("scenario", help="scenario TOML file, or a preset's name (rttlab list --scenarios)")
     sw.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...", help="an axis of the grid (repeatable); every combination runs")
     sw.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key for every point (repeatable)")
     sw.add_argument("--seeds", metavar="S1,S2,...", help="run every point with each seed (default: the scenario's)")
@@ -180,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     sw.add_argument("--force", action="store_true", help="replace FILE if it exists")
     add_runner_options(sw)
     sw.set_defaults(func=cmd_sweep)
-    ls = sub.add_parser("list", help="list the experiments that reproduce can run")
+    ls = sub.add_parser("list", help="list the experiments that reproduce can run, or the scenario presets")
+    ls.add_argument("--scenarios", action="store_true", help="list the scenario presets that run and sweep accept by name")
     ls.set_defaults(func=cmd_list)
     rp = sub.add_parser("reproduce", help="regenerate a paper's tables and figures as an HTML report beside the published numbers")
     rp.add_argument("target", help="an experiment or a group of them (see rttlab list), e.g. timely")

@@ -14,20 +14,30 @@ import tomli_w
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import _core
+from . import _core, presets
 
+#: A scenario as the API takes it: a dict, a TOML file path, a preset's name, or TOML text.
 ScenarioLike = Mapping[str, Any] | str | Path
 
 
 def load(scenario: ScenarioLike) -> dict[str, Any]:
-    """Returns the scenario as a dict: from a dict (copied), a TOML file path, or TOML text."""
+    """Returns the scenario as a dict: from a dict (copied), a TOML file path, a preset's name
+    (``"timely-testbed"``, see `rttlab.presets`), or TOML text. A file path wins over a preset
+    of the same name."""
     if isinstance(scenario, Mapping):
         return copy.deepcopy(dict(scenario))
-    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml")):
-        path = Path(scenario)
-        if not path.is_file():
-            raise ValueError(f"scenario file {str(path)!r} does not exist")
-        text = path.read_text()
+    one_line = isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
+    if isinstance(scenario, Path) or one_line:
+        path = Path(scenario).expanduser()
+        preset = presets.find(str(scenario)) if path.name == str(scenario) else None
+        if path.is_file():
+            text = path.read_text()
+        elif preset is not None:
+            text = preset.read_text()
+        elif path.suffix == ".toml" or path.parent != Path("."):
+            raise ValueError(f"scenario file {str(scenario)!r} does not exist (nor is it a preset: rttlab list --scenarios)")
+        else:
+            raise ValueError(f"scenario {str(scenario)!r} is neither a file nor a preset; presets: {', '.join(presets.names())}")
     elif isinstance(scenario, str):
         text = scenario
     else:

@@ -1002,7 +1002,7 @@ impl Scenario {
             return Err(invalid("duration", self.duration, "must be positive"));
         }
         if self.warmup >= self.duration {
-            return Err(invalid("warmup", self.warmup, format!("must be shorter than duration ({})", self.duration)));
+            return Err(invalid("warmup", self.warmup, format!("must be shorter than duration ({}): shorten the warm-up too, e.g. --set warmup=0ms", self.duration)));
         }
         self.validate_topology()?;
         let sw = &self.switch;

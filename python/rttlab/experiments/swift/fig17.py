@@ -10,7 +10,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
-from ..timely.testbed import Plan, ref_row
+from ..common import Plan, ref_row
 from .t1 import LINE_GBPS, points as t1_points, summaries
 
 TARGETS_US = (15, 20, 25, 35, 50, 70)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import PALETTE, styled, subplots
-from ..timely.testbed import Plan, ref_row
+from ..common import Plan, ref_row
 from .t1 import incast, points as t1_points
 
 WRITES = ("1KB", "64KB")

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
-from ..timely.testbed import Plan, interval_throughput, ref_row
+from ..common import Plan, interval_throughput, ref_row
 from .t1 import LINE_GBPS, jain, points as t1_points
 
 FLOWS = 4

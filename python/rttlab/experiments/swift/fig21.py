@@ -10,7 +10,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
-from ..timely.testbed import ref_row
+from ..common import ref_row
 from .t1 import jain, points as t1_points
 from .table3 import overrides, plan
 

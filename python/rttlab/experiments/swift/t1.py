@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import Point, Run
-from ..timely.testbed import Plan, scenario as testbed_scenario, summaries as testbed_summaries
+from ..common import Plan, scenario as testbed_scenario, summaries as testbed_summaries
 
 FILE = "swift-t1.toml"
 LINE_GBPS = 50.0

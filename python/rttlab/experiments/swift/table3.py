@@ -12,7 +12,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import PALETTE, styled, subplots
-from ..timely.testbed import Plan, ref_row
+from ..common import Plan, ref_row
 from .t1 import incast, points as t1_points, summaries
 
 FULL = Plan(warmup_ms=100, measured_ms=100, seeds=(1,))

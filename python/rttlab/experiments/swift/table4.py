@@ -11,7 +11,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import mark_paper, styled, subplots
-from ..timely.testbed import Plan, ref_row
+from ..common import Plan, ref_row
 from .t1 import incast, points as t1_points, summaries
 
 FULL = Plan(warmup_ms=10, measured_ms=40, seeds=(1, 2))

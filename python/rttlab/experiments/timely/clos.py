@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .. import Point, Run
-from .testbed import Plan, scenario as preset
+from ..common import Plan, scenario as preset
 
 FILE = "timely-clos-rpc.toml"
 SYSTEMS = {"TIMELY": "timely", "PFC": "none"}

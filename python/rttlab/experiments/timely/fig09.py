@@ -10,7 +10,8 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import PALETTE, styled, subplots
-from .testbed import grid_points, over_seeds, plan, ref_row, summaries
+from ..common import grid_points, over_seeds, ref_row, summaries
+from .testbed import plan
 
 #: (variant, T_low µs, T_high µs)
 VARIANTS = [("gradient 50/500 µs", 50, 500), ("target 50 µs", 50, 50), ("target 500 µs", 500, 500)]

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
-from .testbed import Plan, connection_series, grid_points, ref_row, sample_flows
+from ..common import Plan, connection_series, grid_points, ref_row, sample_flows
 from .testbed import run_plan as testbed_plan
 
 VARIANTS = [("gradient 50/500 µs", 50, 500), ("target 50 µs", 50, 50)]

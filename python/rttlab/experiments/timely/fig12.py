@@ -9,7 +9,8 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
-from .testbed import grid_points, over_seeds, plan, ref_row, summaries
+from ..common import grid_points, over_seeds, ref_row, summaries
+from .testbed import plan
 
 NOISE_US = [0, 50, 100, 150, 200]
 

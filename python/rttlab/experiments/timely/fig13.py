@@ -10,7 +10,8 @@ import pandas as pd
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
 from ...published import TIMELY_JAIN
-from .testbed import connection_series, connection_stats, grid_points, over_seeds, ref_row, run_plan, sample_flows, summaries
+from ..common import connection_series, connection_stats, grid_points, over_seeds, ref_row, sample_flows, summaries
+from .testbed import run_plan
 
 FAIR_SHARE_MBPS = 500
 WINDOW_MS = 100  # time shown in the plot

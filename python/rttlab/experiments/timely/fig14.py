@@ -11,7 +11,7 @@ from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import mark_paper, styled, subplots
 from ...published import TIMELY_TABLE1
 from . import table1
-from .testbed import ref_row
+from ..common import ref_row
 
 SYSTEMS = ["TIMELY", "DCTCP", "PFC"]
 

@@ -12,7 +12,8 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import mark_paper, styled, subplots
-from .testbed import grid_points, over_seeds, plan, ref_row, summaries
+from ..common import grid_points, over_seeds, ref_row, summaries
+from .testbed import plan
 
 SEGMENTS_KB = [16, 32, 64]
 T_LOW_US = [0, 25, 50, 100, 200, 300, 400]

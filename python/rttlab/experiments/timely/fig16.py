@@ -10,7 +10,8 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import mark_paper, styled, subplots
-from .testbed import grid_points, over_seeds, plan, ref_row, summaries
+from ..common import grid_points, over_seeds, ref_row, summaries
+from .testbed import plan
 
 #: NIC pacing rates in Gbps; 10 = none (line rate bursts).
 PACING_GBPS = [0.5, 0.7, 1.0, 2.0, 5.0, 10.0]

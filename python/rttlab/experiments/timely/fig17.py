@@ -9,7 +9,8 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import mark_paper, styled, subplots
-from .testbed import grid_points, over_seeds, plan, ref_row, summaries
+from ..common import grid_points, over_seeds, ref_row, summaries
+from .testbed import plan
 
 T_HIGH_US = [50, 100, 200, 300, 500, 1000]
 CONNECTIONS = [4, 7, 10]

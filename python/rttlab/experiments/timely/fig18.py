@@ -15,7 +15,8 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import mark_paper, styled, subplots
-from .testbed import Plan, grid_points, interval_throughput, plan, ref_row
+from ..common import Plan, grid_points, interval_throughput, ref_row
+from .testbed import plan
 
 VARIANTS = [
     ("fixed increment", {"cc.hai_factor": 1.0}),

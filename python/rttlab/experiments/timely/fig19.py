@@ -10,7 +10,7 @@ import pandas as pd
 from .. import Check, Experiment, Outcome, Run, register
 from ...plotting import styled, subplots
 from .clos import SYSTEMS, by_load, clos_plan, load_points
-from .testbed import ref_row
+from ..common import ref_row
 
 #: Accepted below this fraction of offered: the network is saturated.
 SATURATED = 0.95

@@ -10,7 +10,7 @@ import pandas as pd
 from .. import Check, Experiment, Outcome, Run, register
 from ...plotting import styled, subplots
 from .clos import SYSTEMS, by_load, clos_plan, load_points
-from .testbed import ref_row
+from ..common import ref_row
 
 #: TIMELY lowers the median and p99 RTT by about this factor (§6.2 text).
 PAPER_RATIO = {"ping_p50_us": 2.0, "ping_p99_us": 5.0}

@@ -9,7 +9,7 @@ import pandas as pd
 from .. import Check, Experiment, Outcome, Run, register
 from .clos import by_load, clos_plan, load_points
 from .fig20 import latency_plot, lower_when_loaded, ratios
-from .testbed import ref_row
+from ..common import ref_row
 
 
 def analyse(runs: list[Run], quick: bool) -> Outcome:

@@ -15,7 +15,7 @@ import pandas as pd
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
 from .clos import SYSTEMS, clos_plan, rows, scenario
-from .testbed import ref_row
+from ..common import ref_row
 
 #: Background loads as fractions of Fig. 19's largest offered load.
 BACKGROUND = (0.167, 0.3, 0.5)

@@ -11,7 +11,8 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
-from .testbed import connection_series, connection_stats, grid_points, over_seeds, ref_row, run_plan, sample_flows, summaries
+from ..common import connection_series, connection_stats, grid_points, over_seeds, ref_row, sample_flows, summaries
+from .testbed import run_plan
 
 PATCHED = {"algorithm": "patched_timely", "t_low": "50us", "t_high": "500us", "min_rtt": "20us", "delta": "10Mbps", "rtt_ref": "50us"}
 SYSTEMS = [("TIMELY", {}), ("Patched TIMELY", {"cc": PATCHED})]

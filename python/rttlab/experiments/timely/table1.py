@@ -17,7 +17,7 @@ import pandas as pd
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import PALETTE, styled, subplots
 from ...published import TIMELY_JAIN, TIMELY_TABLE1
-from .testbed import Plan, ref_row, scenario
+from ..common import Plan, ref_row, scenario
 
 #: (column, scenario file, overrides) in the paper's order.
 SYSTEMS: list[tuple[str, str, dict[str, Any]]] = [

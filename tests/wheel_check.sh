@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# rttlab as a user gets it: the wheel, installed into a fresh virtualenv, run from a directory
+# outside the repository. Its presets are found, a preset runs, and a quick reproduction writes
+# its report. (Dependencies come from the project's .venv, which make installed from
+# pyproject.toml, so this runs offline; rttlab itself comes only from the wheel.)
+set -euo pipefail
+repo=$(pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$repo/.venv/bin/maturin" build --release --quiet --out "$tmp/wheel" > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
+python3 -m venv "$tmp/venv"
+purelib() { "$1" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'; }
+purelib "$repo/.venv/bin/python" > "$(purelib "$tmp/venv/bin/python")/rttlab-deps.pth"
+"$tmp/venv/bin/pip" install --quiet --no-deps --no-index "$tmp"/wheel/rttlab-*.whl
+mkdir "$tmp/work" && cd "$tmp/work"
+where=$("$tmp/venv/bin/python" -c 'import rttlab; print(rttlab.__file__)')
+case "$where" in "$repo"*) echo "wheel check: rttlab was imported from the repository ($where)"; exit 1;; esac
+rttlab="$tmp/venv/bin/rttlab"
+"$rttlab" list --scenarios | grep -q "timely-testbed "
+# The preset's 50 ms warm-up (TIMELY's convergence) must end before the run does.
+"$rttlab" run timely-testbed --set duration=20ms --set warmup=5ms --json > summary.json
+"$tmp/venv/bin/python" -c 'import json; s = json.load(open("summary.json")); assert s["flows"] == 40 and s["bytes_delivered"] > 0 and s["rtt_samples"] > 0, s'
+"$rttlab" reproduce timely-table1 --quick --no-progress --cache "$tmp/cache" --out report > /dev/null
+test -s report/index.html && test -s report/data/timely-table1-table1.csv
+echo "wheel check of $(basename "$tmp"/wheel/*.whl) outside the repository: list --scenarios, run timely-testbed, reproduce timely-table1 --quick"
+echo "wheel: 3 passed, 0 failed"
