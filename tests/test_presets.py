@@ -41,3 +41,14 @@ def test_a_file_of_the_same_name_wins_and_unknown_names_list_the_presets(tmp_pat
         rttlab.load("timely-tesbed")
     with pytest.raises(ValueError, match="does not exist"):
         rttlab.load("sub/timely-testbed.toml")
+
+
+def test_vegas_runs_on_the_window_transport_and_is_refused_on_the_message_one(capsys):
+    r = rttlab.run("vegas-dumbbell", overrides={"duration": "30ms", "warmup": "10ms"})
+    cc = r.meta["scenario"]["cc"]
+    assert cc == {"algorithm": "vegas", "alpha": 1.0, "beta": 3.0, "gamma": 1.0, "diff_denominator": "rtt", "init_cwnd": 10, "min_cwnd": 2}
+    assert r.summary["throughput_gbps"] > 9.5 and 2 * 1.5 <= r.summary["queue_avg_kb"] <= 6 * 1.5
+    assert cli(["run", "timely-testbed", "--set", "cc.algorithm=vegas"]) == 2
+    err = capsys.readouterr().err
+    assert "cc.algorithm = vegas" in err and "vegas is a window controller" in err and 'transport.kind = "window"' in err
+    assert err.count("\n") == 1

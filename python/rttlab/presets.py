@@ -5,10 +5,15 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
+
+
+#: A full stop ending a sentence (not "Fig. 5", "et al. 2016", "e.g. x").
+_SENTENCE_END = re.compile(r"(?<!Fig)(?<!al)(?<!e\.g)(?<!i\.e)\. (?=[A-Z`])")
 
 
 def _dir() -> Traversable:
@@ -46,6 +51,6 @@ def description(name: str) -> str:
             break
         lines.append(line.lstrip("#").strip())
     words = " ".join(lines)
-    end = words.find(". ")
-    first = words if end < 0 else words[: end + 1]
+    end = _SENTENCE_END.search(words)
+    first = words if end is None else words[: end.start() + 1]
     return first if len(first) <= 110 else first[:109].rstrip() + "…"

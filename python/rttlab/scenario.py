@@ -60,9 +60,20 @@ def parse_value(text: str) -> Any:
         return text
 
 
+#: Tags of tables whose other keys belong to the tag's value: setting one of these to a new
+#: value starts its table afresh (``--set cc.algorithm=dctcp`` drops TIMELY's ``t_low``), so the
+#: new choice runs with its own defaults; later overrides of the table's keys still apply.
+TAGS = ("cc.algorithm", "transport.kind", "topology.kind")
+
+
 def set_key(scenario: dict[str, Any], key: str, value: Any) -> None:
     """Sets a dotted key, e.g. ``nic.segment`` or ``flows.0.connections`` (list index); a value
-    of None removes the key."""
+    of None removes the key. A new value of a tag in `TAGS` replaces its whole table."""
+    if key in TAGS:
+        table, tag = key.split(".")
+        old = scenario.get(table)
+        if isinstance(old, dict) and old.get(tag) != value:
+            scenario[table] = {}
     parts = key.split(".")
     node: Any = scenario
     for i, part in enumerate(parts[:-1]):

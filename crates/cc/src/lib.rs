@@ -7,7 +7,7 @@
 //!   completion event with its RTT sample goes in, a target rate comes out (TIMELY, Patched
 //!   TIMELY, FAST*);
 //! - a [`WindowController`] is a TCP congestion module: ACKs and loss signals go in, a
-//!   congestion window comes out (Reno, DCTCP, Swift).
+//!   congestion window comes out (Reno, DCTCP, Vegas, Swift).
 
 pub mod dctcp;
 pub mod fast;
@@ -16,6 +16,7 @@ pub mod reno;
 pub mod swift;
 pub mod timely;
 pub mod units;
+pub mod vegas;
 
 pub use dctcp::{Dctcp, DctcpParams};
 pub use fast::{Fast, FastParams};
@@ -24,6 +25,7 @@ pub use reno::{Reno, RenoParams};
 pub use swift::{Swift, SwiftParams};
 pub use timely::{Timely, TimelyParams};
 pub use units::{Bytes, Rate, Time};
+pub use vegas::{Vegas, VegasParams};
 
 /// A completion event: the receiver acknowledged a whole segment (TIMELY §3.1).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

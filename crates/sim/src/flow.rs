@@ -10,7 +10,7 @@ use crate::scenario::{CcConfig, TransportConfig};
 use crate::transport::message::{App, MessageTx};
 use crate::transport::window::WindowTx;
 use rand::Rng as _;
-use rttlab_cc::{Dctcp, Fast, LineRate, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, WindowController};
+use rttlab_cc::{Dctcp, Fast, LineRate, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
 use std::collections::VecDeque;
 
 pub struct Flow {
@@ -210,6 +210,7 @@ impl Network {
                 let cc: Box<dyn WindowController> = match &self.cc {
                     CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
                     CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
+                    CcConfig::Vegas(p) => Box::new(Vegas::new(p.clone(), mss)),
                     CcConfig::Swift(p) => Box::new(Swift::new(p.clone(), mss)),
                     _ => unreachable!("validated: window controller"),
                 };

@@ -6,7 +6,7 @@
 //! "the scenario as run".
 
 use rttlab_cc::swift::Profile;
-use rttlab_cc::{Bytes, DctcpParams, FastParams, PatchedTimelyParams, Rate, RenoParams, SwiftParams, Time, TimelyParams};
+use rttlab_cc::{Bytes, DctcpParams, FastParams, PatchedTimelyParams, Rate, RenoParams, SwiftParams, Time, TimelyParams, VegasParams};
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -371,6 +371,8 @@ pub enum CcConfig {
     Reno(RenoParams),
     /// DCTCP as in Linux (window transport).
     Dctcp(DctcpParams),
+    /// TCP Vegas (window transport); `rttlab_cc::vegas` documents every key.
+    Vegas(VegasParams),
     /// Swift (SIGCOMM 2020) (window transport); `profile` picks the defaults of the rest.
     Swift(SwiftParams),
 }
@@ -384,13 +386,14 @@ impl CcConfig {
             CcConfig::Fast(_) => "fast",
             CcConfig::Reno(_) => "reno",
             CcConfig::Dctcp(_) => "dctcp",
+            CcConfig::Vegas(_) => "vegas",
             CcConfig::Swift(_) => "swift",
         }
     }
 
     /// Window controllers run on the window transport; rate controllers on the message one.
     pub fn is_window(&self) -> bool {
-        matches!(self, CcConfig::Reno(_) | CcConfig::Dctcp(_) | CcConfig::Swift(_))
+        matches!(self, CcConfig::Reno(_) | CcConfig::Dctcp(_) | CcConfig::Vegas(_) | CcConfig::Swift(_))
     }
 }
 
@@ -436,13 +439,14 @@ impl<'de> Deserialize<'de> for Topology {
 
 impl<'de> Deserialize<'de> for CcConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        tagged(d, "algorithm", &["none", "timely", "patched_timely", "fast", "reno", "dctcp", "swift"], |name, rest| match name {
+        tagged(d, "algorithm", &["none", "timely", "patched_timely", "fast", "reno", "dctcp", "vegas", "swift"], |name, rest| match name {
             "none" => Some(section::<Empty>(rest).map(|_| CcConfig::None)),
             "timely" => Some(section(rest).map(CcConfig::Timely)),
             "patched_timely" => Some(section(rest).map(CcConfig::PatchedTimely)),
             "fast" => Some(section(rest).map(CcConfig::Fast)),
             "reno" => Some(section(rest).map(CcConfig::Reno)),
             "dctcp" => Some(section(rest).map(CcConfig::Dctcp)),
+            "vegas" => Some(section(rest).map(CcConfig::Vegas)),
             "swift" => Some(swift_params(rest).map(CcConfig::Swift)),
             _ => None,
         })
@@ -1036,6 +1040,7 @@ impl Scenario {
             CcConfig::Fast(p) => p.validate(),
             CcConfig::Reno(p) => p.validate(),
             CcConfig::Dctcp(p) => p.validate(),
+            CcConfig::Vegas(p) => p.validate(),
             CcConfig::Swift(p) => p.validate(),
         };
         if let Err((field, allowed)) = cc_check {
@@ -1044,12 +1049,18 @@ impl Scenario {
         }
         let window = matches!(self.transport, TransportConfig::Window(_));
         if self.cc.is_window() != window {
-            let (kind, needs, other) = if window {
-                ("window", "a rate controller (none, timely, patched_timely, fast)", "message")
+            // `kind`: the transport asked for; the algorithm is a controller of the other one.
+            let (kind, other, is, takes) = if window {
+                ("window", "message", ("a rate controller", "none, timely, patched_timely, fast"), "a window controller (reno, dctcp, vegas, swift)")
             } else {
-                ("message", "a window controller (reno, dctcp, swift)", "window")
+                ("message", "window", ("a window controller", "reno, dctcp, vegas, swift"), "a rate controller (none, timely, patched_timely, fast)")
             };
-            return Err(invalid("cc.algorithm", self.cc.name(), format!("transport.kind = \"{kind}\" needs {needs}; or set transport.kind = \"{other}\"")));
+            let name = self.cc.name();
+            return Err(invalid(
+                "cc.algorithm",
+                name,
+                format!("transport.kind = \"{kind}\" needs {} to be on transport.kind = \"{other}\": {name} is {} ({}); the {kind} transport takes {takes}", is.0, is.0, is.1),
+            ));
         }
         if let TransportConfig::Window(w) = &self.transport {
             if w.min_rto == Time::ZERO {

@@ -22,6 +22,7 @@ const RUNS: &[(&str, &str, &str)] = &[
     ("skinny", "20ms", "5ms"),
     ("swift-t1", "4ms", "1ms"),
     ("timely-clos-rpc", "5ms", "1ms"),
+    ("vegas-dumbbell", "20ms", "10ms"),
 ];
 
 fn root() -> PathBuf {

@@ -164,3 +164,19 @@ fn dctcp_incast_below_the_window_floor() {
     assert!(s.throughput_gbps > 19.9);
     assert_eq!(s.drops, 0);
 }
+
+/// TCP Vegas (Brakmo & Peterson; algorithms.md §8) on `scenarios/vegas-dumbbell.toml`: two flows
+/// into one 10 Gbps link. Each keeps between α = 1 and β = 3 packets queued, so the bottleneck
+/// queue settles between 2 and 6 packets (1500 B each on the wire) with the link full and the
+/// two flows at equal rates.
+#[test]
+fn vegas_keeps_alpha_to_beta_packets_queued_per_flow() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/vegas-dumbbell.toml")).expect("preset");
+    let net = run_net(&text);
+    let s = net.summary();
+    let queue_pkts = s.queue_avg_kb.expect("bottleneck queue sampled") * 1e3 / 1500.0;
+    assert!((2.0..=6.0).contains(&queue_pkts), "queue {queue_pkts:.2} packets");
+    assert!(s.throughput_gbps > 9.5, "{} Gbps", s.throughput_gbps);
+    assert!(s.jain > 0.99, "Jain {}", s.jain);
+    assert_eq!(s.drops, 0);
+}
