@@ -132,6 +132,7 @@ def result_dir(out: str | Path, *, force: bool = False, option: str = "--out") -
         tmp = Path(tempfile.mkdtemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent))
     except OSError as e:
         raise OutputError(f"{option} {out}: cannot create it: {e.strerror or e}") from None
+    old = None
     try:
         yield tmp
         files = sorted(_files(tmp))
@@ -142,14 +143,20 @@ def result_dir(out: str | Path, *, force: bool = False, option: str = "--out") -
         if real.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{real.name}.", suffix=".old", dir=real.parent))
             os.replace(real, old / real.name)
-            os.replace(tmp, real)
-            _remove_result(old / real.name)
-            old.rmdir()
-        else:
-            os.replace(tmp, real)
+        os.replace(tmp, real)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None and (old / real.name).exists() and not real.exists():
+            os.replace(old / real.name, real)  # the earlier result goes back where it was
+            old.rmdir()
         raise
+    if old is not None:
+        # The new result is in place; the earlier one goes, except anything that turned up in it.
+        _remove_result(old / real.name)
+        try:
+            old.rmdir()
+        except OSError:
+            pass
 
 
 def check_file(out: str | Path, *, force: bool = False, option: str = "--out") -> Path:

@@ -38,13 +38,13 @@ pub struct MessageTx {
     start: Time,
     stop: Time,
     /// Bytes the connection may still hand to the NIC (`u64::MAX`: unbounded).
-    pub unsent: u64,
-    pub app: Option<App>,
+    unsent: u64,
+    app: Option<App>,
     /// Application bytes that arrived and are not yet handed to the NIC.
-    pub ready: u64,
+    ready: u64,
     last_release: Time,
     last_release_bytes: u64,
-    pub outstanding: u64,
+    outstanding: u64,
     pub(crate) in_sched: bool,
     /// Segments of this flow in the NIC.
     pub(crate) nic_segments: u32,
