@@ -97,7 +97,7 @@ fn sized_flows_deliver_everything() {
         assert_eq!(f.stats.delivered_bytes, 200_000);
         assert_eq!(f.stats.tx_bytes, 200_000);
         assert!(f.stats.finish.is_some());
-        assert_eq!(f.message().outstanding, 0);
+        assert_eq!(f.message().outstanding_bytes(), 0);
     }
 }
 

@@ -157,6 +157,11 @@ impl MessageTx {
         self.cc.on_completion(&Completion { now, rtt, acked_bytes: bytes, app_rate });
         self.unsent == 0 && self.outstanding == 0
     }
+
+    /// Bytes released and not yet completed.
+    pub fn outstanding_bytes(&self) -> u64 {
+        self.outstanding
+    }
 }
 
 /// §3.1: the RTT of a segment sent at `t_send` and completed at `now`: the time minus the
