@@ -9,7 +9,7 @@
 //! - Loss and otherwise growth are Reno's (`crate::reno`).
 
 use crate::reno::{Reno, RenoParams};
-use crate::{AckEvent, Loss, Time, WindowController};
+use crate::{ParamError, AckEvent, Loss, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// DCTCP's parameters; `Default` is Linux's (`dctcp_shift_g = 4`, `dctcp_alpha_on_init = 1024`).
@@ -32,12 +32,12 @@ impl Default for DctcpParams {
 }
 
 impl DctcpParams {
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         if !(self.g > 0.0 && self.g <= 1.0) {
-            return Err(("g", "an EWMA gain in (0, 1]".into()));
+            return Err(ParamError::new("g", self.g, "an EWMA gain in (0, 1]"));
         }
         if !(0.0..=1.0).contains(&self.initial_alpha) {
-            return Err(("initial_alpha", "a fraction in [0, 1]".into()));
+            return Err(ParamError::new("initial_alpha", self.initial_alpha, "a fraction in [0, 1]"));
         }
         self.reno().validate()
     }

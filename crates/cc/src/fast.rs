@@ -15,7 +15,7 @@
 //! connection keeps `α·RTT` bits queued, so throughput and RTT both grow with α.
 
 use crate::timely::rate_bounds;
-use crate::{Completion, Rate, RateController, Time};
+use crate::{ParamError, Completion, Rate, RateController, Time};
 use serde::{Deserialize, Serialize};
 
 /// FAST*'s parameters; the defaults are the reconstruction above with the paper's smallest α.
@@ -42,16 +42,17 @@ impl Default for FastParams {
 
 impl FastParams {
     /// Checks the parameters; the error names the field and what is allowed.
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         if self.alpha == Rate::ZERO {
-            return Err(("alpha", "a positive rate, e.g. \"10Mbps\"".into()));
+            return Err(ParamError::new("alpha", self.alpha, "a positive rate, e.g. \"10Mbps\""));
         }
         if !(self.gamma > 0.0 && self.gamma <= 1.0) {
-            return Err(("gamma", "a weight in (0, 1]".into()));
+            return Err(ParamError::new("gamma", self.gamma, "a weight in (0, 1]"));
         }
         if self.min_rate == Rate::ZERO {
-            return Err(("min_rate", "must be positive".into()));
+            return Err(ParamError::new("min_rate", self.min_rate, "must be positive"));
         }
+        crate::timely::check_rate_bounds(self.initial_rate, self.max_rate)?;
         Ok(())
     }
 }

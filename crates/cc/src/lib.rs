@@ -27,6 +27,22 @@ pub use timely::{Timely, TimelyParams};
 pub use units::{Bytes, Rate, Time};
 pub use vegas::{Vegas, VegasParams};
 
+/// A parameter value a controller cannot run with: which parameter, its value, and what is
+/// allowed. The simulator names it `cc.FIELD` in its scenario errors.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field} = {value}: {allowed}")]
+pub struct ParamError {
+    pub field: &'static str,
+    pub value: String,
+    pub allowed: String,
+}
+
+impl ParamError {
+    pub fn new(field: &'static str, value: impl std::fmt::Display, allowed: impl Into<String>) -> ParamError {
+        ParamError { field, value: value.to_string(), allowed: allowed.into() }
+    }
+}
+
 /// A completion event: the receiver acknowledged a whole segment (TIMELY §3.1).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Completion {

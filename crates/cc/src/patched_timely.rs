@@ -9,8 +9,8 @@
 //! `q' = C·T_low`. Updates are weighted by `df` as in TIMELY §5 (the fluid model applies them
 //! once per `max(Seg/R, minRTT)`), the thresholds and caps are TIMELY's.
 
-use crate::timely::{check_common, rate_bounds, update_weight, GradientFilter, UpdateScaling};
-use crate::{Completion, Rate, RateController, Time};
+use crate::timely::{check_common, check_rate_bounds, rate_bounds, update_weight, GradientFilter, UpdateScaling};
+use crate::{ParamError, Completion, Rate, RateController, Time};
 use serde::{Deserialize, Serialize};
 
 /// Patched TIMELY's parameters; `Default` is Zhu et al.'s (β = 0.008, α = 0.875).
@@ -52,10 +52,11 @@ impl Default for PatchedTimelyParams {
 }
 
 impl PatchedTimelyParams {
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         check_common(self.alpha, self.beta, self.t_low, self.t_high, self.min_rtt, self.min_rate)?;
+        check_rate_bounds(self.initial_rate, self.max_rate)?;
         if self.rtt_ref.unwrap_or(self.t_low) == Time::ZERO {
-            return Err(("rtt_ref", "the reference RTT (rtt_ref, else t_low) must be positive".into()));
+            return Err(ParamError::new("rtt_ref", self.rtt_ref.unwrap_or(self.t_low), "the reference RTT (rtt_ref, else t_low) must be positive"));
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 //! halving on a fast retransmit, one MSS after a timeout. The window grows only while it is
 //! what limits the sender (RFC 7661; Linux `tcp_is_cwnd_limited`).
 
-use crate::{AckEvent, Loss, Time, WindowController};
+use crate::{ParamError, AckEvent, Loss, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of a TCP window; `Default` is Linux's.
@@ -23,12 +23,12 @@ impl Default for RenoParams {
 }
 
 impl RenoParams {
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         if self.init_cwnd == 0 {
-            return Err(("init_cwnd", "at least 1 segment".into()));
+            return Err(ParamError::new("init_cwnd", self.init_cwnd, "at least 1 segment"));
         }
         if self.min_cwnd == 0 {
-            return Err(("min_cwnd", "at least 1 segment".into()));
+            return Err(ParamError::new("min_cwnd", self.min_cwnd, "at least 1 segment"));
         }
         Ok(())
     }

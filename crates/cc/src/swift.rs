@@ -22,8 +22,10 @@
 //!   Swift-v0 (§5.4): one window on the end-to-end RTT.
 
 use crate::units::Time;
-use crate::{AckEvent, Loss, WindowController};
-use serde::{Deserialize, Serialize};
+use crate::{ParamError, AckEvent, Loss, WindowController};
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use std::fmt;
 
 /// Where a parameter set comes from (reference algorithms.md §3.4).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -152,43 +154,43 @@ impl SwiftParams {
         }
     }
 
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         let positive = |v: f64| v > 0.0 && v.is_finite();
         if !positive(self.ai) {
-            return Err(("ai", "positive packets per RTT".into()));
+            return Err(ParamError::new("ai", self.ai, "positive packets per RTT"));
         }
         if !(self.beta > 0.0 && self.beta <= 1.0) {
-            return Err(("beta", "in (0, 1]".into()));
+            return Err(ParamError::new("beta", self.beta, "in (0, 1]"));
         }
         if !(self.max_mdf > 0.0 && self.max_mdf < 1.0) {
-            return Err(("max_mdf", "in (0, 1)".into()));
+            return Err(ParamError::new("max_mdf", self.max_mdf, "in (0, 1)"));
         }
         if self.base_target == Time::ZERO {
-            return Err(("base_target", "positive".into()));
+            return Err(ParamError::new("base_target", self.base_target, "positive"));
         }
         if !(positive(self.min_cwnd) && self.min_cwnd <= self.max_cwnd && self.max_cwnd.is_finite()) {
-            return Err(("min_cwnd", format!("positive and at most max_cwnd ({})", self.max_cwnd)));
+            return Err(ParamError::new("min_cwnd", self.min_cwnd, format!("positive and at most max_cwnd ({})", self.max_cwnd)));
         }
         if !(self.min_cwnd..=self.max_cwnd).contains(&self.initial_cwnd) {
-            return Err(("initial_cwnd", format!("between min_cwnd ({}) and max_cwnd ({})", self.min_cwnd, self.max_cwnd)));
+            return Err(ParamError::new("initial_cwnd", self.initial_cwnd, format!("between min_cwnd ({}) and max_cwnd ({})", self.min_cwnd, self.max_cwnd)));
         }
         if !(positive(self.fs_min_cwnd) && self.fs_min_cwnd < self.fs_max_cwnd && self.fs_max_cwnd.is_finite()) {
-            return Err(("fs_min_cwnd", format!("positive and below fs_max_cwnd ({})", self.fs_max_cwnd)));
+            return Err(ParamError::new("fs_min_cwnd", self.fs_min_cwnd, format!("positive and below fs_max_cwnd ({})", self.fs_max_cwnd)));
         }
         if self.retx_reset_threshold == 0 {
-            return Err(("retx_reset_threshold", "at least 1".into()));
+            return Err(ParamError::new("retx_reset_threshold", self.retx_reset_threshold, "at least 1"));
         }
         if !(positive(self.endpoint_min_cwnd) && self.endpoint_min_cwnd <= self.endpoint_max_cwnd && self.endpoint_max_cwnd.is_finite()) {
-            return Err(("endpoint_min_cwnd", format!("positive and at most endpoint_max_cwnd ({})", self.endpoint_max_cwnd)));
+            return Err(ParamError::new("endpoint_min_cwnd", self.endpoint_min_cwnd, format!("positive and at most endpoint_max_cwnd ({})", self.endpoint_max_cwnd)));
         }
         if self.decompose && self.endpoint_target == Time::ZERO {
-            return Err(("endpoint_target", "positive".into()));
+            return Err(ParamError::new("endpoint_target", self.endpoint_target, "positive"));
         }
         if !(self.endpoint_ewma > 0.0 && self.endpoint_ewma <= 1.0) {
-            return Err(("endpoint_ewma", "a weight in (0, 1]".into()));
+            return Err(ParamError::new("endpoint_ewma", self.endpoint_ewma, "a weight in (0, 1]"));
         }
         if !(0.0..1.0).contains(&self.rtt_smoothing) {
-            return Err(("rtt_smoothing", "a weight in [0, 1)".into()));
+            return Err(ParamError::new("rtt_smoothing", self.rtt_smoothing, "a weight in [0, 1)"));
         }
         Ok(())
     }
@@ -211,6 +213,77 @@ impl SwiftParams {
             t += self.flow_scaling_ps(fcwnd);
         }
         Time(t.round() as u64)
+    }
+}
+
+/// Reads Swift's keys over a base parameter set, e.g. a profile's defaults: each key given
+/// replaces that value and the rest stay (`profile` itself is read first, to pick the base).
+pub struct Overrides(pub SwiftParams);
+
+impl Overrides {
+    /// The keys an override may set.
+    pub const KEYS: &'static [&'static str] = &[
+        "ai", "beta", "max_mdf", "base_target", "per_hop", "fs_range", "fs_min_cwnd", "fs_max_cwnd", "min_cwnd", "max_cwnd", "initial_cwnd", "retx_reset_threshold", "flow_scaling", "topology_scaling", "decompose", "endpoint_target", "endpoint_min_cwnd", "endpoint_max_cwnd", "endpoint_ewma", "rtt_smoothing", "guard_rtt",
+    ];
+}
+
+impl<'de> DeserializeSeed<'de> for Overrides {
+    type Value = SwiftParams;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<SwiftParams, D::Error> {
+        struct Keys(SwiftParams);
+        impl<'de> Visitor<'de> for Keys {
+            type Value = SwiftParams;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a table of Swift parameters")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SwiftParams, A::Error> {
+                let mut p = self.0;
+                while let Some(key) = map.next_key_seed(Key)? {
+                    match key.as_str() {
+                        "ai" => p.ai = map.next_value()?,
+                        "beta" => p.beta = map.next_value()?,
+                        "max_mdf" => p.max_mdf = map.next_value()?,
+                        "base_target" => p.base_target = map.next_value()?,
+                        "per_hop" => p.per_hop = map.next_value()?,
+                        "fs_range" => p.fs_range = map.next_value()?,
+                        "fs_min_cwnd" => p.fs_min_cwnd = map.next_value()?,
+                        "fs_max_cwnd" => p.fs_max_cwnd = map.next_value()?,
+                        "min_cwnd" => p.min_cwnd = map.next_value()?,
+                        "max_cwnd" => p.max_cwnd = map.next_value()?,
+                        "initial_cwnd" => p.initial_cwnd = map.next_value()?,
+                        "retx_reset_threshold" => p.retx_reset_threshold = map.next_value()?,
+                        "flow_scaling" => p.flow_scaling = map.next_value()?,
+                        "topology_scaling" => p.topology_scaling = map.next_value()?,
+                        "decompose" => p.decompose = map.next_value()?,
+                        "endpoint_target" => p.endpoint_target = map.next_value()?,
+                        "endpoint_min_cwnd" => p.endpoint_min_cwnd = map.next_value()?,
+                        "endpoint_max_cwnd" => p.endpoint_max_cwnd = map.next_value()?,
+                        "endpoint_ewma" => p.endpoint_ewma = map.next_value()?,
+                        "rtt_smoothing" => p.rtt_smoothing = map.next_value()?,
+                        "guard_rtt" => p.guard_rtt = map.next_value()?,
+                        _ => unreachable!("Key admits only Overrides::KEYS"),
+                    }
+                }
+                Ok(p)
+            }
+        }
+        d.deserialize_map(Keys(self.0))
+    }
+}
+
+/// A key of [`Overrides::KEYS`]; another is an error naming the allowed ones.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = String;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        let key = String::deserialize(d)?;
+        if !Overrides::KEYS.contains(&key.as_str()) {
+            return Err(de::Error::unknown_field(&key, Overrides::KEYS));
+        }
+        Ok(key)
     }
 }
 

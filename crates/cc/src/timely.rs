@@ -14,7 +14,7 @@
 //! Where sources disagree (shared reference algorithms.md §1.4–§1.8) the paper's form is the
 //! default and the others are named options, recorded with every result.
 
-use crate::{Completion, Rate, RateController, Time};
+use crate::{ParamError, Completion, Rate, RateController, Time};
 use serde::{Deserialize, Serialize};
 
 /// How updates are scaled when several completions arrive within one `min_rtt` (TIMELY §5
@@ -126,37 +126,47 @@ impl Default for TimelyParams {
 }
 
 impl TimelyParams {
-    /// Checks the parameters; the error names the field and what is allowed.
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        let bad = |f: &'static str, m: &str| Err((f, m.to_string()));
+    /// Checks the parameters; the error names the field, its value and what is allowed.
+    pub fn validate(&self) -> Result<(), ParamError> {
         check_common(self.alpha, self.beta, self.t_low, self.t_high, self.min_rtt, self.min_rate)?;
+        check_rate_bounds(self.initial_rate, self.max_rate)?;
         if self.hai_factor < 1.0 {
-            return bad("hai_factor", "at least 1");
+            return Err(ParamError::new("hai_factor", self.hai_factor, "at least 1"));
         }
         if !(0.0..=1.0).contains(&self.app_limited_fraction) {
-            return bad("app_limited_fraction", "a fraction in [0, 1]");
+            return Err(ParamError::new("app_limited_fraction", self.app_limited_fraction, "a fraction in [0, 1]"));
         }
         Ok(())
     }
 }
 
-/// Checks what TIMELY and Patched TIMELY share: (field, what is allowed) on error.
-pub fn check_common(alpha: f64, beta: f64, t_low: Time, t_high: Time, min_rtt: Time, min_rate: Rate) -> Result<(), (&'static str, String)> {
-    let bad = |f: &'static str, m: &str| Err((f, m.to_string()));
+/// Checks what TIMELY and Patched TIMELY share.
+pub fn check_common(alpha: f64, beta: f64, t_low: Time, t_high: Time, min_rtt: Time, min_rate: Rate) -> Result<(), ParamError> {
     if !(alpha > 0.0 && alpha <= 1.0) {
-        return bad("alpha", "an EWMA weight in (0, 1]");
+        return Err(ParamError::new("alpha", alpha, "an EWMA weight in (0, 1]"));
     }
     if !(beta > 0.0 && beta <= 1.0) {
-        return bad("beta", "a factor in (0, 1]");
+        return Err(ParamError::new("beta", beta, "a factor in (0, 1]"));
     }
     if t_low > t_high {
-        return bad("t_low", "must not exceed t_high (t_low = t_high is the queue-size controller of §4.4)");
+        return Err(ParamError::new("t_low", t_low, format!("must not exceed t_high ({t_high}; t_low = t_high is the queue-size controller of §4.4)")));
     }
     if min_rtt == Time::ZERO {
-        return bad("min_rtt", "must be positive");
+        return Err(ParamError::new("min_rtt", min_rtt, "must be positive"));
     }
     if min_rate == Rate::ZERO {
-        return bad("min_rate", "must be positive");
+        return Err(ParamError::new("min_rate", min_rate, "must be positive"));
+    }
+    Ok(())
+}
+
+/// A rate controller's optional start and cap, when given, must be positive: a zero rate would
+/// never send (and the pacing gap `1/rate` would be infinite).
+pub fn check_rate_bounds(initial_rate: Option<Rate>, max_rate: Option<Rate>) -> Result<(), ParamError> {
+    for (field, rate) in [("initial_rate", initial_rate), ("max_rate", max_rate)] {
+        if rate == Some(Rate::ZERO) {
+            return Err(ParamError::new(field, Rate::ZERO, "positive, or absent for the NIC line rate"));
+        }
     }
     Ok(())
 }

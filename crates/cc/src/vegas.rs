@@ -18,7 +18,7 @@
 //! Linux (and ns-3, which CS244'16 ran) use α = 2, β = 4 and divide by baseRTT.
 
 use crate::reno::Reno;
-use crate::{AckEvent, Loss, RenoParams, Time, WindowController};
+use crate::{ParamError, AckEvent, Loss, RenoParams, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// What `diff`, the packets Vegas estimates it keeps queued, is divided by.
@@ -54,15 +54,15 @@ impl Default for VegasParams {
 }
 
 impl VegasParams {
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         if !(self.alpha.is_finite() && self.alpha >= 0.0) {
-            return Err(("alpha", "a finite number of packets ≥ 0".into()));
+            return Err(ParamError::new("alpha", self.alpha, "a finite number of packets ≥ 0"));
         }
         if !(self.beta.is_finite() && self.beta >= self.alpha) {
-            return Err(("beta", format!("a finite number of packets ≥ alpha ({})", self.alpha)));
+            return Err(ParamError::new("beta", self.beta, format!("a finite number of packets ≥ alpha ({})", self.alpha)));
         }
         if !(self.gamma.is_finite() && self.gamma >= 0.0) {
-            return Err(("gamma", "a finite number of packets ≥ 0".into()));
+            return Err(ParamError::new("gamma", self.gamma, "a finite number of packets ≥ 0"));
         }
         RenoParams { init_cwnd: self.init_cwnd, min_cwnd: self.min_cwnd }.validate()
     }

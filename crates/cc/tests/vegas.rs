@@ -115,7 +115,7 @@ fn a_round_with_fewer_than_three_samples_is_renos_and_a_loss_is_renos() {
 #[test]
 fn parameters_are_checked() {
     let bad = VegasParams { beta: 0.5, ..VegasParams::default() };
-    assert_eq!(bad.validate().unwrap_err().0, "beta");
-    assert_eq!(VegasParams { alpha: f64::NAN, ..VegasParams::default() }.validate().unwrap_err().0, "alpha");
+    assert_eq!(bad.validate().unwrap_err().field, "beta");
+    assert_eq!(VegasParams { alpha: f64::NAN, ..VegasParams::default() }.validate().unwrap_err().field, "alpha");
     assert!(VegasParams::default().validate().is_ok());
 }

@@ -212,8 +212,8 @@ impl Network {
             header_bytes: nic.header.0 as u32,
             ack_bytes: nic.ack.0 as u32,
             pfc_frame_bytes: nic.ack.0 as u32,
-            segment_bytes: nic.segment.0,
-            max_outstanding: nic.max_outstanding.0,
+            segment_bytes: nic.segment().0,
+            max_outstanding: nic.max_outstanding().0,
             rtt_noise: nic.rtt_noise,
             pacing_rate: nic.pacing_rate,
             host_config: s.host.clone(),
@@ -233,7 +233,7 @@ impl Network {
                 for _ in 0..g.connections {
                     let app = g.rate.map(|rate| App {
                         rate,
-                        message: g.message.unwrap_or(s.nic.segment).0,
+                        message: g.message.unwrap_or(s.nic.segment()).0,
                         poisson: g.arrivals == Arrivals::Poisson,
                         next_message: g.start,
                     });

@@ -1,0 +1,316 @@
+//! The hosts' side: `[nic]` (wire sizes, segment offload, ACK class, pacing), `[host]` (the
+//! receive stack's costs), `[transport]` and `[cc]`.
+
+use super::de::Table;
+use super::validate::Context;
+use super::{invalid, ScenarioError};
+use rttlab_cc::swift::Overrides;
+use rttlab_cc::{Bytes, DctcpParams, FastParams, ParamError, PatchedTimelyParams, Rate, RenoParams, SwiftParams, Time, TimelyParams, VegasParams};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NicConfig {
+    /// Largest data packet on the wire, per-packet overhead included.
+    pub mtu: Bytes,
+    /// Per-packet overhead on the wire (Ethernet, IP, transport headers, preamble, gap).
+    pub header: Bytes,
+    /// Wire size of an ACK and of a PFC frame.
+    pub ack: Bytes,
+    /// Largest segment handed to the NIC at once (TIMELY §3.3: up to 64 KB). Message
+    /// transport only; absent: 16 KB there (and none on the window transport).
+    pub segment: Option<Bytes>,
+    /// Static cap on a flow's unacknowledged bytes (TIMELY §3.3 "safeguard"). Message
+    /// transport only; absent: 64 KB there.
+    pub max_outstanding: Option<Bytes>,
+    /// RTT samples of either transport get uniform noise in [0, rtt_noise] added (TIMELY §6.1,
+    /// Fig. 12).
+    pub rtt_noise: Time,
+    /// Priority class of ACKs (TIMELY §2 "ACK prioritization": the highest, 0).
+    pub ack_class: u8,
+    /// NIC per-packet pacing inside a segment at this fixed rate (TIMELY §5, Fig. 16);
+    /// absent: packets leave back to back at line rate.
+    pub pacing_rate: Option<Rate>,
+}
+
+impl Default for NicConfig {
+    fn default() -> Self {
+        NicConfig {
+            mtu: Bytes(1500),
+            header: Bytes(64),
+            ack: Bytes(64),
+            segment: None,
+            max_outstanding: None,
+            rtt_noise: Time::ZERO,
+            ack_class: 0,
+            pacing_rate: None,
+        }
+    }
+}
+
+impl NicConfig {
+    pub const DEFAULT_SEGMENT: Bytes = Bytes(16_000);
+    pub const DEFAULT_MAX_OUTSTANDING: Bytes = Bytes(64_000);
+
+    pub fn payload_per_packet(&self) -> u64 {
+        self.mtu.0 - self.header.0
+    }
+
+    /// The message transport's segment size.
+    pub fn segment(&self) -> Bytes {
+        self.segment.unwrap_or(Self::DEFAULT_SEGMENT)
+    }
+
+    /// The message transport's cap on outstanding bytes.
+    pub fn max_outstanding(&self) -> Bytes {
+        self.max_outstanding.unwrap_or(Self::DEFAULT_MAX_OUTSTANDING)
+    }
+}
+
+/// The receiving host's network stack (Swift §3.1, Fig. 2): packets of the window transport
+/// wait in a bounded NIC Rx queue and are processed one at a time, each taking
+/// `rx_packet_time` plus its payload at `rx_copy_rate`. The time from NIC arrival to the end of
+/// processing is the packet's remote queuing (`t4 − t2`) or, for an ACK, the local NIC-Rx delay
+/// (`t6 − t5`). Message-transport packets are the NIC's business (RDMA) and skip it. Without
+/// costs (the default) packets are processed the moment they arrive.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostConfig {
+    pub rx_packet_time: Time,
+    /// Absent: no per-byte cost.
+    pub rx_copy_rate: Option<Rate>,
+    /// Packets the NIC Rx queue holds, the one in processing included; more are dropped.
+    pub rx_queue_packets: u32,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig { rx_packet_time: Time::ZERO, rx_copy_rate: None, rx_queue_packets: 4096 }
+    }
+}
+
+impl HostConfig {
+    /// Processing packets takes time at all.
+    pub fn enabled(&self) -> bool {
+        self.rx_packet_time > Time::ZERO || self.rx_copy_rate.is_some()
+    }
+
+    /// Time to process a packet carrying `payload` bytes.
+    pub fn processing(&self, payload: u32) -> Time {
+        self.rx_packet_time + self.rx_copy_rate.map_or(Time::ZERO, |r| r.serialization(payload as u64))
+    }
+}
+
+/// How flows move their data (`crate::transport`).
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TransportConfig {
+    /// OS-bypass messaging: NIC-offloaded segments paced by a rate controller (TIMELY §3).
+    #[default]
+    Message,
+    /// A TCP-like stack with a congestion window and loss recovery (`transport::window`).
+    Window(WindowConfig),
+}
+
+/// The window transport's stack settings. Defaults are a datacenter-tuned Linux stack.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WindowConfig {
+    /// Floor of the retransmission timeout (RFC 6298 says 1 s, Linux 200 ms; datacenter stacks
+    /// lower it to about a millisecond). Also the timeout before the first RTT sample.
+    pub min_rto: Time,
+    /// Acknowledge every second in-order packet, or after `delayed_ack_timeout` (RFC 5681
+    /// §4.2), with DCTCP's CE state machine. Off: every packet is acknowledged at once.
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: Time,
+    /// SACKed packets above a hole that make it a loss (RFC 6675 DupThresh).
+    pub dupthresh: u32,
+    /// Most payload one connection may have queued in its host's NIC, sent but not yet
+    /// serialized (Linux TCP Small Queues, `tcp_limit_output_bytes`); at least one packet.
+    pub tsq_limit: Bytes,
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        WindowConfig {
+            min_rto: Time::from_us(1000),
+            delayed_ack: true,
+            delayed_ack_timeout: Time::from_us(1000),
+            dupthresh: 3,
+            tsq_limit: Bytes(256_000),
+        }
+    }
+}
+
+/// The congestion controller of every flow.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(tag = "algorithm", rename_all = "snake_case")]
+pub enum CcConfig {
+    /// Every connection sends at its NIC's line rate (Table 1's PFC column).
+    #[default]
+    None,
+    /// TIMELY (SIGCOMM 2015, Algorithm 1); `rttlab_cc::timely` documents every key.
+    Timely(TimelyParams),
+    /// Patched TIMELY (Zhu et al., CoNEXT 2016).
+    PatchedTimely(PatchedTimelyParams),
+    /// FAST* (TIMELY §6.1): TCP FAST's equation on the pacing rate (`rttlab_cc::fast`).
+    Fast(FastParams),
+    /// TCP Reno/NewReno (window transport).
+    Reno(RenoParams),
+    /// DCTCP as in Linux (window transport).
+    Dctcp(DctcpParams),
+    /// TCP Vegas (window transport); `rttlab_cc::vegas` documents every key.
+    Vegas(VegasParams),
+    /// Swift (SIGCOMM 2020) (window transport); `profile` picks the defaults of the rest.
+    Swift(SwiftParams),
+}
+
+impl CcConfig {
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcConfig::None => "none",
+            CcConfig::Timely(_) => "timely",
+            CcConfig::PatchedTimely(_) => "patched_timely",
+            CcConfig::Fast(_) => "fast",
+            CcConfig::Reno(_) => "reno",
+            CcConfig::Dctcp(_) => "dctcp",
+            CcConfig::Vegas(_) => "vegas",
+            CcConfig::Swift(_) => "swift",
+        }
+    }
+
+    /// Window controllers run on the window transport; rate controllers on the message one.
+    pub fn is_window(&self) -> bool {
+        matches!(self, CcConfig::Reno(_) | CcConfig::Dctcp(_) | CcConfig::Vegas(_) | CcConfig::Swift(_))
+    }
+}
+
+impl NicConfig {
+    pub(crate) fn validate(&self, ctx: &Context) -> Result<(), ScenarioError> {
+        if self.header >= self.mtu {
+            return Err(invalid("nic.header", self.header, format!("must be smaller than nic.mtu ({})", self.mtu)));
+        }
+        if self.ack.0 == 0 || self.ack > self.mtu {
+            return Err(invalid("nic.ack", self.ack, format!("1B to nic.mtu ({})", self.mtu)));
+        }
+        let segment = self.segment();
+        if segment.0 == 0 || segment.0 > u32::MAX as u64 {
+            return Err(invalid("nic.segment", segment, "1B to 4GB (TIMELY uses 16KB to 64KB)"));
+        }
+        if self.max_outstanding() < segment {
+            return Err(invalid("nic.max_outstanding", self.max_outstanding(), format!("at least one segment (nic.segment = {segment})")));
+        }
+        if self.pacing_rate == Some(Rate::ZERO) {
+            return Err(invalid("nic.pacing_rate", "0bps", "positive, or absent for line-rate bursts"));
+        }
+        ctx.class("nic.ack_class", self.ack_class)
+    }
+
+    /// The segment offload, its cap and NIC pacing belong to the message transport's NIC
+    /// (TIMELY §3.3, §5); a window stack hands the NIC single packets, so setting them is an
+    /// error there.
+    pub(crate) fn validate_window(&self) -> Result<(), ScenarioError> {
+        let message_only = "a message-transport NIC setting (transport.kind = \"message\"); the window transport sends single packets";
+        if let Some(r) = self.pacing_rate {
+            return Err(invalid("nic.pacing_rate", r, message_only));
+        }
+        if let Some(b) = self.segment {
+            return Err(invalid("nic.segment", b, message_only));
+        }
+        if let Some(b) = self.max_outstanding {
+            return Err(invalid("nic.max_outstanding", b, message_only));
+        }
+        Ok(())
+    }
+}
+
+impl HostConfig {
+    pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
+        if self.rx_queue_packets == 0 {
+            return Err(invalid("host.rx_queue_packets", 0, "at least 1"));
+        }
+        if self.rx_copy_rate == Some(Rate::ZERO) {
+            return Err(invalid("host.rx_copy_rate", "0bps", "positive, or absent for no per-byte cost"));
+        }
+        Ok(())
+    }
+}
+
+impl TransportConfig {
+    pub const KINDS: &'static [&'static str] = &["message", "window"];
+
+    /// Swift acknowledges every packet at once (§3.6): under it `delayed_ack` defaults to false.
+    pub(crate) fn read(at: &str, value: serde_json::Value, cc: &CcConfig) -> Result<TransportConfig, ScenarioError> {
+        let mut t = Table::new(at, value)?;
+        if t.tag("kind", Self::KINDS)? == "message" {
+            t.finish(&["kind"])?;
+            return Ok(TransportConfig::Message);
+        }
+        let delayed_ack = t.take::<bool>("delayed_ack")?;
+        let mut w: WindowConfig = t.rest()?;
+        w.delayed_ack = delayed_ack.unwrap_or(!matches!(cc, CcConfig::Swift(_)));
+        Ok(TransportConfig::Window(w))
+    }
+
+    pub fn is_window(&self) -> bool {
+        matches!(self, TransportConfig::Window(_))
+    }
+}
+
+impl WindowConfig {
+    pub(crate) fn validate(&self, cc: &CcConfig) -> Result<(), ScenarioError> {
+        if self.min_rto == Time::ZERO {
+            return Err(invalid("transport.min_rto", self.min_rto, "must be positive"));
+        }
+        if self.delayed_ack && self.delayed_ack_timeout == Time::ZERO {
+            return Err(invalid("transport.delayed_ack_timeout", self.delayed_ack_timeout, "must be positive with delayed_ack"));
+        }
+        if self.dupthresh == 0 {
+            return Err(invalid("transport.dupthresh", 0, "at least 1 (RFC 6675: 3)"));
+        }
+        if self.delayed_ack && matches!(cc, CcConfig::Swift(_)) {
+            return Err(invalid("transport.delayed_ack", true, "Swift acknowledges every packet at once (§3.6): false"));
+        }
+        Ok(())
+    }
+}
+
+impl CcConfig {
+    pub const ALGORITHMS: &'static [&'static str] = &["none", "timely", "patched_timely", "fast", "reno", "dctcp", "vegas", "swift"];
+
+    /// Swift's keys are read over the defaults of its `profile`.
+    pub(crate) fn read(at: &str, value: serde_json::Value) -> Result<CcConfig, ScenarioError> {
+        let mut t = Table::new(at, value)?;
+        Ok(match t.tag("algorithm", Self::ALGORITHMS)? {
+            "none" => {
+                t.finish(&["algorithm"])?;
+                CcConfig::None
+            }
+            "timely" => CcConfig::Timely(t.rest()?),
+            "patched_timely" => CcConfig::PatchedTimely(t.rest()?),
+            "fast" => CcConfig::Fast(t.rest()?),
+            "reno" => CcConfig::Reno(t.rest()?),
+            "dctcp" => CcConfig::Dctcp(t.rest()?),
+            "vegas" => CcConfig::Vegas(t.rest()?),
+            _ => {
+                let profile = t.take("profile")?.unwrap_or_default();
+                CcConfig::Swift(t.rest_seed(Overrides(SwiftParams::profile(profile)))?)
+            }
+        })
+    }
+
+    /// The controller's own parameter checks, named `cc.FIELD`.
+    pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
+        let checked = match self {
+            CcConfig::None => Ok(()),
+            CcConfig::Timely(p) => p.validate(),
+            CcConfig::PatchedTimely(p) => p.validate(),
+            CcConfig::Fast(p) => p.validate(),
+            CcConfig::Reno(p) => p.validate(),
+            CcConfig::Dctcp(p) => p.validate(),
+            CcConfig::Vegas(p) => p.validate(),
+            CcConfig::Swift(p) => p.validate(),
+        };
+        checked.map_err(|ParamError { field, value, allowed }| invalid(format!("cc.{field}"), value, allowed))
+    }
+}

@@ -1,0 +1,52 @@
+//! `[measure]`: what statistics a run keeps beyond its counters.
+
+use super::{invalid, ScenarioError};
+use rttlab_cc::{Bytes, Time};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MeasureConfig {
+    /// Queue occupancy sampling interval.
+    pub queue_interval: Time,
+    /// Egress ports to sample, named "NODE-PEER" (e.g. "s0-h0": switch 0 towards host 0).
+    /// Absent: the switch ports towards every flow destination.
+    pub queue_ports: Option<Vec<String>>,
+    /// Keep every queue sample as a time series (memory grows with run length).
+    pub queue_trace: bool,
+    /// Sample every connection's delivered bytes and rate at this interval; absent: no series.
+    pub timeseries_interval: Option<Time>,
+    /// Upper edges of the flow-size buckets of the FCT table (the last bucket is open).
+    pub fct_buckets: Vec<Bytes>,
+    /// Keep one record per finished workload flow (memory grows with run length).
+    pub flow_records: bool,
+}
+
+impl Default for MeasureConfig {
+    fn default() -> Self {
+        MeasureConfig {
+            queue_interval: Time::from_us(1),
+            queue_ports: None,
+            queue_trace: false,
+            timeseries_interval: None,
+            fct_buckets: vec![Bytes(10_000), Bytes(100_000), Bytes(1_000_000), Bytes(10_000_000)],
+            flow_records: false,
+        }
+    }
+}
+
+impl MeasureConfig {
+    pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
+        if self.fct_buckets.windows(2).any(|w| w[0] >= w[1]) || self.fct_buckets.first() == Some(&Bytes(0)) {
+            let v = self.fct_buckets.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ");
+            return Err(invalid("measure.fct_buckets", format!("[{v}]"), "increasing positive sizes, e.g. [\"10KB\", \"100KB\", \"1MB\"]"));
+        }
+        if self.queue_interval == Time::ZERO {
+            return Err(invalid("measure.queue_interval", self.queue_interval, "must be positive"));
+        }
+        if self.timeseries_interval == Some(Time::ZERO) {
+            return Err(invalid("measure.timeseries_interval", "0ps", "positive, or absent for no time series"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,130 @@
+//! The scenario schema: what a TOML (or JSON) scenario may say, its defaults, and validation
+//! with errors that name the field, the value and what is allowed.
+//!
+//! Values carry units (`"10Gbps"`, `"16KB"`, `"50us"`, see `rttlab_cc::units`). A scenario read
+//! back from `Scenario::resolved()` has every default filled in: that is what a result records as
+//! "the scenario as run". One file per section: `topology`, `switch`, `host` (NIC, host stack,
+//! transport, congestion control), `traffic` (`[[flows]]`), `workload`, `measure`; `de` reads
+//! tables with whole-path errors, `validate` holds what spans sections.
+
+mod de;
+mod host;
+mod measure;
+mod switch;
+mod topology;
+mod traffic;
+mod validate;
+mod workload;
+
+pub use host::{CcConfig, HostConfig, NicConfig, TransportConfig, WindowConfig};
+pub use measure::MeasureConfig;
+pub use switch::{EcnConfig, MarkAt, SwitchConfig};
+pub use topology::{ChainConfig, FatTreeConfig, HostLink, LeafSpineConfig, StarConfig, TierLink, Topology};
+pub use traffic::{Arrivals, FlowGroup, HostSet, Until};
+pub use workload::{CdfSpec, FlowSizesConfig, IncastConfig, Peers, PingerConfig, RpcConfig, Workload};
+
+use de::{read_list, Table};
+use rttlab_cc::Time;
+use serde::Serialize;
+
+/// Everything that defines one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Scenario {
+    pub name: String,
+    /// Default 1.
+    pub seed: u64,
+    /// Simulated time to run.
+    pub duration: Time,
+    /// Statistics (throughput, RTT, Jain) count only what happens after the warm-up.
+    pub warmup: Time,
+    /// When the run ends: at `duration`, or as soon as every `[[flows]]` connection has
+    /// delivered its `size` (`duration` is then a cap).
+    pub until: Until,
+    pub topology: Topology,
+    pub switch: SwitchConfig,
+    pub nic: NicConfig,
+    pub host: HostConfig,
+    pub transport: TransportConfig,
+    pub cc: CcConfig,
+    /// Connections that exist from the start (or a set time).
+    pub flows: Vec<FlowGroup>,
+    /// Traffic generated while the run goes: RPCs, flow sizes from a CDF, incasts, pingers.
+    pub workloads: Vec<Workload>,
+    pub measure: MeasureConfig,
+}
+
+/// A scenario that cannot be run, with the field, the value and what is allowed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("scenario is not valid {format}: {message}")]
+    Syntax { format: &'static str, message: String },
+    #[error("{field}: {message}")]
+    Field { field: String, message: String },
+    #[error("{field} = {value}: {allowed}")]
+    Invalid { field: String, value: String, allowed: String },
+}
+
+pub(crate) fn invalid(field: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> ScenarioError {
+    ScenarioError::Invalid { field: field.into(), value: value.to_string(), allowed: allowed.into() }
+}
+
+impl Scenario {
+    /// The top-level keys.
+    pub const KEYS: &'static [&'static str] =
+        &["name", "seed", "duration", "warmup", "until", "topology", "switch", "nic", "host", "transport", "cc", "flows", "workloads", "measure"];
+
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let table: toml::Table =
+            toml::from_str(text).map_err(|e| ScenarioError::Syntax { format: "TOML", message: e.to_string() })?;
+        let value = serde_json::to_value(table).expect("TOML tables are JSON values");
+        Self::from_value(value)
+    }
+
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ScenarioError::Syntax { format: "JSON", message: e.to_string() })?;
+        Self::from_value(value)
+    }
+
+    /// Reads every section (the transport after `cc`, whose choice sets one of its defaults),
+    /// resolves the defaults that depend on other sections, and validates.
+    fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
+        let mut t = Table::new("", value)?;
+        let cc = t.raw("cc").map_or(Ok(CcConfig::None), |v| CcConfig::read("cc", v))?;
+        let transport = t.raw("transport").map_or(Ok(TransportConfig::Message), |v| TransportConfig::read("transport", v, &cc))?;
+        let topology = t.raw("topology").ok_or_else(|| ScenarioError::Field { field: "topology".into(), message: "missing: this key is required".into() })?;
+        let workloads = t.raw("workloads").map_or(Ok(Vec::new()), |v| read_list("workloads", v, Workload::read))?;
+        let mut s = Scenario {
+            name: t.take("name")?.unwrap_or_default(),
+            seed: t.take("seed")?.unwrap_or(1),
+            duration: t.require("duration")?,
+            warmup: t.take("warmup")?.unwrap_or_default(),
+            until: t.take("until")?.unwrap_or_default(),
+            topology: Topology::read("topology", topology)?,
+            switch: t.take("switch")?.unwrap_or_default(),
+            nic: t.take("nic")?.unwrap_or_default(),
+            host: t.take("host")?.unwrap_or_default(),
+            transport,
+            cc,
+            flows: t.take("flows")?.unwrap_or_default(),
+            workloads,
+            measure: t.take("measure")?.unwrap_or_default(),
+        };
+        t.finish(Self::KEYS)?;
+        if !s.transport.is_window() {
+            s.nic.segment.get_or_insert(NicConfig::DEFAULT_SEGMENT);
+            s.nic.max_outstanding.get_or_insert(NicConfig::DEFAULT_MAX_OUTSTANDING);
+        }
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// The scenario with every default written out, as JSON.
+    pub fn resolved(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("scenarios serialize")
+    }
+
+    pub fn hosts(&self) -> u32 {
+        self.topology.hosts()
+    }
+}

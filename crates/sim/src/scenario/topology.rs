@@ -1,0 +1,227 @@
+//! `[topology]`: the fabric's shape, sizes and link rates (`crate::topology` builds the graph).
+
+use super::de::Table;
+use super::{invalid, ScenarioError};
+use rttlab_cc::{Rate, Time};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Topology {
+    /// N hosts on one switch (the TIMELY §6.1 incast testbed).
+    Star(StarConfig),
+    /// Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and k/2
+    /// aggregation switches, (k/2)² core switches, k³/4 hosts.
+    FatTree(FatTreeConfig),
+    /// Two-tier leaf-spine: every leaf linked to every spine.
+    LeafSpine(LeafSpineConfig),
+    /// A line of switches, each with its own hosts: the CS244'19 "skinny" topology, where a
+    /// multi-hop path is crossed by cross traffic on every hop.
+    Chain(ChainConfig),
+}
+
+/// Rate and one-way delay of one tier's links; absent values take the topology's defaults.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierLink {
+    pub rate: Option<Rate>,
+    pub delay: Option<Time>,
+}
+
+impl TierLink {
+    /// (rate, delay) with the topology-wide defaults filled in.
+    pub fn or(&self, rate: Rate, delay: Time) -> (Rate, Time) {
+        (self.rate.unwrap_or(rate), self.delay.unwrap_or(delay))
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeConfig {
+    /// Ports per switch; even, at least 2.
+    pub k: u32,
+    /// Rate and delay of every link unless a tier says otherwise.
+    pub link_rate: Rate,
+    pub link_delay: Time,
+    /// Host–edge links.
+    #[serde(default)]
+    pub host_link: TierLink,
+    /// Edge–aggregation links.
+    #[serde(default)]
+    pub agg_link: TierLink,
+    /// Aggregation–core links.
+    #[serde(default)]
+    pub core_link: TierLink,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpineConfig {
+    pub leaves: u32,
+    pub spines: u32,
+    pub hosts_per_leaf: u32,
+    /// Host–leaf links.
+    pub link_rate: Rate,
+    pub link_delay: Time,
+    /// Leaf–spine links. Their rate defaults to what `oversubscription` implies.
+    #[serde(default)]
+    pub spine_link: TierLink,
+    /// Host bandwidth of a leaf over its uplink bandwidth:
+    /// `hosts_per_leaf · link_rate / (spines · spine rate)`. 1 is non-blocking. Only when
+    /// `spine_link.rate` is absent.
+    pub oversubscription: Option<f64>,
+}
+
+impl LeafSpineConfig {
+    /// The leaf–spine rate: given, or `hosts_per_leaf · link_rate / (spines · oversubscription)`.
+    pub fn spine_rate(&self) -> Rate {
+        self.spine_link.rate.unwrap_or_else(|| {
+            let host_bps = self.hosts_per_leaf as f64 * self.link_rate.bps() as f64;
+            Rate((host_bps / (self.spines as f64 * self.oversubscription.unwrap_or(1.0))).round() as u64)
+        })
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainConfig {
+    /// Switches in the line, at least 2.
+    pub switches: u32,
+    /// Hosts on each switch: switch i has hosts i·hosts_per_switch .. (i+1)·hosts_per_switch − 1.
+    pub hosts_per_switch: u32,
+    /// Host links, and switch–switch links unless `chain_link` says otherwise.
+    pub link_rate: Rate,
+    pub link_delay: Time,
+    #[serde(default)]
+    pub chain_link: TierLink,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StarConfig {
+    pub hosts: u32,
+    /// Rate of every host link unless overridden in `host_links`.
+    pub link_rate: Rate,
+    /// One-way propagation delay of every host link unless overridden.
+    pub link_delay: Time,
+    #[serde(default)]
+    pub host_links: Vec<HostLink>,
+}
+
+/// A host whose link differs from the default (e.g. the testbed server's 20 Gbps).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostLink {
+    pub host: u32,
+    pub rate: Option<Rate>,
+    pub delay: Option<Time>,
+}
+
+impl Topology {
+    pub const KINDS: &'static [&'static str] = &["star", "fat_tree", "leaf_spine", "chain"];
+
+    pub(crate) fn read(at: &str, value: serde_json::Value) -> Result<Topology, ScenarioError> {
+        let mut t = Table::new(at, value)?;
+        Ok(match t.tag("kind", Self::KINDS)? {
+            "star" => Topology::Star(t.rest()?),
+            "fat_tree" => Topology::FatTree(t.rest()?),
+            "leaf_spine" => Topology::LeafSpine(t.rest()?),
+            _ => Topology::Chain(t.rest()?),
+        })
+    }
+
+    pub fn hosts(&self) -> u32 {
+        match self {
+            Topology::Star(s) => s.hosts,
+            Topology::FatTree(t) => t.k * t.k * t.k / 4,
+            Topology::LeafSpine(t) => t.leaves * t.hosts_per_leaf,
+            Topology::Chain(t) => t.switches * t.hosts_per_switch,
+        }
+    }
+
+    /// Sizes and rates. Hosts are capped at 2^20 so that a typo cannot ask for a network that
+    /// does not fit in memory.
+    pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
+        match self {
+            Topology::Star(s) => s.validate()?,
+            Topology::FatTree(t) => t.validate()?,
+            Topology::LeafSpine(t) => t.validate()?,
+            Topology::Chain(t) => t.validate()?,
+        }
+        let hosts = self.hosts() as u64;
+        if hosts > 1 << 20 {
+            return Err(invalid("topology", format!("{hosts} hosts"), "at most 1048576 hosts"));
+        }
+        if hosts < 2 {
+            return Err(invalid("topology", format!("{hosts} host"), "at least 2 hosts"));
+        }
+        Ok(())
+    }
+}
+
+/// A rate that, when given, must not be zero.
+fn positive(field: &str, rate: Option<Rate>) -> Result<(), ScenarioError> {
+    match rate {
+        Some(Rate::ZERO) => Err(invalid(format!("topology.{field}"), "0bps", "must be positive")),
+        _ => Ok(()),
+    }
+}
+
+fn at_least(field: &str, v: u32, min: u32) -> Result<(), ScenarioError> {
+    if v < min {
+        return Err(invalid(format!("topology.{field}"), v, format!("at least {min}")));
+    }
+    Ok(())
+}
+
+impl StarConfig {
+    fn validate(&self) -> Result<(), ScenarioError> {
+        at_least("hosts", self.hosts, 2)?;
+        positive("link_rate", Some(self.link_rate))?;
+        for (i, l) in self.host_links.iter().enumerate() {
+            if l.host >= self.hosts {
+                return Err(invalid(format!("topology.host_links[{i}].host"), l.host, format!("hosts are 0..{}", self.hosts - 1)));
+            }
+            positive(&format!("host_links[{i}].rate"), l.rate)?;
+        }
+        Ok(())
+    }
+}
+
+impl FatTreeConfig {
+    fn validate(&self) -> Result<(), ScenarioError> {
+        if self.k < 2 || self.k % 2 == 1 || self.k > 160 {
+            return Err(invalid("topology.k", self.k, "an even number from 2 to 160"));
+        }
+        positive("link_rate", Some(self.link_rate))?;
+        positive("host_link.rate", self.host_link.rate)?;
+        positive("agg_link.rate", self.agg_link.rate)?;
+        positive("core_link.rate", self.core_link.rate)
+    }
+}
+
+impl LeafSpineConfig {
+    fn validate(&self) -> Result<(), ScenarioError> {
+        at_least("leaves", self.leaves, 1)?;
+        at_least("spines", self.spines, 1)?;
+        at_least("hosts_per_leaf", self.hosts_per_leaf, 1)?;
+        positive("link_rate", Some(self.link_rate))?;
+        positive("spine_link.rate", self.spine_link.rate)?;
+        match (self.oversubscription, self.spine_link.rate) {
+            (Some(o), Some(_)) => Err(invalid("topology.oversubscription", o, "give either oversubscription or spine_link.rate, not both")),
+            (Some(o), None) if !(o.is_finite() && o > 0.0) || self.spine_rate() == Rate::ZERO => {
+                Err(invalid("topology.oversubscription", o, "a positive ratio, e.g. 1 (non-blocking) or 3"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl ChainConfig {
+    fn validate(&self) -> Result<(), ScenarioError> {
+        at_least("switches", self.switches, 2)?;
+        at_least("hosts_per_switch", self.hosts_per_switch, 1)?;
+        positive("link_rate", Some(self.link_rate))?;
+        positive("chain_link.rate", self.chain_link.rate)
+    }
+}

@@ -1,0 +1,123 @@
+//! The checks that span sections: each section checks itself against a small [`Context`] (host
+//! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
+
+use super::{invalid, HostSet, NicConfig, Scenario, ScenarioError, TransportConfig, Until};
+use rttlab_cc::Time;
+
+/// What a section's checks need to know of the rest of the scenario.
+pub(crate) struct Context<'a> {
+    pub hosts: u32,
+    pub classes: u8,
+    /// The flows run on the window transport.
+    pub window: bool,
+    pub nic: &'a NicConfig,
+}
+
+impl Context<'_> {
+    /// `h` as a host index, or an error naming `field`.
+    pub fn host(&self, field: &str, h: u32) -> Result<u32, ScenarioError> {
+        if h >= self.hosts {
+            return Err(invalid(field, h, format!("hosts are 0..{}", self.hosts - 1)));
+        }
+        Ok(h)
+    }
+
+    /// The hosts of `set` (absent: every host), each checked, at least one.
+    pub fn host_set(&self, field: &str, set: Option<&HostSet>) -> Result<Vec<u32>, ScenarioError> {
+        let Some(set) = set else { return Ok((0..self.hosts).collect()) };
+        let hosts = set.hosts().map_err(|m| ScenarioError::Field { field: field.into(), message: m })?;
+        if hosts.is_empty() {
+            return Err(invalid(field, "[]", "at least one host"));
+        }
+        hosts.into_iter().map(|h| self.host(field, h)).collect()
+    }
+
+    /// A priority class the switches have.
+    pub fn class(&self, field: &str, class: u8) -> Result<(), ScenarioError> {
+        if class >= self.classes {
+            return Err(invalid(field, class, format!("a class below switch.classes ({})", self.classes)));
+        }
+        Ok(())
+    }
+}
+
+impl Scenario {
+    pub(crate) fn context(&self) -> Context<'_> {
+        Context { hosts: self.hosts(), classes: self.switch.classes, window: self.transport.is_window(), nic: &self.nic }
+    }
+
+    /// The hosts of `set` (absent: every host), each checked, at least one.
+    pub fn host_set(&self, field: &str, set: Option<&HostSet>) -> Result<Vec<u32>, ScenarioError> {
+        self.context().host_set(field, set)
+    }
+
+    /// Checks every constraint serde's types do not already express: the run's length, each
+    /// section, then what relates sections.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.duration == Time::ZERO {
+            return Err(invalid("duration", self.duration, "must be positive"));
+        }
+        if self.warmup >= self.duration {
+            let allowed = format!("must be shorter than duration ({}): shorten the warm-up too, e.g. --set warmup=0ms", self.duration);
+            return Err(invalid("warmup", self.warmup, allowed));
+        }
+        self.topology.validate()?;
+        self.switch.validate()?;
+        self.cc.validate()?;
+        self.validate_cc_transport()?;
+        if let TransportConfig::Window(w) = &self.transport {
+            w.validate(&self.cc)?;
+        }
+        self.host.validate()?;
+        let ctx = self.context();
+        self.nic.validate(&ctx)?;
+        if self.flows.is_empty() && self.workloads.is_empty() {
+            return Err(invalid("flows", "[]", "at least one [[flows]] group or [[workloads]] generator"));
+        }
+        for (i, g) in self.flows.iter().enumerate() {
+            g.validate(&format!("flows[{i}]"), &ctx)?;
+        }
+        self.validate_until()?;
+        for (i, w) in self.workloads.iter().enumerate() {
+            w.validate(&format!("workloads[{i}]"), &ctx)?;
+        }
+        if ctx.window {
+            self.nic.validate_window()?;
+        }
+        self.measure.validate()
+    }
+
+    /// Window controllers run on the window transport; rate controllers on the message one.
+    fn validate_cc_transport(&self) -> Result<(), ScenarioError> {
+        let window = self.transport.is_window();
+        if self.cc.is_window() == window {
+            return Ok(());
+        }
+        // `kind`: the transport asked for; the algorithm is a controller of the other one.
+        let (kind, other, is, takes) = if window {
+            ("window", "message", ("a rate controller", "none, timely, patched_timely, fast"), "a window controller (reno, dctcp, vegas, swift)")
+        } else {
+            ("message", "window", ("a window controller", "reno, dctcp, vegas, swift"), "a rate controller (none, timely, patched_timely, fast)")
+        };
+        let name = self.cc.name();
+        Err(invalid(
+            "cc.algorithm",
+            name,
+            format!("transport.kind = \"{kind}\" needs {} to be on transport.kind = \"{other}\": {name} is {} ({}); the {kind} transport takes {takes}", is.0, is.0, is.1),
+        ))
+    }
+
+    /// `until = "flows_done"` needs sized `[[flows]]` connections to wait for.
+    fn validate_until(&self) -> Result<(), ScenarioError> {
+        if self.until != Until::FlowsDone {
+            return Ok(());
+        }
+        if self.flows.is_empty() {
+            return Err(invalid("until", "flows_done", "needs [[flows]] groups with a size; or until = \"duration\""));
+        }
+        if let Some(i) = self.flows.iter().position(|g| g.size.is_none()) {
+            return Err(invalid("until", "flows_done", format!("every [[flows]] group needs a size (flows[{i}] has none); or until = \"duration\"")));
+        }
+        Ok(())
+    }
+}

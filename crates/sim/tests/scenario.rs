@@ -1,0 +1,107 @@
+//! The scenario reader: every error names the whole path of the bad field, inside tagged
+//! sections (`topology`, `cc`, `transport`, `[[workloads]]`) too; defaults that depend on
+//! another section are filled in after reading; controllers' parameter errors carry the value.
+
+use rttlab_sim::Scenario;
+
+/// Two hosts on a star, a message-transport connection from host 1 to 0, with `extra` TOML
+/// appended at the top level.
+fn base(extra: &str) -> String {
+    format!(
+        r#"
+        duration = "1ms"
+        {extra}
+        [topology]
+        kind = "star"
+        hosts = 4
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [[flows]]
+        src = 1
+        dst = 0
+        "#
+    )
+}
+
+fn error(toml: &str) -> String {
+    Scenario::from_toml(toml).expect_err("an invalid scenario").to_string()
+}
+
+#[test]
+fn errors_inside_tagged_sections_name_the_whole_path() {
+    let e = error(&base("").replace("link_rate = \"10Gbps\"", "link_rate = \"fast\""));
+    assert!(e.starts_with("topology.link_rate: "), "{e}");
+    let e = error(&base("").replace("kind = \"star\"", "kind = \"ring\""));
+    assert_eq!(e, "topology.kind = 'ring': one of star, fat_tree, leaf_spine, chain");
+    let e = error(&base("[cc]\nalgorithm = \"timely\"\nt_lo = \"10us\""));
+    assert!(e.starts_with("cc.t_lo: unknown field `t_lo`"), "{e}");
+    let e = error(&base("[cc]\nalgorithm = \"cubic\""));
+    assert!(e.starts_with("cc.algorithm = 'cubic': one of none, timely,"), "{e}");
+    let e = error(&base("[cc]\nbeta = 0.5"));
+    assert!(e.starts_with("cc.algorithm: missing: one of none,"), "{e}");
+    let pinger = "[[workloads]]\nkind = \"pinger\"\ninterval = \"10us\"\n[[workloads]]\nkind = \"flow_sizes\"\ncdf = \"websearch\"\nload = \"high\"";
+    let e = error(&format!("{}\n{pinger}", base("")));
+    assert!(e.starts_with("workloads[1].load: "), "{e}");
+    let e = error(&format!("{}\n[[workloads]]\nkind = \"rpc\"\nsize = \"1KB\"\nrate = 1.0\nclass = 1\nextra = 2", base("")));
+    assert!(e.starts_with("workloads[0].extra: unknown field `extra`"), "{e}");
+}
+
+#[test]
+fn top_level_keys_are_checked_by_name() {
+    let e = error(&base("durration = \"1ms\""));
+    assert!(e.starts_with("durration: unknown key; expected one of name, seed, duration,"), "{e}");
+    assert_eq!(error(&base("").replace("duration = \"1ms\"", "")), "duration: missing: this key is required");
+    assert_eq!(error("duration = \"1ms\"\n[[flows]]\nsrc = 1\ndst = 0"), "topology: missing: this key is required");
+    assert!(error(&base("seed = -1")).starts_with("seed: "));
+    assert!(error(&base("flows = 3").replace("[[flows]]\n        src = 1\n        dst = 0", "")).starts_with("flows: "));
+    assert_eq!(Scenario::from_json("[1, 2]").unwrap_err().to_string(), "scenario: an array is not a table");
+}
+
+/// A Swift section is read over its profile's defaults: the keys given replace those values,
+/// the rest are the profile's (reference algorithms.md §3.4).
+#[test]
+fn swift_keys_override_their_profile() {
+    let window = "[transport]\nkind = \"window\"\n[cc]\nalgorithm = \"swift\"\nprofile = \"htsim\"\nai = 2.5";
+    let s = Scenario::from_toml(&base(window)).unwrap();
+    let r = s.resolved();
+    assert_eq!((r["cc"]["ai"].as_f64(), r["cc"]["base_target"].as_str()), (Some(2.5), Some("20us")));
+    assert_eq!((r["cc"]["retx_reset_threshold"].as_u64(), r["cc"]["profile"].as_str()), (Some(5), Some("htsim")));
+    assert_eq!(r["transport"]["delayed_ack"], false);
+    let e = error(&base(&format!("{window}\nbogus = 1")));
+    assert!(e.starts_with("cc.bogus: unknown field `bogus`, expected one of `ai`"), "{e}");
+    let e = error(&base(&format!("{window}\nmax_mdf = \"half\"")));
+    assert!(e.starts_with("cc.max_mdf: invalid type"), "{e}");
+}
+
+/// The message transport's segment and cap default to 16 KB and 64 KB and are recorded; on
+/// the window transport they are unset, and setting one is an error.
+#[test]
+fn segment_defaults_belong_to_the_message_transport() {
+    let r = Scenario::from_toml(&base("")).unwrap().resolved();
+    assert_eq!((r["nic"]["segment"].as_str(), r["nic"]["max_outstanding"].as_str()), (Some("16KB"), Some("64KB")));
+    let window = "[transport]\nkind = \"window\"\n[cc]\nalgorithm = \"reno\"";
+    let r = Scenario::from_toml(&base(window)).unwrap().resolved();
+    assert!(r["nic"]["segment"].is_null() && r["nic"]["max_outstanding"].is_null());
+    assert_eq!(r["transport"]["delayed_ack"], true);
+    let e = error(&base(&format!("{window}\n[nic]\nsegment = \"16KB\"")));
+    assert!(e.starts_with("nic.segment = 16KB: a message-transport NIC setting"), "{e}");
+    // What a result records reads back as the same scenario.
+    for extra in ["", window] {
+        let s = Scenario::from_toml(&base(extra)).unwrap();
+        assert_eq!(Scenario::from_json(&s.resolved().to_string()).unwrap().resolved(), s.resolved());
+    }
+}
+
+/// A zero start or cap rate would never send (and divides by zero in the pacing gap): every
+/// rate controller refuses it, naming the key and the value.
+#[test]
+fn zero_rates_are_refused_by_every_rate_controller() {
+    for algorithm in ["timely", "patched_timely", "fast"] {
+        for key in ["initial_rate", "max_rate"] {
+            let e = error(&base(&format!("[cc]\nalgorithm = \"{algorithm}\"\n{key} = \"0bps\"")));
+            assert_eq!(e, format!("cc.{key} = 0bps: positive, or absent for the NIC line rate"), "{algorithm}");
+        }
+    }
+    assert_eq!(error(&base("[cc]\nalgorithm = \"timely\"\nbeta = 1.5")), "cc.beta = 1.5: a factor in (0, 1]");
+    assert_eq!(error(&base("[cc]\nalgorithm = \"timely\"\nmin_rtt = \"0us\"")), "cc.min_rtt = 0ps: must be positive");
+}
