@@ -9,7 +9,7 @@
 //! - Loss and otherwise growth are Reno's (`crate::reno`).
 
 use crate::reno::{Reno, RenoParams};
-use crate::{ParamError, AckEvent, Loss, Time, WindowController};
+use crate::{Metrics, ParamError, AckEvent, Loss, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// DCTCP's parameters; `Default` is Linux's (`dctcp_shift_g = 4`, `dctcp_alpha_on_init = 1024`).
@@ -101,7 +101,7 @@ impl WindowController for Dctcp {
         self.reno.cwnd()
     }
 
-    fn alpha(&self) -> Option<f64> {
-        Some(self.alpha)
+    fn metrics(&self) -> Metrics {
+        Metrics { dctcp_alpha: Some(self.alpha), ..self.reno.metrics() }
     }
 }

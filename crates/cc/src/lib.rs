@@ -63,6 +63,10 @@ pub trait RateController {
     fn on_completion(&mut self, c: &Completion);
     /// The current target rate.
     fn rate(&self) -> Rate;
+    /// What the controller reports of its state; by default its rate.
+    fn metrics(&self) -> Metrics {
+        Metrics { rate: Some(self.rate()), ..Metrics::default() }
+    }
 }
 
 /// No congestion control: always the NIC line rate. With PFC this is the "PFC" column of
@@ -121,17 +125,32 @@ pub trait WindowController {
     fn on_loss(&mut self, loss: Loss, flight_bytes: u64, now: Time);
     /// The congestion window in bytes.
     fn cwnd(&self) -> u64;
-    /// DCTCP's estimate α of the fraction of marked bytes, for controllers that keep one.
-    fn alpha(&self) -> Option<f64> {
-        None
-    }
     /// The gap between consecutive sends when the window is below one packet (Swift §3.4);
     /// `None`: ACK-clocked.
     fn pacing_delay(&self) -> Option<Time> {
         None
     }
-    /// Swift's fabric and endpoint windows, in packets.
-    fn windows(&self) -> Option<(f64, f64)> {
-        None
+    /// What the controller reports of its state; by default its window.
+    fn metrics(&self) -> Metrics {
+        Metrics { cwnd_bytes: Some(self.cwnd()), ..Metrics::default() }
     }
+}
+
+/// A controller's state as it reports it, for results and time series: each controller fills
+/// in what it keeps, the rest stays `None`. Non-exhaustive: a new controller may add a field
+/// without breaking code that reads the others.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Metrics {
+    /// A rate controller's target rate.
+    pub rate: Option<Rate>,
+    /// A window controller's congestion window.
+    pub cwnd_bytes: Option<u64>,
+    /// The slow-start threshold, once a loss has set it (Reno, DCTCP, Vegas).
+    pub ssthresh_bytes: Option<u64>,
+    /// DCTCP's estimate α of the fraction of marked bytes.
+    pub dctcp_alpha: Option<f64>,
+    /// Swift's fabric and endpoint windows, in packets.
+    pub fcwnd_pkts: Option<f64>,
+    pub ecwnd_pkts: Option<f64>,
 }

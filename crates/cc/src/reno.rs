@@ -3,7 +3,7 @@
 //! halving on a fast retransmit, one MSS after a timeout. The window grows only while it is
 //! what limits the sender (RFC 7661; Linux `tcp_is_cwnd_limited`).
 
-use crate::{ParamError, AckEvent, Loss, Time, WindowController};
+use crate::{Metrics, ParamError, AckEvent, Loss, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of a TCP window; `Default` is Linux's.
@@ -86,5 +86,9 @@ impl WindowController for Reno {
 
     fn cwnd(&self) -> u64 {
         self.cwnd as u64
+    }
+
+    fn metrics(&self) -> Metrics {
+        Metrics { cwnd_bytes: Some(self.cwnd()), ssthresh_bytes: self.ssthresh.is_finite().then_some(self.ssthresh as u64), ..Metrics::default() }
     }
 }

@@ -22,7 +22,7 @@
 //!   Swift-v0 (§5.4): one window on the end-to-end RTT.
 
 use crate::units::Time;
-use crate::{ParamError, AckEvent, Loss, WindowController};
+use crate::{Metrics, ParamError, AckEvent, Loss, WindowController};
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
@@ -435,8 +435,8 @@ impl WindowController for Swift {
         (w < 1.0 && self.srtt > 0.0).then(|| Time((self.srtt / w).round() as u64))
     }
 
-    fn windows(&self) -> Option<(f64, f64)> {
-        Some((self.fabric.cwnd, self.endpoint.cwnd))
+    fn metrics(&self) -> Metrics {
+        Metrics { cwnd_bytes: Some(self.cwnd()), fcwnd_pkts: Some(self.fabric.cwnd), ecwnd_pkts: Some(self.endpoint.cwnd), ..Metrics::default() }
     }
 }
 

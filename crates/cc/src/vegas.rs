@@ -18,7 +18,7 @@
 //! Linux (and ns-3, which CS244'16 ran) use α = 2, β = 4 and divide by baseRTT.
 
 use crate::reno::Reno;
-use crate::{ParamError, AckEvent, Loss, RenoParams, Time, WindowController};
+use crate::{Metrics, ParamError, AckEvent, Loss, RenoParams, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// What `diff`, the packets Vegas estimates it keeps queued, is divided by.
@@ -155,5 +155,9 @@ impl WindowController for Vegas {
 
     fn cwnd(&self) -> u64 {
         self.reno.cwnd()
+    }
+
+    fn metrics(&self) -> Metrics {
+        self.reno.metrics()
     }
 }

@@ -84,3 +84,18 @@ fn fast_star_follows_the_fast_equation() {
     g.on_completion(&completion(20));
     assert_eq!(g.rate(), Rate::from_mbps(200));
 }
+
+/// `metrics()` reports what each controller keeps, and `None` for the rest: Reno's window and
+/// (once set) ssthresh, DCTCP's α besides, a rate controller's rate.
+#[test]
+fn metrics_report_each_controllers_state() {
+    let mut r = Reno::new(RenoParams::default(), MSS);
+    let m = r.metrics();
+    assert_eq!((m.cwnd_bytes, m.ssthresh_bytes, m.dctcp_alpha, m.rate), (Some(10_000), None, None, None));
+    r.on_loss(Loss::FastRetransmit, 12_000, Time::ZERO);
+    assert_eq!((r.metrics().cwnd_bytes, r.metrics().ssthresh_bytes), (Some(6000), Some(6000)));
+    let d = Dctcp::new(DctcpParams::default(), MSS);
+    assert_eq!((d.metrics().dctcp_alpha, d.metrics().cwnd_bytes, d.metrics().fcwnd_pkts), (Some(1.0), Some(10_000), None));
+    let f = Fast::new(FastParams::default(), Rate::from_gbps(10));
+    assert_eq!((f.metrics().rate, f.metrics().cwnd_bytes), (Some(Rate::from_gbps(10)), None));
+}

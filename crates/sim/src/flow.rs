@@ -10,7 +10,7 @@ use crate::scenario::{CcConfig, TransportConfig};
 use crate::transport::message::{App, MessageTx};
 use crate::transport::window::WindowTx;
 use rand::Rng as _;
-use rttlab_cc::{Dctcp, Fast, LineRate, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
+use rttlab_cc::{Dctcp, Fast, LineRate, Metrics, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
 use std::collections::VecDeque;
 
 pub struct Flow {
@@ -175,6 +175,14 @@ impl Flow {
         match &self.tx {
             Tx::Message(m) => m.cc.rate(),
             Tx::Window(w) => w.rate(),
+        }
+    }
+
+    /// What the flow's congestion controller reports of its state.
+    pub fn cc_metrics(&self) -> Metrics {
+        match &self.tx {
+            Tx::Message(m) => m.cc.metrics(),
+            Tx::Window(w) => w.cc.metrics(),
         }
     }
 

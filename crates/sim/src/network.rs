@@ -299,10 +299,10 @@ impl Network {
             ts.flow.push(i as u32);
             ts.delivered_bytes.push(f.stats.delivered_bytes);
             ts.rate_bps.push(f.rate().bps());
-            ts.cwnd_bytes.push(f.window_cc().map(|c| c.cwnd()));
-            let windows = f.window_cc().and_then(|c| c.windows());
-            ts.fcwnd.push(windows.map(|w| w.0));
-            ts.ecwnd.push(windows.map(|w| w.1));
+            let m = f.cc_metrics();
+            ts.cwnd_bytes.push(m.cwnd_bytes);
+            ts.fcwnd.push(m.fcwnd_pkts);
+            ts.ecwnd.push(m.ecwnd_pkts);
             let st = &mut f.stats;
             ts.rtt.push((st.interval_rtt_samples > 0).then(|| Time((st.interval_rtt_sum / st.interval_rtt_samples as u128) as u64)));
             (st.interval_rtt_sum, st.interval_rtt_samples) = (0, 0);

@@ -182,10 +182,10 @@ impl Network {
             "retransmits": f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>(),
             "timeouts": f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>(),
             "rate_gbps": f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>(),
-            "cwnd_bytes": f.iter().map(|x| x.window_cc().map(|c| c.cwnd())).collect::<Vec<_>>(),
-            "dctcp_alpha": f.iter().map(|x| x.window_cc().and_then(|c| c.alpha())).collect::<Vec<_>>(),
-            "fcwnd": f.iter().map(|x| x.window_cc().and_then(|c| c.windows()).map(|w| w.0)).collect::<Vec<_>>(),
-            "ecwnd": f.iter().map(|x| x.window_cc().and_then(|c| c.windows()).map(|w| w.1)).collect::<Vec<_>>(),
+            "cwnd_bytes": f.iter().map(|x| x.cc_metrics().cwnd_bytes).collect::<Vec<_>>(),
+            "dctcp_alpha": f.iter().map(|x| x.cc_metrics().dctcp_alpha).collect::<Vec<_>>(),
+            "fcwnd": f.iter().map(|x| x.cc_metrics().fcwnd_pkts).collect::<Vec<_>>(),
+            "ecwnd": f.iter().map(|x| x.cc_metrics().ecwnd_pkts).collect::<Vec<_>>(),
         });
         let total = self.rtt_hist.len().max(1) as f64;
         let mut cum = 0u64;

@@ -54,7 +54,8 @@ fn small_writes_saturate_the_host_before_the_link() {
     assert!((s.goodput_gbps / 1.024 - 1.0).abs() < 0.01, "goodput {} Gbps", s.goodput_gbps);
     assert_eq!(s.host_drops, 0);
     for f in &net.flows {
-        let (fcwnd, ecwnd) = f.window_cc().and_then(|c| c.windows()).expect("Swift");
+        let m = f.cc_metrics();
+        let (fcwnd, ecwnd) = (m.fcwnd_pkts.expect("Swift"), m.ecwnd_pkts.expect("Swift"));
         assert!(ecwnd < fcwnd, "endpoint-limited: ecwnd {ecwnd} fcwnd {fcwnd}");
     }
 }
