@@ -19,9 +19,9 @@ impl Network {
     /// applies the actions. The buffer is reused, so a step allocates nothing.
     fn window_step(&mut self, f: u32, step: impl FnOnce(&mut WindowTx, &mut crate::engine::Rng, Time, &mut Vec<Action>)) {
         let mut out = std::mem::take(&mut self.window_actions);
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows.slots[f as usize];
         let Tx::Window(w) = &mut flow.tx else { unreachable!("a window-transport path reached a message flow") };
-        step(w, &mut self.hosts[flow.src as usize].rng, self.rtt_noise, &mut out);
+        step(w, &mut self.fabric.hosts[flow.src as usize].rng, self.cfg.rtt_noise, &mut out);
         for a in out.drain(..) {
             self.apply(f, a);
         }
@@ -29,12 +29,12 @@ impl Network {
     }
 
     fn apply(&mut self, f: u32, a: Action) {
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows.slots[f as usize];
         match a {
             Action::Data { seq, payload, retransmit } => {
                 flow.stats.retransmits += retransmit as u64;
                 flow.stats.tx_bytes += payload as u64;
-                let (class, port) = (flow.class, self.hosts[flow.src as usize].port);
+                let (class, port) = (flow.class, self.fabric.hosts[flow.src as usize].port);
                 let pkt = Packet {
                     flow: f,
                     dst_host: flow.dst,
@@ -42,13 +42,13 @@ impl Network {
                     payload_bytes: payload,
                     seq,
                     t_send: self.now,
-                    ..Packet::new(PacketKind::Data, class, payload + self.header_bytes)
+                    ..Packet::new(PacketKind::Data, class, payload + self.cfg.header_bytes)
                 };
                 let i = self.alloc_packet(pkt);
                 self.enqueue(port, class as usize, i);
             }
             Action::Ack(h) => {
-                let port = self.hosts[flow.dst as usize].port;
+                let port = self.fabric.hosts[flow.dst as usize].port;
                 let pkt = Packet {
                     ecn: h.ece,
                     echo_hops: h.hops,
@@ -59,10 +59,10 @@ impl Network {
                     seq: h.ack,
                     sack: h.sack,
                     t_send: h.ts,
-                    ..Packet::new(PacketKind::Ack, self.ack_class as u8, self.ack_bytes)
+                    ..Packet::new(PacketKind::Ack, self.cfg.ack_class as u8, self.cfg.ack_bytes)
                 };
                 let i = self.alloc_packet(pkt);
-                self.enqueue(port, self.ack_class, i);
+                self.enqueue(port, self.cfg.ack_class, i);
             }
             Action::Timer { timer, at } => self.events.push(at, EventKind::Timer, f, timer as u32),
             Action::RttSample(r) => self.record_rtt(f, r),
@@ -95,7 +95,7 @@ impl Network {
     /// Flow `f`'s timer `timer` has an event now. A stale event of a slot now holding a message
     /// flow does nothing; one of another window flow finds its timers not armed then.
     pub(crate) fn window_timer(&mut self, f: u32, timer: Timer) {
-        if !matches!(self.flows[f as usize].tx, Tx::Window(_)) {
+        if !matches!(self.flows.slots[f as usize].tx, Tx::Window(_)) {
             return;
         }
         let now = self.now;
@@ -114,21 +114,21 @@ impl Network {
     /// turning that packet into the ACK in place (TIMELY §3.1, prompt ACK generation).
     pub(crate) fn message_deliver(&mut self, h: u32, i: u32, pkt: Packet) {
         self.record_delivery(pkt.flow, pkt.payload_bytes, pkt.wire_bytes);
-        let flow = &mut self.flows[pkt.flow as usize];
+        let flow = &mut self.flows.slots[pkt.flow as usize];
         let (src, hash) = (flow.src, flow.hash[1]);
         let Some(ece) = flow.message().on_data(pkt.ecn, pkt.last_of_segment) else {
             return self.free_packet(i);
         };
         let ack = self.pkts.get_mut(i);
         ack.kind = PacketKind::Ack;
-        ack.class = self.ack_class as u8;
+        ack.class = self.cfg.ack_class as u8;
         ack.ecn = ece;
         ack.dst_host = src;
         ack.hash = hash;
-        ack.wire_bytes = self.ack_bytes;
+        ack.wire_bytes = self.cfg.ack_bytes;
         ack.payload_bytes = 0;
-        let port = self.hosts[h as usize].port;
-        self.enqueue(port, self.ack_class, i);
+        let port = self.fabric.hosts[h as usize].port;
+        self.enqueue(port, self.cfg.ack_class, i);
     }
 
     /// Message sender: a completion. Take the RTT sample, feed the controller, and let the flow
@@ -136,9 +136,9 @@ impl Network {
     pub(crate) fn message_complete(&mut self, ack: Packet) {
         let now = self.now;
         let f = ack.flow;
-        let rate = self.pacing_rate.unwrap_or(self.hosts[self.flows[f as usize].src as usize].line_rate);
+        let rate = self.cfg.pacing_rate.unwrap_or(self.fabric.hosts[self.flows.slots[f as usize].src as usize].line_rate);
         let rtt = self.noisy_rtt(f, completion_rtt(now, ack.t_send, ack.segment_bytes as u64, rate));
-        let done = self.flows[f as usize].message().on_completion(now, rtt, ack.segment_bytes as u64);
+        let done = self.flows.slots[f as usize].message().on_completion(now, rtt, ack.segment_bytes as u64);
         self.record_rtt(f, rtt);
         if done {
             self.sender_done(f);

@@ -186,6 +186,14 @@ impl Flow {
         }
     }
 
+    /// A message flow's transport state.
+    pub fn message_tx(&self) -> Option<&MessageTx> {
+        match &self.tx {
+            Tx::Message(m) => Some(m),
+            Tx::Window(_) => None,
+        }
+    }
+
     /// A window flow's congestion controller.
     pub fn window_cc(&self) -> Option<&dyn WindowController> {
         match &self.tx {
@@ -211,11 +219,11 @@ impl Network {
     /// The transport and controller of a new connection, as the scenario says (validation
     /// guarantees the controller fits the transport).
     fn make_tx(&self, line_rate: Rate, spec: &mut FlowSpec) -> Tx {
-        let mss = self.payload_per_packet as u64;
-        match &self.transport {
+        let mss = self.cfg.payload_per_packet as u64;
+        match &self.cfg.transport {
             TransportConfig::Window(w) => {
                 let mss = spec.packet_bytes(mss);
-                let cc: Box<dyn WindowController> = match &self.cc {
+                let cc: Box<dyn WindowController> = match &self.cfg.cc {
                     CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
                     CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
                     CcConfig::Vegas(p) => Box::new(Vegas::new(p.clone(), mss)),
@@ -225,7 +233,7 @@ impl Network {
                 Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop)))
             }
             TransportConfig::Message => {
-                let cc: Box<dyn RateController> = match &self.cc {
+                let cc: Box<dyn RateController> = match &self.cfg.cc {
                     CcConfig::None => Box::new(LineRate(line_rate)),
                     CcConfig::Timely(p) => Box::new(Timely::new(p.clone(), line_rate)),
                     CcConfig::PatchedTimely(p) => Box::new(PatchedTimely::new(p.clone(), line_rate)),
@@ -241,28 +249,28 @@ impl Network {
     /// source port is an ephemeral port (49152–65535) drawn from the seed and the connection's
     /// serial number, so ECMP paths change with the seed.
     pub(crate) fn open_flow(&mut self, mut spec: FlowSpec) -> u32 {
-        let serial = self.flows_opened;
-        self.flows_opened += 1;
-        let mut rng = rng_stream(self.seed, Stream::Flow(serial as u32));
+        let serial = self.flows.opened;
+        self.flows.opened += 1;
+        let mut rng = rng_stream(self.cfg.seed, Stream::Flow(serial as u32));
         spec.start += Time(rand::Rng::random_range(&mut rng, 0..=spec.start_jitter.ps()));
         if let Some(app) = &mut spec.app {
             app.next_message = spec.start;
         }
-        let sport = 49152 + (splitmix64(self.seed ^ serial ^ 0x5eed_f10f) % 16384) as u16;
-        let dport = if matches!(self.transport, TransportConfig::Window(_)) { TCP_PORT } else { ROCEV2_PORT };
-        let hash = [five_tuple_hash(self.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(self.seed, spec.dst, spec.src, dport, sport)];
+        let sport = 49152 + (splitmix64(self.cfg.seed ^ serial ^ 0x5eed_f10f) % 16384) as u16;
+        let dport = if matches!(self.cfg.transport, TransportConfig::Window(_)) { TCP_PORT } else { ROCEV2_PORT };
+        let hash = [five_tuple_hash(self.cfg.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(self.cfg.seed, spec.dst, spec.src, dport, sport)];
         let ideal = match spec.size {
             Some(size) => {
                 let links: Vec<(Rate, Time)> =
-                    self.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (self.ports[p as usize].rate, self.ports[p as usize].delay)).collect();
-                ideal_fct(size, spec.packet_bytes(self.payload_per_packet as u64), self.header_bytes as u64, &links)
+                    self.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (self.fabric.ports[p as usize].rate, self.fabric.ports[p as usize].delay)).collect();
+                ideal_fct(size, spec.packet_bytes(self.cfg.payload_per_packet as u64), self.cfg.header_bytes as u64, &links)
             }
             None => Time::ZERO,
         };
-        let line_rate = self.hosts[spec.src as usize].line_rate;
+        let line_rate = self.fabric.hosts[spec.src as usize].line_rate;
         let tx = self.make_tx(line_rate, &mut spec);
-        if spec.start >= self.warmup {
-            self.groups[spec.group as usize].flows_started += 1;
+        if spec.start >= self.cfg.warmup {
+            self.measure.groups[spec.group as usize].flows_started += 1;
         }
         let flow = Flow {
             src: spec.src,
@@ -282,14 +290,14 @@ impl Network {
             stats: FlowStats { size: spec.size, ..Default::default() },
             tx,
         };
-        match self.free_flows.pop() {
+        match self.flows.free.pop() {
             Some(f) => {
-                self.flows[f as usize] = flow;
+                self.flows.slots[f as usize] = flow;
                 f
             }
             None => {
-                self.flows.push(flow);
-                self.flows.len() as u32 - 1
+                self.flows.slots.push(flow);
+                self.flows.slots.len() as u32 - 1
             }
         }
     }
@@ -297,63 +305,63 @@ impl Network {
     /// The sender of flow `f` has everything acknowledged: a workload flow gives its slot back
     /// once none of its packets is left in the network.
     pub(crate) fn sender_done(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows.slots[f as usize];
         flow.closing = flow.ephemeral;
     }
 
     /// Retires flow `f` if it is done and has no packet left: its counters join the totals and
     /// its slot is reused. Stale timer events of the slot are harmless (`LazyTimer`).
     pub(crate) fn maybe_retire(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows.slots[f as usize];
         if !(flow.closing && flow.live == 0 && flow.open) {
             return;
         }
         flow.open = false;
         flow.closing = false;
-        self.retired.absorb(&flow.stats);
-        self.retired_flows += 1;
-        self.free_flows.push(f);
+        self.flows.retired.absorb(&flow.stats);
+        self.flows.retired_count += 1;
+        self.flows.free.push(f);
     }
 
     /// Allocates a data or ACK packet of its flow, counted alive until `free_packet`.
     pub(crate) fn alloc_packet(&mut self, p: Packet) -> u32 {
-        self.flows[p.flow as usize].live += 1;
-        self.data_sent += (p.kind == crate::packet::PacketKind::Data) as u64;
+        self.flows.slots[p.flow as usize].live += 1;
+        self.measure.data_sent += (p.kind == crate::packet::PacketKind::Data) as u64;
         self.pkts.alloc(p)
     }
 
     /// Frees data or ACK packet `i`.
     pub(crate) fn free_packet(&mut self, i: u32) {
         let f = self.pkts.get(i).flow;
-        self.flows[f as usize].live -= 1;
+        self.flows.slots[f as usize].live -= 1;
         self.pkts.free(i);
     }
 
     /// Receiver side of either transport: `payload` new bytes of flow `f` arrived.
     pub(crate) fn record_delivery(&mut self, f: u32, payload: u32, wire: u32) {
         let now = self.now;
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows.slots[f as usize];
         let st = &mut flow.stats;
         st.delivered_bytes += payload as u64;
-        if now >= self.warmup {
+        if now >= self.cfg.warmup {
             st.measured_bytes += payload as u64;
             st.measured_wire_bytes += wire as u64;
-            self.groups[flow.group as usize].delivered_bytes += payload as u64;
+            self.measure.groups[flow.group as usize].delivered_bytes += payload as u64;
         }
         if st.size == Some(st.delivered_bytes) {
             st.finish = Some(now);
-            if let (Some(pending), false) = (&mut self.flows_pending, flow.ephemeral) {
+            if let (Some(pending), false) = (&mut self.flows.pending, flow.ephemeral) {
                 *pending -= 1;
                 if *pending == 0 {
                     // The last connection is done: the run ends once the events of this instant
                     // have happened (`Network::run` stops after `end`).
-                    self.end = now.max(self.warmup);
+                    self.cfg.end = now.max(self.cfg.warmup);
                 }
             }
-            if flow.start >= self.warmup {
+            if flow.start >= self.cfg.warmup {
                 let (size, fct, ideal) = (st.delivered_bytes, now - flow.start, flow.ideal);
-                self.groups[flow.group as usize].record_fct(&self.fct_buckets, size, fct, ideal);
-                if let Some(r) = &mut self.flow_records {
+                self.measure.groups[flow.group as usize].record_fct(&self.measure.fct_buckets, size, fct, ideal);
+                if let Some(r) = &mut self.measure.flow_records {
                     r.push(crate::stats::FlowRecord { group: flow.group, src: flow.src, dst: flow.dst, size, start: flow.start, fct, ideal });
                 }
             }
@@ -367,18 +375,18 @@ impl Network {
     /// `nic.rtt_noise` (uniform in [0, rtt_noise], from the sending host's stream) added — TIMELY
     /// §6.1, Fig. 12.
     pub(crate) fn noisy_rtt(&mut self, f: u32, rtt: Time) -> Time {
-        noisy(rtt, self.rtt_noise, &mut self.hosts[self.flows[f as usize].src as usize].rng)
+        noisy(rtt, self.cfg.rtt_noise, &mut self.fabric.hosts[self.flows.slots[f as usize].src as usize].rng)
     }
 
     /// Sender side of either transport: an RTT sample of flow `f`, counted after the warm-up.
     pub(crate) fn record_rtt(&mut self, f: u32, rtt: Time) {
-        let st = &mut self.flows[f as usize].stats;
+        let st = &mut self.flows.slots[f as usize].stats;
         st.interval_rtt_sum += rtt.ps() as u128;
         st.interval_rtt_samples += 1;
-        if self.now >= self.warmup {
+        if self.now >= self.cfg.warmup {
             st.rtt_sum += rtt.ps() as u128;
             st.rtt_samples += 1;
-            self.rtt_hist.record(crate::stats::ns(rtt)).expect("auto-resizing histogram");
+            self.measure.rtt_hist.record(crate::stats::ns(rtt)).expect("auto-resizing histogram");
         }
     }
 }

@@ -18,60 +18,194 @@ use crate::workload::Generator;
 use hdrhistogram::Histogram;
 use rttlab_cc::{Rate, Time};
 
+/// The simulation: the event loop's state, and the network's parts, each built by its own
+/// constructor from the scenario.
 pub struct Network {
-    pub now: Time,
+    pub(crate) now: Time,
     /// The place in the event order of the event being handled (0 before the first).
     pub(crate) seq_now: u64,
-    pub end: Time,
-    pub warmup: Time,
-    pub(crate) seed: u64,
     pub(crate) events: EventQueue,
     pub(crate) pkts: Slab,
+    pub(crate) cfg: RunConfig,
+    pub(crate) fabric: Fabric,
+    pub(crate) flows: FlowTable,
+    pub(crate) generators: Vec<Generator>,
+    pub(crate) measure: Measurements,
+    /// The window transport's action buffer, reused by every step (`crate::endpoint`).
+    pub(crate) window_actions: Vec<Action>,
+}
+
+/// What the scenario fixes for the whole run, in the units the packet path uses.
+pub(crate) struct RunConfig {
+    pub end: Time,
+    pub warmup: Time,
+    pub seed: u64,
+    pub transport: TransportConfig,
+    pub cc: CcConfig,
+    pub switch_params: SwitchParams,
+    pub classes: usize,
+    pub ack_class: usize,
+    pub payload_per_packet: u32,
+    pub header_bytes: u32,
+    pub ack_bytes: u32,
+    pub pfc_frame_bytes: u32,
+    pub segment_bytes: u64,
+    pub max_outstanding: u64,
+    pub rtt_noise: Time,
+    pub pacing_rate: Option<Rate>,
+    pub host_config: HostConfig,
+    pub timeseries_interval: Option<Time>,
+}
+
+impl RunConfig {
+    fn new(s: &Scenario) -> RunConfig {
+        let (nic, sw) = (&s.nic, &s.switch);
+        RunConfig {
+            end: s.duration,
+            warmup: s.warmup,
+            seed: s.seed,
+            transport: s.transport.clone(),
+            cc: s.cc.clone(),
+            switch_params: SwitchParams {
+                buffer: sw.buffer.0,
+                pfc: sw.pfc.then_some((sw.pfc_xoff.0, sw.pfc_xon.0)),
+                ecn: sw.ecn.as_ref().map(|e| e.thresholds()),
+                mark_at: sw.ecn.as_ref().map_or(MarkAt::Dequeue, |e| e.mark_at),
+            },
+            classes: sw.classes as usize,
+            ack_class: nic.ack_class as usize,
+            payload_per_packet: nic.payload_per_packet() as u32,
+            header_bytes: nic.header.0 as u32,
+            ack_bytes: nic.ack.0 as u32,
+            pfc_frame_bytes: nic.ack.0 as u32,
+            segment_bytes: nic.segment().0,
+            max_outstanding: nic.max_outstanding().0,
+            rtt_noise: nic.rtt_noise,
+            pacing_rate: nic.pacing_rate,
+            host_config: s.host.clone(),
+            timeseries_interval: s.measure.timeseries_interval,
+        }
+    }
+}
+
+/// The fabric: the graph, its routes, every port (two per link), switch and host.
+pub(crate) struct Fabric {
     pub graph: Graph,
     pub routing: Routing,
     pub ports: Vec<Port>,
     pub switches: Vec<Switch>,
     pub hosts: Vec<Host>,
-    /// Connection slots; a retired workload flow's slot is on `free_flows` until reused.
-    pub flows: Vec<Flow>,
-    pub(crate) free_flows: Vec<u32>,
+}
+
+impl Fabric {
+    fn new(s: &Scenario) -> Fabric {
+        let graph = Graph::from_scenario(s);
+        let mut ports = Vec::with_capacity(graph.links.len() * 2);
+        let mut node_ports: Vec<Vec<u32>> = vec![Vec::new(); graph.nodes() as usize];
+        let owner = |n: u32| if n < graph.hosts { Owner::Host(n) } else { Owner::Switch(n - graph.hosts) };
+        for l in &graph.links {
+            let (pa, pb) = (ports.len() as u32, ports.len() as u32 + 1);
+            let mut a = Port::new(owner(l.a), l.a, l.rate, l.delay);
+            let mut b = Port::new(owner(l.b), l.b, l.rate, l.delay);
+            a.peer = pb;
+            b.peer = pa;
+            ports.push(a);
+            ports.push(b);
+            node_ports[l.a as usize].push(pa);
+            node_ports[l.b as usize].push(pb);
+        }
+        let routing = Routing::build(graph.hosts, &ports, &node_ports);
+        let hosts = (0..graph.hosts)
+            .map(|h| {
+                let p = node_ports[h as usize][0];
+                Host::new(h, p, ports[p as usize].rate, rng_stream(s.seed, Stream::Host(h)))
+            })
+            .collect();
+        let switches = (0..graph.switches)
+            .map(|sw| Switch { node: graph.hosts + sw, used: 0, rng: rng_stream(s.seed, Stream::Switch(sw)), drops: 0, dropped_payload: 0, marks: 0 })
+            .collect();
+        Fabric { graph, routing, ports, switches, hosts }
+    }
+
+    /// The ports `measure.queue_ports` names; absent: the switch port towards every flow
+    /// destination (the peer of that host's NIC port).
+    fn sampled_ports(&self, s: &Scenario) -> Result<Vec<(u32, String)>, ScenarioError> {
+        let names: Vec<String> = match &s.measure.queue_ports {
+            Some(v) => v.clone(),
+            None => {
+                let incast = s.workloads.iter().filter_map(|w| if let Workload::Incast(c) = w { Some(c.receiver) } else { None });
+                let mut dsts: Vec<u32> = s.flows.iter().map(|g| g.dst).chain(incast).collect();
+                dsts.sort_unstable();
+                dsts.dedup();
+                dsts.iter().map(|&d| port_name(&self.graph, &self.ports, self.ports[self.hosts[d as usize].port as usize].peer)).collect()
+            }
+        };
+        let find = |(i, name): (usize, String)| {
+            let p = (0..self.ports.len() as u32).find(|&p| port_name(&self.graph, &self.ports, p) == name).ok_or_else(|| ScenarioError::Invalid {
+                field: format!("measure.queue_ports[{i}]"),
+                value: name.clone(),
+                allowed: "an egress port named NODE-PEER of linked nodes, e.g. \"s0-h0\" (hosts h0.., switches s0..)".into(),
+            })?;
+            Ok((p, name))
+        };
+        names.into_iter().enumerate().map(find).collect()
+    }
+}
+
+/// Connection slots: a retired workload flow's slot goes on `free` until reused, and its
+/// counters into `retired`.
+#[derive(Default)]
+pub(crate) struct FlowTable {
+    pub slots: Vec<Flow>,
+    pub free: Vec<u32>,
     /// Connections opened so far (also the serial number of the next one's random stream).
-    pub flows_opened: u64,
+    pub opened: u64,
     /// Counters of retired workload flows, and how many there were.
     pub retired: FlowStats,
-    pub retired_flows: u64,
+    pub retired_count: u64,
+    /// `until = "flows_done"`: sized `[[flows]]` connections whose last byte has not arrived.
+    pub pending: Option<u64>,
+}
+
+/// What the run measures as it goes.
+pub(crate) struct Measurements {
     /// Per traffic group: the `[[flows]]` groups, then the `[[workloads]]` generators.
     pub groups: Vec<GroupStats>,
-    pub(crate) generators: Vec<Generator>,
-    pub(crate) fct_buckets: Vec<u64>,
+    pub fct_buckets: Vec<u64>,
     pub flow_records: Option<Vec<FlowRecord>>,
-    pub(crate) transport: TransportConfig,
-    pub(crate) cc: CcConfig,
-    pub(crate) switch_params: SwitchParams,
-    pub(crate) classes: usize,
-    pub(crate) ack_class: usize,
-    pub(crate) payload_per_packet: u32,
-    pub(crate) header_bytes: u32,
-    pub(crate) ack_bytes: u32,
-    pub(crate) pfc_frame_bytes: u32,
-    pub(crate) segment_bytes: u64,
-    pub(crate) max_outstanding: u64,
-    pub(crate) rtt_noise: Time,
-    pub(crate) pacing_rate: Option<Rate>,
-    pub(crate) host_config: HostConfig,
-    /// Data packets sent (first transmissions and retransmissions), and dropped anywhere.
-    pub(crate) data_sent: u64,
-    pub(crate) data_drops: u64,
-    /// `until = "flows_done"`: sized `[[flows]]` connections whose last byte has not arrived.
-    pub(crate) flows_pending: Option<u64>,
     pub rtt_hist: Histogram<u64>,
     pub samplers: Vec<QueueSampler>,
-    timeseries_interval: Option<Time>,
     pub timeseries: TimeSeries,
     /// Counters as they stood when the warm-up ended.
     pub at_warmup: Counters,
-    /// The window transport's action buffer, reused by every step (`crate::endpoint`).
-    pub(crate) window_actions: Vec<Action>,
+    /// Data packets sent (first transmissions and retransmissions), and dropped anywhere.
+    pub data_sent: u64,
+    pub data_drops: u64,
+}
+
+impl Measurements {
+    /// The groups' statistics and a queue sampler on each sampled port.
+    fn new(s: &Scenario, fabric: &mut Fabric) -> Result<Measurements, ScenarioError> {
+        let buckets = s.measure.fct_buckets.len();
+        let flows = (0..s.flows.len()).map(|i| GroupStats::new(format!("flows[{i}]"), "flows", buckets));
+        let workloads = s.workloads.iter().enumerate().map(|(w, cfg)| GroupStats::new(format!("workloads[{w}]"), cfg.kind(), buckets));
+        let mut samplers = Vec::new();
+        for (p, name) in fabric.sampled_ports(s)? {
+            fabric.ports[p as usize].sampler = samplers.len() as u32;
+            samplers.push(QueueSampler::new(p, name, s.measure.queue_interval, s.warmup, s.measure.queue_trace));
+        }
+        Ok(Measurements {
+            groups: flows.chain(workloads).collect(),
+            fct_buckets: s.measure.fct_buckets.iter().map(|b| b.0).collect(),
+            flow_records: s.measure.flow_records.then(Vec::new),
+            rtt_hist: histogram(),
+            samplers,
+            timeseries: TimeSeries::default(),
+            at_warmup: Counters::default(),
+            data_sent: 0,
+            data_drops: 0,
+        })
+    }
 }
 
 /// Whole-network event counters.
@@ -108,126 +242,40 @@ pub struct TimeSeries {
 
 impl Network {
     pub fn new(s: &Scenario) -> Result<Network, ScenarioError> {
-        let graph = Graph::from_scenario(s);
-        let mut ports = Vec::with_capacity(graph.links.len() * 2);
-        let mut node_ports: Vec<Vec<u32>> = vec![Vec::new(); graph.nodes() as usize];
-        let owner = |n: u32| if n < graph.hosts { Owner::Host(n) } else { Owner::Switch(n - graph.hosts) };
-        for l in &graph.links {
-            let (pa, pb) = (ports.len() as u32, ports.len() as u32 + 1);
-            let mut a = Port::new(owner(l.a), l.a, l.rate, l.delay);
-            let mut b = Port::new(owner(l.b), l.b, l.rate, l.delay);
-            a.peer = pb;
-            b.peer = pa;
-            ports.push(a);
-            ports.push(b);
-            node_ports[l.a as usize].push(pa);
-            node_ports[l.b as usize].push(pb);
-        }
-        let routing = Routing::build(graph.hosts, &ports, &node_ports);
-        let mut hosts = Vec::with_capacity(graph.hosts as usize);
-        for h in 0..graph.hosts {
-            let p = node_ports[h as usize][0];
-            hosts.push(Host::new(h, p, ports[p as usize].rate, rng_stream(s.seed, Stream::Host(h))));
-        }
-        let mut switches = Vec::with_capacity(graph.switches as usize);
-        for sw in 0..graph.switches {
-            switches.push(Switch {
-                node: graph.hosts + sw,
-                used: 0,
-                rng: rng_stream(s.seed, Stream::Switch(sw)),
-                drops: 0,
-                dropped_payload: 0,
-                marks: 0,
-            });
-        }
-        let buckets = s.measure.fct_buckets.len();
-        let mut groups: Vec<GroupStats> = (0..s.flows.len()).map(|i| GroupStats::new(format!("flows[{i}]"), "flows", buckets)).collect();
-        let line_rates: Vec<u64> = hosts.iter().map(|h| h.line_rate.bps()).collect();
-        let mut generators = Vec::with_capacity(s.workloads.len());
-        for (w, cfg) in s.workloads.iter().enumerate() {
-            let group = groups.len() as u16;
-            groups.push(GroupStats::new(format!("workloads[{w}]"), cfg.kind(), buckets));
-            generators.push(Generator::new(s, w, group, &routing, &line_rates)?);
-        }
-
-        let mut samplers = Vec::new();
-        let names: Vec<String> = match &s.measure.queue_ports {
-            Some(v) => v.clone(),
-            None => {
-                let incast = s.workloads.iter().filter_map(|w| if let Workload::Incast(c) = w { Some(c.receiver) } else { None });
-                let mut dsts: Vec<u32> = s.flows.iter().map(|g| g.dst).chain(incast).collect();
-                dsts.sort_unstable();
-                dsts.dedup();
-                // The switch port towards each destination is the peer of that host's NIC port.
-                dsts.iter().map(|&d| port_name(&graph, &ports, ports[hosts[d as usize].port as usize].peer)).collect()
-            }
-        };
-        for (i, name) in names.iter().enumerate() {
-            let p = (0..ports.len() as u32)
-                .find(|&p| port_name(&graph, &ports, p) == *name)
-                .ok_or_else(|| ScenarioError::Invalid {
-                    field: format!("measure.queue_ports[{i}]"),
-                    value: name.clone(),
-                    allowed: "an egress port named NODE-PEER of linked nodes, e.g. \"s0-h0\" (hosts h0.., switches s0..)".into(),
-                })?;
-            ports[p as usize].sampler = samplers.len() as u32;
-            samplers.push(QueueSampler::new(p, name.clone(), s.measure.queue_interval, s.warmup, s.measure.queue_trace));
-        }
-
-        let nic = &s.nic;
-        let sw = &s.switch;
+        let mut fabric = Fabric::new(s);
+        let measure = Measurements::new(s, &mut fabric)?;
+        let line_rates: Vec<u64> = fabric.hosts.iter().map(|h| h.line_rate.bps()).collect();
+        let first_workload_group = s.flows.len();
+        let generators = (0..s.workloads.len())
+            .map(|w| Generator::new(s, w, (first_workload_group + w) as u16, &fabric.routing, &line_rates))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut net = Network {
             now: Time::ZERO,
             seq_now: 0,
-            end: s.duration,
-            warmup: s.warmup,
-            seed: s.seed,
             events: EventQueue::default(),
             pkts: Slab::default(),
-            graph,
-            routing,
-            ports,
-            switches,
-            hosts,
-            flows: Vec::new(),
-            free_flows: Vec::new(),
-            flows_opened: 0,
-            retired: FlowStats::default(),
-            retired_flows: 0,
-            groups,
+            cfg: RunConfig::new(s),
+            fabric,
+            flows: FlowTable::default(),
             generators,
-            fct_buckets: s.measure.fct_buckets.iter().map(|b| b.0).collect(),
-            flow_records: s.measure.flow_records.then(Vec::new),
-            transport: s.transport.clone(),
-            cc: s.cc.clone(),
-            switch_params: SwitchParams {
-                buffer: sw.buffer.0,
-                pfc: sw.pfc.then_some((sw.pfc_xoff.0, sw.pfc_xon.0)),
-                ecn: sw.ecn.as_ref().map(|e| e.thresholds()),
-                mark_at: sw.ecn.as_ref().map_or(MarkAt::Dequeue, |e| e.mark_at),
-            },
-            classes: sw.classes as usize,
-            ack_class: nic.ack_class as usize,
-            payload_per_packet: nic.payload_per_packet() as u32,
-            header_bytes: nic.header.0 as u32,
-            ack_bytes: nic.ack.0 as u32,
-            pfc_frame_bytes: nic.ack.0 as u32,
-            segment_bytes: nic.segment().0,
-            max_outstanding: nic.max_outstanding().0,
-            rtt_noise: nic.rtt_noise,
-            pacing_rate: nic.pacing_rate,
-            host_config: s.host.clone(),
-            data_sent: 0,
-            data_drops: 0,
-            flows_pending: None,
-            rtt_hist: histogram(),
-            samplers,
-            timeseries_interval: s.measure.timeseries_interval,
-            timeseries: TimeSeries::default(),
-            at_warmup: Counters::default(),
+            measure,
             window_actions: Vec::new(),
         };
-        net.events.push(net.warmup, EventKind::WarmupEnd, 0, 0);
+        net.events.push(net.cfg.warmup, EventKind::WarmupEnd, 0, 0);
+        net.open_flow_groups(s);
+        for g in 0..net.generators.len() {
+            for (t, i) in net.generators[g].first_events() {
+                net.events.push(t, EventKind::Arrival, g as u32, i);
+            }
+        }
+        if let Some(dt) = net.cfg.timeseries_interval {
+            net.events.push(dt, EventKind::Sample, 0, 0);
+        }
+        Ok(net)
+    }
+
+    /// Opens and starts every `[[flows]]` connection.
+    fn open_flow_groups(&mut self, s: &Scenario) {
         for (gi, g) in s.flows.iter().enumerate() {
             for h in g.src.hosts().expect("validated") {
                 for _ in 0..g.connections {
@@ -239,33 +287,24 @@ impl Network {
                     });
                     let (start, start_jitter, stop) = (g.start, g.start_jitter, g.stop.unwrap_or(Time::MAX));
                     let spec = FlowSpec { src: h, dst: g.dst, class: g.class, group: gi as u16, start, start_jitter, stop, size: g.size.map(|b| b.0), write: g.write.map(|b| b.0), app, ephemeral: false, demand: false };
-                    let f = net.open_flow(spec);
-                    net.start_flow(f);
+                    let f = self.open_flow(spec);
+                    self.start_flow(f);
                 }
             }
         }
         // Every connection so far is a `[[flows]]` one.
-        net.flows_pending = (s.until == Until::FlowsDone).then_some(net.flows.len() as u64);
-        for g in 0..net.generators.len() {
-            for (t, i) in net.generators[g].first_events() {
-                net.events.push(t, EventKind::Arrival, g as u32, i);
-            }
-        }
-        if let Some(dt) = net.timeseries_interval {
-            net.events.push(dt, EventKind::Sample, 0, 0);
-        }
-        Ok(net)
+        self.flows.pending = (s.until == Until::FlowsDone).then_some(self.flows.slots.len() as u64);
     }
 
     /// Runs until the scenario's duration; events at exactly the end still happen.
     pub fn run(&mut self) {
-        while let Some(ev) = self.events.pop_until(self.end) {
+        while let Some(ev) = self.events.pop_until(self.cfg.end) {
             debug_assert!(ev.time >= self.now, "time went back from {:?} to {:?}", self.now, ev.time);
             self.now = ev.time;
             self.seq_now = ev.seq;
             match ev.kind {
                 EventKind::TxDone => {
-                    self.ports[ev.a as usize].tx_done();
+                    self.fabric.ports[ev.a as usize].tx_done();
                     if ev.b != NO_PACKET {
                         self.host_tx_done(ev.b);
                     }
@@ -274,27 +313,27 @@ impl Network {
                 EventKind::Arrive => self.link_arrive(ev.a, ev.b),
                 EventKind::HostWake => self.host_wake(ev.a, ev.time),
                 EventKind::Kick => {
-                    if let Owner::Host(h) = self.ports[ev.a as usize].owner {
-                        self.hosts[h as usize].pacer_kick_done(ev.time);
+                    if let Owner::Host(h) = self.fabric.ports[ev.a as usize].owner {
+                        self.fabric.hosts[h as usize].pacer_kick_done(ev.time);
                     }
                     self.try_tx(ev.a)
                 }
                 EventKind::Sample => self.sample(),
-                EventKind::WarmupEnd => self.at_warmup = self.counters(),
+                EventKind::WarmupEnd => self.measure.at_warmup = self.counters(),
                 EventKind::Timer => self.window_timer(ev.a, Timer::from_u32(ev.b)),
                 EventKind::Arrival => self.workload_event(ev.a, ev.b),
                 EventKind::HostRx => self.host_rx_done(ev.a),
             }
         }
-        self.now = self.end;
-        for s in &mut self.samplers {
-            s.observe(self.end, self.ports[s.port as usize].queue_bytes);
+        self.now = self.cfg.end;
+        for s in &mut self.measure.samplers {
+            s.observe(self.cfg.end, self.fabric.ports[s.port as usize].queue_bytes);
         }
     }
 
     fn sample(&mut self) {
-        let ts = &mut self.timeseries;
-        for (i, f) in self.flows.iter_mut().enumerate().filter(|(_, f)| f.listed()) {
+        let ts = &mut self.measure.timeseries;
+        for (i, f) in self.flows.slots.iter_mut().enumerate().filter(|(_, f)| f.listed()) {
             ts.time.push(self.now);
             ts.flow.push(i as u32);
             ts.delivered_bytes.push(f.stats.delivered_bytes);
@@ -307,15 +346,15 @@ impl Network {
             ts.rtt.push((st.interval_rtt_samples > 0).then(|| Time((st.interval_rtt_sum / st.interval_rtt_samples as u128) as u64)));
             (st.interval_rtt_sum, st.interval_rtt_samples) = (0, 0);
         }
-        let dt = self.timeseries_interval.expect("sampling is on");
+        let dt = self.cfg.timeseries_interval.expect("sampling is on");
         self.events.push(self.now + dt, EventKind::Sample, 0, 0);
     }
 
     /// Lets connection `f` send from its start: a message flow joins its host's scheduler, a
     /// window flow sends its first window (at once, or by a timer at its start).
     pub(crate) fn start_flow(&mut self, f: u32) {
-        let start = self.flows[f as usize].start;
-        match &self.flows[f as usize].tx {
+        let start = self.flows.slots[f as usize].start;
+        match &self.flows.slots[f as usize].tx {
             Tx::Message(_) => self.schedule_flow(f),
             Tx::Window(_) if start <= self.now => self.window_send(f),
             Tx::Window(_) => self.events.push(start, EventKind::Timer, f, Timer::Start as u32),
@@ -325,14 +364,14 @@ impl Network {
     /// The egress ports a packet of a flow with ECMP hash `hash` crosses from host `src` to
     /// host `dst`: the source NIC's, then each switch's.
     pub fn path(&self, src: u32, dst: u32, hash: u32) -> Vec<u32> {
-        let mut p = self.hosts[src as usize].port;
+        let mut p = self.fabric.hosts[src as usize].port;
         let mut path = vec![p];
         loop {
-            let node = self.ports[self.ports[p as usize].peer as usize].node;
-            if node == dst || node < self.graph.hosts || path.len() > self.graph.nodes() as usize {
+            let node = self.fabric.ports[self.fabric.ports[p as usize].peer as usize].node;
+            if node == dst || node < self.fabric.graph.hosts || path.len() > self.fabric.graph.nodes() as usize {
                 return path;
             }
-            p = self.routing.next_port(node - self.graph.hosts, dst, hash);
+            p = self.fabric.routing.next_port(node - self.fabric.graph.hosts, dst, hash);
             path.push(p);
         }
     }
@@ -340,21 +379,21 @@ impl Network {
     /// PFC frames sent, time ports spent paused, drops and ECN marks, so far.
     pub fn counters(&self) -> Counters {
         Counters {
-            pauses: self.ports.iter().map(|p| p.pauses_sent).sum(),
-            paused: Time(self.ports.iter().map(|p| p.paused_time_at(self.now).ps()).sum()),
-            drops: self.switches.iter().map(|s| s.drops).sum(),
-            marks: self.switches.iter().map(|s| s.marks).sum(),
+            pauses: self.fabric.ports.iter().map(|p| p.pauses_sent).sum(),
+            paused: Time(self.fabric.ports.iter().map(|p| p.paused_time_at(self.now).ps()).sum()),
+            drops: self.fabric.switches.iter().map(|s| s.drops).sum(),
+            marks: self.fabric.switches.iter().map(|s| s.marks).sum(),
             retransmits: self.all_stats().map(|s| s.retransmits).sum(),
             timeouts: self.all_stats().map(|s| s.timeouts).sum(),
-            host_drops: self.hosts.iter().map(|h| h.rx_drops).sum(),
-            data_sent: self.data_sent,
-            data_drops: self.data_drops,
+            host_drops: self.fabric.hosts.iter().map(|h| h.rx_drops).sum(),
+            data_sent: self.measure.data_sent,
+            data_drops: self.measure.data_drops,
         }
     }
 
     /// Counters of every connection: the open ones, and the retired workload flows' totals.
     pub fn all_stats(&self) -> impl Iterator<Item = &FlowStats> {
-        self.flows.iter().filter(|f| f.open).map(|f| &f.stats).chain(std::iter::once(&self.retired))
+        self.flows.slots.iter().filter(|f| f.open).map(|f| &f.stats).chain(std::iter::once(&self.flows.retired))
     }
 
     pub fn events_processed(&self) -> u64 {
@@ -368,7 +407,7 @@ impl Network {
 
     /// Data packets sent so far, retransmissions included.
     pub fn data_packets_sent(&self) -> u64 {
-        self.data_sent
+        self.measure.data_sent
     }
 
     /// Payload of data packets still in the network (queues and links).
@@ -379,5 +418,54 @@ impl Network {
     /// The most packets alive at once.
     pub fn packet_high_water(&self) -> usize {
         self.pkts.capacity()
+    }
+}
+
+/// Read access to the network's state, for tests, benchmarks and tools.
+impl Network {
+    /// The simulated time now (the end, once run).
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// When the run ends at the latest (`duration`).
+    pub fn end(&self) -> Time {
+        self.cfg.end
+    }
+
+    pub fn graph(&self) -> &Graph {
+        &self.fabric.graph
+    }
+
+    pub fn routing(&self) -> &Routing {
+        &self.fabric.routing
+    }
+
+    /// Every port, two per link (see `Port::peer`).
+    pub fn ports(&self) -> &[Port] {
+        &self.fabric.ports
+    }
+
+    pub fn hosts(&self) -> &[Host] {
+        &self.fabric.hosts
+    }
+
+    /// The connection slots (a retired workload flow's slot may hold a closed flow).
+    pub fn flows(&self) -> &[Flow] {
+        &self.flows.slots
+    }
+
+    /// Workload flows retired so far, their slots reused.
+    pub fn retired_flows(&self) -> u64 {
+        self.flows.retired_count
+    }
+
+    /// Per traffic group: the `[[flows]]` groups, then the `[[workloads]]` generators.
+    pub fn groups(&self) -> &[GroupStats] {
+        &self.measure.groups
+    }
+
+    pub fn timeseries(&self) -> &TimeSeries {
+        &self.measure.timeseries
     }
 }

@@ -83,26 +83,26 @@ impl Host {
 impl Network {
     /// When message flow `f` may release its next segment (`MessageTx::release_time`).
     fn release_time(&mut self, f: u32) -> Option<Time> {
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows.slots[f as usize];
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
-        m.release_time(self.now, self.segment_bytes, self.max_outstanding, &mut flow.rng)
+        m.release_time(self.now, self.cfg.segment_bytes, self.cfg.max_outstanding, &mut flow.rng)
     }
 
     /// Puts message flow `f` in its host's scheduler if it is not there and has something to
     /// send (TIMELY §3.3: the rate control engine).
     pub(crate) fn schedule_flow(&mut self, f: u32) {
-        if self.flows[f as usize].message().in_sched {
+        if self.flows.slots[f as usize].message().in_sched {
             return;
         }
         if let Some(t) = self.release_time(f) {
-            let h = self.flows[f as usize].src;
+            let h = self.flows.slots[f as usize].src;
             self.requeue(h, f, t);
             self.arm_wake(h);
         }
     }
 
     fn arm_wake(&mut self, h: u32) {
-        let host = &mut self.hosts[h as usize];
+        let host = &mut self.fabric.hosts[h as usize];
         if let Some(Reverse((t, _, _))) = host.sched.peek() {
             if *t < host.wake_at {
                 host.wake_at = *t;
@@ -113,17 +113,17 @@ impl Network {
 
     /// Host `h`'s scheduler: release every segment whose time has come, round-robin.
     pub(crate) fn host_wake(&mut self, h: u32, at: Time) {
-        let host = &mut self.hosts[h as usize];
+        let host = &mut self.fabric.hosts[h as usize];
         if at != host.wake_at {
             return; // superseded by an earlier wake-up
         }
         host.wake_at = Time::MAX;
-        while let Some(&Reverse((t, _, f))) = self.hosts[h as usize].sched.peek() {
+        while let Some(&Reverse((t, _, f))) = self.fabric.hosts[h as usize].sched.peek() {
             if t > self.now {
                 break;
             }
-            self.hosts[h as usize].sched.pop();
-            self.flows[f as usize].message().in_sched = false;
+            self.fabric.hosts[h as usize].sched.pop();
+            self.flows.slots[f as usize].message().in_sched = false;
             match self.release_time(f) {
                 None => {}
                 // The rate fell since the time was computed: re-queue (TIMELY §5, lazy update).
@@ -135,14 +135,14 @@ impl Network {
             }
         }
         self.arm_wake(h);
-        let port = self.hosts[h as usize].port;
+        let port = self.fabric.hosts[h as usize].port;
         self.try_tx(port);
     }
 
     /// Puts flow `f` in host `h`'s scheduler for time `t`.
     fn requeue(&mut self, h: u32, f: u32, t: Time) {
-        self.flows[f as usize].message().in_sched = true;
-        let host = &mut self.hosts[h as usize];
+        self.flows.slots[f as usize].message().in_sched = true;
+        let host = &mut self.fabric.hosts[h as usize];
         host.sched.push(Reverse((t, host.sched_seq, f)));
         host.sched_seq += 1;
     }
@@ -150,13 +150,13 @@ impl Network {
     /// Hands flow `f`'s next segment to its NIC (the segmenter); `t_send` is now.
     fn release_segment(&mut self, f: u32) {
         let now = self.now;
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows.slots[f as usize];
         let (src, class) = (flow.src, flow.class);
         let m = flow.message();
-        let bytes = m.release(now, self.segment_bytes);
+        let bytes = m.release(now, self.cfg.segment_bytes);
         let seg = Segment { flow: f, bytes: bytes as u32, sent: 0, t_send: now, first: m.nic_segments == 0, next_at: now };
         m.nic_segments += 1;
-        self.hosts[src as usize].nic[class as usize].push_back(seg);
+        self.fabric.hosts[src as usize].nic[class as usize].push_back(seg);
     }
 
     /// The next data packet of class `c` from host `h`'s NIC, if it has one: the next
@@ -165,7 +165,7 @@ impl Network {
     /// between packets and the NIC serves other flows' segments meanwhile.
     pub(crate) fn next_data_packet(&mut self, h: u32, c: usize) -> Option<u32> {
         let now = self.now;
-        let host = &mut self.hosts[h as usize];
+        let host = &mut self.fabric.hosts[h as usize];
         let mut wait = Time::MAX;
         let idx = host.nic[c].iter().position(|s| {
             if s.first && s.next_at > now {
@@ -181,10 +181,10 @@ impl Network {
             return None;
         };
         let seg = &mut host.nic[c][idx];
-        let payload = (seg.bytes - seg.sent).min(self.payload_per_packet);
+        let payload = (seg.bytes - seg.sent).min(self.cfg.payload_per_packet);
         seg.sent += payload;
-        if let Some(pacing) = self.pacing_rate {
-            seg.next_at = now + pacing.serialization((payload + self.header_bytes) as u64);
+        if let Some(pacing) = self.cfg.pacing_rate {
+            seg.next_at = now + pacing.serialization((payload + self.cfg.header_bytes) as u64);
         }
         let last = seg.sent == seg.bytes;
         let s = *seg;
@@ -195,7 +195,7 @@ impl Network {
                 next.first = true;
             }
         }
-        let flow = &mut self.flows[s.flow as usize];
+        let flow = &mut self.flows.slots[s.flow as usize];
         flow.stats.tx_bytes += payload as u64;
         let (dst, hash) = (flow.dst, flow.hash[0]);
         flow.message().nic_segments -= last as u32;
@@ -207,7 +207,7 @@ impl Network {
             payload_bytes: payload,
             segment_bytes: s.bytes,
             t_send: s.t_send,
-            ..Packet::new(PacketKind::Data, c as u8, payload + self.header_bytes)
+            ..Packet::new(PacketKind::Data, c as u8, payload + self.cfg.header_bytes)
         };
         Some(self.alloc_packet(pkt))
     }
@@ -216,7 +216,7 @@ impl Network {
     /// window-transport data packet leaves the host's send queue (TSQ accounting).
     pub(crate) fn tx_done_matters(&self, i: u32) -> bool {
         let pkt = self.pkts.get(i);
-        pkt.kind == PacketKind::Data && matches!(self.flows[pkt.flow as usize].tx, Tx::Window(_))
+        pkt.kind == PacketKind::Data && matches!(self.flows.slots[pkt.flow as usize].tx, Tx::Window(_))
     }
 
     /// The host's NIC finished sending window-transport data packet `i` (a transmit completion
@@ -231,19 +231,19 @@ impl Network {
     /// handles itself (message transport, pings), it is processed now; otherwise it joins the
     /// NIC Rx queue, or is dropped when the queue is full.
     pub(crate) fn host_arrive(&mut self, h: u32, i: u32) {
-        if !self.host_config.enabled() {
+        if !self.cfg.host_config.enabled() {
             return self.host_receive(h, i, Time::ZERO);
         }
         let pkt = *self.pkts.get(i);
-        let software = matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) && matches!(self.flows[pkt.flow as usize].tx, Tx::Window(_));
+        let software = matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) && matches!(self.flows.slots[pkt.flow as usize].tx, Tx::Window(_));
         if !software {
             return self.host_receive(h, i, Time::ZERO);
         }
-        let host = &mut self.hosts[h as usize];
-        if host.rx.len() >= self.host_config.rx_queue_packets as usize {
+        let host = &mut self.fabric.hosts[h as usize];
+        if host.rx.len() >= self.cfg.host_config.rx_queue_packets as usize {
             host.rx_drops += 1;
             host.rx_dropped_payload += pkt.payload_bytes as u64;
-            self.data_drops += (pkt.kind == PacketKind::Data) as u64;
+            self.measure.data_drops += (pkt.kind == PacketKind::Data) as u64;
             self.free_packet(i);
             return self.maybe_retire(pkt.flow);
         }
@@ -255,16 +255,16 @@ impl Network {
 
     /// Host `h`'s stack starts on the packet at the head of its NIC Rx queue (`t3`).
     fn host_rx_start(&mut self, h: u32) {
-        let (i, _) = self.hosts[h as usize].rx[0];
-        let done = self.now + self.host_config.processing(self.pkts.get(i).payload_bytes);
+        let (i, _) = self.fabric.hosts[h as usize].rx[0];
+        let done = self.now + self.cfg.host_config.processing(self.pkts.get(i).payload_bytes);
         self.events.push(done, EventKind::HostRx, h, 0);
     }
 
     /// Host `h`'s stack finished the head packet (`t4`, `t6`): it goes to its transport with
     /// the time it spent since reaching the NIC, and the next one starts.
     pub(crate) fn host_rx_done(&mut self, h: u32) {
-        let (i, arrived) = self.hosts[h as usize].rx.pop_front().expect("a packet in processing");
-        if !self.hosts[h as usize].rx.is_empty() {
+        let (i, arrived) = self.fabric.hosts[h as usize].rx.pop_front().expect("a packet in processing");
+        if !self.fabric.hosts[h as usize].rx.is_empty() {
             self.host_rx_start(h);
         }
         self.host_receive(h, i, self.now - arrived);
@@ -279,7 +279,7 @@ impl Network {
             PacketKind::Pong => return self.pong(i, pkt),
             _ => {}
         }
-        match (pkt.kind, &self.flows[pkt.flow as usize].tx) {
+        match (pkt.kind, &self.flows.slots[pkt.flow as usize].tx) {
             (PacketKind::Data, Tx::Message(_)) => self.message_deliver(h, i, pkt),
             (_, Tx::Message(_)) => {
                 self.free_packet(i);

@@ -99,20 +99,20 @@ fn us(t: Time) -> f64 {
 
 impl Network {
     pub fn summary(&self) -> Summary {
-        let measured = self.end - self.warmup;
+        let measured = self.cfg.end - self.cfg.warmup;
         let secs = measured.as_secs();
         let measured_bytes: u64 = self.all_stats().map(|s| s.measured_bytes).sum();
         let measured_wire: u64 = self.all_stats().map(|s| s.measured_wire_bytes).sum();
-        let h = &self.rtt_hist;
+        let h = &self.measure.rtt_hist;
         let rtt_samples: u64 = self.all_stats().map(|s| s.rtt_samples).sum();
         let rtt_sum: u128 = self.all_stats().map(|s| s.rtt_sum).sum();
         let q = |quantile: f64| (rtt_samples > 0).then(|| h.value_at_quantile(quantile) as f64 / 1e3);
-        let goodputs: Vec<f64> = self.flows.iter().filter(|f| f.listed()).map(|f| f.stats.measured_bytes as f64).collect();
-        let rpc = merged(self.groups.iter().map(|g| &g.rpc_latency));
-        let ping = merged(self.groups.iter().map(|g| &g.ping_rtt));
-        let slowdown = merged(self.groups.iter().map(|g| g.slowdown.last().expect("an all-sizes bucket")));
-        let qs = self.samplers.first().filter(|s| !s.hist.is_empty()).map(|s| &s.hist);
-        let (c, w) = (self.counters(), self.at_warmup);
+        let goodputs: Vec<f64> = self.flows.slots.iter().filter(|f| f.listed()).map(|f| f.stats.measured_bytes as f64).collect();
+        let rpc = merged(self.measure.groups.iter().map(|g| &g.rpc_latency));
+        let ping = merged(self.measure.groups.iter().map(|g| &g.ping_rtt));
+        let slowdown = merged(self.measure.groups.iter().map(|g| g.slowdown.last().expect("an all-sizes bucket")));
+        let qs = self.measure.samplers.first().filter(|s| !s.hist.is_empty()).map(|s| &s.hist);
+        let (c, w) = (self.counters(), self.measure.at_warmup);
         Summary {
             measured_s: secs,
             throughput_gbps: measured_wire as f64 * 8.0 / secs / 1e9,
@@ -137,10 +137,10 @@ impl Network {
             bytes_sent: self.all_stats().map(|s| s.tx_bytes).sum(),
             bytes_delivered: self.all_stats().map(|s| s.delivered_bytes).sum(),
             bytes_in_flight: self.payload_in_flight(),
-            bytes_dropped: self.switches.iter().map(|s| s.dropped_payload).sum::<u64>() + self.hosts.iter().map(|h| h.rx_dropped_payload).sum::<u64>(),
+            bytes_dropped: self.fabric.switches.iter().map(|s| s.dropped_payload).sum::<u64>() + self.fabric.hosts.iter().map(|h| h.rx_dropped_payload).sum::<u64>(),
             bytes_duplicate: self.all_stats().map(|s| s.duplicate_bytes).sum(),
-            flows: self.flows_opened,
-            flows_finished: self.flows.iter().filter(|f| f.open && f.stats.finish.is_some()).count() as u64 + self.retired_flows,
+            flows: self.flows.opened,
+            flows_finished: self.flows.slots.iter().filter(|f| f.open && f.stats.finish.is_some()).count() as u64 + self.flows.retired_count,
             queue_avg_kb: qs.map(|h| h.mean() / 1e3),
             queue_p99_kb: qs.map(|h| h.value_at_quantile(0.99) as f64 / 1e3),
             queue_max_kb: qs.map(|h| h.max() as f64 / 1e3),
@@ -162,9 +162,9 @@ impl Network {
     /// `timeseries`, `groups` (per traffic group), `fct` (per group and size bucket),
     /// `flow_records` (when asked).
     pub fn tables(&self) -> Value {
-        let secs = (self.end - self.warmup).as_secs();
-        let ids: Vec<usize> = (0..self.flows.len()).filter(|&i| self.flows[i].listed()).collect();
-        let f: Vec<&crate::flow::Flow> = ids.iter().map(|&i| &self.flows[i]).collect();
+        let secs = (self.cfg.end - self.cfg.warmup).as_secs();
+        let ids: Vec<usize> = (0..self.flows.slots.len()).filter(|&i| self.flows.slots[i].listed()).collect();
+        let f: Vec<&crate::flow::Flow> = ids.iter().map(|&i| &self.flows.slots[i]).collect();
         let flows = json!({
             "flow": ids,
             "group": f.iter().map(|x| x.group).collect::<Vec<_>>(),
@@ -187,16 +187,16 @@ impl Network {
             "fcwnd": f.iter().map(|x| x.cc_metrics().fcwnd_pkts).collect::<Vec<_>>(),
             "ecwnd": f.iter().map(|x| x.cc_metrics().ecwnd_pkts).collect::<Vec<_>>(),
         });
-        let total = self.rtt_hist.len().max(1) as f64;
+        let total = self.measure.rtt_hist.len().max(1) as f64;
         let mut cum = 0u64;
         let (mut rtt_us, mut count, mut cdf) = (vec![], vec![], vec![]);
-        for v in self.rtt_hist.iter_recorded() {
+        for v in self.measure.rtt_hist.iter_recorded() {
             cum += v.count_at_value();
             rtt_us.push(v.value_iterated_to() as f64 / 1e3);
             count.push(v.count_at_value());
             cdf.push(cum as f64 / total);
         }
-        let s = &self.samplers;
+        let s = &self.measure.samplers;
         let queue_stats = json!({
             "port": s.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
             "samples": s.iter().map(|x| x.hist.len()).collect::<Vec<_>>(),
@@ -214,14 +214,14 @@ impl Network {
             }
         }
         let ports = json!({
-            "port": (0..self.ports.len() as u32).map(|p| port_name(&self.graph, &self.ports, p)).collect::<Vec<_>>(),
-            "tx_bytes": self.ports.iter().map(|p| p.tx_bytes).collect::<Vec<_>>(),
-            "tx_payload_bytes": self.ports.iter().map(|p| p.tx_payload_bytes).collect::<Vec<_>>(),
-            "pauses_sent": self.ports.iter().map(|p| p.pauses_sent).collect::<Vec<_>>(),
-            "paused_us": self.ports.iter().map(|p| us(p.paused_time_at(self.end))).collect::<Vec<_>>(),
+            "port": (0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, p)).collect::<Vec<_>>(),
+            "tx_bytes": self.fabric.ports.iter().map(|p| p.tx_bytes).collect::<Vec<_>>(),
+            "tx_payload_bytes": self.fabric.ports.iter().map(|p| p.tx_payload_bytes).collect::<Vec<_>>(),
+            "pauses_sent": self.fabric.ports.iter().map(|p| p.pauses_sent).collect::<Vec<_>>(),
+            "paused_us": self.fabric.ports.iter().map(|p| us(p.paused_time_at(self.cfg.end))).collect::<Vec<_>>(),
         });
-        let ts = &self.timeseries;
-        let g = &self.groups;
+        let ts = &self.measure.timeseries;
+        let g = &self.measure.groups;
         let groups = json!({
             "group": g.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
             "kind": g.iter().map(|x| x.kind).collect::<Vec<_>>(),
@@ -267,9 +267,9 @@ impl Network {
     /// Per group with sized flows and per size bucket (then "all"): flows finished, FCT and
     /// slowdown quantiles.
     fn fct_table(&self) -> Value {
-        let edges = &self.fct_buckets;
+        let edges = &self.measure.fct_buckets;
         let mut cols: [Vec<Value>; 11] = Default::default();
-        for g in self.groups.iter().filter(|g| !g.fct.last().expect("all sizes").is_empty()) {
+        for g in self.measure.groups.iter().filter(|g| !g.fct.last().expect("all sizes").is_empty()) {
             for (b, (fct, slow)) in g.fct.iter().zip(&g.slowdown).enumerate() {
                 let all = b == edges.len() + 1;
                 let lo = if all || b == 0 { 0 } else { edges[b - 1] };
@@ -297,9 +297,9 @@ impl Network {
     }
 
     fn flow_records_table(&self) -> Value {
-        let r = self.flow_records.as_deref().unwrap_or_default();
+        let r = self.measure.flow_records.as_deref().unwrap_or_default();
         json!({
-            "group": r.iter().map(|x| self.groups[x.group as usize].name.clone()).collect::<Vec<_>>(),
+            "group": r.iter().map(|x| self.measure.groups[x.group as usize].name.clone()).collect::<Vec<_>>(),
             "src": r.iter().map(|x| x.src).collect::<Vec<_>>(),
             "dst": r.iter().map(|x| x.dst).collect::<Vec<_>>(),
             "size_bytes": r.iter().map(|x| x.size).collect::<Vec<_>>(),
@@ -333,12 +333,12 @@ pub fn perf(net: &Network, wall_s: f64) -> Value {
         "events_per_s": events as f64 / wall_s,
         "data_packets": net.data_packets_sent(),
         "data_packets_per_s": net.data_packets_sent() as f64 / wall_s,
-        "simulated_s": net.end.as_secs(),
-        "sim_seconds_per_wall_second": net.end.as_secs() / wall_s,
+        "simulated_s": net.cfg.end.as_secs(),
+        "sim_seconds_per_wall_second": net.cfg.end.as_secs() / wall_s,
         "packet_slots": net.packet_high_water(),
         "events_pending_peak": net.events_pending_peak(),
-        "flow_slots": net.flows.len(),
-        "route_entries": net.routing.table_entries(),
+        "flow_slots": net.flows.slots.len(),
+        "route_entries": net.fabric.routing.table_entries(),
     })
 }
 

@@ -145,7 +145,7 @@ impl Network {
     /// then the classes in strict priority (class 0 first), skipping paused classes. A host port
     /// draws data packets from its NIC's segment queues in the same class order.
     pub(crate) fn try_tx(&mut self, p: u32) {
-        let port = &mut self.ports[p as usize];
+        let port = &mut self.fabric.ports[p as usize];
         if port.busy(self.now, self.seq_now) {
             // Something may be waiting for the port: its completion must happen as an event.
             if !port.done_queued {
@@ -156,15 +156,15 @@ impl Network {
         }
         let mut next = port.control.pop_front();
         if next.is_none() {
-            for c in 0..self.classes {
-                if self.ports[p as usize].paused[c] {
+            for c in 0..self.cfg.classes {
+                if self.fabric.ports[p as usize].paused[c] {
                     continue;
                 }
-                if let Some(i) = self.ports[p as usize].queues[c].pop_front() {
+                if let Some(i) = self.fabric.ports[p as usize].queues[c].pop_front() {
                     next = Some(self.dequeued(p, c, i));
                     break;
                 }
-                if let Owner::Host(h) = self.ports[p as usize].owner {
+                if let Owner::Host(h) = self.fabric.ports[p as usize].owner {
                     if let Some(i) = self.next_data_packet(h, c) {
                         next = Some(i);
                         break;
@@ -176,15 +176,15 @@ impl Network {
         // The completion happens as an event when something waits for the port already; at a
         // host, also when its NIC holds segments or its transport counts the packet's
         // completion (`host_tx_done`).
-        let port = &self.ports[p as usize];
+        let port = &self.fabric.ports[p as usize];
         let (matters, nic_holds) = match port.owner {
             Owner::Switch(_) => (false, false),
-            Owner::Host(h) => (self.tx_done_matters(i), self.hosts[h as usize].nic[..self.classes].iter().any(|q| !q.is_empty())),
+            Owner::Host(h) => (self.tx_done_matters(i), self.fabric.hosts[h as usize].nic[..self.cfg.classes].iter().any(|q| !q.is_empty())),
         };
         let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
         let pkt = self.pkts.get(i);
         let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
-        let port = &mut self.ports[p as usize];
+        let port = &mut self.fabric.ports[p as usize];
         port.tx_bytes += wire;
         port.tx_payload_bytes += payload;
         let done = self.now + port.rate.serialization(wire);
@@ -196,7 +196,7 @@ impl Network {
             self.events.push_reserved(done, port.done_seq, EventKind::TxDone, p, if matters { i } else { NO_PACKET });
         }
         let seq = self.events.reserve();
-        let link = &mut self.ports[peer as usize].arriving;
+        let link = &mut self.fabric.ports[peer as usize].arriving;
         link.push_back((arrive, seq, i));
         if link.len() == 1 {
             self.events.push_reserved(arrive, seq, EventKind::Arrive, peer, i);
@@ -207,7 +207,7 @@ impl Network {
     fn dequeued(&mut self, p: u32, c: usize, i: u32) -> u32 {
         self.observe_queue(p);
         let w = self.pkts.get(i).wire_bytes as u64;
-        let port = &mut self.ports[p as usize];
+        let port = &mut self.fabric.ports[p as usize];
         let queued_before = port.class_bytes[c];
         port.class_bytes[c] -= w;
         port.queue_bytes -= w;
@@ -221,7 +221,7 @@ impl Network {
     pub(crate) fn enqueue(&mut self, p: u32, c: usize, i: u32) {
         self.observe_queue(p);
         let w = self.pkts.get(i).wire_bytes as u64;
-        let port = &mut self.ports[p as usize];
+        let port = &mut self.fabric.ports[p as usize];
         port.queues[c].push_back(i);
         port.class_bytes[c] += w;
         port.queue_bytes += w;
@@ -233,8 +233,8 @@ impl Network {
     /// another port's dequeue.
     pub(crate) fn send_pfc(&mut self, p: u32, class: usize, pause: bool) {
         let kind = if pause { PacketKind::Pause } else { PacketKind::Resume };
-        let i = self.pkts.alloc(Packet::new(kind, class as u8, self.pfc_frame_bytes));
-        let port = &mut self.ports[p as usize];
+        let i = self.pkts.alloc(Packet::new(kind, class as u8, self.cfg.pfc_frame_bytes));
+        let port = &mut self.fabric.ports[p as usize];
         port.control.push_back(i);
         port.pauses_sent += pause as u64;
         self.events.push(self.now, EventKind::Kick, p, 0);
@@ -244,10 +244,10 @@ impl Network {
     /// the link becomes its event, and this one goes to the switch or host that owns the port,
     /// or, a PFC frame, to the port's own egress.
     pub(crate) fn link_arrive(&mut self, p: u32, i: u32) {
-        if let Some((t, seq, next)) = self.ports[p as usize].arrived() {
+        if let Some((t, seq, next)) = self.fabric.ports[p as usize].arrived() {
             self.events.push_reserved(t, seq, EventKind::Arrive, p, next);
         }
-        match (self.pkts.get(i).kind, self.ports[p as usize].owner) {
+        match (self.pkts.get(i).kind, self.fabric.ports[p as usize].owner) {
             (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(p, i),
             (_, Owner::Switch(s)) => self.switch_receive(s, p, i),
             (_, Owner::Host(h)) => self.host_arrive(h, i),
@@ -258,7 +258,7 @@ impl Network {
     pub(crate) fn receive_pfc(&mut self, p: u32, i: u32) {
         let pkt = *self.pkts.get(i);
         self.pkts.free(i);
-        if self.ports[p as usize].apply_pfc(pkt.class as usize, pkt.kind == PacketKind::Pause, self.now) {
+        if self.fabric.ports[p as usize].apply_pfc(pkt.class as usize, pkt.kind == PacketKind::Pause, self.now) {
             self.try_tx(p);
         }
     }
@@ -266,9 +266,9 @@ impl Network {
     /// Credits port `p`'s queue sampler with the occupancy that held until now.
     #[inline]
     fn observe_queue(&mut self, p: u32) {
-        let port = &self.ports[p as usize];
+        let port = &self.fabric.ports[p as usize];
         if port.sampler != NO_SAMPLER {
-            self.samplers[port.sampler as usize].observe(self.now, port.queue_bytes);
+            self.measure.samplers[port.sampler as usize].observe(self.now, port.queue_bytes);
         }
     }
 }

@@ -45,13 +45,13 @@ impl Network {
     /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
     pub(crate) fn switch_receive(&mut self, s: u32, in_port: u32, i: u32) {
         let pkt = *self.pkts.get(i);
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.fabric.switches[s as usize];
         let w = pkt.wire_bytes as u64;
-        if sw.used + w > self.switch_params.buffer {
+        if sw.used + w > self.cfg.switch_params.buffer {
             // Tail drop: the shared buffer is full.
             sw.drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
-            self.data_drops += (pkt.kind == PacketKind::Data) as u64;
+            self.measure.data_drops += (pkt.kind == PacketKind::Data) as u64;
             if matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) {
                 self.free_packet(i);
                 self.maybe_retire(pkt.flow);
@@ -61,21 +61,21 @@ impl Network {
             return;
         }
         sw.used += w;
-        let egress = self.routing.next_port(s, pkt.dst_host, pkt.hash);
+        let egress = self.fabric.routing.next_port(s, pkt.dst_host, pkt.hash);
         let c = pkt.class as usize;
         let p = self.pkts.get_mut(i);
         p.in_port = in_port;
         p.hops = p.hops.saturating_add(1);
-        let inp = &mut self.ports[in_port as usize];
+        let inp = &mut self.fabric.ports[in_port as usize];
         inp.ingress_bytes[c] += w;
-        if let Some((xoff, _)) = self.switch_params.pfc {
+        if let Some((xoff, _)) = self.cfg.switch_params.pfc {
             if !inp.pausing[c] && inp.ingress_bytes[c] > xoff {
                 inp.pausing[c] = true;
                 self.send_pfc(in_port, c, true);
             }
         }
-        if self.switch_params.mark_at == MarkAt::Enqueue {
-            let queued = self.ports[egress as usize].class_bytes[c];
+        if self.cfg.switch_params.mark_at == MarkAt::Enqueue {
+            let queued = self.fabric.ports[egress as usize].class_bytes[c];
             self.mark(s, i, queued);
         }
         self.enqueue(egress, c, i);
@@ -83,8 +83,8 @@ impl Network {
 
     /// Marks data packet `i` CE with the probability for a queue of `queued` bytes.
     fn mark(&mut self, s: u32, i: u32, queued: u64) {
-        let sw = &mut self.switches[s as usize];
-        if let (Some(ecn), PacketKind::Data) = (self.switch_params.ecn, self.pkts.get(i).kind) {
+        let sw = &mut self.fabric.switches[s as usize];
+        if let (Some(ecn), PacketKind::Data) = (self.cfg.switch_params.ecn, self.pkts.get(i).kind) {
             let p = mark_probability(queued, ecn);
             if p >= 1.0 || (p > 0.0 && sw.rng.random::<f64>() < p) {
                 self.pkts.get_mut(i).ecn = true;
@@ -99,13 +99,13 @@ impl Network {
     pub(crate) fn switch_dequeued(&mut self, s: u32, c: usize, i: u32, queued: u64) {
         let pkt = *self.pkts.get(i);
         let w = pkt.wire_bytes as u64;
-        self.switches[s as usize].used -= w;
-        if self.switch_params.mark_at == MarkAt::Dequeue {
+        self.fabric.switches[s as usize].used -= w;
+        if self.cfg.switch_params.mark_at == MarkAt::Dequeue {
             self.mark(s, i, queued);
         }
-        let inp = &mut self.ports[pkt.in_port as usize];
+        let inp = &mut self.fabric.ports[pkt.in_port as usize];
         inp.ingress_bytes[c] -= w;
-        if let Some((_, xon)) = self.switch_params.pfc {
+        if let Some((_, xon)) = self.cfg.switch_params.pfc {
             if inp.pausing[c] && inp.ingress_bytes[c] <= xon {
                 inp.pausing[c] = false;
                 self.send_pfc(pkt.in_port, c, false);

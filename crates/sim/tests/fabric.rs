@@ -30,15 +30,15 @@ fn fat_tree(k: u32) -> String {
 
 /// Walks every host pair's path and checks it ends at the destination in the expected hops.
 fn all_pairs_reachable(net: &Network, expected_hops: impl Fn(u32, u32) -> u32) {
-    let hosts = net.graph.hosts;
+    let hosts = net.graph().hosts;
     for a in 0..hosts {
         for b in (0..hosts).filter(|&b| b != a) {
             let path = net.path(a, b, five_tuple_hash(1, a, b, 50000, 4791));
             let last = *path.last().unwrap();
-            let reached = net.ports[net.ports[last as usize].peer as usize].node;
+            let reached = net.ports()[net.ports()[last as usize].peer as usize].node;
             assert_eq!(reached, b, "{a} -> {b} ended at node {reached}");
             assert_eq!(path.len() as u32, expected_hops(a, b), "{a} -> {b}");
-            assert_eq!(net.routing.hops(a, b), Some(expected_hops(a, b)));
+            assert_eq!(net.routing().hops(a, b), Some(expected_hops(a, b)));
         }
     }
 }
@@ -48,8 +48,8 @@ fn every_host_pair_is_reachable_on_the_shortest_path() {
     for k in [4, 8] {
         let net = Network::new(&scenario(&fat_tree(k))).unwrap();
         let (per_edge, per_pod) = (k / 2, k * k / 4);
-        assert_eq!(net.graph.hosts, k * k * k / 4);
-        assert_eq!(net.graph.switches, 5 * k * k / 4);
+        assert_eq!(net.graph().hosts, k * k * k / 4);
+        assert_eq!(net.graph().switches, 5 * k * k / 4);
         all_pairs_reachable(&net, |a, b| match () {
             _ if a / per_edge == b / per_edge => 2,
             _ if a / per_pod == b / per_pod => 4,
@@ -73,7 +73,7 @@ fn every_host_pair_is_reachable_on_the_shortest_path() {
     let net = Network::new(&scenario(leaf_spine)).unwrap();
     // 6 hosts × 10 Gbps over 3 spines at 2:1: 10 Gbps uplinks.
     let uplink = net.path(0, 23, 7)[1];
-    assert_eq!(net.ports[uplink as usize].rate, Rate(10_000_000_000));
+    assert_eq!(net.ports()[uplink as usize].rate, Rate(10_000_000_000));
     all_pairs_reachable(&net, |a, b| if a / 6 == b / 6 { 2 } else { 4 });
     let chain = r#"
         duration = "1ms"
@@ -97,7 +97,7 @@ fn route_tables_grow_linearly_with_hosts() {
         .iter()
         .map(|&k| {
             let net = Network::new(&scenario(&fat_tree(k))).unwrap();
-            net.routing.table_entries() as f64 / net.graph.hosts as f64
+            net.routing().table_entries() as f64 / net.graph().hosts as f64
         })
         .collect();
     // Entries per host stay bounded (a per-destination table in every switch would grow as k²,
@@ -134,7 +134,7 @@ fn unloaded_rpc_latency_is_serialization_plus_propagation() {
         rate = 200.0
     "#;
     let net = run_net(&fat_tree_with(4, "100ms", rpc));
-    let g = &net.groups[0];
+    let g = &net.groups()[0];
     assert!(g.rpcs_completed >= 10, "{} RPCs", g.rpcs_completed);
     // 4000 B = 1436 + 1436 + 1128 payload: wire 1500, 1500, 1192 B, 1.2 µs and 0.9536 µs at
     // 10 Gbps, over 6 links of 1 µs. The last packet waits behind the second full one at every
@@ -171,13 +171,13 @@ fn flow_sizes_offer_their_target_load_on_the_host_links() {
     let flows = format!("[[workloads]]\nkind = \"flow_sizes\"\ncdf = \"alistorage\"\nload = {load}");
     let net = run_net(&fat_tree_with(4, "200ms", &flows));
     let secs = 0.2;
-    let host_payload: u64 = (0..net.graph.hosts).map(|h| net.ports[net.hosts[h as usize].port as usize].tx_payload_bytes).sum();
-    let measured = host_payload as f64 * 8.0 / (net.graph.hosts as f64 * 10e9 * secs);
+    let host_payload: u64 = (0..net.graph().hosts).map(|h| net.ports()[net.hosts()[h as usize].port as usize].tx_payload_bytes).sum();
+    let measured = host_payload as f64 * 8.0 / (net.graph().hosts as f64 * 10e9 * secs);
     assert!((measured - load).abs() / load < 0.03, "measured load {measured:.4} vs {load}");
     // Finished flows give their slots back: slots stay near the flows in flight.
     let s = net.summary();
     assert!(s.flows > 30_000, "{} flows", s.flows);
-    assert!((net.flows.len() as u64) < s.flows / 50, "{} slots for {} flows", net.flows.len(), s.flows);
+    assert!((net.flows().len() as u64) < s.flows / 50, "{} slots for {} flows", net.flows().len(), s.flows);
     assert!(s.fct_flows > 0 && s.slowdown_p50.unwrap() >= 1.0);
     assert_eq!(s.bytes_sent, s.bytes_delivered + s.bytes_in_flight + s.bytes_dropped + s.bytes_duplicate);
 }
@@ -219,8 +219,8 @@ fn lossy_window_flows_retire_cleanly_and_conserve_bytes() {
     let s = net.summary();
     assert!(s.drops > 0 && s.retransmits > 0, "drops {} retransmits {}", s.drops, s.retransmits);
     assert_eq!(s.bytes_sent, s.bytes_delivered + s.bytes_in_flight + s.bytes_dropped + s.bytes_duplicate);
-    assert!(s.flows_finished > 1000 && net.retired_flows > 1000);
-    let incast = &net.groups[1];
+    assert!(s.flows_finished > 1000 && net.retired_flows() > 1000);
+    let incast = &net.groups()[1];
     assert!(incast.flows_finished > 100 && incast.flows_finished <= incast.flows_started);
     let again = run_net(toml).summary();
     assert_eq!(again, s, "same seed, same results");

@@ -36,7 +36,7 @@ fn one_packet_end_to_end_delay_to_the_picosecond() {
     let ser_25g = wire * 8 * 1_000_000_000_000 / 25_000_000_000; // 340 480 ps
     assert_eq!((ser_10g, ser_25g), (851_200, 340_480));
     let delivered = ser_10g + 1_000_000 + ser_25g + 2_000_000;
-    let f = &net.flows[0];
+    let f = &net.flows()[0];
     assert_eq!(f.stats.finish, Some(Time(delivered)));
     // The 64 B ACK comes back the same way; the RTT sample subtracts the segment's
     // serialization at the sender's line rate (TIMELY §3.1): 1000 B at 10 Gbps = 800 000 ps.
@@ -93,11 +93,11 @@ fn pfc_incast_is_lossless_and_conserves_bytes() {
 fn sized_flows_deliver_everything() {
     let toml = testbed("").replace("connections = 4", "connections = 4\nsize = \"200KB\"");
     let net = run_net(&toml);
-    for mut f in net.flows {
+    for f in net.flows() {
         assert_eq!(f.stats.delivered_bytes, 200_000);
         assert_eq!(f.stats.tx_bytes, 200_000);
         assert!(f.stats.finish.is_some());
-        assert_eq!(f.message().outstanding_bytes(), 0);
+        assert_eq!(f.message_tx().expect("a message flow").outstanding_bytes(), 0);
     }
 }
 
@@ -108,10 +108,10 @@ fn sized_flows_deliver_everything() {
 fn a_run_until_flows_done_ends_at_the_last_completion() {
     let sized = testbed("").replace("connections = 4", "connections = 4\nsize = \"200KB\"").replace("warmup = \"10ms\"", "");
     let full = run_net(&sized);
-    let last = full.flows.iter().map(|f| f.stats.finish.expect("finished")).max().unwrap();
-    assert!(last < full.end, "the flows finish well before the {:?} duration", full.end);
+    let last = full.flows().iter().map(|f| f.stats.finish.expect("finished")).max().unwrap();
+    assert!(last < full.end(), "the flows finish well before the {:?} duration", full.end());
     let until = run_net(&sized.replace("name =", "until = \"flows_done\"\nname ="));
-    assert_eq!(until.now, last);
+    assert_eq!(until.now(), last);
     let s = until.summary();
     assert_eq!(s.measured_s, last.as_secs());
     assert_eq!((s.flows_finished, s.flows), (40, 40));
@@ -158,7 +158,7 @@ fn poisson_into_deterministic_port_matches_md1() {
         arrivals = "poisson"
         "#,
     );
-    let f = &net.flows[0];
+    let f = &net.flows()[0];
     let mean_rtt_ps = f.stats.rtt_sum as f64 / f.stats.rtt_samples as f64;
     // RTT with no waiting: data 1500 B at 1 Tbps + 1 µs + 1500 B at 10 Gbps + 1 µs, ACK 64 B at
     // 10 Gbps + 1 µs + 64 B at 1 Tbps + 1 µs, less the segment at the sender's line rate.
@@ -210,10 +210,10 @@ fn pfc_pause_and_resume_timing_by_hand() {
         dst = 0
         "#,
     );
-    let h1 = &net.ports[net.hosts[1].port as usize];
-    let s0_h1 = &net.ports[h1.peer as usize];
+    let h1 = &net.ports()[net.hosts()[1].port as usize];
+    let s0_h1 = &net.ports()[h1.peer as usize];
     assert_eq!(s0_h1.pauses_sent, 1);
-    assert_eq!(h1.paused_time_at(net.end), Time(51_251_200 - 6_851_200));
+    assert_eq!(h1.paused_time_at(net.end()), Time(51_251_200 - 6_851_200));
     assert!(!h1.paused[1]);
     // Six packets before the pause, three more after the resume (at 51.2512, 52.4512, 53.6512 µs).
     assert_eq!(h1.tx_bytes, 9 * 1500);
@@ -242,7 +242,7 @@ fn nic_pacing_spaces_packets_and_is_subtracted_from_the_rtt() {
         size = "16KB"
         "#,
     );
-    let f = &net.flows[0];
+    let f = &net.flows()[0];
     let delivered = 132_000_000 + 2 * (214_400 + 1_000_000);
     assert_eq!(f.stats.finish, Some(Time(delivered)));
     let completion = delivered + 2 * (51_200 + 1_000_000);
@@ -307,8 +307,8 @@ fn connections_stop_sending_at_their_stop_time() {
         stop = "1ms"
         "#,
     );
-    assert_eq!(net.flows[0].stats.tx_bytes, 79 * 16_000);
-    assert_eq!(net.flows[0].stats.delivered_bytes, 79 * 16_000);
+    assert_eq!(net.flows()[0].stats.tx_bytes, 79 * 16_000);
+    assert_eq!(net.flows()[0].stats.delivered_bytes, 79 * 16_000);
     let s = net.summary();
     assert_eq!(s.bytes_in_flight, 0);
 
@@ -332,10 +332,10 @@ fn connections_stop_sending_at_their_stop_time() {
         timeseries_interval = "500us"
         "#,
     );
-    let st = &net.flows[0].stats;
+    let st = &net.flows()[0].stats;
     assert_eq!(st.tx_bytes, st.delivered_bytes + st.duplicate_bytes);
     // Bytes delivered at 1.5 ms (first sample after the stop plus a few RTTs) are all there is.
-    let ts = &net.timeseries;
+    let ts = &net.timeseries();
     let at = ts.time.iter().position(|&t| t == Time::from_us(1500)).unwrap();
     assert!(ts.delivered_bytes[at] > 1_000_000, "ran at about line rate before the stop");
     assert_eq!(ts.delivered_bytes[at], st.delivered_bytes);

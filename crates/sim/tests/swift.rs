@@ -26,10 +26,10 @@ fn host_processing_adds_its_time_to_delivery_and_rtt() {
     ));
     let data = 2 * (1064 * 800 + 1_000_000);
     let ack = 2 * (64 * 800 + 1_000_000);
-    let f = &net.flows[0];
+    let f = &net.flows()[0];
     assert_eq!(f.stats.finish, Some(Time(data + 1_100_000)));
     assert_eq!(f.stats.rtt_sum, (data + 1_100_000 + ack + 300_000) as u128);
-    assert_eq!(net.hosts.iter().map(|h| h.rx_drops).sum::<u64>(), 0);
+    assert_eq!(net.hosts().iter().map(|h| h.rx_drops).sum::<u64>(), 0);
 }
 
 /// 64 B writes from 8 flows: a host that takes 500 ns a packet processes 2 M packets/s,
@@ -53,7 +53,7 @@ fn small_writes_saturate_the_host_before_the_link() {
     let s = net.summary();
     assert!((s.goodput_gbps / 1.024 - 1.0).abs() < 0.01, "goodput {} Gbps", s.goodput_gbps);
     assert_eq!(s.host_drops, 0);
-    for f in &net.flows {
+    for f in net.flows() {
         let m = f.cc_metrics();
         let (fcwnd, ecwnd) = (m.fcwnd_pkts.expect("Swift"), m.ecwnd_pkts.expect("Swift"));
         assert!(ecwnd < fcwnd, "endpoint-limited: ecwnd {ecwnd} fcwnd {fcwnd}");
@@ -105,16 +105,16 @@ fn rtt_noise_is_added_to_window_transport_samples() {
         run_net(&pair(flow).replace("[nic]", &format!("[nic]\nrtt_noise = \"{noise}\"")))
     };
     let quiet = one_in_flight("0us");
-    let f = &quiet.flows[0].stats;
+    let f = &quiet.flows()[0].stats;
     assert_eq!(f.rtt_sum, f.rtt_samples as u128 * 6_502_400);
     let noisy = one_in_flight("10us");
-    let n = &noisy.flows[0].stats;
+    let n = &noisy.flows()[0].stats;
     let mean_us = n.rtt_sum as f64 / n.rtt_samples as f64 / 1e6;
     assert!((mean_us - 11.5024).abs() < 0.5, "mean {mean_us} µs");
     let s = noisy.summary();
     let (lo, hi) = (s.rtt_min_us.unwrap(), s.rtt_max_us.unwrap());
     assert!(lo >= 6.5 && hi <= 16.6, "{lo} – {hi} µs");
-    assert_eq!(noisy.flows[0].stats.delivered_bytes, quiet.flows[0].stats.delivered_bytes, "timing unchanged");
+    assert_eq!(noisy.flows()[0].stats.delivered_bytes, quiet.flows()[0].stats.delivered_bytes, "timing unchanged");
 }
 
 /// A window fixed at a quarter packet sends one packet every 4 RTTs (Swift Algorithm 1 lines
@@ -135,7 +135,7 @@ fn a_window_below_one_packet_is_paced_at_rtt_over_cwnd() {
         dst = 0
         "#,
     ));
-    let f = &net.flows[0];
+    let f = &net.flows()[0];
     assert_eq!(f.stats.rtt_samples, 385);
     assert_eq!(f.stats.rtt_sum, 385 * 6_502_400);
     assert_eq!(f.stats.delivered_bytes, 385 * 1436);

@@ -28,7 +28,7 @@ fn one_packet_rtt_by_hand_with_and_without_delayed_ack() {
     let ack = 2 * (64 * 800 + 1_000_000);
     for (delayed, hold) in [(false, 0), (true, 40_000_000)] {
         let net = run_net(&toml(delayed));
-        let f = &net.flows[0];
+        let f = &net.flows()[0];
         assert_eq!(f.stats.finish, Some(Time(data)));
         assert_eq!(f.stats.rtt_samples, 1);
         assert_eq!(f.stats.rtt_sum, (data + hold + ack) as u128, "delayed_ack = {delayed}");
@@ -134,7 +134,7 @@ fn drop_tail_losses_are_recovered_and_bytes_conserved() {
     assert!(s.drops > 100, "the buffer must overflow: {} drops", s.drops);
     assert!(s.retransmits >= s.drops / 2, "{} retransmits for {} drops", s.retransmits, s.drops);
     assert_eq!(s.flows_finished, 40);
-    for f in &net.flows {
+    for f in net.flows() {
         assert_eq!(f.stats.delivered_bytes, 1_000_000);
     }
     assert_eq!(s.bytes_sent, s.bytes_delivered + s.bytes_duplicate + s.bytes_dropped + s.bytes_in_flight);
@@ -154,7 +154,7 @@ fn dctcp_incast_below_the_window_floor() {
         .replace("warmup = \"50ms\"", "warmup = \"10ms\"");
     let net = run_net(&toml);
     let s = net.summary();
-    for f in &net.flows {
+    for f in net.flows() {
         assert_eq!(f.window_cc().unwrap().cwnd(), 2 * 1436);
     }
     let q = s.queue_avg_kb.unwrap();

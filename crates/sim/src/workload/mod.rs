@@ -209,7 +209,7 @@ impl Generator {
 impl Network {
     /// Generator `g` acts for its source `i` now.
     pub(crate) fn workload_event(&mut self, g: u32, i: u32) {
-        let (now, measured) = (self.now, self.now >= self.warmup);
+        let (now, measured) = (self.now, self.now >= self.cfg.warmup);
         let gen = &mut self.generators[g as usize];
         let (i, group) = (i as usize, gen.group);
         let h = gen.sources[i];
@@ -217,7 +217,7 @@ impl Network {
             self.events.push(t, EventKind::Arrival, g, i as u32);
         }
         let gen = &mut self.generators[g as usize];
-        let (class, stats) = (gen.class, &mut self.groups[group as usize]);
+        let (class, stats) = (gen.class, &mut self.measure.groups[group as usize]);
         let peer = |gen: &mut Generator| gen.peers.as_ref().expect("a generator with peers").pick(i, h, &mut gen.rngs[i]);
         match gen.kind {
             Kind::Rpc { size, response, max_pending } => {
@@ -256,7 +256,7 @@ impl Network {
                 stats.pings_sent += measured as u64;
                 let ping = Packet { flow: h, dst_host: dst, hash, seq: group as u32, t_send: now, ..Packet::new(PacketKind::Ping, class, bytes) };
                 let p = self.pkts.alloc(ping);
-                let port = self.hosts[h as usize].port;
+                let port = self.fabric.hosts[h as usize].port;
                 self.enqueue(port, class as usize, p);
             }
         }
@@ -281,7 +281,7 @@ impl Network {
         let req = self.open_flow(a);
         let resp = self.open_flow(b);
         for (f, peer, request) in [(req, resp, true), (resp, req, false)] {
-            self.flows[f as usize].messages = Some(Box::new(Messages { queue: Default::default(), offered: 0, peer, request, generator: g }));
+            self.flows.slots[f as usize].messages = Some(Box::new(Messages { queue: Default::default(), offered: 0, peer, request, generator: g }));
         }
         self.generators[g as usize].conns.insert((client, server), req);
         req
@@ -289,7 +289,7 @@ impl Network {
 
     /// Queues message `m` of `bytes` on connection `f` and lets it send.
     fn offer_message(&mut self, f: u32, bytes: u64, mut m: Message) {
-        let flow = &mut self.flows[f as usize];
+        let flow = &mut self.flows.slots[f as usize];
         let msgs = flow.messages.as_mut().expect("an RPC connection");
         msgs.offered += bytes;
         m.end = msgs.offered;
@@ -303,7 +303,7 @@ impl Network {
     pub(crate) fn messages_delivered(&mut self, f: u32) {
         let now = self.now;
         loop {
-            let flow = &mut self.flows[f as usize];
+            let flow = &mut self.flows.slots[f as usize];
             let delivered = flow.stats.delivered_bytes;
             let msgs = flow.messages.as_mut().expect("an RPC connection");
             let Some(m) = msgs.queue.front().copied().filter(|m| m.end <= delivered) else { return };
@@ -315,8 +315,8 @@ impl Network {
                 self.offer_message(peer, response, m);
             } else {
                 gen.pending[m.client as usize] -= 1;
-                if m.issued >= self.warmup {
-                    let stats = &mut self.groups[group as usize];
+                if m.issued >= self.cfg.warmup {
+                    let stats = &mut self.measure.groups[group as usize];
                     stats.rpcs_completed += 1;
                     stats.rpc_latency.record(ns(now - m.issued)).expect("auto-resizing histogram");
                     stats.rpc_latency_sum += now - m.issued;
@@ -331,15 +331,15 @@ impl Network {
         p.kind = PacketKind::Pong;
         p.dst_host = p.flow;
         let c = p.class as usize;
-        let port = self.hosts[h as usize].port;
+        let port = self.fabric.hosts[h as usize].port;
         self.enqueue(port, c, i);
     }
 
     /// An echo came back to its pinger: one round trip of group `seq`.
     pub(crate) fn pong(&mut self, i: u32, p: Packet) {
         self.pkts.free(i);
-        if p.t_send >= self.warmup {
-            self.groups[p.seq as usize].ping_rtt.record(ns(self.now - p.t_send)).expect("auto-resizing histogram");
+        if p.t_send >= self.cfg.warmup {
+            self.measure.groups[p.seq as usize].ping_rtt.record(ns(self.now - p.t_send)).expect("auto-resizing histogram");
         }
     }
 }
