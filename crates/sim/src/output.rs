@@ -162,10 +162,31 @@ impl Network {
     /// `timeseries`, `groups` (per traffic group), `fct` (per group and size bucket),
     /// `flow_records` (when asked).
     pub fn tables(&self) -> Value {
-        let secs = (self.cfg.end - self.cfg.warmup).as_secs();
+        let (queue_stats, queues) = self.queue_tables();
+        json!({
+            "groups": self.groups_table(),
+            "fct": self.fct_table(),
+            "flow_records": self.flow_records_table(),
+            "flows": self.flows_table(),
+            "rtt": self.rtt_table(),
+            "queue_stats": queue_stats,
+            "queues": queues,
+            "ports": self.ports_table(),
+            "timeseries": self.timeseries_table(),
+        })
+    }
+
+    /// Seconds measured (after the warm-up), the denominator of every rate.
+    fn measured_s(&self) -> f64 {
+        (self.cfg.end - self.cfg.warmup).as_secs()
+    }
+
+    /// One row per listed connection.
+    fn flows_table(&self) -> Value {
+        let secs = self.measured_s();
         let ids: Vec<usize> = (0..self.flows.slots.len()).filter(|&i| self.flows.slots[i].listed()).collect();
         let f: Vec<&crate::flow::Flow> = ids.iter().map(|&i| &self.flows.slots[i]).collect();
-        let flows = json!({
+        json!({
             "flow": ids,
             "group": f.iter().map(|x| x.group).collect::<Vec<_>>(),
             "src": f.iter().map(|x| x.src).collect::<Vec<_>>(),
@@ -186,7 +207,11 @@ impl Network {
             "dctcp_alpha": f.iter().map(|x| x.cc_metrics().dctcp_alpha).collect::<Vec<_>>(),
             "fcwnd": f.iter().map(|x| x.cc_metrics().fcwnd_pkts).collect::<Vec<_>>(),
             "ecwnd": f.iter().map(|x| x.cc_metrics().ecwnd_pkts).collect::<Vec<_>>(),
-        });
+        })
+    }
+
+    /// The RTT distribution: each recorded value, its count and the cumulative fraction.
+    fn rtt_table(&self) -> Value {
         let total = self.measure.rtt_hist.len().max(1) as f64;
         let mut cum = 0u64;
         let (mut rtt_us, mut count, mut cdf) = (vec![], vec![], vec![]);
@@ -196,6 +221,11 @@ impl Network {
             count.push(v.count_at_value());
             cdf.push(cum as f64 / total);
         }
+        json!({"rtt_us": rtt_us, "count": count, "cdf": cdf})
+    }
+
+    /// Per sampled port: occupancy statistics; and every sample, when traced.
+    fn queue_tables(&self) -> (Value, Value) {
         let s = &self.measure.samplers;
         let queue_stats = json!({
             "port": s.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
@@ -213,16 +243,25 @@ impl Network {
                 qb.push(b);
             }
         }
-        let ports = json!({
+        (queue_stats, json!({"time_us": qt, "port": qp, "bytes": qb}))
+    }
+
+    /// Per port: bytes sent, pauses sent and time paused.
+    fn ports_table(&self) -> Value {
+        json!({
             "port": (0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, p)).collect::<Vec<_>>(),
             "tx_bytes": self.fabric.ports.iter().map(|p| p.tx_bytes).collect::<Vec<_>>(),
             "tx_payload_bytes": self.fabric.ports.iter().map(|p| p.tx_payload_bytes).collect::<Vec<_>>(),
             "pauses_sent": self.fabric.ports.iter().map(|p| p.pauses_sent).collect::<Vec<_>>(),
             "paused_us": self.fabric.ports.iter().map(|p| us(p.paused_time_at(self.cfg.end))).collect::<Vec<_>>(),
-        });
-        let ts = &self.measure.timeseries;
+        })
+    }
+
+    /// Per traffic group: flows, offered and delivered load, RPCs and pings.
+    fn groups_table(&self) -> Value {
+        let secs = self.measured_s();
         let g = &self.measure.groups;
-        let groups = json!({
+        json!({
             "group": g.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
             "kind": g.iter().map(|x| x.kind).collect::<Vec<_>>(),
             "flows_started": g.iter().map(|x| x.flows_started).collect::<Vec<_>>(),
@@ -239,26 +278,21 @@ impl Network {
             "ping_samples": g.iter().map(|x| x.ping_rtt.len()).collect::<Vec<_>>(),
             "ping_p50_us": g.iter().map(|x| quantile(&x.ping_rtt, 0.5, 1e3)).collect::<Vec<_>>(),
             "ping_p99_us": g.iter().map(|x| quantile(&x.ping_rtt, 0.99, 1e3)).collect::<Vec<_>>(),
-        });
+        })
+    }
+
+    /// Per connection and sampling instant.
+    fn timeseries_table(&self) -> Value {
+        let ts = &self.measure.timeseries;
         json!({
-            "groups": groups,
-            "fct": self.fct_table(),
-            "flow_records": self.flow_records_table(),
-            "flows": flows,
-            "rtt": {"rtt_us": rtt_us, "count": count, "cdf": cdf},
-            "queue_stats": queue_stats,
-            "queues": {"time_us": qt, "port": qp, "bytes": qb},
-            "ports": ports,
-            "timeseries": {
-                "time_us": ts.time.iter().map(|&t| us(t)).collect::<Vec<_>>(),
-                "flow": ts.flow,
-                "delivered_bytes": ts.delivered_bytes,
-                "rate_gbps": ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>(),
-                "cwnd_bytes": ts.cwnd_bytes,
-                "fcwnd": ts.fcwnd,
-                "ecwnd": ts.ecwnd,
-                "rtt_us": ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>(),
-            },
+            "time_us": ts.time.iter().map(|&t| us(t)).collect::<Vec<_>>(),
+            "flow": ts.flow,
+            "delivered_bytes": ts.delivered_bytes,
+            "rate_gbps": ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>(),
+            "cwnd_bytes": ts.cwnd_bytes,
+            "fcwnd": ts.fcwnd,
+            "ecwnd": ts.ecwnd,
+            "rtt_us": ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>(),
         })
     }
 }
