@@ -6,6 +6,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rttlab_cc::Time;
 use rttlab_sim::engine::{EventKind, EventQueue};
+use rttlab_sim::ids::{PktId, PortId};
 use std::hint::black_box;
 
 /// Gaps like a fabric's: serialization times of 1 KB at 100 Gbps (80 ns) up to link delays.
@@ -22,13 +23,13 @@ fn hold(c: &mut Criterion) {
         let mut q = EventQueue::default();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for i in 0..n {
-            q.push(gap(&mut x), EventKind::Arrive, i, 0);
+            q.push(gap(&mut x), EventKind::Arrive { port: PortId(i), pkt: PktId(0) });
         }
         g.throughput(Throughput::Elements(1));
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
             b.iter(|| {
                 let e = q.pop_until(Time::MAX).expect("n events pending");
-                q.push(e.time + gap(&mut x), e.kind, e.a, e.b);
+                q.push(e.time + gap(&mut x), e.kind);
                 black_box(e.time)
             })
         });

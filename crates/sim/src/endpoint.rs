@@ -5,6 +5,7 @@
 //! message transport: the receiving NIC's ACK, and the completion's RTT sample (its segments
 //! are released by the host's scheduler, `crate::nic`).
 
+use crate::ids::{FlowId, PktId};
 use crate::engine::EventKind;
 use crate::flow::Tx;
 use crate::network::Network;
@@ -64,7 +65,7 @@ impl Network {
                 let i = self.alloc_packet(pkt);
                 self.enqueue(port, self.cfg.ack_class, i);
             }
-            Action::Timer { timer, at } => self.events.push(at, EventKind::Timer, f, timer as u32),
+            Action::Timer { timer, at } => self.events.push(at, EventKind::Timer { flow: FlowId(f), timer }),
             Action::RttSample(r) => self.record_rtt(f, r),
             Action::Delivered { payload, wire } => self.record_delivery(f, payload, wire),
             Action::Duplicate { payload } => flow.stats.duplicate_bytes += payload as u64,
@@ -103,7 +104,7 @@ impl Network {
     }
 
     /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
-    pub(crate) fn window_deliver(&mut self, i: u32, pkt: Packet, rx_delay: Time) {
+    pub(crate) fn window_deliver(&mut self, i: PktId, pkt: Packet, rx_delay: Time) {
         self.free_packet(i);
         let now = self.now;
         let hdr = DataHdr { seq: pkt.seq, payload: pkt.payload_bytes, wire: pkt.wire_bytes, ce: pkt.ecn, ts: pkt.t_send, hops: pkt.hops };
@@ -112,7 +113,7 @@ impl Network {
 
     /// Message receiver: count the payload, and acknowledge the segment on its last packet by
     /// turning that packet into the ACK in place (TIMELY §3.1, prompt ACK generation).
-    pub(crate) fn message_deliver(&mut self, h: u32, i: u32, pkt: Packet) {
+    pub(crate) fn message_deliver(&mut self, h: u32, i: PktId, pkt: Packet) {
         self.record_delivery(pkt.flow, pkt.payload_bytes, pkt.wire_bytes);
         let flow = &mut self.flows.slots[pkt.flow as usize];
         let (src, hash) = (flow.src, flow.hash[1]);

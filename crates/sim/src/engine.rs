@@ -5,30 +5,68 @@
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rttlab_cc::Time;
+use crate::ids::{FlowId, HostId, PktId, PortId};
+use crate::transport::Timer;
 use std::collections::BinaryHeap;
 
-/// What an event does. Dispatched with `match` in the main loop.
+/// What an event does, with its operands. Dispatched with `match` in the main loop; packed
+/// into a queue entry's kind tag and two `u32`s (private to this module).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[repr(u8)]
 pub enum EventKind {
-    /// Port `a` finished serializing packet `b`.
-    TxDone,
-    /// Packet `b` has fully arrived through port `a` (store and forward).
-    Arrive,
-    /// Host `a`'s pacing scheduler has a segment whose send time has come.
-    HostWake,
+    /// The port finished serializing a packet; `pkt` when its host must hear of it (TSQ).
+    TxDone { port: PortId, pkt: Option<PktId> },
+    /// The packet has fully arrived through the port (store and forward).
+    Arrive { port: PortId, pkt: PktId },
+    /// The host's pacing scheduler has a segment whose send time has come.
+    HostWake(HostId),
     /// Periodic time-series sampling.
     Sample,
-    /// Port `a` may have something new to send (a PFC frame was queued).
-    Kick,
+    /// The port may have something new to send (a PFC frame was queued).
+    Kick(PortId),
     /// The warm-up ends: counters are snapshotted so that summaries count what follows.
     WarmupEnd,
-    /// Flow `a`'s timer `b` (`transport::Timer`) may have expired.
-    Timer,
-    /// Workload generator `a` acts for its host number `b` (an RPC, a flow, an incast, a ping).
-    Arrival,
-    /// Host `a`'s stack finished processing the packet at the head of its NIC Rx queue.
-    HostRx,
+    /// The flow's timer may have expired.
+    Timer { flow: FlowId, timer: Timer },
+    /// A workload generator acts for its host number `host` (an RPC, a flow, an incast, a ping).
+    Arrival { generator: u32, host: u32 },
+    /// The host's stack finished processing the packet at the head of its NIC Rx queue.
+    HostRx(HostId),
+}
+
+/// `Option<PktId>` in a queue entry's `u32`.
+const NO_PKT: u32 = u32::MAX;
+
+impl EventKind {
+    /// (tag, a, b) of a queue entry.
+    #[inline]
+    fn pack(self) -> (u64, u32, u32) {
+        match self {
+            EventKind::TxDone { port, pkt } => (0, port.0, pkt.map_or(NO_PKT, |p| p.0)),
+            EventKind::Arrive { port, pkt } => (1, port.0, pkt.0),
+            EventKind::HostWake(h) => (2, h.0, 0),
+            EventKind::Sample => (3, 0, 0),
+            EventKind::Kick(port) => (4, port.0, 0),
+            EventKind::WarmupEnd => (5, 0, 0),
+            EventKind::Timer { flow, timer } => (6, flow.0, timer as u32),
+            EventKind::Arrival { generator, host } => (7, generator, host),
+            EventKind::HostRx(h) => (8, h.0, 0),
+        }
+    }
+
+    #[inline]
+    fn unpack(tag: u64, a: u32, b: u32) -> EventKind {
+        match tag {
+            0 => EventKind::TxDone { port: PortId(a), pkt: (b != NO_PKT).then_some(PktId(b)) },
+            1 => EventKind::Arrive { port: PortId(a), pkt: PktId(b) },
+            2 => EventKind::HostWake(HostId(a)),
+            3 => EventKind::Sample,
+            4 => EventKind::Kick(PortId(a)),
+            5 => EventKind::WarmupEnd,
+            6 => EventKind::Timer { flow: FlowId(a), timer: Timer::from_u32(b) },
+            7 => EventKind::Arrival { generator: a, host: b },
+            _ => EventKind::HostRx(HostId(a)),
+        }
+    }
 }
 
 /// A timer whose deadline moves often (a retransmission timer restarted on every ACK) without
@@ -92,21 +130,7 @@ pub struct Event {
     /// Its place in the scheduling order (ties at one time go in this order).
     pub seq: u64,
     pub kind: EventKind,
-    pub a: u32,
-    pub b: u32,
 }
-
-const KINDS: [EventKind; 9] = [
-    EventKind::TxDone,
-    EventKind::Arrive,
-    EventKind::HostWake,
-    EventKind::Sample,
-    EventKind::Kick,
-    EventKind::WarmupEnd,
-    EventKind::Timer,
-    EventKind::Arrival,
-    EventKind::HostRx,
-];
 
 /// A queued event: 24 bytes, copied, never boxed. The scheduling order shares its word with
 /// the kind (`seq << 4 | kind`).
@@ -145,9 +169,9 @@ pub struct EventQueue {
 
 impl EventQueue {
     #[inline]
-    pub fn push(&mut self, time: Time, kind: EventKind, a: u32, b: u32) {
+    pub fn push(&mut self, time: Time, kind: EventKind) {
         let seq = self.reserve();
-        self.push_reserved(time, seq, kind, a, b);
+        self.push_reserved(time, seq, kind);
     }
 
     /// Takes the next place in the scheduling order for an event that may be queued later
@@ -161,8 +185,9 @@ impl EventQueue {
 
     /// Queues an event at a place in the scheduling order taken by `reserve`.
     #[inline]
-    pub fn push_reserved(&mut self, time: Time, seq: u64, kind: EventKind, a: u32, b: u32) {
-        self.heap.push(Entry { time: time.ps(), seq_kind: seq << 4 | kind as u64, a, b });
+    pub fn push_reserved(&mut self, time: Time, seq: u64, kind: EventKind) {
+        let (tag, a, b) = kind.pack();
+        self.heap.push(Entry { time: time.ps(), seq_kind: seq << 4 | tag, a, b });
         self.peak = self.peak.max(self.heap.len());
     }
 
@@ -174,7 +199,7 @@ impl EventQueue {
         }
         let Entry { time, seq_kind, a, b } = self.heap.pop().expect("peeked");
         self.popped += 1;
-        Some(Event { time: Time(time), seq: seq_kind >> 4, kind: KINDS[(seq_kind & 0xf) as usize], a, b })
+        Some(Event { time: Time(time), seq: seq_kind >> 4, kind: EventKind::unpack(seq_kind & 0xf, a, b) })
     }
 
     /// Events dispatched so far.
@@ -235,12 +260,12 @@ mod tests {
     #[test]
     fn pops_in_time_then_insertion_order() {
         let mut q = EventQueue::default();
-        q.push(Time(5), EventKind::Sample, 1, 0);
-        q.push(Time(3), EventKind::Sample, 2, 0);
-        q.push(Time(5), EventKind::Sample, 3, 0);
-        q.push(Time(3), EventKind::Sample, 4, 0);
+        for (t, h) in [(5, 1), (3, 2), (5, 3), (3, 4)] {
+            q.push(Time(t), EventKind::HostRx(HostId(h)));
+        }
         assert_eq!(q.pop_until(Time(2)), None, "nothing due by 2 ps");
-        let order: Vec<u32> = std::iter::from_fn(|| q.pop_until(Time::MAX)).map(|e| e.a).collect();
+        let host = |e: Event| if let EventKind::HostRx(h) = e.kind { h.0 } else { unreachable!("only HostRx was pushed") };
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop_until(Time::MAX)).map(host).collect();
         assert_eq!(order, vec![2, 4, 1, 3]);
         assert_eq!(q.processed(), 4);
         assert_eq!(q.peak(), 4);
@@ -249,22 +274,35 @@ mod tests {
     #[test]
     fn every_kind_survives_the_queue() {
         let mut q = EventQueue::default();
-        for k in KINDS {
-            q.push(Time(1), k, 0, 0);
+        let kinds = [
+            EventKind::TxDone { port: PortId(7), pkt: None },
+            EventKind::TxDone { port: PortId(7), pkt: Some(PktId(u32::MAX - 1)) },
+            EventKind::Arrive { port: PortId(1), pkt: PktId(0) },
+            EventKind::HostWake(HostId(3)),
+            EventKind::Sample,
+            EventKind::Kick(PortId(9)),
+            EventKind::WarmupEnd,
+            EventKind::Timer { flow: FlowId(5), timer: Timer::Pace },
+            EventKind::Arrival { generator: 2, host: 11 },
+            EventKind::HostRx(HostId(4)),
+        ];
+        for k in kinds {
+            q.push(Time(1), k);
         }
         let back: Vec<EventKind> = std::iter::from_fn(|| q.pop_until(Time::MAX)).map(|e| e.kind).collect();
-        assert_eq!(back, KINDS);
+        assert_eq!(back, kinds);
     }
 
     #[test]
     fn a_reserved_place_ranks_as_if_pushed_when_reserved() {
         let mut q = EventQueue::default();
         let early = q.reserve();
-        q.push(Time(5), EventKind::Arrive, 2, 0);
-        q.push_reserved(Time(5), early, EventKind::TxDone, 1, 0);
-        q.push(Time(5), EventKind::Arrive, 3, 0);
-        let order: Vec<(u32, EventKind)> = std::iter::from_fn(|| q.pop_until(Time::MAX)).map(|e| (e.a, e.kind)).collect();
-        assert_eq!(order, vec![(1, EventKind::TxDone), (2, EventKind::Arrive), (3, EventKind::Arrive)]);
+        let arrive = |p| EventKind::Arrive { port: PortId(p), pkt: PktId(0) };
+        q.push(Time(5), arrive(2));
+        q.push_reserved(Time(5), early, EventKind::TxDone { port: PortId(1), pkt: None });
+        q.push(Time(5), arrive(3));
+        let order: Vec<EventKind> = std::iter::from_fn(|| q.pop_until(Time::MAX)).map(|e| e.kind).collect();
+        assert_eq!(order, vec![EventKind::TxDone { port: PortId(1), pkt: None }, arrive(2), arrive(3)]);
     }
 
     #[test]

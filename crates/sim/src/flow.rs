@@ -2,6 +2,7 @@
 //! that moves its data (`transport::message` or `transport::window`); how connections open,
 //! finish and, for workload flows, give their slot back.
 
+use crate::ids::PktId;
 use crate::engine::{rng_stream, splitmix64, Rng, Stream};
 use crate::network::Network;
 use crate::packet::Packet;
@@ -262,7 +263,7 @@ impl Network {
         let ideal = match spec.size {
             Some(size) => {
                 let links: Vec<(Rate, Time)> =
-                    self.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (self.fabric.ports[p as usize].rate, self.fabric.ports[p as usize].delay)).collect();
+                    self.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (self.fabric.ports[p.idx()].rate, self.fabric.ports[p.idx()].delay)).collect();
                 ideal_fct(size, spec.packet_bytes(self.cfg.payload_per_packet as u64), self.cfg.header_bytes as u64, &links)
             }
             None => Time::ZERO,
@@ -324,14 +325,14 @@ impl Network {
     }
 
     /// Allocates a data or ACK packet of its flow, counted alive until `free_packet`.
-    pub(crate) fn alloc_packet(&mut self, p: Packet) -> u32 {
+    pub(crate) fn alloc_packet(&mut self, p: Packet) -> PktId {
         self.flows.slots[p.flow as usize].live += 1;
         self.measure.data_sent += (p.kind == crate::packet::PacketKind::Data) as u64;
         self.pkts.alloc(p)
     }
 
     /// Frees data or ACK packet `i`.
-    pub(crate) fn free_packet(&mut self, i: u32) {
+    pub(crate) fn free_packet(&mut self, i: PktId) {
         let f = self.pkts.get(i).flow;
         self.flows.slots[f as usize].live -= 1;
         self.pkts.free(i);

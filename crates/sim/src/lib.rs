@@ -10,6 +10,7 @@
 pub mod endpoint;
 pub mod engine;
 pub mod flow;
+pub mod ids;
 pub mod network;
 pub mod nic;
 pub mod output;

@@ -5,7 +5,8 @@ use crate::engine::{rng_stream, EventKind, EventQueue, Stream};
 use crate::flow::{Flow, FlowSpec, FlowStats, Tx};
 use crate::nic::Host;
 use crate::packet::{PacketKind, Slab};
-use crate::port::{port_name, Owner, Port, NO_PACKET};
+use crate::ids::{FlowId, PortId};
+use crate::port::{port_name, Owner, Port};
 use crate::routing::Routing;
 use crate::scenario::{Arrivals, CcConfig, HostConfig, MarkAt, Scenario, ScenarioError, TransportConfig, Until, Workload};
 use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
@@ -101,24 +102,20 @@ impl Fabric {
     fn new(s: &Scenario) -> Fabric {
         let graph = Graph::from_scenario(s);
         let mut ports = Vec::with_capacity(graph.links.len() * 2);
-        let mut node_ports: Vec<Vec<u32>> = vec![Vec::new(); graph.nodes() as usize];
+        let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); graph.nodes() as usize];
         let owner = |n: u32| if n < graph.hosts { Owner::Host(n) } else { Owner::Switch(n - graph.hosts) };
         for l in &graph.links {
             let (pa, pb) = (ports.len() as u32, ports.len() as u32 + 1);
-            let mut a = Port::new(owner(l.a), l.a, l.rate, l.delay);
-            let mut b = Port::new(owner(l.b), l.b, l.rate, l.delay);
-            a.peer = pb;
-            b.peer = pa;
-            ports.push(a);
-            ports.push(b);
-            node_ports[l.a as usize].push(pa);
-            node_ports[l.b as usize].push(pb);
+            ports.push(Port::new(owner(l.a), l.a, PortId(pb), l.rate, l.delay));
+            ports.push(Port::new(owner(l.b), l.b, PortId(pa), l.rate, l.delay));
+            node_ports[l.a as usize].push(PortId(pa));
+            node_ports[l.b as usize].push(PortId(pb));
         }
         let routing = Routing::build(graph.hosts, &ports, &node_ports);
         let hosts = (0..graph.hosts)
             .map(|h| {
                 let p = node_ports[h as usize][0];
-                Host::new(h, p, ports[p as usize].rate, rng_stream(s.seed, Stream::Host(h)))
+                Host::new(h, p, ports[p.idx()].rate, rng_stream(s.seed, Stream::Host(h)))
             })
             .collect();
         let switches = (0..graph.switches)
@@ -129,7 +126,7 @@ impl Fabric {
 
     /// The ports `measure.queue_ports` names; absent: the switch port towards every flow
     /// destination (the peer of that host's NIC port).
-    fn sampled_ports(&self, s: &Scenario) -> Result<Vec<(u32, String)>, ScenarioError> {
+    fn sampled_ports(&self, s: &Scenario) -> Result<Vec<(PortId, String)>, ScenarioError> {
         let names: Vec<String> = match &s.measure.queue_ports {
             Some(v) => v.clone(),
             None => {
@@ -137,11 +134,11 @@ impl Fabric {
                 let mut dsts: Vec<u32> = s.flows.iter().map(|g| g.dst).chain(incast).collect();
                 dsts.sort_unstable();
                 dsts.dedup();
-                dsts.iter().map(|&d| port_name(&self.graph, &self.ports, self.ports[self.hosts[d as usize].port as usize].peer)).collect()
+                dsts.iter().map(|&d| port_name(&self.graph, &self.ports, self.ports[self.hosts[d as usize].port.idx()].peer)).collect()
             }
         };
         let find = |(i, name): (usize, String)| {
-            let p = (0..self.ports.len() as u32).find(|&p| port_name(&self.graph, &self.ports, p) == name).ok_or_else(|| ScenarioError::Invalid {
+            let p = (0..self.ports.len() as u32).map(PortId).find(|&p| port_name(&self.graph, &self.ports, p) == name).ok_or_else(|| ScenarioError::Invalid {
                 field: format!("measure.queue_ports[{i}]"),
                 value: name.clone(),
                 allowed: "an egress port named NODE-PEER of linked nodes, e.g. \"s0-h0\" (hosts h0.., switches s0..)".into(),
@@ -191,7 +188,7 @@ impl Measurements {
         let workloads = s.workloads.iter().enumerate().map(|(w, cfg)| GroupStats::new(format!("workloads[{w}]"), cfg.kind(), buckets));
         let mut samplers = Vec::new();
         for (p, name) in fabric.sampled_ports(s)? {
-            fabric.ports[p as usize].sampler = samplers.len() as u32;
+            fabric.ports[p.idx()].sampler = Some(samplers.len() as u32);
             samplers.push(QueueSampler::new(p, name, s.measure.queue_interval, s.warmup, s.measure.queue_trace));
         }
         Ok(Measurements {
@@ -261,15 +258,15 @@ impl Network {
             measure,
             window_actions: Vec::new(),
         };
-        net.events.push(net.cfg.warmup, EventKind::WarmupEnd, 0, 0);
+        net.events.push(net.cfg.warmup, EventKind::WarmupEnd);
         net.open_flow_groups(s);
         for g in 0..net.generators.len() {
             for (t, i) in net.generators[g].first_events() {
-                net.events.push(t, EventKind::Arrival, g as u32, i);
+                net.events.push(t, EventKind::Arrival { generator: g as u32, host: i });
             }
         }
         if let Some(dt) = net.cfg.timeseries_interval {
-            net.events.push(dt, EventKind::Sample, 0, 0);
+            net.events.push(dt, EventKind::Sample);
         }
         Ok(net)
     }
@@ -303,31 +300,31 @@ impl Network {
             self.now = ev.time;
             self.seq_now = ev.seq;
             match ev.kind {
-                EventKind::TxDone => {
-                    self.fabric.ports[ev.a as usize].tx_done();
-                    if ev.b != NO_PACKET {
-                        self.host_tx_done(ev.b);
+                EventKind::TxDone { port, pkt } => {
+                    self.fabric.ports[port.idx()].tx_done();
+                    if let Some(pkt) = pkt {
+                        self.host_tx_done(pkt);
                     }
-                    self.try_tx(ev.a);
+                    self.try_tx(port);
                 }
-                EventKind::Arrive => self.link_arrive(ev.a, ev.b),
-                EventKind::HostWake => self.host_wake(ev.a, ev.time),
-                EventKind::Kick => {
-                    if let Owner::Host(h) = self.fabric.ports[ev.a as usize].owner {
+                EventKind::Arrive { port, pkt } => self.link_arrive(port, pkt),
+                EventKind::HostWake(h) => self.host_wake(h.0, ev.time),
+                EventKind::Kick(port) => {
+                    if let Owner::Host(h) = self.fabric.ports[port.idx()].owner {
                         self.fabric.hosts[h as usize].pacer_kick_done(ev.time);
                     }
-                    self.try_tx(ev.a)
+                    self.try_tx(port)
                 }
                 EventKind::Sample => self.sample(),
                 EventKind::WarmupEnd => self.measure.at_warmup = self.counters(),
-                EventKind::Timer => self.window_timer(ev.a, Timer::from_u32(ev.b)),
-                EventKind::Arrival => self.workload_event(ev.a, ev.b),
-                EventKind::HostRx => self.host_rx_done(ev.a),
+                EventKind::Timer { flow, timer } => self.window_timer(flow.0, timer),
+                EventKind::Arrival { generator, host } => self.workload_event(generator, host),
+                EventKind::HostRx(h) => self.host_rx_done(h.0),
             }
         }
         self.now = self.cfg.end;
         for s in &mut self.measure.samplers {
-            s.observe(self.cfg.end, self.fabric.ports[s.port as usize].queue_bytes);
+            s.observe(self.cfg.end, self.fabric.ports[s.port.idx()].queue_bytes);
         }
     }
 
@@ -347,7 +344,7 @@ impl Network {
             (st.interval_rtt_sum, st.interval_rtt_samples) = (0, 0);
         }
         let dt = self.cfg.timeseries_interval.expect("sampling is on");
-        self.events.push(self.now + dt, EventKind::Sample, 0, 0);
+        self.events.push(self.now + dt, EventKind::Sample);
     }
 
     /// Lets connection `f` send from its start: a message flow joins its host's scheduler, a
@@ -357,17 +354,17 @@ impl Network {
         match &self.flows.slots[f as usize].tx {
             Tx::Message(_) => self.schedule_flow(f),
             Tx::Window(_) if start <= self.now => self.window_send(f),
-            Tx::Window(_) => self.events.push(start, EventKind::Timer, f, Timer::Start as u32),
+            Tx::Window(_) => self.events.push(start, EventKind::Timer { flow: FlowId(f), timer: Timer::Start }),
         }
     }
 
     /// The egress ports a packet of a flow with ECMP hash `hash` crosses from host `src` to
     /// host `dst`: the source NIC's, then each switch's.
-    pub fn path(&self, src: u32, dst: u32, hash: u32) -> Vec<u32> {
+    pub fn path(&self, src: u32, dst: u32, hash: u32) -> Vec<PortId> {
         let mut p = self.fabric.hosts[src as usize].port;
         let mut path = vec![p];
         loop {
-            let node = self.fabric.ports[self.fabric.ports[p as usize].peer as usize].node;
+            let node = self.fabric.ports[self.fabric.ports[p.idx()].peer.idx()].node;
             if node == dst || node < self.fabric.graph.hosts || path.len() > self.fabric.graph.nodes() as usize {
                 return path;
             }

@@ -9,6 +9,7 @@
 //! flow's transport; with a host model (`HostConfig`), window-transport packets first wait in
 //! the NIC Rx queue for the stack to process them one at a time (Swift §3.1, Fig. 2).
 
+use crate::ids::{HostId, PktId, PortId};
 use crate::engine::{EventKind, Rng};
 use crate::flow::Tx;
 use crate::network::Network;
@@ -33,7 +34,7 @@ pub struct Segment {
 
 pub struct Host {
     pub node: u32,
-    pub port: u32,
+    pub port: PortId,
     pub line_rate: Rate,
     /// Flows waiting for their next send time: (time, insertion order, flow).
     pub(crate) sched: BinaryHeap<Reverse<(Time, u64, u32)>>,
@@ -48,14 +49,14 @@ pub struct Host {
     pub rng: Rng,
     /// Host model: packets waiting for the stack, with their NIC arrival time (`t2`, `t5`);
     /// the front one is being processed.
-    rx: VecDeque<(u32, Time)>,
+    rx: VecDeque<(PktId, Time)>,
     /// Packets dropped at a full NIC Rx queue.
     pub rx_drops: u64,
     pub rx_dropped_payload: u64,
 }
 
 impl Host {
-    pub fn new(node: u32, port: u32, line_rate: Rate, rng: Rng) -> Host {
+    pub fn new(node: u32, port: PortId, line_rate: Rate, rng: Rng) -> Host {
         Host {
             node,
             port,
@@ -106,7 +107,7 @@ impl Network {
         if let Some(Reverse((t, _, _))) = host.sched.peek() {
             if *t < host.wake_at {
                 host.wake_at = *t;
-                self.events.push(*t, EventKind::HostWake, h, 0);
+                self.events.push(*t, EventKind::HostWake(HostId(h)));
             }
         }
     }
@@ -163,7 +164,7 @@ impl Network {
     /// MTU-sized piece of the oldest segment free to send. Without NIC pacing that is always
     /// the head segment, sent back to back; with it, a segment waits `wire / pacing rate`
     /// between packets and the NIC serves other flows' segments meanwhile.
-    pub(crate) fn next_data_packet(&mut self, h: u32, c: usize) -> Option<u32> {
+    pub(crate) fn next_data_packet(&mut self, h: u32, c: usize) -> Option<PktId> {
         let now = self.now;
         let host = &mut self.fabric.hosts[h as usize];
         let mut wait = Time::MAX;
@@ -176,7 +177,7 @@ impl Network {
         let Some(idx) = idx else {
             if wait < host.pacer_kick_at {
                 host.pacer_kick_at = wait;
-                self.events.push(wait, EventKind::Kick, host.port, 0);
+                self.events.push(wait, EventKind::Kick(host.port));
             }
             return None;
         };
@@ -214,14 +215,14 @@ impl Network {
 
     /// Whether the transmit completion of packet `i` at its host matters to its transport: a
     /// window-transport data packet leaves the host's send queue (TSQ accounting).
-    pub(crate) fn tx_done_matters(&self, i: u32) -> bool {
+    pub(crate) fn tx_done_matters(&self, i: PktId) -> bool {
         let pkt = self.pkts.get(i);
         pkt.kind == PacketKind::Data && matches!(self.flows.slots[pkt.flow as usize].tx, Tx::Window(_))
     }
 
     /// The host's NIC finished sending window-transport data packet `i` (a transmit completion
     /// that `tx_done_matters`).
-    pub(crate) fn host_tx_done(&mut self, i: u32) {
+    pub(crate) fn host_tx_done(&mut self, i: PktId) {
         let pkt = *self.pkts.get(i);
         self.window_tx_done(pkt);
         self.maybe_retire(pkt.flow);
@@ -230,7 +231,7 @@ impl Network {
     /// Packet `i` arrived at host `h`'s NIC. Without a host model, or for a packet the NIC
     /// handles itself (message transport, pings), it is processed now; otherwise it joins the
     /// NIC Rx queue, or is dropped when the queue is full.
-    pub(crate) fn host_arrive(&mut self, h: u32, i: u32) {
+    pub(crate) fn host_arrive(&mut self, h: u32, i: PktId) {
         if !self.cfg.host_config.enabled() {
             return self.host_receive(h, i, Time::ZERO);
         }
@@ -257,7 +258,7 @@ impl Network {
     fn host_rx_start(&mut self, h: u32) {
         let (i, _) = self.fabric.hosts[h as usize].rx[0];
         let done = self.now + self.cfg.host_config.processing(self.pkts.get(i).payload_bytes);
-        self.events.push(done, EventKind::HostRx, h, 0);
+        self.events.push(done, EventKind::HostRx(HostId(h)));
     }
 
     /// Host `h`'s stack finished the head packet (`t4`, `t6`): it goes to its transport with
@@ -272,7 +273,7 @@ impl Network {
 
     /// Packet `i` reaches host `h`'s stack `rx_delay` after it reached the NIC: data and ACKs go
     /// to their flow's transport, pings are echoed, echoes recorded.
-    pub(crate) fn host_receive(&mut self, h: u32, i: u32, rx_delay: Time) {
+    pub(crate) fn host_receive(&mut self, h: u32, i: PktId, rx_delay: Time) {
         let pkt = *self.pkts.get(i);
         match pkt.kind {
             PacketKind::Ping => return self.ping_echo(h, i),

@@ -1,6 +1,7 @@
 //! What a run returns: a summary with stable, documented keys, column tables, and metadata
 //! (the scenario as run, the seed, the version, and how fast it ran).
 
+use crate::ids::PortId;
 use crate::network::Network;
 use crate::port::port_name;
 use crate::scenario::Scenario;
@@ -249,7 +250,7 @@ impl Network {
     /// Per port: bytes sent, pauses sent and time paused.
     fn ports_table(&self) -> Value {
         json!({
-            "port": (0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, p)).collect::<Vec<_>>(),
+            "port": (0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, PortId(p))).collect::<Vec<_>>(),
             "tx_bytes": self.fabric.ports.iter().map(|p| p.tx_bytes).collect::<Vec<_>>(),
             "tx_payload_bytes": self.fabric.ports.iter().map(|p| p.tx_payload_bytes).collect::<Vec<_>>(),
             "pauses_sent": self.fabric.ports.iter().map(|p| p.pauses_sent).collect::<Vec<_>>(),

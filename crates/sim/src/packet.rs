@@ -1,6 +1,7 @@
-//! Packets and the slab they live in. A packet is addressed by its `u32` index; freed slots are
+//! Packets and the slab they live in. A packet is addressed by its `PktId`; freed slots are
 //! reused, so the steady state allocates nothing per packet.
 
+use crate::ids::{PktId, PortId};
 use rttlab_cc::Time;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -44,7 +45,7 @@ pub struct Packet {
     /// acknowledged segment's size.
     pub segment_bytes: u32,
     /// Ingress port at the switch currently holding the packet (PFC accounting).
-    pub in_port: u32,
+    pub in_port: Option<PortId>,
     /// Window transport. Data: the packet's sequence number (packets, from 0). Ack: the next
     /// packet expected (cumulative).
     pub seq: u32,
@@ -77,7 +78,7 @@ impl Packet {
             wire_bytes,
             payload_bytes: 0,
             segment_bytes: 0,
-            in_port: u32::MAX,
+            in_port: None,
             seq: 0,
             sack: [0, 0],
             t_send: Time::ZERO,
@@ -90,32 +91,32 @@ impl Packet {
 #[derive(Default)]
 pub struct Slab {
     slots: Vec<Packet>,
-    free: Vec<u32>,
+    free: Vec<PktId>,
 }
 
 impl Slab {
-    pub fn alloc(&mut self, p: Packet) -> u32 {
+    pub fn alloc(&mut self, p: Packet) -> PktId {
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = p;
+                self.slots[i.idx()] = p;
                 i
             }
             None => {
                 self.slots.push(p);
-                (self.slots.len() - 1) as u32
+                PktId((self.slots.len() - 1) as u32)
             }
         }
     }
-    pub fn free(&mut self, i: u32) {
+    pub fn free(&mut self, i: PktId) {
         self.free.push(i);
     }
     #[inline]
-    pub fn get(&self, i: u32) -> &Packet {
-        &self.slots[i as usize]
+    pub fn get(&self, i: PktId) -> &Packet {
+        &self.slots[i.idx()]
     }
     #[inline]
-    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
-        &mut self.slots[i as usize]
+    pub fn get_mut(&mut self, i: PktId) -> &mut Packet {
+        &mut self.slots[i.idx()]
     }
     /// Packets currently alive (allocated and not freed).
     pub fn live(&self) -> usize {
@@ -125,7 +126,7 @@ impl Slab {
     pub fn iter_live(&self) -> impl Iterator<Item = &Packet> {
         let mut dead = vec![false; self.slots.len()];
         for &f in &self.free {
-            dead[f as usize] = true;
+            dead[f.idx()] = true;
         }
         self.slots.iter().zip(dead).filter(|(_, d)| !d).map(|(p, _)| p)
     }

@@ -2,6 +2,7 @@
 //! serialization at line rate, then propagation to the peer) and its ingress accounting (bytes
 //! a switch holds that arrived through it, per class, for PFC).
 
+use crate::ids::{PktId, PortId};
 use crate::packet::{Packet, PacketKind};
 use crate::network::Network;
 use crate::engine::EventKind;
@@ -11,10 +12,6 @@ use std::collections::VecDeque;
 
 /// Priority classes a port can carry (IEEE 802.1Qbb has 8).
 pub const MAX_CLASSES: usize = 8;
-pub const NO_SAMPLER: u32 = u32::MAX;
-/// The packet of a transmit completion its transport ignores (`TxDone` events carry a packet
-/// only when `Network::tx_done_matters`, for `Network::host_tx_done`).
-pub const NO_PACKET: u32 = u32::MAX;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Owner {
@@ -26,7 +23,7 @@ pub struct Port {
     pub owner: Owner,
     pub node: u32,
     /// The port at the other end of the link.
-    pub peer: u32,
+    pub peer: PortId,
     pub rate: Rate,
     /// One-way propagation delay.
     pub delay: Time,
@@ -41,10 +38,10 @@ pub struct Port {
     /// Packets on the wire towards this port, in arrival order, with their arrival time and
     /// place in the event order. Only the first is an event in the queue: a link delivers in
     /// order, so the queue holds one arrival per link instead of one per packet in flight.
-    arriving: VecDeque<(Time, u64, u32)>,
+    arriving: VecDeque<(Time, u64, PktId)>,
     /// PFC frames, sent before any class.
-    pub control: VecDeque<u32>,
-    pub queues: [VecDeque<u32>; MAX_CLASSES],
+    pub control: VecDeque<PktId>,
+    pub queues: [VecDeque<PktId>; MAX_CLASSES],
     pub class_bytes: [u64; MAX_CLASSES],
     /// Bytes queued in all classes.
     pub queue_bytes: u64,
@@ -61,15 +58,17 @@ pub struct Port {
     pub tx_bytes: u64,
     /// Application payload sent (data packets, retransmissions included).
     pub tx_payload_bytes: u64,
-    pub sampler: u32,
+    /// Index of the port's queue sampler, if it is sampled.
+    pub sampler: Option<u32>,
 }
 
 impl Port {
-    pub fn new(owner: Owner, node: u32, rate: Rate, delay: Time) -> Port {
+    /// The egress of `node` on a link to the port `peer`.
+    pub fn new(owner: Owner, node: u32, peer: PortId, rate: Rate, delay: Time) -> Port {
         Port {
             owner,
             node,
-            peer: u32::MAX,
+            peer,
             rate,
             delay,
             busy_until: Time::ZERO,
@@ -88,7 +87,7 @@ impl Port {
             pauses_sent: 0,
             tx_bytes: 0,
             tx_payload_bytes: 0,
-            sampler: NO_SAMPLER,
+            sampler: None,
         }
     }
 
@@ -117,7 +116,7 @@ impl Port {
     /// The packet at the head of `arriving` arrived; returns the next one, whose arrival is
     /// now the link's event.
     #[inline]
-    pub(crate) fn arrived(&mut self) -> Option<(Time, u64, u32)> {
+    pub(crate) fn arrived(&mut self) -> Option<(Time, u64, PktId)> {
         self.arriving.pop_front();
         self.arriving.front().copied()
     }
@@ -135,36 +134,36 @@ impl Port {
 }
 
 /// A port's name, "NODE-PEER": the egress of NODE on its link to PEER (e.g. "s0-h0").
-pub fn port_name(graph: &Graph, ports: &[Port], p: u32) -> String {
-    let port = &ports[p as usize];
-    format!("{}-{}", graph.node_name(port.node), graph.node_name(ports[port.peer as usize].node))
+pub fn port_name(graph: &Graph, ports: &[Port], p: PortId) -> String {
+    let port = &ports[p.idx()];
+    format!("{}-{}", graph.node_name(port.node), graph.node_name(ports[port.peer.idx()].node))
 }
 
 impl Network {
     /// Starts serializing the next packet on port `p` if the port is idle: PFC frames first,
     /// then the classes in strict priority (class 0 first), skipping paused classes. A host port
     /// draws data packets from its NIC's segment queues in the same class order.
-    pub(crate) fn try_tx(&mut self, p: u32) {
-        let port = &mut self.fabric.ports[p as usize];
+    pub(crate) fn try_tx(&mut self, p: PortId) {
+        let port = &mut self.fabric.ports[p.idx()];
         if port.busy(self.now, self.seq_now) {
             // Something may be waiting for the port: its completion must happen as an event.
             if !port.done_queued {
                 port.done_queued = true;
-                self.events.push_reserved(port.busy_until, port.done_seq, EventKind::TxDone, p, NO_PACKET);
+                self.events.push_reserved(port.busy_until, port.done_seq, EventKind::TxDone { port: p, pkt: None });
             }
             return;
         }
         let mut next = port.control.pop_front();
         if next.is_none() {
             for c in 0..self.cfg.classes {
-                if self.fabric.ports[p as usize].paused[c] {
+                if self.fabric.ports[p.idx()].paused[c] {
                     continue;
                 }
-                if let Some(i) = self.fabric.ports[p as usize].queues[c].pop_front() {
+                if let Some(i) = self.fabric.ports[p.idx()].queues[c].pop_front() {
                     next = Some(self.dequeued(p, c, i));
                     break;
                 }
-                if let Owner::Host(h) = self.fabric.ports[p as usize].owner {
+                if let Owner::Host(h) = self.fabric.ports[p.idx()].owner {
                     if let Some(i) = self.next_data_packet(h, c) {
                         next = Some(i);
                         break;
@@ -176,7 +175,7 @@ impl Network {
         // The completion happens as an event when something waits for the port already; at a
         // host, also when its NIC holds segments or its transport counts the packet's
         // completion (`host_tx_done`).
-        let port = &self.fabric.ports[p as usize];
+        let port = &self.fabric.ports[p.idx()];
         let (matters, nic_holds) = match port.owner {
             Owner::Switch(_) => (false, false),
             Owner::Host(h) => (self.tx_done_matters(i), self.fabric.hosts[h as usize].nic[..self.cfg.classes].iter().any(|q| !q.is_empty())),
@@ -184,7 +183,7 @@ impl Network {
         let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
         let pkt = self.pkts.get(i);
         let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
-        let port = &mut self.fabric.ports[p as usize];
+        let port = &mut self.fabric.ports[p.idx()];
         port.tx_bytes += wire;
         port.tx_payload_bytes += payload;
         let done = self.now + port.rate.serialization(wire);
@@ -193,21 +192,21 @@ impl Network {
         port.done_seq = self.events.reserve();
         port.done_queued = queue_completion;
         if queue_completion {
-            self.events.push_reserved(done, port.done_seq, EventKind::TxDone, p, if matters { i } else { NO_PACKET });
+            self.events.push_reserved(done, port.done_seq, EventKind::TxDone { port: p, pkt: matters.then_some(i) });
         }
         let seq = self.events.reserve();
-        let link = &mut self.fabric.ports[peer as usize].arriving;
+        let link = &mut self.fabric.ports[peer.idx()].arriving;
         link.push_back((arrive, seq, i));
         if link.len() == 1 {
-            self.events.push_reserved(arrive, seq, EventKind::Arrive, peer, i);
+            self.events.push_reserved(arrive, seq, EventKind::Arrive { port: peer, pkt: i });
         }
     }
 
     /// Bookkeeping for packet `i` leaving class `c` of port `p`'s queue.
-    fn dequeued(&mut self, p: u32, c: usize, i: u32) -> u32 {
+    fn dequeued(&mut self, p: PortId, c: usize, i: PktId) -> PktId {
         self.observe_queue(p);
         let w = self.pkts.get(i).wire_bytes as u64;
-        let port = &mut self.fabric.ports[p as usize];
+        let port = &mut self.fabric.ports[p.idx()];
         let queued_before = port.class_bytes[c];
         port.class_bytes[c] -= w;
         port.queue_bytes -= w;
@@ -218,10 +217,10 @@ impl Network {
     }
 
     /// Queues packet `i` on class `c` of port `p` and starts it if the port is idle.
-    pub(crate) fn enqueue(&mut self, p: u32, c: usize, i: u32) {
+    pub(crate) fn enqueue(&mut self, p: PortId, c: usize, i: PktId) {
         self.observe_queue(p);
         let w = self.pkts.get(i).wire_bytes as u64;
-        let port = &mut self.fabric.ports[p as usize];
+        let port = &mut self.fabric.ports[p.idx()];
         port.queues[c].push_back(i);
         port.class_bytes[c] += w;
         port.queue_bytes += w;
@@ -231,23 +230,23 @@ impl Network {
     /// Sends a PFC frame for `class` out of port `p`, ahead of any queued data. The port is
     /// started by a `Kick` event rather than directly, because this runs in the middle of
     /// another port's dequeue.
-    pub(crate) fn send_pfc(&mut self, p: u32, class: usize, pause: bool) {
+    pub(crate) fn send_pfc(&mut self, p: PortId, class: usize, pause: bool) {
         let kind = if pause { PacketKind::Pause } else { PacketKind::Resume };
         let i = self.pkts.alloc(Packet::new(kind, class as u8, self.cfg.pfc_frame_bytes));
-        let port = &mut self.fabric.ports[p as usize];
+        let port = &mut self.fabric.ports[p.idx()];
         port.control.push_back(i);
         port.pauses_sent += pause as u64;
-        self.events.push(self.now, EventKind::Kick, p, 0);
+        self.events.push(self.now, EventKind::Kick(p));
     }
 
     /// Packet `i` has fully arrived through port `p` (store and forward): the next packet on
     /// the link becomes its event, and this one goes to the switch or host that owns the port,
     /// or, a PFC frame, to the port's own egress.
-    pub(crate) fn link_arrive(&mut self, p: u32, i: u32) {
-        if let Some((t, seq, next)) = self.fabric.ports[p as usize].arrived() {
-            self.events.push_reserved(t, seq, EventKind::Arrive, p, next);
+    pub(crate) fn link_arrive(&mut self, p: PortId, i: PktId) {
+        if let Some((t, seq, next)) = self.fabric.ports[p.idx()].arrived() {
+            self.events.push_reserved(t, seq, EventKind::Arrive { port: p, pkt: next });
         }
-        match (self.pkts.get(i).kind, self.fabric.ports[p as usize].owner) {
+        match (self.pkts.get(i).kind, self.fabric.ports[p.idx()].owner) {
             (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(p, i),
             (_, Owner::Switch(s)) => self.switch_receive(s, p, i),
             (_, Owner::Host(h)) => self.host_arrive(h, i),
@@ -255,20 +254,20 @@ impl Network {
     }
 
     /// PFC frame `i` arrived through port `p`: pause or restart that port's egress class.
-    pub(crate) fn receive_pfc(&mut self, p: u32, i: u32) {
+    pub(crate) fn receive_pfc(&mut self, p: PortId, i: PktId) {
         let pkt = *self.pkts.get(i);
         self.pkts.free(i);
-        if self.fabric.ports[p as usize].apply_pfc(pkt.class as usize, pkt.kind == PacketKind::Pause, self.now) {
+        if self.fabric.ports[p.idx()].apply_pfc(pkt.class as usize, pkt.kind == PacketKind::Pause, self.now) {
             self.try_tx(p);
         }
     }
 
     /// Credits port `p`'s queue sampler with the occupancy that held until now.
     #[inline]
-    fn observe_queue(&mut self, p: u32) {
-        let port = &self.fabric.ports[p as usize];
-        if port.sampler != NO_SAMPLER {
-            self.measure.samplers[port.sampler as usize].observe(self.now, port.queue_bytes);
+    fn observe_queue(&mut self, p: PortId) {
+        let port = &self.fabric.ports[p.idx()];
+        if let Some(sampler) = port.sampler {
+            self.measure.samplers[sampler as usize].observe(self.now, port.queue_bytes);
         }
     }
 }

@@ -13,6 +13,7 @@
 //! independently (without it, every tier would take the same hash bits and use only some paths:
 //! "hash polarization").
 
+use crate::ids::PortId;
 use crate::engine::splitmix64;
 use crate::port::Port;
 use std::collections::{HashMap, VecDeque};
@@ -23,7 +24,7 @@ pub struct Routing {
     /// Per host: the switch (index among switches) its NIC is linked to, and that switch's port
     /// towards it.
     pub edge_of: Vec<u32>,
-    host_port: Vec<u32>,
+    host_port: Vec<PortId>,
     /// Per switch: its rank among edge switches (`NONE`: not an edge switch).
     edge_rank: Vec<u32>,
     /// Switch `s`'s runs are `runs[run_start[s]..run_start[s + 1]]`: (first destination edge
@@ -32,7 +33,7 @@ pub struct Routing {
     runs: Vec<(u32, u32)>,
     /// The ports of group `g` are `group_ports[group_start[g]..group_start[g + 1]]`.
     group_start: Vec<u32>,
-    group_ports: Vec<u32>,
+    group_ports: Vec<PortId>,
     /// Switch-to-switch hops between edge switches, by rank (`edges × edges`).
     edge_hops: Vec<u16>,
     edges: u32,
@@ -66,16 +67,16 @@ fn ecmp_index(hash: u32, s: u32, n: u32) -> u32 {
 
 impl Routing {
     /// `node_ports[n]`: the ports of node `n` (hosts first, then switches, as in `Graph`).
-    pub fn build(hosts: u32, ports: &[Port], node_ports: &[Vec<u32>]) -> Routing {
+    pub fn build(hosts: u32, ports: &[Port], node_ports: &[Vec<PortId>]) -> Routing {
         let switches = node_ports.len() as u32 - hosts;
-        let peer = |p: u32| ports[ports[p as usize].peer as usize].node;
+        let peer = |p: PortId| ports[ports[p.idx()].peer.idx()].node;
         let mut edge_of = vec![NONE; hosts as usize];
-        let mut host_port = vec![NONE; hosts as usize];
+        let mut host_port = vec![PortId(NONE); hosts as usize];
         for h in 0..hosts {
             let &[p] = node_ports[h as usize].as_slice() else { unreachable!("topologies give each host one NIC port") };
             let sw = peer(p);
             edge_of[h as usize] = sw - hosts;
-            host_port[h as usize] = ports[p as usize].peer;
+            host_port[h as usize] = ports[p.idx()].peer;
         }
         let mut is_edge = vec![false; switches as usize];
         for &e in &edge_of {
@@ -88,10 +89,10 @@ impl Routing {
             edges += 1;
         }
         // Switch-to-switch links only: hosts do not forward.
-        let fabric: Vec<Vec<(u32, u32)>> = (0..switches)
+        let fabric: Vec<Vec<(PortId, u32)>> = (0..switches)
             .map(|s| node_ports[(hosts + s) as usize].iter().map(|&p| (p, peer(p))).filter(|&(_, n)| n >= hosts).map(|(p, n)| (p, n - hosts)).collect())
             .collect();
-        let mut groups: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut groups: HashMap<Vec<PortId>, u32> = HashMap::new();
         let (mut group_start, mut group_ports) = (vec![0u32], Vec::new());
         let mut runs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); switches as usize];
         let mut edge_hops = vec![u16::MAX; (edges * edges) as usize];
@@ -115,7 +116,7 @@ impl Routing {
                 let group = if s == e || d == u32::MAX {
                     NONE
                 } else {
-                    let next: Vec<u32> = fabric[s as usize].iter().filter(|&&(_, n)| dist[n as usize] + 1 == d).map(|&(p, _)| p).collect();
+                    let next: Vec<PortId> = fabric[s as usize].iter().filter(|&&(_, n)| dist[n as usize] + 1 == d).map(|&(p, _)| p).collect();
                     *groups.entry(next).or_insert_with_key(|next| {
                         group_ports.extend_from_slice(next);
                         group_start.push(group_ports.len() as u32);
@@ -143,7 +144,7 @@ impl Routing {
 
     /// The egress port switch `s` sends a packet for host `dst` of a flow with hash `hash` to.
     #[inline]
-    pub fn next_port(&self, s: u32, dst: u32, hash: u32) -> u32 {
+    pub fn next_port(&self, s: u32, dst: u32, hash: u32) -> PortId {
         let e = self.edge_of[dst as usize];
         if e == s {
             return self.host_port[dst as usize];

@@ -2,6 +2,7 @@
 //! (hdrhistogram) for RTTs and queue occupancy, counters, and Jain's fairness index. Raw series
 //! are kept only where a scenario asks for them.
 
+use crate::ids::PortId;
 use hdrhistogram::Histogram;
 use rttlab_cc::Time;
 
@@ -17,7 +18,7 @@ pub fn histogram() -> Histogram<u64> {
 /// fell since the previous change with the value that held over them. The histogram counts the
 /// instants from `warmup` on; the trace, when kept, every instant.
 pub struct QueueSampler {
-    pub port: u32,
+    pub port: PortId,
     pub name: String,
     interval: Time,
     next: Time,
@@ -27,7 +28,7 @@ pub struct QueueSampler {
 }
 
 impl QueueSampler {
-    pub fn new(port: u32, name: String, interval: Time, warmup: Time, trace: bool) -> Self {
+    pub fn new(port: PortId, name: String, interval: Time, warmup: Time, trace: bool) -> Self {
         QueueSampler { port, name, interval, next: interval, warmup, hist: histogram(), trace: trace.then(Vec::new) }
     }
 
@@ -153,7 +154,7 @@ mod tests {
 
     #[test]
     fn sampler_credits_each_instant_once() {
-        let mut s = QueueSampler::new(0, "p".into(), Time(10), Time(20), true);
+        let mut s = QueueSampler::new(PortId(0), "p".into(), Time(10), Time(20), true);
         s.observe(Time(5), 7); // no instant yet
         s.observe(Time(30), 7); // instants 10, 20, 30 held 7
         s.observe(Time(35), 100); // none

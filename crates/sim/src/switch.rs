@@ -1,6 +1,7 @@
 //! Switches: a shared buffer, forwarding by ECMP on precomputed routes (`routing`), tail drop at the buffer limit,
 //! ECN marking (step or RED) at dequeue or enqueue, and PFC per ingress port and class.
 
+use crate::ids::{PktId, PortId};
 use crate::engine::Rng;
 use crate::network::Network;
 use crate::packet::PacketKind;
@@ -43,7 +44,7 @@ pub fn mark_probability(q: u64, (kmin, kmax, pmax): (u64, u64, f64)) -> f64 {
 
 impl Network {
     /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
-    pub(crate) fn switch_receive(&mut self, s: u32, in_port: u32, i: u32) {
+    pub(crate) fn switch_receive(&mut self, s: u32, in_port: PortId, i: PktId) {
         let pkt = *self.pkts.get(i);
         let sw = &mut self.fabric.switches[s as usize];
         let w = pkt.wire_bytes as u64;
@@ -64,9 +65,9 @@ impl Network {
         let egress = self.fabric.routing.next_port(s, pkt.dst_host, pkt.hash);
         let c = pkt.class as usize;
         let p = self.pkts.get_mut(i);
-        p.in_port = in_port;
+        p.in_port = Some(in_port);
         p.hops = p.hops.saturating_add(1);
-        let inp = &mut self.fabric.ports[in_port as usize];
+        let inp = &mut self.fabric.ports[in_port.idx()];
         inp.ingress_bytes[c] += w;
         if let Some((xoff, _)) = self.cfg.switch_params.pfc {
             if !inp.pausing[c] && inp.ingress_bytes[c] > xoff {
@@ -75,14 +76,14 @@ impl Network {
             }
         }
         if self.cfg.switch_params.mark_at == MarkAt::Enqueue {
-            let queued = self.fabric.ports[egress as usize].class_bytes[c];
+            let queued = self.fabric.ports[egress.idx()].class_bytes[c];
             self.mark(s, i, queued);
         }
         self.enqueue(egress, c, i);
     }
 
     /// Marks data packet `i` CE with the probability for a queue of `queued` bytes.
-    fn mark(&mut self, s: u32, i: u32, queued: u64) {
+    fn mark(&mut self, s: u32, i: PktId, queued: u64) {
         let sw = &mut self.fabric.switches[s as usize];
         if let (Some(ecn), PacketKind::Data) = (self.cfg.switch_params.ecn, self.pkts.get(i).kind) {
             let p = mark_probability(queued, ecn);
@@ -96,19 +97,20 @@ impl Network {
     /// Packet `i` leaves class `c` of an egress port of switch `s`, which held `queued` bytes in that
     /// class before it left: release its buffer, lift PFC on its ingress once below XON, and
     /// with marking at dequeue mark it by that queue (algorithms.md §5.1).
-    pub(crate) fn switch_dequeued(&mut self, s: u32, c: usize, i: u32, queued: u64) {
+    pub(crate) fn switch_dequeued(&mut self, s: u32, c: usize, i: PktId, queued: u64) {
         let pkt = *self.pkts.get(i);
         let w = pkt.wire_bytes as u64;
         self.fabric.switches[s as usize].used -= w;
         if self.cfg.switch_params.mark_at == MarkAt::Dequeue {
             self.mark(s, i, queued);
         }
-        let inp = &mut self.fabric.ports[pkt.in_port as usize];
+        let in_port = pkt.in_port.expect("a packet queued at a switch came in through a port");
+        let inp = &mut self.fabric.ports[in_port.idx()];
         inp.ingress_bytes[c] -= w;
         if let Some((_, xon)) = self.cfg.switch_params.pfc {
             if inp.pausing[c] && inp.ingress_bytes[c] <= xon {
                 inp.pausing[c] = false;
-                self.send_pfc(pkt.in_port, c, false);
+                self.send_pfc(in_port, c, false);
             }
         }
     }

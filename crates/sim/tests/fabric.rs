@@ -35,7 +35,7 @@ fn all_pairs_reachable(net: &Network, expected_hops: impl Fn(u32, u32) -> u32) {
         for b in (0..hosts).filter(|&b| b != a) {
             let path = net.path(a, b, five_tuple_hash(1, a, b, 50000, 4791));
             let last = *path.last().unwrap();
-            let reached = net.ports()[net.ports()[last as usize].peer as usize].node;
+            let reached = net.ports()[net.ports()[last.idx()].peer.idx()].node;
             assert_eq!(reached, b, "{a} -> {b} ended at node {reached}");
             assert_eq!(path.len() as u32, expected_hops(a, b), "{a} -> {b}");
             assert_eq!(net.routing().hops(a, b), Some(expected_hops(a, b)));
@@ -73,7 +73,7 @@ fn every_host_pair_is_reachable_on_the_shortest_path() {
     let net = Network::new(&scenario(leaf_spine)).unwrap();
     // 6 hosts × 10 Gbps over 3 spines at 2:1: 10 Gbps uplinks.
     let uplink = net.path(0, 23, 7)[1];
-    assert_eq!(net.ports()[uplink as usize].rate, Rate(10_000_000_000));
+    assert_eq!(net.ports()[uplink.idx()].rate, Rate(10_000_000_000));
     all_pairs_reachable(&net, |a, b| if a / 6 == b / 6 { 2 } else { 4 });
     let chain = r#"
         duration = "1ms"
@@ -110,7 +110,7 @@ fn ecmp_spreads_flows_evenly_over_all_equal_cost_paths() {
     // k = 8: from host 0 to a host in another pod there are (k/2)² = 16 shortest paths.
     let net = Network::new(&scenario(&fat_tree(8))).unwrap();
     let (flows, paths) = (16_000u32, 16usize);
-    let mut count: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut count: HashMap<Vec<rttlab_sim::ids::PortId>, u32> = HashMap::new();
     for sport in 0..flows {
         let hash = five_tuple_hash(3, 0, 100, 49152 + (sport % 16384) as u16, 4791 + (sport / 16384) as u16);
         *count.entry(net.path(0, 100, hash)).or_default() += 1;
@@ -171,7 +171,7 @@ fn flow_sizes_offer_their_target_load_on_the_host_links() {
     let flows = format!("[[workloads]]\nkind = \"flow_sizes\"\ncdf = \"alistorage\"\nload = {load}");
     let net = run_net(&fat_tree_with(4, "200ms", &flows));
     let secs = 0.2;
-    let host_payload: u64 = (0..net.graph().hosts).map(|h| net.ports()[net.hosts()[h as usize].port as usize].tx_payload_bytes).sum();
+    let host_payload: u64 = (0..net.graph().hosts).map(|h| net.ports()[net.hosts()[h as usize].port.idx()].tx_payload_bytes).sum();
     let measured = host_payload as f64 * 8.0 / (net.graph().hosts as f64 * 10e9 * secs);
     assert!((measured - load).abs() / load < 0.03, "measured load {measured:.4} vs {load}");
     // Finished flows give their slots back: slots stay near the flows in flight.

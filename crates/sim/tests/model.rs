@@ -210,8 +210,8 @@ fn pfc_pause_and_resume_timing_by_hand() {
         dst = 0
         "#,
     );
-    let h1 = &net.ports()[net.hosts()[1].port as usize];
-    let s0_h1 = &net.ports()[h1.peer as usize];
+    let h1 = &net.ports()[net.hosts()[1].port.idx()];
+    let s0_h1 = &net.ports()[h1.peer.idx()];
     assert_eq!(s0_h1.pauses_sent, 1);
     assert_eq!(h1.paused_time_at(net.end()), Time(51_251_200 - 6_851_200));
     assert!(!h1.paused[1]);

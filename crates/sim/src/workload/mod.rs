@@ -14,6 +14,7 @@
 
 pub mod cdf;
 
+use crate::ids::PktId;
 use crate::engine::{exponential, rng_stream, EventKind, Rng, Stream};
 use crate::flow::{FlowSpec, Message, Messages};
 use crate::network::Network;
@@ -214,7 +215,7 @@ impl Network {
         let (i, group) = (i as usize, gen.group);
         let h = gen.sources[i];
         if let Some(t) = gen.next_event(i, now) {
-            self.events.push(t, EventKind::Arrival, g, i as u32);
+            self.events.push(t, EventKind::Arrival { generator: g, host: i as u32 });
         }
         let gen = &mut self.generators[g as usize];
         let (class, stats) = (gen.class, &mut self.measure.groups[group as usize]);
@@ -326,7 +327,7 @@ impl Network {
     }
 
     /// A ping arrived at host `h`: its NIC echoes it at once, in the same class.
-    pub(crate) fn ping_echo(&mut self, h: u32, i: u32) {
+    pub(crate) fn ping_echo(&mut self, h: u32, i: PktId) {
         let p = self.pkts.get_mut(i);
         p.kind = PacketKind::Pong;
         p.dst_host = p.flow;
@@ -336,7 +337,7 @@ impl Network {
     }
 
     /// An echo came back to its pinger: one round trip of group `seq`.
-    pub(crate) fn pong(&mut self, i: u32, p: Packet) {
+    pub(crate) fn pong(&mut self, i: PktId, p: Packet) {
         self.pkts.free(i);
         if p.t_send >= self.cfg.warmup {
             self.measure.groups[p.seq as usize].ping_rtt.record(ns(self.now - p.t_send)).expect("auto-resizing histogram");
