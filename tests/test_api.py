@@ -222,3 +222,27 @@ def test_bad_workloads_and_topologies_name_the_field(overrides, words):
         rttlab.run(FAT_TREE, overrides)
     for w in words:
         assert w in str(e.value), (w, str(e.value))
+
+
+def test_a_zero_rate_is_a_clear_error_for_every_rate_controller():
+    for algorithm in ("timely", "patched_timely", "fast"):
+        for key in ("initial_rate", "max_rate"):
+            p = subprocess.run(
+                [sys.executable, "-m", "rttlab.cli", "run", str(TESTBED), "--set", f"cc.algorithm={algorithm}", "--set", f"cc.{key}=0bps"],
+                capture_output=True,
+                text=True,
+            )
+            assert p.returncode == 2, (algorithm, key, p.stderr)
+            assert f"cc.{key} = 0bps: positive" in p.stderr and "panicked" not in p.stderr
+
+
+def test_a_panic_is_an_internal_error_without_a_backtrace(monkeypatch, capsys):
+    """A bug in the simulator reaches the user as one line that says it is a bug, exit 70."""
+    from rttlab import _core
+
+    with pytest.raises(rttlab.InternalError, match=r"a bug in rttlab.*a deliberate panic at crates/py/src/lib\.rs"):
+        _core._panic_for_test()
+    monkeypatch.setattr(_core, "run_json", lambda _: _core._panic_for_test())
+    assert cli(["run", str(TESTBED), "--set", "duration=1ms", "--set", "warmup=0ms"]) == 70
+    err = capsys.readouterr().err
+    assert err.startswith("rttlab: internal error (a bug in rttlab") and "Traceback" not in err and "panicked" not in err

@@ -15,7 +15,10 @@ from .result import Result
 from .scenario import ScenarioLike, apply_overrides, load, resolve
 
 __version__ = _core.__version__
-__all__ = ["run", "load", "resolve", "Result", "__version__"]
+
+#: Raised when an internal check of the simulator fails: a bug in rttlab, never bad input.
+InternalError = _core.InternalError
+__all__ = ["run", "load", "resolve", "Result", "InternalError", "__version__"]
 
 
 def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, seed: int | None = None) -> Result:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import load, presets, run
+from . import InternalError, load, presets, run
 from .outputs import check_file, check_result_dir, write_file
 from .scenario import apply_overrides, parse_value
 from .sweep import default_cache, grid, run_all
@@ -202,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"rttlab: error: {e}", file=sys.stderr)
         return 2
+    except InternalError as e:  # a bug: say so, without a traceback (EX_SOFTWARE)
+        print(f"rttlab: {e}", file=sys.stderr)
+        return 70
     except BrokenPipeError:  # the reader (e.g. `head`) stopped reading
         sys.stderr.close()
         return 0
