@@ -85,7 +85,9 @@ fn hai_switches_on_at_the_fifth_negative_gradient_and_off_again() {
     let mut r = 5.0 * G;
     // (RTT µs, what the update does, HAI on after it). With α = 1 the gradient is the raw
     // difference over 20 µs; completions 100 µs apart so df = 1.
-    let steps: [(f64, fn(f64) -> f64, bool); 9] = [
+    // (RTT µs, the update, HAI on after it)
+    type Step = (f64, fn(f64) -> f64, bool);
+    let steps: [Step; 9] = [
         (200.0, |r| r + 10.0 * M, false), // first sample: g = 0 → +δ, count stays 0
         (190.0, |r| r + 10.0 * M, false), // count 1
         (180.0, |r| r + 10.0 * M, false), // 2

@@ -5,7 +5,7 @@ use crate::engine::{rng_stream, EventKind, EventQueue, Stream};
 use crate::flow::{Flow, FlowSpec, FlowStats, Tx};
 use crate::nic::Host;
 use crate::packet::{PacketKind, Slab};
-use crate::ids::{FlowId, PortId};
+use crate::ids::{FlowId, PortId, SwitchId};
 use crate::port::{port_name, Owner, Port};
 use crate::routing::Routing;
 use crate::scenario::{Arrivals, CcConfig, HostConfig, MarkAt, Scenario, ScenarioError, TransportConfig, Until, Workload};
@@ -103,7 +103,7 @@ impl Fabric {
         let graph = Graph::from_scenario(s);
         let mut ports = Vec::with_capacity(graph.links.len() * 2);
         let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); graph.nodes() as usize];
-        let owner = |n: u32| if n < graph.hosts { Owner::Host(n) } else { Owner::Switch(n - graph.hosts) };
+        let owner = |n: u32| if n < graph.hosts { Owner::Host(n) } else { Owner::Switch(SwitchId(n - graph.hosts)) };
         for l in &graph.links {
             let (pa, pb) = (ports.len() as u32, ports.len() as u32 + 1);
             ports.push(Port::new(owner(l.a), l.a, PortId(pb), l.rate, l.delay));
@@ -368,7 +368,7 @@ impl Network {
             if node == dst || node < self.fabric.graph.hosts || path.len() > self.fabric.graph.nodes() as usize {
                 return path;
             }
-            p = self.fabric.routing.next_port(node - self.fabric.graph.hosts, dst, hash);
+            p = self.fabric.routing.next_port(SwitchId(node - self.fabric.graph.hosts), dst, hash);
             path.push(p);
         }
     }

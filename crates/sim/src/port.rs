@@ -2,7 +2,7 @@
 //! serialization at line rate, then propagation to the peer) and its ingress accounting (bytes
 //! a switch holds that arrived through it, per class, for PFC).
 
-use crate::ids::{PktId, PortId};
+use crate::ids::{PktId, PortId, SwitchId};
 use crate::packet::{Packet, PacketKind};
 use crate::network::Network;
 use crate::engine::EventKind;
@@ -16,7 +16,7 @@ pub const MAX_CLASSES: usize = 8;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Owner {
     Host(u32),
-    Switch(u32),
+    Switch(SwitchId),
 }
 
 pub struct Port {

@@ -13,7 +13,7 @@
 //! independently (without it, every tier would take the same hash bits and use only some paths:
 //! "hash polarization").
 
-use crate::ids::PortId;
+use crate::ids::{PortId, SwitchId};
 use crate::engine::splitmix64;
 use crate::port::Port;
 use std::collections::{HashMap, VecDeque};
@@ -144,7 +144,8 @@ impl Routing {
 
     /// The egress port switch `s` sends a packet for host `dst` of a flow with hash `hash` to.
     #[inline]
-    pub fn next_port(&self, s: u32, dst: u32, hash: u32) -> PortId {
+    pub fn next_port(&self, s: SwitchId, dst: u32, hash: u32) -> PortId {
+        let s = s.0;
         let e = self.edge_of[dst as usize];
         if e == s {
             return self.host_port[dst as usize];

@@ -1,7 +1,7 @@
 //! Switches: a shared buffer, forwarding by ECMP on precomputed routes (`routing`), tail drop at the buffer limit,
 //! ECN marking (step or RED) at dequeue or enqueue, and PFC per ingress port and class.
 
-use crate::ids::{PktId, PortId};
+use crate::ids::{PktId, PortId, SwitchId};
 use crate::engine::Rng;
 use crate::network::Network;
 use crate::packet::PacketKind;
@@ -44,9 +44,9 @@ pub fn mark_probability(q: u64, (kmin, kmax, pmax): (u64, u64, f64)) -> f64 {
 
 impl Network {
     /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
-    pub(crate) fn switch_receive(&mut self, s: u32, in_port: PortId, i: PktId) {
+    pub(crate) fn switch_receive(&mut self, s: SwitchId, in_port: PortId, i: PktId) {
         let pkt = *self.pkts.get(i);
-        let sw = &mut self.fabric.switches[s as usize];
+        let sw = &mut self.fabric.switches[s.idx()];
         let w = pkt.wire_bytes as u64;
         if sw.used + w > self.cfg.switch_params.buffer {
             // Tail drop: the shared buffer is full.
@@ -83,8 +83,8 @@ impl Network {
     }
 
     /// Marks data packet `i` CE with the probability for a queue of `queued` bytes.
-    fn mark(&mut self, s: u32, i: PktId, queued: u64) {
-        let sw = &mut self.fabric.switches[s as usize];
+    fn mark(&mut self, s: SwitchId, i: PktId, queued: u64) {
+        let sw = &mut self.fabric.switches[s.idx()];
         if let (Some(ecn), PacketKind::Data) = (self.cfg.switch_params.ecn, self.pkts.get(i).kind) {
             let p = mark_probability(queued, ecn);
             if p >= 1.0 || (p > 0.0 && sw.rng.random::<f64>() < p) {
@@ -97,10 +97,10 @@ impl Network {
     /// Packet `i` leaves class `c` of an egress port of switch `s`, which held `queued` bytes in that
     /// class before it left: release its buffer, lift PFC on its ingress once below XON, and
     /// with marking at dequeue mark it by that queue (algorithms.md §5.1).
-    pub(crate) fn switch_dequeued(&mut self, s: u32, c: usize, i: PktId, queued: u64) {
+    pub(crate) fn switch_dequeued(&mut self, s: SwitchId, c: usize, i: PktId, queued: u64) {
         let pkt = *self.pkts.get(i);
         let w = pkt.wire_bytes as u64;
-        self.fabric.switches[s as usize].used -= w;
+        self.fabric.switches[s.idx()].used -= w;
         if self.cfg.switch_params.mark_at == MarkAt::Dequeue {
             self.mark(s, i, queued);
         }
