@@ -444,6 +444,17 @@ impl WindowController for Swift {
 mod tests {
     use super::*;
 
+    /// Every parameter but `profile` can be overridden, and a key read over a profile keeps the
+    /// profile's other values.
+    #[test]
+    fn overrides_cover_every_parameter() {
+        let fields = serde_json::to_value(SwiftParams::default()).unwrap();
+        let keys: Vec<&str> = fields.as_object().unwrap().keys().map(String::as_str).filter(|&k| k != "profile").collect();
+        assert_eq!(keys, Overrides::KEYS);
+        let p = Overrides(SwiftParams::profile(Profile::Htsim)).deserialize(serde_json::json!({"ai": 2.0})).unwrap();
+        assert_eq!(p, SwiftParams { ai: 2.0, ..SwiftParams::profile(Profile::Htsim) });
+    }
+
     const US: u64 = 1_000_000;
 
     fn ack(now_us: u64, rtt_us: f64, endpoint_us: f64, hops: u8) -> AckEvent {
