@@ -246,3 +246,27 @@ def test_a_panic_is_an_internal_error_without_a_backtrace(monkeypatch, capsys):
     assert cli(["run", str(TESTBED), "--set", "duration=1ms", "--set", "warmup=0ms"]) == 70
     err = capsys.readouterr().err
     assert err.startswith("rttlab: internal error (a bug in rttlab") and "Traceback" not in err and "panicked" not in err
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"cc.beta": float("nan")}, "cc.beta = nan: must be a finite number"),
+        ({"cc.beta": float("-inf")}, "cc.beta = -inf: must be a finite number"),
+        ({"flows.0.connections": float("inf")}, "flows[0].connections = inf: must be a finite number"),
+        ({"duration": parse_value("1979-05-27T07:32:00Z")}, "duration = 1979-05-27 07:32:00+00:00: dates and times are not scenario values"),
+        ({"warmup": parse_value("07:32:00")}, "warmup = 07:32:00: dates and times"),
+        ({"seed": {1, 2}}, "seed: a set is not a scenario value"),
+    ],
+)
+def test_values_json_cannot_carry_are_errors_naming_the_key(overrides, message):
+    with pytest.raises(ValueError) as e:
+        rttlab.run(TESTBED, overrides)
+    assert str(e.value).startswith(message), str(e.value)
+
+
+def test_deep_nesting_is_an_error_not_a_recursion_error():
+    for depth in (40, 5000):
+        text = TESTBED.read_text() + "\nextra = " + "[" * depth + "]" * depth + "\n"
+        with pytest.raises(ValueError, match=r"nested more than 32 deep"):
+            rttlab.run(text)

@@ -7,12 +7,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping
 
 from . import _core
 from .result import Result
-from .scenario import ScenarioLike, apply_overrides, load, resolve
+from .scenario import ScenarioLike, apply_overrides, load, resolve, to_json
 
 __version__ = _core.__version__
 
@@ -28,4 +27,4 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, s
     s = apply_overrides(load(scenario), overrides)
     if seed is not None:
         s["seed"] = seed
-    return Result.from_json(_core.run_json(json.dumps(s)))
+    return Result.from_json(_core.run_json(to_json(s)))

@@ -7,7 +7,9 @@ core, which names the field, the value and what is allowed in a ``ValueError``.
 from __future__ import annotations
 
 import copy
+import datetime
 import json
+import math
 import tomllib
 
 import tomli_w
@@ -46,6 +48,36 @@ def load(scenario: ScenarioLike) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ValueError(f"scenario is not valid TOML: {e}") from None
+    except RecursionError:
+        raise ValueError(f"scenario is not valid: arrays or tables nested more than {MAX_DEPTH} deep") from None
+
+
+#: How deep a scenario's tables and arrays may nest (the deepest schema needs 4).
+MAX_DEPTH = 32
+
+
+def to_json(scenario: Mapping[str, Any]) -> str:
+    """The scenario as JSON text for the core. A value JSON cannot carry is an error naming its
+    key: a non-finite number, a date or time, anything but tables, arrays, strings, numbers and
+    booleans, or nesting deeper than `MAX_DEPTH`."""
+    stack: list[tuple[str, Any, int]] = [("", scenario, 0)]
+    while stack:
+        where, v, depth = stack.pop()
+        name = where or "scenario"
+        if depth > MAX_DEPTH:
+            top = where.split("[")[0].split(".")[0]
+            raise ValueError(f"{top}: arrays or tables nested more than {MAX_DEPTH} deep")
+        if isinstance(v, Mapping):
+            stack.extend((f"{where}.{k}" if where else str(k), x, depth + 1) for k, x in v.items())
+        elif isinstance(v, list | tuple):
+            stack.extend((f"{where}[{i}]", x, depth + 1) for i, x in enumerate(v))
+        elif isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"{name} = {v}: must be a finite number")
+        elif isinstance(v, datetime.date | datetime.time):
+            raise ValueError(f"{name} = {v}: dates and times are not scenario values; durations are strings such as \"10ms\"")
+        elif not isinstance(v, str | int | float | bool) and v is not None:
+            raise ValueError(f"{name}: a {type(v).__name__} is not a scenario value (tables, arrays, strings, numbers, booleans)")
+    return json.dumps(scenario, allow_nan=False)
 
 
 def parse_value(text: str) -> Any:
@@ -125,4 +157,4 @@ def to_toml(scenario: dict[str, Any]) -> str:
 def resolve(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The validated scenario with every default filled in."""
     s = apply_overrides(load(scenario), overrides)
-    return json.loads(_core.resolve_json(json.dumps(s)))
+    return json.loads(_core.resolve_json(to_json(s)))

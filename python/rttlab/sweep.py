@@ -23,7 +23,7 @@ from tqdm import tqdm
 from . import _core
 from .outputs import atomic_write, prepare_cache
 from .result import Result
-from .scenario import apply_overrides, resolve
+from .scenario import apply_overrides, resolve, to_json
 
 
 def default_cache() -> Path:
@@ -44,7 +44,7 @@ def scenario_key(resolved: dict[str, Any]) -> str:
 
 
 def _run_json(resolved: dict[str, Any]) -> str:
-    return _core.run_json(json.dumps(resolved))
+    return _core.run_json(to_json(resolved))
 
 
 def grid(base: dict[str, Any], axes: Mapping[str, Sequence[Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
