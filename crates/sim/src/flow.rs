@@ -195,14 +195,6 @@ impl Flow {
         }
     }
 
-    /// A window flow's congestion controller.
-    pub fn window_cc(&self) -> Option<&dyn WindowController> {
-        match &self.tx {
-            Tx::Window(w) => Some(w.cc.as_ref()),
-            Tx::Message(_) => None,
-        }
-    }
-
     pub fn message(&mut self) -> &mut MessageTx {
         match &mut self.tx {
             Tx::Message(m) => m,

@@ -187,6 +187,7 @@ impl Network {
         let secs = self.measured_s();
         let ids: Vec<usize> = (0..self.flows.slots.len()).filter(|&i| self.flows.slots[i].listed()).collect();
         let f: Vec<&crate::flow::Flow> = ids.iter().map(|&i| &self.flows.slots[i]).collect();
+        let m: Vec<rttlab_cc::Metrics> = f.iter().map(|x| x.cc_metrics()).collect();
         json!({
             "flow": ids,
             "group": f.iter().map(|x| x.group).collect::<Vec<_>>(),
@@ -204,10 +205,10 @@ impl Network {
             "retransmits": f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>(),
             "timeouts": f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>(),
             "rate_gbps": f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>(),
-            "cwnd_bytes": f.iter().map(|x| x.cc_metrics().cwnd_bytes).collect::<Vec<_>>(),
-            "dctcp_alpha": f.iter().map(|x| x.cc_metrics().dctcp_alpha).collect::<Vec<_>>(),
-            "fcwnd": f.iter().map(|x| x.cc_metrics().fcwnd_pkts).collect::<Vec<_>>(),
-            "ecwnd": f.iter().map(|x| x.cc_metrics().ecwnd_pkts).collect::<Vec<_>>(),
+            "cwnd_bytes": m.iter().map(|x| x.cwnd_bytes).collect::<Vec<_>>(),
+            "dctcp_alpha": m.iter().map(|x| x.dctcp_alpha).collect::<Vec<_>>(),
+            "fcwnd": m.iter().map(|x| x.fcwnd_pkts).collect::<Vec<_>>(),
+            "ecwnd": m.iter().map(|x| x.ecwnd_pkts).collect::<Vec<_>>(),
         })
     }
 

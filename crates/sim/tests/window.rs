@@ -155,7 +155,7 @@ fn dctcp_incast_below_the_window_floor() {
     let net = run_net(&toml);
     let s = net.summary();
     for f in net.flows() {
-        assert_eq!(f.window_cc().unwrap().cwnd(), 2 * 1436);
+        assert_eq!(f.cc_metrics().cwnd_bytes, Some(2 * 1436));
     }
     let q = s.queue_avg_kb.unwrap();
     assert!((100.0..=110.0).contains(&q), "queue {q} KB");

@@ -60,7 +60,13 @@ impl Table {
 
     /// Removes `key`, which must be present, and reads it.
     pub fn require<T: DeserializeOwned>(&mut self, key: &str) -> Result<T, ScenarioError> {
-        self.take(key)?.ok_or_else(|| ScenarioError::Field { field: self.path(key), message: "missing: this key is required".into() })
+        let value = self.require_raw(key)?;
+        parse(&self.path(key), value)
+    }
+
+    /// Removes the raw value of `key`, which must be present.
+    pub fn require_raw(&mut self, key: &str) -> Result<Value, ScenarioError> {
+        self.map.remove(key).ok_or_else(|| ScenarioError::Field { field: self.path(key), message: "missing: this key is required".into() })
     }
 
     /// Removes the raw value of `key`, if present.

@@ -92,7 +92,7 @@ impl Scenario {
         let mut t = Table::new("", value)?;
         let cc = t.raw("cc").map_or(Ok(CcConfig::None), |v| CcConfig::read("cc", v))?;
         let transport = t.raw("transport").map_or(Ok(TransportConfig::Message), |v| TransportConfig::read("transport", v, &cc))?;
-        let topology = t.raw("topology").ok_or_else(|| ScenarioError::Field { field: "topology".into(), message: "missing: this key is required".into() })?;
+        let topology = t.require_raw("topology")?;
         let workloads = t.raw("workloads").map_or(Ok(Vec::new()), |v| read_list("workloads", v, Workload::read))?;
         let mut s = Scenario {
             name: t.take("name")?.unwrap_or_default(),
