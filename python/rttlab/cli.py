@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pandas as pd
 from . import InternalError, load, presets, run
 from .outputs import check_file, check_result_dir, write_file
 from .scenario import apply_overrides, parse_value
-from .sweep import default_cache, grid, run_all
+from .sweep import Interrupted, default_cache, grid, run_all
 
 SUMMARY_ROWS = [
     ("throughput_gbps", "throughput (wire)", "Gbps"),
@@ -60,7 +61,7 @@ def parse_sets(items: list[str]) -> dict:
 def cmd_run(args) -> int:
     if args.out:
         check_result_dir(args.out, force=args.force)
-    result = run(args.scenario, overrides=parse_sets(args.set), seed=args.seed)
+    result = run(args.scenario, overrides=parse_sets(args.set), seed=args.seed, progress=show_progress(args) and not args.json)
     if args.out:
         result.save(args.out, force=args.force)
     if args.json:
@@ -79,6 +80,11 @@ def cmd_run(args) -> int:
     if args.out:
         print(f"wrote {args.out}/")
     return 0
+
+
+def show_progress(args) -> bool:
+    """Progress bars go to a terminal only, and not with --no-progress."""
+    return not args.no_progress and sys.stderr.isatty()
 
 
 def cache_dir(args) -> Path | None:
@@ -115,7 +121,7 @@ def cmd_reproduce(args) -> int:
     exps = select(args.target)
     out = Path(args.out or f"results/{args.target}")
     check_result_dir(out, force=args.force)
-    done = execute(exps, quick=args.quick, jobs=args.jobs, cache_dir=cache_dir(args), scheduler=args.scheduler, progress=not args.no_progress)
+    done = execute(exps, quick=args.quick, jobs=args.jobs, cache_dir=cache_dir(args), scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout, progress=show_progress(args))
     title = TITLES.get(args.target) or exps[0].title
     report.write(out, done, title=title, quick=args.quick, force=args.force)
     for ex in done:
@@ -147,9 +153,9 @@ def cmd_sweep(args) -> int:
     check_file(out, force=args.force)
     base = apply_overrides(load(args.scenario), parse_sets(args.set))
     axes = parse_grid(args.grid)
-    seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [base.get("seed", 1)]
+    seeds = args.seeds or [base.get("seed", 1)]
     cells = grid(base, {**axes, "seed": seeds})
-    results = run_all([s for _, s in cells], jobs=args.jobs, cache_dir=cache_dir(args), scheduler=args.scheduler, desc="sweep", progress=not args.no_progress)
+    results = run_all([s for _, s in cells], jobs=args.jobs, cache_dir=cache_dir(args), scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout, desc="sweep", progress=show_progress(args))
     df = pd.DataFrame([{**{k: str(v) if isinstance(v, (dict, list)) else v for k, v in point.items()}, **r.summary} for (point, _), r in zip(cells, results)])
     write_file(out, lambda tmp: df.to_csv(tmp, index=False) if out.suffix == ".csv" else df.to_parquet(tmp, index=False), force=args.force)
     cols = [*axes, "seed", "throughput_gbps", "rtt_avg_us", "rtt_p99_us"]
@@ -158,9 +164,42 @@ def cmd_sweep(args) -> int:
     return 0
 
 
+def positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n}: must be 1 or more")
+    return n
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        t = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not t > 0 or t == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text}: must be a positive, finite number of seconds")
+    return t
+
+
+def seed_list(text: str) -> list[int]:
+    seeds = []
+    for item in text.split(","):
+        try:
+            seeds.append(int(item))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{item.strip()!r} in {text!r} is not a whole number; give seeds as S1,S2,..., e.g. 1,2,3") from None
+        if not 0 <= seeds[-1] < 2**64:
+            raise argparse.ArgumentTypeError(f"{item.strip()} in {text!r}: a seed is between 0 and 2^64 - 1")
+    return seeds
+
+
 def add_runner_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--jobs", type=int, metavar="N", help="parallel local runs (default: all cores)")
+    p.add_argument("--jobs", type=positive_int, metavar="N", help="parallel local runs (default: all cores)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask distributed scheduler (e.g. tcp://10.0.0.1:8786) instead of local processes")
+    p.add_argument("--scheduler-timeout", type=positive_seconds, default=5.0, metavar="SECONDS", help="give up connecting to --scheduler after this long (default: 5)")
     p.add_argument("--cache", metavar="DIR", help="reuse and store results here (default: $RTTLAB_CACHE or ~/.cache/rttlab/runs)")
     p.add_argument("--no-cache", action="store_true", help="run everything again, store nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -176,12 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables (CSV) into the new directory DIR")
     r.add_argument("--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar (there is none when stderr is not a terminal, or with --json)")
     r.set_defaults(func=cmd_run)
     sw = sub.add_parser("sweep", help="run a scenario over a grid of values; one tidy table of summaries")
     sw.add_argument("scenario", help="scenario TOML file, or a preset's name (rttlab list --scenarios)")
     sw.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...", help="an axis of the grid (repeatable); every combination runs")
     sw.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key for every point (repeatable)")
-    sw.add_argument("--seeds", metavar="S1,S2,...", help="run every point with each seed (default: the scenario's)")
+    sw.add_argument("--seeds", type=seed_list, metavar="S1,S2,...", help="run every point with each seed (default: the scenario's)")
     sw.add_argument("--out", required=True, metavar="FILE", help="FILE.csv or FILE.parquet: one row per run, the grid's values and the summary")
     sw.add_argument("--force", action="store_true", help="replace FILE if it exists")
     add_runner_options(sw)
@@ -205,9 +245,29 @@ def main(argv: list[str] | None = None) -> int:
     except InternalError as e:  # a bug: say so, without a traceback (EX_SOFTWARE)
         print(f"rttlab: {e}", file=sys.stderr)
         return 70
+    except Interrupted as e:
+        if not e.finished:
+            kept = "none had finished"
+        elif e.cache_dir:
+            kept = f"{e.finished} of {e.total} runs had finished and are cached in {e.cache_dir}: the same command resumes from there"
+        else:
+            kept = f"{e.finished} of {e.total} runs had finished; none were kept (--no-cache)"
+        print(f"\nrttlab: interrupted; {kept}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("\nrttlab: interrupted; nothing was written", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # the reader (e.g. `head`) stopped reading
         sys.stderr.close()
         return 0
+    except OSError as e:  # the machine's problem (disk full, permissions), not the input's
+        print(f"rttlab: error: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # a bug: one line, the traceback on request (EX_SOFTWARE)
+        if os.environ.get("RTTLAB_DEBUG"):
+            raise
+        print(f"rttlab: internal error (a bug in rttlab; please report it, with RTTLAB_DEBUG=1 for the traceback): {type(e).__name__}: {e}", file=sys.stderr)
+        return 70
 
 
 if __name__ == "__main__":

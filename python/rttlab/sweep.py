@@ -12,8 +12,9 @@ import copy
 import hashlib
 import itertools
 import json
+import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import signal
 from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -43,8 +44,26 @@ def scenario_key(resolved: dict[str, Any]) -> str:
     return hashlib.sha256(f"{_engine_id()}\n{text}".encode()).hexdigest()
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a batch of runs: ``finished`` of ``total`` were done (and are in
+    ``cache_dir`` when there is one, so the same call resumes from there)."""
+
+    def __init__(self, finished: int, total: int, cache_dir: Path | None) -> None:
+        super().__init__(f"{finished} of {total} runs finished")
+        self.finished, self.total, self.cache_dir = finished, total, cache_dir
+
+
+def _init_worker() -> None:
+    """A pool worker ignores SIGINT: on Ctrl-C the main process decides, and stops it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _run_json(resolved: dict[str, Any]) -> str:
     return _core.run_json(to_json(resolved))
+
+
+def _run_keyed(item: tuple[str, dict[str, Any]]) -> tuple[str, str]:
+    return item[0], _run_json(item[1])
 
 
 def grid(base: dict[str, Any], axes: Mapping[str, Sequence[Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -63,15 +82,18 @@ def run_all(
     jobs: int | None = None,
     cache_dir: str | Path | None = None,
     scheduler: str | Any | None = None,
+    scheduler_timeout: float = 5.0,
     desc: str = "runs",
     progress: bool = True,
 ) -> list[Result]:
     """Runs every scenario (dicts, as `rttlab.load` returns) and returns the results in the same
     order. Locally on ``jobs`` processes (default: all cores), or with ``scheduler`` (a Dask
     scheduler address such as ``"tcp://10.0.0.1:8786"``, or a ``distributed.Client``) on that
-    Dask cluster. With ``cache_dir``, results found there are reused and new ones stored as
+    Dask cluster, giving up on connecting after ``scheduler_timeout`` seconds. With ``cache_dir``, results found there are reused and new ones stored as
     they arrive. Identical scenarios run once. Every scenario is validated first: an invalid one
     raises its ``ValueError`` before anything runs."""
+    if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs = {jobs!r}: a whole number, 1 or more (or None for every core)")
     resolved = [resolve(s) for s in scenarios]
     keys = [scenario_key(s) for s in resolved]
     cache = prepare_cache(cache_dir) if cache_dir else None
@@ -94,35 +116,52 @@ def run_all(
         texts[k] = text
         bar.update()
 
-    with bar:
-        if scheduler is not None:
-            _run_on_dask(scheduler, todo, done)
-        else:
-            jobs = min(jobs or os.cpu_count() or 1, max(len(todo), 1))
-            if jobs == 1:
-                for k, s in todo.items():
-                    done(k, _run_json(s))
+    try:
+        with bar:
+            if scheduler is not None:
+                _run_on_dask(scheduler, scheduler_timeout, todo, done)
             else:
-                with ProcessPoolExecutor(max_workers=jobs) as pool:
-                    futures = {pool.submit(_run_json, s): k for k, s in todo.items()}
-                    for fut in as_completed(futures):
-                        done(futures[fut], fut.result())
+                _run_local(jobs or os.cpu_count() or 1, todo, done)
+    except KeyboardInterrupt:
+        raise Interrupted(len(texts), len(set(keys)), cache if cache else None) from None
     parsed = {k: Result.from_json(t) for k, t in texts.items()}
     return [parsed[k] for k in keys]
 
 
-def _run_on_dask(scheduler: str | Any, todo: dict[str, dict[str, Any]], done: Callable[[str, str], None]) -> None:
+def _run_local(jobs: int, todo: dict[str, dict[str, Any]], done: Callable[[str, str], None]) -> None:
+    """Runs ``todo`` on ``jobs`` local processes (in this one when ``jobs`` is 1). On Ctrl-C
+    the workers are terminated at once: a run in progress is not a result."""
+    if min(jobs, len(todo)) <= 1:
+        for k, s in todo.items():
+            done(k, _run_json(s))
+        return
+    with multiprocessing.Pool(min(jobs, len(todo)), initializer=_init_worker) as pool:
+        for k, text in pool.imap_unordered(_run_keyed, todo.items()):
+            done(k, text)
+
+
+def _run_on_dask(scheduler: str | Any, timeout_s: float, todo: dict[str, dict[str, Any]], done: Callable[[str, str], None]) -> None:
     """Runs ``todo`` on a Dask distributed cluster, one task per scenario; the workers need
     rttlab installed (the same version: the cache key names the simulator build)."""
     try:
         from distributed import Client, as_completed as dask_completed
     except ImportError as e:  # pragma: no cover - distributed is a dependency
         raise ValueError("scheduler: Dask distributed is not installed (pip install 'dask[distributed]')") from e
-    client = scheduler if isinstance(scheduler, Client) else Client(scheduler, timeout="30s")
+    if isinstance(scheduler, Client):
+        client = scheduler
+    else:
+        try:
+            client = Client(scheduler, timeout=f"{timeout_s}s")
+        except (OSError, TimeoutError, ValueError, TypeError) as e:
+            raise ValueError(f"scheduler {scheduler}: cannot connect within {timeout_s:g} s ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else 'no detail'})") from None
+    futures = {}
     try:
         futures = {client.submit(_run_json, s, key=f"rttlab-{k}", pure=True): k for k, s in todo.items()}
         for fut in dask_completed(futures):
             done(futures[fut], fut.result())
+    except KeyboardInterrupt:
+        client.cancel(list(futures))
+        raise
     finally:
         if client is not scheduler:
             client.close()

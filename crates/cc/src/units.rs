@@ -101,42 +101,62 @@ impl Rate {
 
 /// Why a unit string could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("'{text}' is not a {what}: expected a number followed by one of {units} (e.g. \"{example}\")")]
-pub struct UnitError {
-    pub text: String,
+pub enum UnitError {
+    #[error("'{text}' is not a {}: expected a number followed by one of {} (e.g. \"{}\")", .kind.what, .kind.units, .kind.example)]
+    Malformed { text: String, kind: UnitKind },
+    /// Beyond the 64-bit integer of the base unit (ps, bps, B).
+    #[error("'{text}' is too large for a {}: the largest is {}", .kind.what, .kind.largest())]
+    Overflow { text: String, kind: UnitKind },
+}
+
+/// What a unit string describes: its name, units and an example, for messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnitKind {
     pub what: &'static str,
     pub units: &'static str,
     pub example: &'static str,
+    table: &'static [(&'static str, u64)],
+}
+
+impl UnitKind {
+    /// The largest value, in whole units of the largest unit.
+    fn largest(&self) -> String {
+        let (unit, mult) = self.table.iter().max_by_key(|(_, m)| *m).copied().unwrap_or(("", 1));
+        format!("{}{unit}", u64::MAX / mult)
+    }
 }
 
 /// Splits `"12.5us"` into (12.5 as an exact decimal scaled by `scale`, "us") and looks the unit
 /// up in `table`. Decimal digits are handled exactly so that "1.2us" is 1 200 000 ps, not a
 /// float rounding of it.
-fn parse_with_units(text: &str, table: &[(&str, u64)], err: impl Fn() -> UnitError) -> Result<u64, UnitError> {
+fn parse_with_units(text: &str, kind: UnitKind) -> Result<u64, UnitError> {
+    let err = || UnitError::Malformed { text: text.into(), kind };
+    let overflow = || UnitError::Overflow { text: text.into(), kind };
     let t = text.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let unit = unit.trim();
-    let mult = table.iter().find(|(u, _)| *u == unit).map(|(_, m)| *m).ok_or_else(&err)?;
+    let mult = kind.table.iter().find(|(u, _)| *u == unit).map(|(_, m)| *m).ok_or_else(err)?;
     let (int, frac) = match num.split_once('.') {
         Some((i, f)) => (i, f),
         None => (num, ""),
     };
-    if int.is_empty() && frac.is_empty() {
+    if int.is_empty() && frac.is_empty() || !frac.chars().all(|c| c.is_ascii_digit()) {
         return Err(err());
     }
-    let int: u128 = if int.is_empty() { 0 } else { int.parse().map_err(|_| err())? };
-    let mut value = int.checked_mul(mult as u128).ok_or_else(&err)?;
+    // Digits only by now: a failed parse is a number beyond u128.
+    let int: u128 = if int.is_empty() { 0 } else { int.parse().map_err(|_| overflow())? };
+    let mut value = int.checked_mul(mult as u128).ok_or_else(overflow)?;
     let mut scale = mult as u128;
     for d in frac.chars() {
-        let d = d.to_digit(10).ok_or_else(&err)? as u128;
+        let d = d.to_digit(10).ok_or_else(err)? as u128;
         scale /= 10;
         if scale == 0 && d != 0 {
             return Err(err()); // finer than the base unit
         }
         value += d * scale;
     }
-    u64::try_from(value).map_err(|_| err())
+    u64::try_from(value).map_err(|_| overflow())
 }
 
 const TIME_UNITS: &[(&str, u64)] =
@@ -153,25 +173,36 @@ const SIZE_UNITS: &[(&str, u64)] = &[
     ("GiB", 1 << 30),
 ];
 
+/// A quantity written as text with a unit.
+pub trait WithUnit: FromStr<Err = UnitError> {
+    const KIND: UnitKind;
+}
+impl WithUnit for Time {
+    const KIND: UnitKind = UnitKind { what: "duration", units: "ps, ns, us, ms, s", example: "50us", table: TIME_UNITS };
+}
+impl WithUnit for Rate {
+    const KIND: UnitKind = UnitKind { what: "rate", units: "bps, Kbps, Mbps, Gbps, Tbps", example: "10Gbps", table: RATE_UNITS };
+}
+impl WithUnit for Bytes {
+    const KIND: UnitKind = UnitKind { what: "size", units: "B, KB, MB, GB, KiB, MiB, GiB", example: "16KB", table: SIZE_UNITS };
+}
+
 impl FromStr for Time {
     type Err = UnitError;
     fn from_str(s: &str) -> Result<Self, UnitError> {
-        let err = || UnitError { text: s.into(), what: "duration", units: "ps, ns, us, ms, s", example: "50us" };
-        parse_with_units(s, TIME_UNITS, err).map(Time)
+        parse_with_units(s, Time::KIND).map(Time)
     }
 }
 impl FromStr for Rate {
     type Err = UnitError;
     fn from_str(s: &str) -> Result<Self, UnitError> {
-        let err = || UnitError { text: s.into(), what: "rate", units: "bps, Kbps, Mbps, Gbps, Tbps", example: "10Gbps" };
-        parse_with_units(s, RATE_UNITS, err).map(Rate)
+        parse_with_units(s, Rate::KIND).map(Rate)
     }
 }
 impl FromStr for Bytes {
     type Err = UnitError;
     fn from_str(s: &str) -> Result<Self, UnitError> {
-        let err = || UnitError { text: s.into(), what: "size", units: "B, KB, MB, GB, KiB, MiB, GiB", example: "16KB" };
-        parse_with_units(s, SIZE_UNITS, err).map(Bytes)
+        parse_with_units(s, Bytes::KIND).map(Bytes)
     }
 }
 
@@ -212,12 +243,40 @@ macro_rules! serde_as_text {
         }
         impl<'de> Deserialize<'de> for $t {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let text = String::deserialize(d)?;
-                text.parse().map_err(de::Error::custom)
+                d.deserialize_any(TextVisitor::<$t>(std::marker::PhantomData))
             }
         }
     };
 }
+/// Reads a unit string; a bare number is an error that says the unit is missing.
+struct TextVisitor<T>(std::marker::PhantomData<T>);
+
+impl<T: WithUnit> TextVisitor<T> {
+    fn bare<E: de::Error>(number: impl fmt::Display) -> E {
+        let k = T::KIND;
+        E::custom(format_args!("{number} has no unit: a {} is written with one of {} (e.g. \"{}\")", k.what, k.units, k.example))
+    }
+}
+
+impl<T: WithUnit> de::Visitor<'_> for TextVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a {} with its unit, e.g. \"{}\"", T::KIND.what, T::KIND.example)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        v.parse().map_err(E::custom)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        Err(Self::bare(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        Err(Self::bare(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        Err(Self::bare(v))
+    }
+}
+
 serde_as_text!(Time);
 serde_as_text!(Rate);
 serde_as_text!(Bytes);
@@ -245,6 +304,26 @@ mod tests {
         }
         let e = "10Gbs".parse::<Rate>().unwrap_err();
         assert!(e.to_string().contains("'10Gbs' is not a rate"), "{e}");
+    }
+
+    #[test]
+    fn overflow_says_so_and_names_the_largest_value() {
+        // u64::MAX ps is 18 446 744.07 s.
+        assert_eq!("18446744s".parse::<Time>().unwrap(), Time(18_446_744 * PS_PER_S));
+        let e = "1000000000000s".parse::<Time>().unwrap_err();
+        assert_eq!(e.to_string(), "'1000000000000s' is too large for a duration: the largest is 18446744s");
+        let e = "99999999999999999999999999999999999999999Gbps".parse::<Rate>().unwrap_err();
+        assert!(matches!(e, UnitError::Overflow { .. }), "{e}");
+        assert!(e.to_string().ends_with("the largest is 18446744Tbps"), "{e}");
+    }
+
+    #[test]
+    fn a_bare_number_is_an_error_asking_for_a_unit() {
+        let e = serde_json::from_str::<Time>("10").unwrap_err().to_string();
+        assert!(e.starts_with("10 has no unit: a duration is written with one of ps, ns, us, ms, s"), "{e}");
+        let e = serde_json::from_str::<Bytes>("1.5").unwrap_err().to_string();
+        assert!(e.starts_with("1.5 has no unit: a size"), "{e}");
+        assert_eq!(serde_json::from_str::<Rate>("\"10Gbps\"").unwrap(), Rate::from_gbps(10));
     }
 
     #[test]

@@ -4,10 +4,13 @@
 //! backtrace: it is caught here and raised as `InternalError` with its message and location.
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::cell::RefCell;
+use rttlab_sim::RunError;
+use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 create_exception!(rttlab._core, InternalError, PyRuntimeError, "A bug in rttlab: an internal check failed. Please report it with the scenario.");
 
@@ -24,12 +27,46 @@ fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     })
 }
 
+/// How often a run calls its `observe` callback, at most.
+const OBSERVE_INTERVAL: Duration = Duration::from_millis(100);
+
 /// Runs a scenario given as JSON; returns `{"summary", "tables", "meta"}` as JSON.
+///
+/// Every few milliseconds the run checks for signals, so Ctrl-C raises `KeyboardInterrupt`
+/// promptly. `observe(now_ps, end_ps, events)`, if given, is called about every 100 ms of wall
+/// time (for progress); if it returns true the run stops and raises `KeyboardInterrupt`.
 #[pyfunction]
-fn run_json(py: Python<'_>, scenario: &str) -> PyResult<String> {
+#[pyo3(signature = (scenario, observe=None))]
+fn run_json(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>) -> PyResult<String> {
     let s = rttlab_sim::Scenario::from_json(scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let out = py.detach(|| guarded(|| rttlab_sim::run(&s).map_err(|e| PyValueError::new_err(e.to_string()))))?;
-    Ok(out.to_json())
+    let mut stopped_by: Option<PyErr> = None;
+    let mut last = Instant::now();
+    let mut check = |p: rttlab_sim::Progress| {
+        Python::attach(|py| {
+            let err = py.check_signals().err().or_else(|| {
+                let f = observe.as_ref().filter(|_| last.elapsed() >= OBSERVE_INTERVAL)?;
+                last = Instant::now();
+                match f.call1(py, (p.now.ps(), p.end.ps(), p.events)).and_then(|v| v.is_truthy(py)) {
+                    Ok(false) => None,
+                    Ok(true) => Some(PyKeyboardInterrupt::new_err("the run was stopped")),
+                    Err(e) => Some(e),
+                }
+            });
+            match err {
+                None => ControlFlow::Continue(()),
+                Some(e) => {
+                    stopped_by = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        })
+    };
+    let out = py.detach(|| guarded(|| Ok(rttlab_sim::run_observed(&s, &mut check))))?;
+    match out {
+        Ok(out) => Ok(out.to_json()),
+        Err(RunError::Invalid(e)) => Err(PyValueError::new_err(e.to_string())),
+        Err(RunError::Stopped(_)) => Err(stopped_by.unwrap_or_else(|| PyKeyboardInterrupt::new_err("the run was stopped"))),
+    }
 }
 
 /// Validates a scenario given as JSON; returns it with every default filled in, as JSON.

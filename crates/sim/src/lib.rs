@@ -7,6 +7,8 @@
 //! messages, hardware ACKs, RTT samples), `transport::window` (TCP-like stack with loss
 //! recovery), `topology` (graphs and routes), `scenario` (the TOML schema), `stats`, `output`.
 
+use std::ops::ControlFlow;
+
 pub mod endpoint;
 pub mod engine;
 pub mod flow;
@@ -24,15 +26,33 @@ pub mod topology;
 pub mod transport;
 pub mod workload;
 
-pub use network::Network;
+pub use network::{Network, Progress, Stopped};
 pub use output::{Output, Summary};
 pub use scenario::{Scenario, ScenarioError};
 
 /// Builds and runs a scenario.
 pub fn run(s: &Scenario) -> Result<Output, ScenarioError> {
+    run_observed(s, |_| ControlFlow::Continue(())).map_err(|e| match e {
+        RunError::Invalid(e) => e,
+        RunError::Stopped(_) => unreachable!("an observer that never breaks"),
+    })
+}
+
+/// Why [`run_observed`] gave no result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Invalid(#[from] ScenarioError),
+    #[error(transparent)]
+    Stopped(#[from] Stopped),
+}
+
+/// Builds and runs a scenario, calling `observe` every [`network::OBSERVE_EVERY`] events (for
+/// progress displays and interruption); a break stops the run without a result.
+pub fn run_observed(s: &Scenario, observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<Output, RunError> {
     let t0 = std::time::Instant::now();
     let mut net = Network::new(s)?;
-    net.run();
+    net.run_observed(observe)?;
     let wall = t0.elapsed().as_secs_f64();
     Ok(Output { summary: net.summary(), tables: net.tables(), meta: output::meta(s, output::perf(&net, wall)) })
 }

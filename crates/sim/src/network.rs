@@ -1,7 +1,7 @@
 //! The network: ports, switches, hosts and flows built from a scenario, and the event loop
 //! that runs them.
 
-use crate::engine::{rng_stream, EventKind, EventQueue, Stream};
+use crate::engine::{rng_stream, Event, EventKind, EventQueue, Stream};
 use crate::flow::{Flow, FlowSpec, FlowStats, Tx};
 use crate::nic::Host;
 use crate::packet::{PacketKind, Slab};
@@ -18,6 +18,25 @@ use crate::transport::Timer;
 use crate::workload::Generator;
 use hdrhistogram::Histogram;
 use rttlab_cc::{Rate, Time};
+use std::ops::ControlFlow;
+
+/// Events handled between two calls of a run's observer: often enough to stop within
+/// milliseconds (about 10 ms at 6 M events/s), rarely enough to cost nothing.
+pub const OBSERVE_EVERY: u64 = 1 << 16;
+
+/// How far a run has come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub now: Time,
+    /// The run's end (under `until = "flows_done"`, the latest it may end).
+    pub end: Time,
+    pub events: u64,
+}
+
+/// A run its observer stopped before the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the run was stopped before its end")]
+pub struct Stopped;
 
 /// The simulation: the event loop's state, and the network's parts, each built by its own
 /// constructor from the scenario.
@@ -295,33 +314,59 @@ impl Network {
 
     /// Runs until the scenario's duration; events at exactly the end still happen.
     pub fn run(&mut self) {
-        while let Some(ev) = self.events.pop_until(self.cfg.end) {
-            debug_assert!(ev.time >= self.now, "time went back from {:?} to {:?}", self.now, ev.time);
-            self.now = ev.time;
-            self.seq_now = ev.seq;
-            match ev.kind {
-                EventKind::TxDone { port, pkt } => {
-                    self.fabric.ports[port.idx()].tx_done();
-                    if let Some(pkt) = pkt {
-                        self.host_tx_done(pkt);
-                    }
-                    self.try_tx(port);
-                }
-                EventKind::Arrive { port, pkt } => self.link_arrive(port, pkt),
-                EventKind::HostWake(h) => self.host_wake(h.0, ev.time),
-                EventKind::Kick(port) => {
-                    if let Owner::Host(h) = self.fabric.ports[port.idx()].owner {
-                        self.fabric.hosts[h as usize].pacer_kick_done(ev.time);
-                    }
-                    self.try_tx(port)
-                }
-                EventKind::Sample => self.sample(),
-                EventKind::WarmupEnd => self.measure.at_warmup = self.counters(),
-                EventKind::Timer { flow, timer } => self.window_timer(flow.0, timer),
-                EventKind::Arrival { generator, host } => self.workload_event(generator, host),
-                EventKind::HostRx(h) => self.host_rx_done(h.0),
+        let finished = self.run_observed(|_| ControlFlow::Continue(()));
+        debug_assert!(finished.is_ok());
+    }
+
+    /// Runs like [`Network::run`], calling `observe` every [`OBSERVE_EVERY`] events with how far
+    /// the run has come; when it breaks, the run stops there with `Err(Stopped)` and its state
+    /// is not a complete result.
+    pub fn run_observed(&mut self, mut observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<(), Stopped> {
+        loop {
+            for _ in 0..OBSERVE_EVERY {
+                let Some(ev) = self.events.pop_until(self.cfg.end) else {
+                    self.finish();
+                    return Ok(());
+                };
+                self.handle(ev);
+            }
+            if observe(Progress { now: self.now, end: self.cfg.end, events: self.events.processed() }).is_break() {
+                return Err(Stopped);
             }
         }
+    }
+
+    #[inline]
+    fn handle(&mut self, ev: Event) {
+        debug_assert!(ev.time >= self.now, "time went back from {:?} to {:?}", self.now, ev.time);
+        self.now = ev.time;
+        self.seq_now = ev.seq;
+        match ev.kind {
+            EventKind::TxDone { port, pkt } => {
+                self.fabric.ports[port.idx()].tx_done();
+                if let Some(pkt) = pkt {
+                    self.host_tx_done(pkt);
+                }
+                self.try_tx(port);
+            }
+            EventKind::Arrive { port, pkt } => self.link_arrive(port, pkt),
+            EventKind::HostWake(h) => self.host_wake(h.0, ev.time),
+            EventKind::Kick(port) => {
+                if let Owner::Host(h) = self.fabric.ports[port.idx()].owner {
+                    self.fabric.hosts[h as usize].pacer_kick_done(ev.time);
+                }
+                self.try_tx(port)
+            }
+            EventKind::Sample => self.sample(),
+            EventKind::WarmupEnd => self.measure.at_warmup = self.counters(),
+            EventKind::Timer { flow, timer } => self.window_timer(flow.0, timer),
+            EventKind::Arrival { generator, host } => self.workload_event(generator, host),
+            EventKind::HostRx(h) => self.host_rx_done(h.0),
+        }
+    }
+
+    /// The end of the run: queue samplers see the last interval.
+    fn finish(&mut self) {
         self.now = self.cfg.end;
         for s in &mut self.measure.samplers {
             s.observe(self.cfg.end, self.fabric.ports[s.port.idx()].queue_bytes);

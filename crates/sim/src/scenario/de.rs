@@ -26,8 +26,29 @@ pub(crate) fn parse_seed<T>(at: &str, value: Value, seed: impl for<'de> Deserial
     seed.deserialize(serde_path_to_error::Deserializer::new(value, &mut track)).map_err(|e| {
         let inner = track.path().to_string();
         let field = if inner == "." { at.to_string() } else { join(at, &inner) };
-        ScenarioError::Field { field: if field.is_empty() { "scenario".into() } else { field }, message: e.to_string() }
+        ScenarioError::Field { field: if field.is_empty() { "scenario".into() } else { field }, message: with_suggestion(e.to_string()) }
     })
+}
+
+/// `; did you mean `t_low`?` when one of `allowed` is close to the misspelled `key` (Jaro-Winkler
+/// similarity above 0.8, close to clap's rule), else nothing.
+pub(crate) fn did_you_mean<'a>(key: &str, allowed: impl IntoIterator<Item = &'a str>) -> String {
+    let best = allowed.into_iter().map(|a| (strsim::jaro_winkler(key, a), a)).max_by(|x, y| x.0.total_cmp(&y.0));
+    match best {
+        Some((score, name)) if score > 0.8 => format!("; did you mean `{name}`?"),
+        _ => String::new(),
+    }
+}
+
+/// serde's "unknown field `tlow`, expected one of `alpha`, `t_low`, …" (also for variants) with a
+/// suggestion appended; other messages unchanged.
+fn with_suggestion(message: String) -> String {
+    if !(message.starts_with("unknown field `") || message.starts_with("unknown variant `")) {
+        return message;
+    }
+    let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
+    let hint = did_you_mean(quoted[0], quoted[1..].iter().copied());
+    message + &hint
 }
 
 /// A table being read key by key; what is left at the end is an unknown key.
@@ -83,7 +104,11 @@ impl Table {
                 .iter()
                 .find(|&&a| a == name)
                 .copied()
-                .ok_or_else(|| ScenarioError::Invalid { field, value: format!("'{name}'"), allowed: format!("one of {one_of}") }),
+                .ok_or_else(|| ScenarioError::Invalid {
+                    field,
+                    value: format!("'{name}'"),
+                    allowed: format!("one of {one_of}{}", did_you_mean(&name, allowed.iter().copied())),
+                }),
             Some(other) => Err(ScenarioError::Invalid { field, value: other.to_string(), allowed: format!("a name, one of {one_of}") }),
             None => Err(ScenarioError::Field { field, message: format!("missing: one of {one_of}") }),
         }
@@ -103,7 +128,10 @@ impl Table {
     pub fn finish(self, allowed: &[&str]) -> Result<(), ScenarioError> {
         match self.map.keys().next() {
             None => Ok(()),
-            Some(key) => Err(ScenarioError::Field { field: self.path(key), message: format!("unknown key; expected one of {}", allowed.join(", ")) }),
+            Some(key) => Err(ScenarioError::Field {
+                field: self.path(key),
+                message: format!("unknown key; expected one of {}{}", allowed.join(", "), did_you_mean(key, allowed.iter().copied())),
+            }),
         }
     }
 }

@@ -4,6 +4,10 @@
 use super::{invalid, HostSet, NicConfig, Scenario, ScenarioError, TransportConfig, Until};
 use rttlab_cc::Time;
 
+/// The longest run: every event time (the end plus any delay or timer) then stays far below
+/// the 64-bit picosecond limit of about 18 million seconds.
+pub const MAX_DURATION: Time = Time(1_000_000 * rttlab_cc::units::PS_PER_S);
+
 /// What a section's checks need to know of the rest of the scenario.
 pub(crate) struct Context<'a> {
     pub hosts: u32,
@@ -54,8 +58,8 @@ impl Scenario {
     /// Checks every constraint serde's types do not already express: the run's length, each
     /// section, then what relates sections.
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        if self.duration == Time::ZERO {
-            return Err(invalid("duration", self.duration, "must be positive"));
+        if self.duration == Time::ZERO || self.duration > MAX_DURATION {
+            return Err(invalid("duration", self.duration, format!("must be positive and at most {MAX_DURATION}")));
         }
         if self.warmup >= self.duration {
             let allowed = format!("must be shorter than duration ({}): shorten the warm-up too, e.g. --set warmup=0ms", self.duration);

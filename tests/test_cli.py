@@ -1,0 +1,108 @@
+"""The command line at its edges: bad options get one line naming the option and what is
+allowed (exit 2), and Ctrl-C stops any command within a second or two (exit 130), keeping
+finished work and writing nothing half-done."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rttlab.cli import main as cli
+
+BASE = ["sweep", "timely-testbed", "--grid", "cc.t_low=10us", "--no-progress", "--no-cache"]
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        ([*BASE, "--out", "x.csv", "--jobs", "-1"], "argument --jobs: -1: must be 1 or more"),
+        ([*BASE, "--out", "x.csv", "--jobs", "two"], "argument --jobs: 'two' is not a whole number"),
+        ([*BASE, "--out", "x.csv", "--seeds", "a,b"], "argument --seeds: 'a' in 'a,b' is not a whole number"),
+        ([*BASE, "--out", "x.csv", "--seeds", "-1"], "a seed is between 0 and 2^64 - 1"),
+        ([*BASE, "--out", "x.csv", "--scheduler-timeout", "0"], "argument --scheduler-timeout: 0: must be a positive"),
+    ],
+)
+def test_bad_options_exit_2_naming_the_option(tmp_path, monkeypatch, capsys, argv, words):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        cli(argv)
+    assert e.value.code == 2
+    assert words in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "sets, words",
+    [
+        (["cc.tlow=50us"], "cc.tlow: unknown field `tlow`, expected one of"),
+        (["cc.tlow=50us"], "did you mean `t_low`?"),
+        (["dration=1ms"], "did you mean `duration`?"),
+        (["cc.algorithm=timley"], "did you mean `timely`?"),
+        (["duration=10"], "duration: 10 has no unit: a duration is written with one of ps, ns, us, ms, s"),
+        (["nic.segment=16000"], "nic.segment: 16000 has no unit: a size"),
+        (["duration=1000000000000s"], "'1000000000000s' is too large for a duration: the largest is 18446744s"),
+        (["duration=2000000s"], "duration = 2000000s: must be positive and at most 1000000s"),
+        (["cc.initial_rate=0bps"], "cc.initial_rate = 0bps: positive"),
+    ],
+)
+def test_bad_keys_and_values_get_one_line_naming_them(capsys, sets, words):
+    argv = ["run", "timely-testbed"]
+    for s in sets:
+        argv += ["--set", s]
+    assert cli(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err, err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_an_unreachable_scheduler_fails_within_its_timeout(tmp_path, capsys):
+    t0 = time.monotonic()
+    rc = cli([*BASE, "--out", str(tmp_path / "x.csv"), "--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "1"])
+    assert rc == 2
+    assert time.monotonic() - t0 < 10
+    assert "scheduler tcp://127.0.0.1:1: cannot connect within 1 s" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def interrupt(argv: list[str], cwd: Path, after_s: float) -> tuple[int, float, str]:
+    """Runs the CLI in a child process, sends it SIGINT after ``after_s`` and returns its exit
+    code, how long it took to exit after the signal, and its stderr."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "rttlab.cli", *argv],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A child of a background job would inherit SIGINT ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(after_s)
+    assert child.poll() is None, child.communicate()
+    t0 = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=30)
+    return child.returncode, time.monotonic() - t0, err
+
+
+def test_ctrl_c_stops_a_long_run_at_once_and_writes_nothing(tmp_path):
+    rc, took, err = interrupt(["run", "timely-clos-rpc", "--set", "duration=100s", "--out", "out"], tmp_path, after_s=3)
+    assert rc == 130, err
+    assert took < 1.0, took
+    assert err.strip().splitlines()[-1] == "rttlab: interrupted; nothing was written"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_stops_a_sweep_keeps_finished_points_and_resumes(tmp_path):
+    # Two quick points finish first; the long ones are running when the signal comes.
+    argv = ["sweep", "timely-testbed", "--set", "warmup=0ms", "--grid", "duration=1ms,2ms,100s,101s", "--jobs", "2", "--cache", "cache", "--out", "s.csv"]
+    rc, took, err = interrupt(argv, tmp_path, after_s=4)
+    assert rc == 130, err
+    assert took < 2.0, took
+    assert "2 of 4 runs had finished and are cached in" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"]
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 2
+    assert not [p for p in (tmp_path / "cache").iterdir() if p.name.startswith(".")]
