@@ -52,15 +52,19 @@ impl Time {
     }
 }
 
+/// Sums of times saturate at [`Time::MAX`], "never": an event that far away does not happen
+/// within any run (scenario durations are far shorter), whatever delays a scenario configures.
 impl Add for Time {
     type Output = Time;
+    #[inline]
     fn add(self, o: Time) -> Time {
-        Time(self.0 + o.0)
+        Time(self.0.saturating_add(o.0))
     }
 }
 impl AddAssign for Time {
+    #[inline]
     fn add_assign(&mut self, o: Time) {
-        self.0 += o.0
+        *self = *self + o
     }
 }
 impl Sub for Time {
@@ -116,12 +120,14 @@ pub struct UnitKind {
     pub units: &'static str,
     pub example: &'static str,
     table: &'static [(&'static str, u64)],
+    /// The units values are written in (the others are only read).
+    shown: &'static [(&'static str, u64)],
 }
 
 impl UnitKind {
     /// The largest value, in whole units of the largest unit.
     fn largest(&self) -> String {
-        let (unit, mult) = self.table.iter().max_by_key(|(_, m)| *m).copied().unwrap_or(("", 1));
+        let (unit, mult) = self.shown[self.shown.len() - 1];
         format!("{}{unit}", u64::MAX / mult)
     }
 }
@@ -160,7 +166,7 @@ fn parse_with_units(text: &str, kind: UnitKind) -> Result<u64, UnitError> {
 }
 
 const TIME_UNITS: &[(&str, u64)] =
-    &[("ps", 1), ("ns", PS_PER_NS), ("us", PS_PER_US), ("µs", PS_PER_US), ("ms", PS_PER_MS), ("s", PS_PER_S)];
+    &[("ps", 1), ("ns", PS_PER_NS), ("us", PS_PER_US), ("ms", PS_PER_MS), ("s", PS_PER_S), ("µs", PS_PER_US)];
 const RATE_UNITS: &[(&str, u64)] =
     &[("bps", 1), ("Kbps", 1_000), ("Mbps", 1_000_000), ("Gbps", 1_000_000_000), ("Tbps", 1_000_000_000_000)];
 const SIZE_UNITS: &[(&str, u64)] = &[
@@ -168,9 +174,11 @@ const SIZE_UNITS: &[(&str, u64)] = &[
     ("KB", 1_000),
     ("MB", 1_000_000),
     ("GB", 1_000_000_000),
+    ("TB", 1_000_000_000_000),
     ("KiB", 1 << 10),
     ("MiB", 1 << 20),
     ("GiB", 1 << 30),
+    ("TiB", 1 << 40),
 ];
 
 /// A quantity written as text with a unit.
@@ -178,13 +186,13 @@ pub trait WithUnit: FromStr<Err = UnitError> {
     const KIND: UnitKind;
 }
 impl WithUnit for Time {
-    const KIND: UnitKind = UnitKind { what: "duration", units: "ps, ns, us, ms, s", example: "50us", table: TIME_UNITS };
+    const KIND: UnitKind = UnitKind { what: "duration", units: "ps, ns, us, ms, s", example: "50us", table: TIME_UNITS, shown: TIME_UNITS.split_at(5).0 };
 }
 impl WithUnit for Rate {
-    const KIND: UnitKind = UnitKind { what: "rate", units: "bps, Kbps, Mbps, Gbps, Tbps", example: "10Gbps", table: RATE_UNITS };
+    const KIND: UnitKind = UnitKind { what: "rate", units: "bps, Kbps, Mbps, Gbps, Tbps", example: "10Gbps", table: RATE_UNITS, shown: RATE_UNITS };
 }
 impl WithUnit for Bytes {
-    const KIND: UnitKind = UnitKind { what: "size", units: "B, KB, MB, GB, KiB, MiB, GiB", example: "16KB", table: SIZE_UNITS };
+    const KIND: UnitKind = UnitKind { what: "size", units: "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB", example: "16KB", table: SIZE_UNITS, shown: SIZE_UNITS.split_at(5).0 };
 }
 
 impl FromStr for Time {
@@ -206,31 +214,25 @@ impl FromStr for Bytes {
     }
 }
 
-/// Writes `v` with the largest unit of `table` that divides it exactly.
-fn fmt_exact(f: &mut fmt::Formatter<'_>, v: u64, table: &[(&str, u64)]) -> fmt::Result {
-    let (unit, mult) = table
-        .iter()
-        .rev()
-        .find(|(u, m)| *u != "µs" && v.is_multiple_of(*m) && (v > 0 || *m == 1))
-        .copied()
-        .unwrap_or(table[0]);
+/// Writes `v` with the largest unit `kind` shows that divides it exactly.
+fn fmt_exact(f: &mut fmt::Formatter<'_>, v: u64, kind: UnitKind) -> fmt::Result {
+    let (unit, mult) = kind.shown.iter().rev().find(|(_, m)| v.is_multiple_of(*m) && (v > 0 || *m == 1)).copied().unwrap_or(kind.shown[0]);
     write!(f, "{}{}", v / mult, unit)
 }
 
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt_exact(f, self.0, TIME_UNITS)
+        fmt_exact(f, self.0, Time::KIND)
     }
 }
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt_exact(f, self.0, RATE_UNITS)
+        fmt_exact(f, self.0, Rate::KIND)
     }
 }
 impl fmt::Display for Bytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // SI forms only, so that "16KB" reads back as written.
-        fmt_exact(f, self.0, &SIZE_UNITS[..4])
+        fmt_exact(f, self.0, Bytes::KIND)
     }
 }
 

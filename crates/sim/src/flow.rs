@@ -161,7 +161,7 @@ pub fn ideal_fct(size: u64, mss: u64, header: u64, links: &[(Rate, Time)]) -> Ti
         ser_sum += s;
         ser_max = ser_max.max(s);
         // When the last full packet has left hop j (no full packet: the link is free at once).
-        let train_done = if n > 1 { prop + ser_sum + Time(ser_max.ps() * (n - 2)) } else { Time::ZERO };
+        let train_done = if n > 1 { prop + ser_sum + Time(ser_max.ps().saturating_mul(n - 2)) } else { Time::ZERO };
         let arrive = if j == 0 { Time::ZERO } else { last_done + links[j - 1].1 };
         last_done = arrive.max(train_done) + rate.serialization(last);
         prop += delay;

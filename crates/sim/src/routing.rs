@@ -95,7 +95,7 @@ impl Routing {
         let mut groups: HashMap<Vec<PortId>, u32> = HashMap::new();
         let (mut group_start, mut group_ports) = (vec![0u32], Vec::new());
         let mut runs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); switches as usize];
-        let mut edge_hops = vec![u16::MAX; (edges * edges) as usize];
+        let mut edge_hops = vec![u16::MAX; edges as usize * edges as usize];
         let mut dist = vec![u32::MAX; switches as usize];
         let mut queue = VecDeque::new();
         for e in (0..switches).filter(|&s| edge_rank[s as usize] != NONE) {
@@ -129,7 +129,7 @@ impl Routing {
                 }
                 let sr = edge_rank[s as usize];
                 if sr != NONE && d != u32::MAX {
-                    edge_hops[(sr * edges + rank) as usize] = d.min(u16::MAX as u32 - 1) as u16;
+                    edge_hops[sr as usize * edges as usize + rank as usize] = d.min(u16::MAX as u32 - 1) as u16;
                 }
             }
         }
@@ -168,7 +168,7 @@ impl Routing {
             return Some(2);
         }
         let (ra, rb) = (self.edge_rank[ea as usize], self.edge_rank[eb as usize]);
-        let h = self.edge_hops[(ra * self.edges + rb) as usize];
+        let h = self.edge_hops[ra as usize * self.edges as usize + rb as usize];
         (h != u16::MAX).then_some(h as u32 + 2)
     }
 

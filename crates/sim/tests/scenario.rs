@@ -105,3 +105,33 @@ fn zero_rates_are_refused_by_every_rate_controller() {
     assert_eq!(error(&base("[cc]\nalgorithm = \"timely\"\nbeta = 1.5")), "cc.beta = 1.5: a factor in (0, 1]");
     assert_eq!(error(&base("[cc]\nalgorithm = \"timely\"\nmin_rtt = \"0us\"")), "cc.min_rtt = 0ps: must be positive");
 }
+
+/// Sizes that would not fit in memory or in 64-bit counters are errors naming the field and the
+/// limit, before anything is built.
+#[test]
+fn what_cannot_fit_is_refused_with_its_limit() {
+    let e = error(&(base("") + "[[workloads]]\nkind = \"incast\"\nreceiver = 0\nsenders = \"1-3\"\nsize = \"2TB\""));
+    assert_eq!(e, "workloads[0].size = 2TB: positive and at most 1TB");
+    let e = error(&base("").replace("src = 1", "src = \"1-3\"").replace("dst = 0", "dst = 0\nconnections = 400000"));
+    assert_eq!(e, "flows[0].connections = 400000: at most 1048576 [[flows]] connections in all (sources × connections, summed over groups)");
+    let e = error(&base("").replace("kind = \"star\"\n        hosts = 4", "kind = \"leaf_spine\"\nleaves = 65536\nspines = 1\nhosts_per_leaf = 1"));
+    assert_eq!(e, "topology = 65536 switches with hosts: at most 16384 switches with hosts");
+    let e = error(&base("[measure]\nqueue_trace = true\nqueue_interval = \"1ps\""));
+    assert!(e.starts_with("measure.queue_interval = 1ps: a trace over duration (1ms) at this interval has 1000000000 samples; at most 10000000: an interval of at least 100ps"), "{e}");
+    let e = error(&base("").replace("dst = 0", "dst = 0\nstart = \"2ms\""));
+    assert_eq!(e, "flows[0].start = 2ms: start + start_jitter must fall before the end of the run (duration = 1ms)");
+    let e = error(&base("").replace("duration = \"1ms\"", "duration = \"1000001s\""));
+    assert_eq!(e, "duration = 1000001s: must be positive and at most 1000000s");
+}
+
+#[test]
+fn misspellings_get_a_suggestion() {
+    let e = error(&base("[cc]\nalgorithm = \"timely\"\nt_lo = \"10us\""));
+    assert!(e.ends_with("; did you mean `t_low`?"), "{e}");
+    let e = error(&base("durration = \"1ms\""));
+    assert!(e.starts_with("durration: unknown key; expected one of name, seed, duration") && e.ends_with("did you mean `duration`?"), "{e}");
+    let e = error(&base("").replace("kind = \"star\"", "kind = \"fattree\""));
+    assert!(e.ends_with("did you mean `fat_tree`?"), "{e}");
+    let e = error(&base("").replace("hosts = 4", "hosts = 4\nbogus = 1"));
+    assert!(!e.contains("did you mean"), "nothing close: {e}");
+}

@@ -35,8 +35,27 @@ impl Default for MeasureConfig {
     }
 }
 
+/// The most samples a trace keeps per port or per connection (about 16 bytes each): traces
+/// grow with the run, so their length is bounded up front rather than by running out of memory.
+pub const MAX_TRACE_SAMPLES: u64 = 10_000_000;
+
+/// A trace sampled every `interval` over `duration` must stay within [`MAX_TRACE_SAMPLES`].
+fn trace_length(field: &str, interval: Time, duration: Time) -> Result<(), ScenarioError> {
+    let samples = duration.ps() / interval.ps();
+    if samples > MAX_TRACE_SAMPLES {
+        let shortest = Time(duration.ps().div_ceil(MAX_TRACE_SAMPLES));
+        return Err(invalid(
+            field,
+            interval,
+            format!("a trace over duration ({duration}) at this interval has {samples} samples; at most {MAX_TRACE_SAMPLES}: an interval of at least {shortest}, or a shorter run"),
+        ));
+    }
+    Ok(())
+}
+
 impl MeasureConfig {
-    pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
+    /// Checks the statistics asked for, for a run of `duration`.
+    pub(crate) fn validate(&self, duration: Time) -> Result<(), ScenarioError> {
         if self.fct_buckets.windows(2).any(|w| w[0] >= w[1]) || self.fct_buckets.first() == Some(&Bytes(0)) {
             let v = self.fct_buckets.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ");
             return Err(invalid("measure.fct_buckets", format!("[{v}]"), "increasing positive sizes, e.g. [\"10KB\", \"100KB\", \"1MB\"]"));
@@ -44,9 +63,13 @@ impl MeasureConfig {
         if self.queue_interval == Time::ZERO {
             return Err(invalid("measure.queue_interval", self.queue_interval, "must be positive"));
         }
-        if self.timeseries_interval == Some(Time::ZERO) {
-            return Err(invalid("measure.timeseries_interval", "0ps", "positive, or absent for no time series"));
+        if self.queue_trace {
+            trace_length("measure.queue_interval", self.queue_interval, duration)?;
         }
-        Ok(())
+        match self.timeseries_interval {
+            Some(Time::ZERO) => Err(invalid("measure.timeseries_interval", "0ps", "positive, or absent for no time series")),
+            Some(interval) => trace_length("measure.timeseries_interval", interval, duration),
+            None => Ok(()),
+        }
     }
 }

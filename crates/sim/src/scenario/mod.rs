@@ -24,7 +24,7 @@ pub use traffic::{Arrivals, FlowGroup, HostSet, Until};
 pub use workload::{CdfSpec, FlowSizesConfig, IncastConfig, Peers, PingerConfig, RpcConfig, Workload};
 
 use de::{read_list, Table};
-use rttlab_cc::Time;
+use rttlab_cc::{Bytes, Time};
 use serde::Serialize;
 
 /// Everything that defines one run.
@@ -62,6 +62,18 @@ pub enum ScenarioError {
     Field { field: String, message: String },
     #[error("{field} = {value}: {allowed}")]
     Invalid { field: String, value: String, allowed: String },
+}
+
+/// The largest message, flow or transfer: byte counters summed over a run stay far from the
+/// 64-bit limit.
+pub const MAX_TRANSFER: Bytes = Bytes(1_000_000_000_000);
+
+/// A transfer size must be positive and at most [`MAX_TRANSFER`].
+pub(crate) fn transfer_size(field: impl Into<String>, size: Bytes) -> Result<(), ScenarioError> {
+    if size.0 == 0 || size > MAX_TRANSFER {
+        return Err(invalid(field, size, format!("positive and at most {MAX_TRANSFER}")));
+    }
+    Ok(())
 }
 
 pub(crate) fn invalid(field: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> ScenarioError {

@@ -131,16 +131,22 @@ impl Topology {
     }
 
     pub fn hosts(&self) -> u32 {
+        self.counts().0 as u32
+    }
+
+    /// Hosts and edge switches (those with hosts), without overflow for any configured sizes.
+    fn counts(&self) -> (u64, u64) {
         match self {
-            Topology::Star(s) => s.hosts,
-            Topology::FatTree(t) => t.k * t.k * t.k / 4,
-            Topology::LeafSpine(t) => t.leaves * t.hosts_per_leaf,
-            Topology::Chain(t) => t.switches * t.hosts_per_switch,
+            Topology::Star(s) => (s.hosts as u64, 1),
+            Topology::FatTree(t) => ((t.k as u64).pow(3) / 4, (t.k as u64).pow(2) / 2),
+            Topology::LeafSpine(t) => (t.leaves as u64 * t.hosts_per_leaf as u64, t.leaves as u64),
+            Topology::Chain(t) => (t.switches as u64 * t.hosts_per_switch as u64, t.switches as u64),
         }
     }
 
-    /// Sizes and rates. Hosts are capped at 2^20 so that a typo cannot ask for a network that
-    /// does not fit in memory.
+    /// Sizes and rates. Hosts are capped at 2^20 and edge switches at 2^14 (routes keep the
+    /// hop count between every pair of edge switches: 512 MB there) so that a typo cannot ask
+    /// for a network that does not fit in memory.
     pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
         match self {
             Topology::Star(s) => s.validate()?,
@@ -148,9 +154,12 @@ impl Topology {
             Topology::LeafSpine(t) => t.validate()?,
             Topology::Chain(t) => t.validate()?,
         }
-        let hosts = self.hosts() as u64;
+        let (hosts, edges) = self.counts();
         if hosts > 1 << 20 {
             return Err(invalid("topology", format!("{hosts} hosts"), "at most 1048576 hosts"));
+        }
+        if edges > 1 << 14 {
+            return Err(invalid("topology", format!("{edges} switches with hosts"), "at most 16384 switches with hosts"));
         }
         if hosts < 2 {
             return Err(invalid("topology", format!("{hosts} host"), "at least 2 hosts"));

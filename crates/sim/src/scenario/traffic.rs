@@ -2,7 +2,7 @@
 //! name their ends, and when the run ends (`until`).
 
 use super::validate::Context;
-use super::{invalid, ScenarioError};
+use super::{invalid, transfer_size, ScenarioError};
 use rttlab_cc::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -109,8 +109,8 @@ impl FlowGroup {
             return Err(invalid(f("connections"), 0, "at least 1"));
         }
         ctx.class(&f("class"), self.class)?;
-        if self.size == Some(Bytes(0)) {
-            return Err(invalid(f("size"), "0B", "positive, or absent for an unbounded connection"));
+        if let Some(size) = self.size {
+            transfer_size(f("size"), size)?;
         }
         let payload = ctx.nic.payload_per_packet();
         let packet = self.write.map_or(payload, |w| w.0.min(payload).max(1));
@@ -118,6 +118,9 @@ impl FlowGroup {
             return Err(invalid(f("size"), self.size.expect("checked"), "fewer than 2^32 packets on the window transport"));
         }
         self.validate_application(&f, ctx.window)?;
+        if self.start.ps().saturating_add(self.start_jitter.ps()) >= ctx.duration.ps() {
+            return Err(invalid(f("start"), self.start, format!("start + start_jitter must fall before the end of the run (duration = {})", ctx.duration)));
+        }
         if let Some(stop) = self.stop.filter(|&t| t <= self.start + self.start_jitter) {
             return Err(invalid(f("stop"), stop, format!("after start + start_jitter ({}), or absent", self.start + self.start_jitter)));
         }
@@ -135,8 +138,8 @@ impl FlowGroup {
         if self.rate.is_none() && (self.message.is_some() || self.arrivals != Arrivals::Periodic) {
             return Err(invalid(f("message"), "set", "message and arrivals need an application rate (flows.rate)"));
         }
-        if self.message == Some(Bytes(0)) {
-            return Err(invalid(f("message"), "0B", "positive"));
+        if let Some(m) = self.message {
+            transfer_size(f("message"), m)?;
         }
         match self.write {
             Some(w) if !window || w.0 == 0 => Err(invalid(f("write"), w, "a positive size, on the window transport")),

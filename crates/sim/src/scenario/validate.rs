@@ -8,6 +8,9 @@ use rttlab_cc::Time;
 /// the 64-bit picosecond limit of about 18 million seconds.
 pub const MAX_DURATION: Time = Time(1_000_000 * rttlab_cc::units::PS_PER_S);
 
+/// The most `[[flows]]` connections a scenario may open (as many as the most hosts).
+pub const MAX_CONNECTIONS: u64 = 1 << 20;
+
 /// What a section's checks need to know of the rest of the scenario.
 pub(crate) struct Context<'a> {
     pub hosts: u32,
@@ -15,6 +18,7 @@ pub(crate) struct Context<'a> {
     /// The flows run on the window transport.
     pub window: bool,
     pub nic: &'a NicConfig,
+    pub duration: Time,
 }
 
 impl Context<'_> {
@@ -47,7 +51,7 @@ impl Context<'_> {
 
 impl Scenario {
     pub(crate) fn context(&self) -> Context<'_> {
-        Context { hosts: self.hosts(), classes: self.switch.classes, window: self.transport.is_window(), nic: &self.nic }
+        Context { hosts: self.hosts(), classes: self.switch.classes, window: self.transport.is_window(), nic: &self.nic, duration: self.duration }
     }
 
     /// The hosts of `set` (absent: every host), each checked, at least one.
@@ -78,8 +82,14 @@ impl Scenario {
         if self.flows.is_empty() && self.workloads.is_empty() {
             return Err(invalid("flows", "[]", "at least one [[flows]] group or [[workloads]] generator"));
         }
+        let mut connections = 0u64;
         for (i, g) in self.flows.iter().enumerate() {
-            g.validate(&format!("flows[{i}]"), &ctx)?;
+            let at = format!("flows[{i}]");
+            g.validate(&at, &ctx)?;
+            connections += ctx.host_set(&format!("{at}.src"), Some(&g.src))?.len() as u64 * g.connections as u64;
+            if connections > MAX_CONNECTIONS {
+                return Err(invalid(format!("{at}.connections"), g.connections, format!("at most {MAX_CONNECTIONS} [[flows]] connections in all (sources × connections, summed over groups)")));
+            }
         }
         self.validate_until()?;
         for (i, w) in self.workloads.iter().enumerate() {
@@ -88,7 +98,7 @@ impl Scenario {
         if ctx.window {
             self.nic.validate_window()?;
         }
-        self.measure.validate()
+        self.measure.validate(self.duration)
     }
 
     /// Window controllers run on the window transport; rate controllers on the message one.

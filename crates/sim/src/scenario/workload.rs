@@ -3,7 +3,7 @@
 use super::de::Table;
 use super::traffic::{one_u32, one_u8, HostSet};
 use super::validate::Context;
-use super::{invalid, ScenarioError};
+use super::{invalid, transfer_size, ScenarioError};
 use rttlab_cc::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
@@ -196,8 +196,9 @@ impl RpcConfig {
         if !(self.rate.is_finite() && self.rate > 0.0) {
             return Err(invalid(f("rate"), self.rate, "RPCs per second per client, positive"));
         }
-        if self.size.0 == 0 || self.response == Some(Bytes(0)) {
-            return Err(invalid(f(if self.size.0 == 0 { "size" } else { "response" }), "0B", "positive"));
+        transfer_size(f("size"), self.size)?;
+        if let Some(r) = self.response {
+            transfer_size(f("response"), r)?;
         }
         if self.max_pending == 0 {
             return Err(invalid(f("max_pending"), 0, "at least 1"));
@@ -226,9 +227,7 @@ impl IncastConfig {
         if ctx.host_set(&f("senders"), Some(&self.senders))?.contains(&receiver) {
             return Err(invalid(f("senders"), receiver, "the receiver cannot be a sender"));
         }
-        if self.size.0 == 0 {
-            return Err(invalid(f("size"), "0B", "positive"));
-        }
+        transfer_size(f("size"), self.size)?;
         if self.connections == 0 {
             return Err(invalid(f("connections"), 0, "at least 1"));
         }
