@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.deps-installed
 
-.PHONY: demo test test-rust test-python test-wheel bench microbench callgrind build clean
+.PHONY: demo test test-rust test-python test-wheel fuzz bench microbench callgrind build clean
 
 ## Create the virtualenv and install the Python dependencies (once per pyproject change).
 $(STAMP): pyproject.toml
@@ -32,6 +32,13 @@ test-python: build
 ## The wheel installed into a fresh virtualenv, run from outside the repository.
 test-wheel: build
 	tests/wheel_check.sh
+
+## Longer property tests than `make test` runs, from a random seed: generated scenarios in a
+## debug build (integer overflow panics there), then mutated TOML and command lines.
+## RTTLAB_FUZZ_CASES sets the scenario count, RTTLAB_FUZZ_SEED repeats a run.
+fuzz: build
+	RTTLAB_FUZZ_CASES=$${RTTLAB_FUZZ_CASES:-20000} cargo test -p rttlab-sim --test robust
+	RTTLAB_FUZZ_EXAMPLES=$${RTTLAB_FUZZ_EXAMPLES:-2000} $(BIN)/pytest -q tests/test_fuzz.py
 
 ## Speed: the benchmark suite (bench/suite.toml), medians of 3 runs checked against its targets,
 ## written to bench/results.json; `make microbench` runs the criterion micro-benchmarks.

@@ -114,8 +114,8 @@ fn what_cannot_fit_is_refused_with_its_limit() {
     assert_eq!(e, "workloads[0].size = 2TB: positive and at most 1TB");
     let e = error(&base("").replace("src = 1", "src = \"1-3\"").replace("dst = 0", "dst = 0\nconnections = 400000"));
     assert_eq!(e, "flows[0].connections = 400000: at most 1048576 [[flows]] connections in all (sources × connections, summed over groups)");
-    let e = error(&base("").replace("kind = \"star\"\n        hosts = 4", "kind = \"leaf_spine\"\nleaves = 65536\nspines = 1\nhosts_per_leaf = 1"));
-    assert_eq!(e, "topology = 65536 switches with hosts: at most 16384 switches with hosts");
+    let e = error(&base("").replace("kind = \"star\"\n        hosts = 4", "kind = \"leaf_spine\"\nleaves = 20000\nspines = 1\nhosts_per_leaf = 1"));
+    assert_eq!(e, "topology = 20000 switches with hosts: at most 16384 switches with hosts");
     let e = error(&base("[measure]\nqueue_trace = true\nqueue_interval = \"1ps\""));
     assert!(e.starts_with("measure.queue_interval = 1ps: a trace over duration (1ms) at this interval has 1000000000 samples; at most 10000000: an interval of at least 100ps"), "{e}");
     let e = error(&base("").replace("dst = 0", "dst = 0\nstart = \"2ms\""));
@@ -134,4 +134,14 @@ fn misspellings_get_a_suggestion() {
     assert!(e.ends_with("did you mean `fat_tree`?"), "{e}");
     let e = error(&base("").replace("hosts = 4", "hosts = 4\nbogus = 1"));
     assert!(!e.contains("did you mean"), "nothing close: {e}");
+}
+
+#[test]
+fn topologies_too_large_to_build_are_refused() {
+    let e = error(&base("").replace("kind = \"star\"\n        hosts = 4", "kind = \"leaf_spine\"\nleaves = 4\nspines = 4294967295\nhosts_per_leaf = 1"));
+    assert_eq!(e, "topology = 4294967299 switches: at most 65536 switches");
+    let e = error(&base("").replace("kind = \"star\"\n        hosts = 4", "kind = \"leaf_spine\"\nleaves = 16000\nspines = 300\nhosts_per_leaf = 1"));
+    assert_eq!(e, "topology = 4816000 links: at most 4194304 links");
+    let e = error(&base("").replace("kind = \"star\"\n        hosts = 4", "kind = \"leaf_spine\"\nleaves = 4294967295\nspines = 1\nhosts_per_leaf = 4294967295"));
+    assert!(e.starts_with("topology = 18446744065119617025 hosts: at most 1048576 hosts"), "{e}");
 }

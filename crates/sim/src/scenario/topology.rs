@@ -131,22 +131,30 @@ impl Topology {
     }
 
     pub fn hosts(&self) -> u32 {
-        self.counts().0 as u32
+        self.counts().hosts as u32
     }
 
-    /// Hosts and edge switches (those with hosts), without overflow for any configured sizes.
-    fn counts(&self) -> (u64, u64) {
-        match self {
-            Topology::Star(s) => (s.hosts as u64, 1),
-            Topology::FatTree(t) => ((t.k as u64).pow(3) / 4, (t.k as u64).pow(2) / 2),
-            Topology::LeafSpine(t) => (t.leaves as u64 * t.hosts_per_leaf as u64, t.leaves as u64),
-            Topology::Chain(t) => (t.switches as u64 * t.hosts_per_switch as u64, t.switches as u64),
-        }
+    /// Hosts, switches, switches with hosts and links, without overflow for any sizes.
+    fn counts(&self) -> Counts {
+        let (hosts, switches, edges, fabric_links) = match self {
+            Topology::Star(s) => (s.hosts as u64, 1, 1, 0),
+            Topology::FatTree(t) => {
+                let k = t.k as u64;
+                (k.pow(3) / 4, k * k * 5 / 4, k * k / 2, k.pow(3) / 2)
+            }
+            Topology::LeafSpine(t) => {
+                let (leaves, spines) = (t.leaves as u64, t.spines as u64);
+                (leaves * t.hosts_per_leaf as u64, leaves + spines, leaves, leaves * spines)
+            }
+            Topology::Chain(t) => (t.switches as u64 * t.hosts_per_switch as u64, t.switches as u64, t.switches as u64, (t.switches as u64).saturating_sub(1)),
+        };
+        Counts { hosts, switches, edges, links: hosts + fabric_links }
     }
 
-    /// Sizes and rates. Hosts are capped at 2^20 and edge switches at 2^14 (routes keep the
-    /// hop count between every pair of edge switches: 512 MB there) so that a typo cannot ask
-    /// for a network that does not fit in memory.
+    /// Sizes and rates, and limits that keep a typo from asking for a network that does not
+    /// fit in memory: at most 2^20 hosts, 2^16 switches, 2^14 switches with hosts (routes keep
+    /// the hop count between every pair of them: 512 MB there) and 2^22 links (a k = 160
+    /// fat-tree has 3 072 000).
     pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
         match self {
             Topology::Star(s) => s.validate()?,
@@ -154,18 +162,25 @@ impl Topology {
             Topology::LeafSpine(t) => t.validate()?,
             Topology::Chain(t) => t.validate()?,
         }
-        let (hosts, edges) = self.counts();
-        if hosts > 1 << 20 {
-            return Err(invalid("topology", format!("{hosts} hosts"), "at most 1048576 hosts"));
+        let c = self.counts();
+        for (n, what, max) in [(c.hosts, "hosts", 1 << 20), (c.switches, "switches", 1 << 16), (c.edges, "switches with hosts", 1 << 14), (c.links, "links", 1 << 22)] {
+            if n > max {
+                return Err(invalid("topology", format!("{n} {what}"), format!("at most {max} {what}")));
+            }
         }
-        if edges > 1 << 14 {
-            return Err(invalid("topology", format!("{edges} switches with hosts"), "at most 16384 switches with hosts"));
-        }
-        if hosts < 2 {
-            return Err(invalid("topology", format!("{hosts} host"), "at least 2 hosts"));
+        if c.hosts < 2 {
+            return Err(invalid("topology", format!("{} host", c.hosts), "at least 2 hosts"));
         }
         Ok(())
     }
+}
+
+/// The size of a topology.
+struct Counts {
+    hosts: u64,
+    switches: u64,
+    edges: u64,
+    links: u64,
 }
 
 /// A rate that, when given, must not be zero.
