@@ -205,8 +205,20 @@ def add_runner_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def printable(message: str) -> str:
+    """``message`` on one line, control characters (from the user's input) escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors on one line (with where to find help), exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="rttlab", description="A laboratory for datacenter congestion control.")
+    p = Parser(prog="rttlab", description="A laboratory for datacenter congestion control.")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run one scenario")
     r.add_argument("scenario", help="scenario TOML file, or a preset's name (rttlab list --scenarios)")
@@ -240,10 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except ValueError as e:
-        print(f"rttlab: error: {e}", file=sys.stderr)
+        print(f"rttlab: error: {printable(str(e))}", file=sys.stderr)
         return 2
     except InternalError as e:  # a bug: say so, without a traceback (EX_SOFTWARE)
-        print(f"rttlab: {e}", file=sys.stderr)
+        print(f"rttlab: {printable(str(e))}", file=sys.stderr)
         return 70
     except Interrupted as e:
         if not e.finished:
@@ -261,12 +273,12 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except OSError as e:  # the machine's problem (disk full, permissions), not the input's
-        print(f"rttlab: error: {e}", file=sys.stderr)
+        print(f"rttlab: error: {printable(str(e))}", file=sys.stderr)
         return 1
     except Exception as e:  # a bug: one line, the traceback on request (EX_SOFTWARE)
         if os.environ.get("RTTLAB_DEBUG"):
             raise
-        print(f"rttlab: internal error (a bug in rttlab; please report it, with RTTLAB_DEBUG=1 for the traceback): {type(e).__name__}: {e}", file=sys.stderr)
+        print(f"rttlab: internal error (a bug in rttlab; please report it, with RTTLAB_DEBUG=1 for the traceback): {type(e).__name__}: {printable(str(e))}", file=sys.stderr)
         return 70
 
 
