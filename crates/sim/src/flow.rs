@@ -25,8 +25,9 @@ pub struct Flow {
     pub hash: [u32; 2],
     /// The traffic group it belongs to (`Network::groups`).
     pub group: u16,
-    /// A workload flow: one sized transfer whose slot is reused once it is done.
-    pub ephemeral: bool,
+    /// A workload flow (one sized transfer whose slot is reused once it is done): the
+    /// generator and source that started it.
+    pub ephemeral: Option<Origin>,
     /// The slot holds a connection (false once an ephemeral flow is retired).
     pub open: bool,
     /// The sender has everything acknowledged; retired once no packet of it is left.
@@ -112,6 +113,14 @@ impl FlowStats {
     }
 }
 
+/// The `[[workloads]]` generator, and its source (index among the generator's), that started
+/// a workload flow.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub generator: u32,
+    pub source: u32,
+}
+
 /// What a new connection is.
 pub struct FlowSpec {
     pub src: u32,
@@ -127,7 +136,7 @@ pub struct FlowSpec {
     /// Application write size (window transport): a smaller write is a packet of its own.
     pub write: Option<u64>,
     pub app: Option<App>,
-    pub ephemeral: bool,
+    pub ephemeral: Option<Origin>,
     /// Data only when offered (RPC connections).
     pub demand: bool,
 }
@@ -204,7 +213,7 @@ impl Flow {
 
     /// A connection the flows table and time series list: not a workload's one-off transfer.
     pub fn listed(&self) -> bool {
-        self.open && !self.ephemeral
+        self.open && self.ephemeral.is_none()
     }
 }
 
@@ -299,7 +308,7 @@ impl Network {
     /// once none of its packets is left in the network.
     pub(crate) fn sender_done(&mut self, f: u32) {
         let flow = &mut self.flows.slots[f as usize];
-        flow.closing = flow.ephemeral;
+        flow.closing = flow.ephemeral.is_some();
     }
 
     /// Retires flow `f` if it is done and has no packet left: its counters join the totals and
@@ -343,7 +352,9 @@ impl Network {
         }
         if st.size == Some(st.delivered_bytes) {
             st.finish = Some(now);
-            if let (Some(pending), false) = (&mut self.flows.pending, flow.ephemeral) {
+            if let Some(origin) = flow.ephemeral {
+                self.generators[origin.generator as usize].finished(origin.source);
+            } else if let Some(pending) = &mut self.flows.pending {
                 *pending -= 1;
                 if *pending == 0 {
                     // The last connection is done: the run ends once the events of this instant

@@ -71,6 +71,7 @@ pub(crate) struct RunConfig {
     pub pfc_frame_bytes: u32,
     pub segment_bytes: u64,
     pub max_outstanding: u64,
+    pub send_queue: u32,
     pub rtt_noise: Time,
     pub pacing_rate: Option<Rate>,
     pub host_config: HostConfig,
@@ -100,6 +101,7 @@ impl RunConfig {
             pfc_frame_bytes: nic.ack.0 as u32,
             segment_bytes: nic.segment().0,
             max_outstanding: nic.max_outstanding().0,
+            send_queue: nic.send_queue(),
             rtt_noise: nic.rtt_noise,
             pacing_rate: nic.pacing_rate,
             host_config: s.host.clone(),
@@ -302,7 +304,7 @@ impl Network {
                         next_message: g.start,
                     });
                     let (start, start_jitter, stop) = (g.start, g.start_jitter, g.stop.unwrap_or(Time::MAX));
-                    let spec = FlowSpec { src: h, dst: g.dst, class: g.class, group: gi as u16, start, start_jitter, stop, size: g.size.map(|b| b.0), write: g.write.map(|b| b.0), app, ephemeral: false, demand: false };
+                    let spec = FlowSpec { src: h, dst: g.dst, class: g.class, group: gi as u16, start, start_jitter, stop, size: g.size.map(|b| b.0), write: g.write.map(|b| b.0), app, ephemeral: None, demand: false };
                     let f = self.open_flow(spec);
                     self.start_flow(f);
                 }

@@ -86,6 +86,9 @@ impl Network {
     fn release_time(&mut self, f: u32) -> Option<Time> {
         let flow = &mut self.flows.slots[f as usize];
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
+        if m.nic_segments >= self.cfg.send_queue {
+            return None; // the send queue is full: a segment leaving re-arms it
+        }
         m.release_time(self.now, self.cfg.segment_bytes, self.cfg.max_outstanding, &mut flow.rng)
     }
 
@@ -199,7 +202,9 @@ impl Network {
         let flow = &mut self.flows.slots[s.flow as usize];
         flow.stats.tx_bytes += payload as u64;
         let (dst, hash) = (flow.dst, flow.hash[0]);
-        flow.message().nic_segments -= last as u32;
+        let m = flow.message();
+        m.nic_segments -= last as u32;
+        let reopened = last && m.nic_segments + 1 == self.cfg.send_queue;
         let pkt = Packet {
             last_of_segment: last,
             flow: s.flow,
@@ -210,7 +215,11 @@ impl Network {
             t_send: s.t_send,
             ..Packet::new(PacketKind::Data, c as u8, payload + self.cfg.header_bytes)
         };
-        Some(self.alloc_packet(pkt))
+        let i = self.alloc_packet(pkt);
+        if reopened {
+            self.schedule_flow(s.flow);
+        }
+        Some(i)
     }
 
     /// Whether the transmit completion of packet `i` at its host matters to its transport: a

@@ -78,6 +78,9 @@ pub struct Summary {
     pub slowdown_p50: Option<f64>,
     pub slowdown_p95: Option<f64>,
     pub slowdown_p99: Option<f64>,
+    /// Workload arrivals after the warm-up that were not started because their source was at
+    /// its backlog limit (RPCs, flows and probes; per group in the `groups` table).
+    pub refused: u64,
 }
 
 /// Quantile `q` of histogram `h` divided by `scale`, `None` when it is empty.
@@ -155,6 +158,7 @@ impl Network {
             slowdown_p50: quantile(&slowdown, 0.5, 1e3),
             slowdown_p95: quantile(&slowdown, 0.95, 1e3),
             slowdown_p99: quantile(&slowdown, 0.99, 1e3),
+            refused: self.measure.groups.iter().map(|g| g.rpcs_refused + g.flows_refused + g.pings_refused).sum(),
         }
     }
 
@@ -273,10 +277,12 @@ impl Network {
             "rpcs_issued": g.iter().map(|x| x.rpcs_issued).collect::<Vec<_>>(),
             "rpcs_completed": g.iter().map(|x| x.rpcs_completed).collect::<Vec<_>>(),
             "rpcs_refused": g.iter().map(|x| x.rpcs_refused).collect::<Vec<_>>(),
+            "flows_refused": g.iter().map(|x| x.flows_refused).collect::<Vec<_>>(),
             "rpc_avg_us": g.iter().map(|x| (x.rpcs_completed > 0).then(|| us(x.rpc_latency_sum) / x.rpcs_completed as f64)).collect::<Vec<_>>(),
             "rpc_p50_us": g.iter().map(|x| quantile(&x.rpc_latency, 0.5, 1e3)).collect::<Vec<_>>(),
             "rpc_p99_us": g.iter().map(|x| quantile(&x.rpc_latency, 0.99, 1e3)).collect::<Vec<_>>(),
             "pings_sent": g.iter().map(|x| x.pings_sent).collect::<Vec<_>>(),
+            "pings_refused": g.iter().map(|x| x.pings_refused).collect::<Vec<_>>(),
             "ping_samples": g.iter().map(|x| x.ping_rtt.len()).collect::<Vec<_>>(),
             "ping_p50_us": g.iter().map(|x| quantile(&x.ping_rtt, 0.5, 1e3)).collect::<Vec<_>>(),
             "ping_p99_us": g.iter().map(|x| quantile(&x.ping_rtt, 0.99, 1e3)).collect::<Vec<_>>(),

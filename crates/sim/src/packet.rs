@@ -32,7 +32,8 @@ pub struct Packet {
     pub hops: u8,
     /// Window ACK: the forward hop count of the acknowledged packet (Swift §3.5, App. B).
     pub echo_hops: u8,
-    /// The flow's slot (`flow::Flow`); for pings, the host that sent the ping.
+    /// The flow's slot (`flow::Flow`); for pings and their echoes, the pinging host's index
+    /// among its generator's sources.
     pub flow: u32,
     pub dst_host: u32,
     /// ECMP hash of the 5-tuple in the packet's direction (`routing`).
@@ -47,7 +48,7 @@ pub struct Packet {
     /// Ingress port at the switch currently holding the packet (PFC accounting).
     pub in_port: Option<PortId>,
     /// Window transport. Data: the packet's sequence number (packets, from 0). Ack: the next
-    /// packet expected (cumulative).
+    /// packet expected (cumulative). Pings and their echoes: the generator's index.
     pub seq: u32,
     /// Window ACK: the SACK block `[sack[0], sack[1])` holding the packet that triggered it,
     /// empty when that packet was in order (RFC 2018: the first block reports the most recent

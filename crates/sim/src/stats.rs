@@ -71,6 +71,10 @@ pub struct GroupStats {
     pub rpcs_issued: u64,
     pub rpcs_completed: u64,
     pub rpcs_refused: u64,
+    /// Workload flows and probes not started because their source was at its limit
+    /// (`max_active`, `max_pending`).
+    pub flows_refused: u64,
+    pub pings_refused: u64,
     /// RPC latency in ns, and its exact sum.
     pub rpc_latency: Histogram<u64>,
     pub rpc_latency_sum: Time,
@@ -93,6 +97,8 @@ impl GroupStats {
             rpcs_issued: 0,
             rpcs_completed: 0,
             rpcs_refused: 0,
+            flows_refused: 0,
+            pings_refused: 0,
             rpc_latency: histogram(),
             rpc_latency_sum: Time::ZERO,
             pings_sent: 0,

@@ -53,11 +53,16 @@ impl Network {
             sw.drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
             self.measure.data_drops += (pkt.kind == PacketKind::Data) as u64;
-            if matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) {
-                self.free_packet(i);
-                self.maybe_retire(pkt.flow);
-            } else {
-                self.pkts.free(i);
+            match pkt.kind {
+                PacketKind::Data | PacketKind::Ack => {
+                    self.free_packet(i);
+                    self.maybe_retire(pkt.flow);
+                }
+                PacketKind::Ping | PacketKind::Pong => {
+                    self.ping_lost(&pkt);
+                    self.pkts.free(i);
+                }
+                _ => self.pkts.free(i),
             }
             return;
         }

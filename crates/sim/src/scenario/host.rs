@@ -23,6 +23,11 @@ pub struct NicConfig {
     /// Static cap on a flow's unacknowledged bytes (TIMELY §3.3 "safeguard"). Message
     /// transport only; absent: 64 KB there.
     pub max_outstanding: Option<Bytes>,
+    /// Segments a connection may have in the NIC waiting to be sent: its send queue's depth
+    /// (work requests of an RDMA queue pair; perftest's default is 128). A connection at the
+    /// limit releases its next segment when one leaves, which bounds the NIC's memory when
+    /// releases outrun the link. Message transport only; absent: 128 there.
+    pub send_queue: Option<u32>,
     /// RTT samples of either transport get uniform noise in [0, rtt_noise] added (TIMELY §6.1,
     /// Fig. 12).
     pub rtt_noise: Time,
@@ -41,6 +46,7 @@ impl Default for NicConfig {
             ack: Bytes(64),
             segment: None,
             max_outstanding: None,
+            send_queue: None,
             rtt_noise: Time::ZERO,
             ack_class: 0,
             pacing_rate: None,
@@ -51,6 +57,7 @@ impl Default for NicConfig {
 impl NicConfig {
     pub const DEFAULT_SEGMENT: Bytes = Bytes(16_000);
     pub const DEFAULT_MAX_OUTSTANDING: Bytes = Bytes(64_000);
+    pub const DEFAULT_SEND_QUEUE: u32 = 128;
 
     pub fn payload_per_packet(&self) -> u64 {
         self.mtu.0 - self.header.0
@@ -64,6 +71,11 @@ impl NicConfig {
     /// The message transport's cap on outstanding bytes.
     pub fn max_outstanding(&self) -> Bytes {
         self.max_outstanding.unwrap_or(Self::DEFAULT_MAX_OUTSTANDING)
+    }
+
+    /// The message transport's send queue depth, in segments.
+    pub fn send_queue(&self) -> u32 {
+        self.send_queue.unwrap_or(Self::DEFAULT_SEND_QUEUE)
     }
 }
 
@@ -203,6 +215,9 @@ impl NicConfig {
         if self.pacing_rate == Some(Rate::ZERO) {
             return Err(invalid("nic.pacing_rate", "0bps", "positive, or absent for line-rate bursts"));
         }
+        if !(1..=1 << 16).contains(&self.send_queue()) {
+            return Err(invalid("nic.send_queue", self.send_queue(), "1 to 65536 segments"));
+        }
         ctx.class("nic.ack_class", self.ack_class)
     }
 
@@ -219,6 +234,9 @@ impl NicConfig {
         }
         if let Some(b) = self.max_outstanding {
             return Err(invalid("nic.max_outstanding", b, message_only));
+        }
+        if let Some(d) = self.send_queue {
+            return Err(invalid("nic.send_queue", d, message_only));
         }
         Ok(())
     }

@@ -126,6 +126,7 @@ impl Scenario {
         if !s.transport.is_window() {
             s.nic.segment.get_or_insert(NicConfig::DEFAULT_SEGMENT);
             s.nic.max_outstanding.get_or_insert(NicConfig::DEFAULT_MAX_OUTSTANDING);
+            s.nic.send_queue.get_or_insert(NicConfig::DEFAULT_SEND_QUEUE);
         }
         s.validate()?;
         Ok(s)

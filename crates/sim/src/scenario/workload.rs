@@ -120,6 +120,11 @@ pub struct FlowSizesConfig {
     pub stop: Option<Time>,
     #[serde(default = "one_u8")]
     pub class: u8,
+    /// Flows a source may have unfinished from this generator; beyond it new ones are refused
+    /// (counted as `flows_refused`), which bounds memory when the offered load exceeds what
+    /// the network takes.
+    #[serde(default = "default_max_pending")]
+    pub max_active: u32,
 }
 
 /// Every sender starts `connections` flows of `size` bytes to `receiver`, at `start`, and again
@@ -139,6 +144,11 @@ pub struct IncastConfig {
     pub stop: Option<Time>,
     #[serde(default = "one_u8")]
     pub class: u8,
+    /// Flows a source may have unfinished from this generator; beyond it new ones are refused
+    /// (counted as `flows_refused`), which bounds memory when the offered load exceeds what
+    /// the network takes.
+    #[serde(default = "default_max_pending")]
+    pub max_active: u32,
 }
 
 /// Every host of `hosts` sends a probe of `size` wire bytes to a peer every `interval` (its
@@ -159,6 +169,10 @@ pub struct PingerConfig {
     pub stop: Option<Time>,
     #[serde(default = "one_u8")]
     pub class: u8,
+    /// Probes a host may have unanswered (queued, in flight, or being echoed); beyond it new ones
+    /// are refused (counted as `pings_refused`), which bounds memory when probes outrun the link.
+    #[serde(default = "default_max_pending")]
+    pub max_pending: u32,
 }
 
 fn default_ping_bytes() -> Bytes {
@@ -183,6 +197,18 @@ impl Workload {
     }
 }
 
+/// The most arrivals per second a generator's source may ask for: its mean gap is then one
+/// picosecond, the clock's resolution.
+const MAX_EVENT_RATE: f64 = 1e12;
+
+/// A backlog limit must admit something.
+fn at_least_one(field: String, limit: u32) -> Result<(), ScenarioError> {
+    if limit == 0 {
+        return Err(invalid(field, 0, "at least 1"));
+    }
+    Ok(())
+}
+
 /// A field's path in the generator being checked.
 type Path<'a> = &'a dyn Fn(&str) -> String;
 
@@ -193,16 +219,14 @@ impl RpcConfig {
         if ctx.window {
             return Err(invalid(f("kind"), "rpc", "RPCs run on persistent message-transport connections: set transport.kind = \"message\""));
         }
-        if !(self.rate.is_finite() && self.rate > 0.0) {
-            return Err(invalid(f("rate"), self.rate, "RPCs per second per client, positive"));
+        if !(self.rate.is_finite() && self.rate > 0.0 && self.rate <= MAX_EVENT_RATE) {
+            return Err(invalid(f("rate"), self.rate, "RPCs per second per client, positive and at most 1e12 (one per picosecond)"));
         }
         transfer_size(f("size"), self.size)?;
         if let Some(r) = self.response {
             transfer_size(f("response"), r)?;
         }
-        if self.max_pending == 0 {
-            return Err(invalid(f("max_pending"), 0, "at least 1"));
-        }
+        at_least_one(f("max_pending"), self.max_pending)?;
         if self.servers_per_client == Some(0) {
             return Err(invalid(f("servers_per_client"), 0, "at least 1, or absent for any server"));
         }
@@ -217,7 +241,7 @@ impl FlowSizesConfig {
         if !(self.load.is_finite() && self.load > 0.0 && self.load <= 1.0) {
             return Err(invalid(f("load"), self.load, "a fraction of the host link rate in (0, 1]"));
         }
-        Ok(())
+        at_least_one(f("max_active"), self.max_active)
     }
 }
 
@@ -231,10 +255,10 @@ impl IncastConfig {
         if self.connections == 0 {
             return Err(invalid(f("connections"), 0, "at least 1"));
         }
-        match self.rate.filter(|r| !(r.is_finite() && *r > 0.0)) {
-            Some(r) => Err(invalid(f("rate"), r, "incast events per second, positive; absent for one at start")),
-            None => Ok(()),
+        if let Some(r) = self.rate.filter(|r| !(r.is_finite() && *r > 0.0 && *r <= MAX_EVENT_RATE)) {
+            return Err(invalid(f("rate"), r, "incast events per second, positive and at most 1e12 (one per picosecond); absent for one at start"));
         }
+        at_least_one(f("max_active"), self.max_active)
     }
 }
 
@@ -247,6 +271,6 @@ impl PingerConfig {
         if self.size < ctx.nic.ack || self.size > ctx.nic.mtu {
             return Err(invalid(f("size"), self.size, format!("nic.ack ({}) to nic.mtu ({})", ctx.nic.ack, ctx.nic.mtu)));
         }
-        Ok(())
+        at_least_one(f("max_pending"), self.max_pending)
     }
 }

@@ -16,7 +16,7 @@ pub mod cdf;
 
 use crate::ids::PktId;
 use crate::engine::{exponential, rng_stream, EventKind, Rng, Stream};
-use crate::flow::{FlowSpec, Message, Messages};
+use crate::flow::{FlowSpec, Message, Messages, Origin};
 use crate::network::Network;
 use crate::packet::{Packet, PacketKind};
 use crate::routing::Routing;
@@ -99,9 +99,9 @@ impl PeerTable {
 #[derive(Copy, Clone, Debug)]
 enum Kind {
     Rpc { size: u64, response: u64, max_pending: u32 },
-    FlowSizes,
-    Incast { receiver: u32, size: u64, connections: u32 },
-    Pinger { bytes: u32 },
+    FlowSizes { max_active: u32 },
+    Incast { receiver: u32, size: u64, connections: u32, max_active: u32 },
+    Pinger { bytes: u32, max_pending: u32 },
 }
 
 /// A running `[[workloads]]` entry.
@@ -118,8 +118,10 @@ pub struct Generator {
     gap_ps: Vec<f64>,
     start: Time,
     stop: Time,
-    /// RPC: the request connection of each (client, server) pair, and RPCs outstanding per client.
+    /// RPC: the request connection of each (client, server) pair.
     conns: HashMap<(u32, u32), u32>,
+    /// Per source, what it has outstanding against its limit: RPCs, unfinished flows or
+    /// unanswered probes.
     pending: Vec<u32>,
 }
 
@@ -149,9 +151,11 @@ impl Generator {
         };
         let (kind, class, cdf) = match cfg {
             Workload::Rpc(c) => (Kind::Rpc { size: c.size.0, response: c.response.unwrap_or(c.size).0, max_pending: c.max_pending }, c.class, None),
-            Workload::FlowSizes(c) => (Kind::FlowSizes, c.class, Some(Cdf::from_spec(&c.cdf).expect("validated"))),
-            Workload::Incast(c) => (Kind::Incast { receiver: c.receiver, size: c.size.0, connections: c.connections }, c.class, None),
-            Workload::Pinger(c) => (Kind::Pinger { bytes: c.size.0 as u32 }, c.class, None),
+            Workload::FlowSizes(c) => (Kind::FlowSizes { max_active: c.max_active }, c.class, Some(Cdf::from_spec(&c.cdf).expect("validated"))),
+            Workload::Incast(c) => {
+                (Kind::Incast { receiver: c.receiver, size: c.size.0, connections: c.connections, max_active: c.max_active }, c.class, None)
+            }
+            Workload::Pinger(c) => (Kind::Pinger { bytes: c.size.0 as u32, max_pending: c.max_pending }, c.class, None),
         };
         let gap_ps = sources
             .iter()
@@ -205,6 +209,18 @@ impl Generator {
         };
         (t < self.stop).then_some(t)
     }
+
+    /// Source `i` has one thing less outstanding: a flow finished, a probe came back or was lost.
+    pub(crate) fn finished(&mut self, i: u32) {
+        self.pending[i as usize] -= 1;
+    }
+
+    /// Takes one more outstanding item for source `i` if it is under `limit`.
+    fn admit(&mut self, i: usize, limit: u32) -> bool {
+        let ok = self.pending[i] < limit;
+        self.pending[i] += ok as u32;
+        ok
+    }
 }
 
 impl Network {
@@ -223,11 +239,10 @@ impl Network {
         match gen.kind {
             Kind::Rpc { size, response, max_pending } => {
                 let server = peer(gen);
-                if gen.pending[i] >= max_pending {
+                if !gen.admit(i, max_pending) {
                     stats.rpcs_refused += measured as u64;
                     return;
                 }
-                gen.pending[i] += 1;
                 if measured {
                     stats.rpcs_issued += 1;
                     stats.offered_bytes += size + response;
@@ -235,27 +250,40 @@ impl Network {
                 let f = self.rpc_connection(g, h, server, class);
                 self.offer_message(f, size, Message { end: 0, issued: now, client: i as u32 });
             }
-            Kind::FlowSizes => {
+            Kind::FlowSizes { max_active } => {
                 let dst = peer(gen);
                 let size = gen.cdf.as_ref().expect("flow sizes have a CDF").sample(&mut gen.rngs[i]);
+                if !gen.admit(i, max_active) {
+                    stats.flows_refused += measured as u64;
+                    return;
+                }
                 stats.offered_bytes += if measured { size } else { 0 };
-                self.start_ephemeral(h, dst, class, group, size);
+                self.start_ephemeral(h, dst, class, group, size, Origin { generator: g, source: i as u32 });
             }
-            Kind::Incast { receiver, size, connections } => {
-                let n = gen.sources.len();
-                stats.offered_bytes += if measured { size * (n as u64 * connections as u64) } else { 0 };
-                for s in 0..n {
-                    let src = self.generators[g as usize].sources[s];
+            Kind::Incast { receiver, size, connections, max_active } => {
+                for s in 0..gen.sources.len() {
                     for _ in 0..connections {
-                        self.start_ephemeral(src, receiver, class, group, size);
+                        let gen = &mut self.generators[g as usize];
+                        let stats = &mut self.measure.groups[group as usize];
+                        if !gen.admit(s, max_active) {
+                            stats.flows_refused += measured as u64;
+                            continue;
+                        }
+                        stats.offered_bytes += if measured { size } else { 0 };
+                        let src = gen.sources[s];
+                        self.start_ephemeral(src, receiver, class, group, size, Origin { generator: g, source: s as u32 });
                     }
                 }
             }
-            Kind::Pinger { bytes } => {
+            Kind::Pinger { bytes, max_pending } => {
                 let dst = peer(gen);
                 let hash = gen.rngs[i].random();
+                if !gen.admit(i, max_pending) {
+                    stats.pings_refused += measured as u64;
+                    return;
+                }
                 stats.pings_sent += measured as u64;
-                let ping = Packet { flow: h, dst_host: dst, hash, seq: group as u32, t_send: now, ..Packet::new(PacketKind::Ping, class, bytes) };
+                let ping = Packet { flow: i as u32, dst_host: dst, hash, seq: g, t_send: now, ..Packet::new(PacketKind::Ping, class, bytes) };
                 let p = self.pkts.alloc(ping);
                 let port = self.fabric.hosts[h as usize].port;
                 self.enqueue(port, class as usize, p);
@@ -264,8 +292,8 @@ impl Network {
     }
 
     /// A fresh connection for one sized transfer, started now.
-    fn start_ephemeral(&mut self, src: u32, dst: u32, class: u8, group: u16, size: u64) {
-        let spec = FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), write: None, app: None, ephemeral: true, demand: false };
+    fn start_ephemeral(&mut self, src: u32, dst: u32, class: u8, group: u16, size: u64, origin: Origin) {
+        let spec = FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), write: None, app: None, ephemeral: Some(origin), demand: false };
         let f = self.open_flow(spec);
         self.start_flow(f);
     }
@@ -277,7 +305,7 @@ impl Network {
             return f;
         }
         let group = self.generators[g as usize].group;
-        let spec = |src, dst| FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: None, write: None, app: None, ephemeral: false, demand: true };
+        let spec = |src, dst| FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: None, write: None, app: None, ephemeral: None, demand: true };
         let (a, b) = (spec(client, server), spec(server, client));
         let req = self.open_flow(a);
         let resp = self.open_flow(b);
@@ -315,7 +343,7 @@ impl Network {
                 let Kind::Rpc { response, .. } = gen.kind else { unreachable!("RPC connections belong to RPC generators") };
                 self.offer_message(peer, response, m);
             } else {
-                gen.pending[m.client as usize] -= 1;
+                gen.finished(m.client);
                 if m.issued >= self.cfg.warmup {
                     let stats = &mut self.measure.groups[group as usize];
                     stats.rpcs_completed += 1;
@@ -330,17 +358,24 @@ impl Network {
     pub(crate) fn ping_echo(&mut self, h: u32, i: PktId) {
         let p = self.pkts.get_mut(i);
         p.kind = PacketKind::Pong;
-        p.dst_host = p.flow;
+        p.dst_host = self.generators[p.seq as usize].sources[p.flow as usize];
         let c = p.class as usize;
         let port = self.fabric.hosts[h as usize].port;
         self.enqueue(port, c, i);
     }
 
-    /// An echo came back to its pinger: one round trip of group `seq`.
+    /// An echo came back to its pinger: one round trip.
     pub(crate) fn pong(&mut self, i: PktId, p: Packet) {
         self.pkts.free(i);
+        let gen = &mut self.generators[p.seq as usize];
+        gen.finished(p.flow);
         if p.t_send >= self.cfg.warmup {
-            self.measure.groups[p.seq as usize].ping_rtt.record(ns(self.now - p.t_send)).expect("auto-resizing histogram");
+            self.measure.groups[gen.group as usize].ping_rtt.record(ns(self.now - p.t_send)).expect("auto-resizing histogram");
         }
+    }
+
+    /// A probe or its echo was dropped: it is no longer outstanding.
+    pub(crate) fn ping_lost(&mut self, p: &Packet) {
+        self.generators[p.seq as usize].finished(p.flow);
     }
 }
