@@ -134,6 +134,10 @@ impl Topology {
         self.counts().hosts as u32
     }
 
+    pub fn switches(&self) -> u32 {
+        self.counts().switches as u32
+    }
+
     /// Hosts, switches, switches with hosts and links, without overflow for any sizes.
     fn counts(&self) -> Counts {
         let (hosts, switches, edges, fabric_links) = match self {
@@ -232,9 +236,9 @@ impl LeafSpineConfig {
         positive("link_rate", Some(self.link_rate))?;
         positive("spine_link.rate", self.spine_link.rate)?;
         match (self.oversubscription, self.spine_link.rate) {
-            (Some(o), Some(_)) => Err(invalid("topology.oversubscription", o, "give either oversubscription or spine_link.rate, not both")),
+            (Some(o), Some(_)) => Err(invalid("topology.oversubscription", format!("{o:?}"), "give either oversubscription or spine_link.rate, not both")),
             (Some(o), None) if !(o.is_finite() && o > 0.0) || self.spine_rate() == Rate::ZERO => {
-                Err(invalid("topology.oversubscription", o, "a positive ratio, e.g. 1 (non-blocking) or 3"))
+                Err(invalid("topology.oversubscription", format!("{o:?}"), "a positive ratio, e.g. 1 (non-blocking) or 3"))
             }
             _ => Ok(()),
         }

@@ -220,7 +220,7 @@ impl RpcConfig {
             return Err(invalid(f("kind"), "rpc", "RPCs run on persistent message-transport connections: set transport.kind = \"message\""));
         }
         if !(self.rate.is_finite() && self.rate > 0.0 && self.rate <= MAX_EVENT_RATE) {
-            return Err(invalid(f("rate"), self.rate, "RPCs per second per client, positive and at most 1e12 (one per picosecond)"));
+            return Err(invalid(f("rate"), format!("{:?}", self.rate), "RPCs per second per client, positive and at most 1e12 (one per picosecond)"));
         }
         transfer_size(f("size"), self.size)?;
         if let Some(r) = self.response {
@@ -239,7 +239,7 @@ impl FlowSizesConfig {
         ctx.host_set(&f("hosts"), self.hosts.as_ref())?;
         crate::workload::cdf::Cdf::from_spec(&self.cdf).map_err(|allowed| invalid(f("cdf"), serde_json::to_string(&self.cdf).unwrap_or_default(), allowed))?;
         if !(self.load.is_finite() && self.load > 0.0 && self.load <= 1.0) {
-            return Err(invalid(f("load"), self.load, "a fraction of the host link rate in (0, 1]"));
+            return Err(invalid(f("load"), format!("{:?}", self.load), "a fraction of the host link rate in (0, 1]"));
         }
         at_least_one(f("max_active"), self.max_active)
     }
@@ -256,7 +256,7 @@ impl IncastConfig {
             return Err(invalid(f("connections"), 0, "at least 1"));
         }
         if let Some(r) = self.rate.filter(|r| !(r.is_finite() && *r > 0.0 && *r <= MAX_EVENT_RATE)) {
-            return Err(invalid(f("rate"), r, "incast events per second, positive and at most 1e12 (one per picosecond); absent for one at start"));
+            return Err(invalid(f("rate"), format!("{r:?}"), "incast events per second, positive and at most 1e12 (one per picosecond); absent for one at start"));
         }
         at_least_one(f("max_active"), self.max_active)
     }
