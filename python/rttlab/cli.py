@@ -64,6 +64,8 @@ def cmd_run(args) -> int:
     result = run(args.scenario, overrides=parse_sets(args.set), seed=args.seed, progress=show_progress(args) and not args.json)
     if args.out:
         result.save(args.out, force=args.force)
+    for w in result.meta.get("warnings", []):
+        print(f"rttlab: warning: {w}", file=sys.stderr)
     if args.json:
         json.dump(result.summary, sys.stdout, indent=2)
         print()
@@ -161,6 +163,9 @@ def cmd_sweep(args) -> int:
     cols = [*axes, "seed", "throughput_gbps", "rtt_avg_us", "rtt_p99_us"]
     print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(f"wrote {out} ({len(df)} rows, {len(df.columns)} columns)")
+    warned = [(point, w) for (point, _), r in zip(cells, results) for w in r.meta.get("warnings", [])]
+    for point, w in warned:
+        print(f"rttlab: warning: at {point}: {w}", file=sys.stderr)
     return 0
 
 

@@ -54,5 +54,5 @@ pub fn run_observed(s: &Scenario, observe: impl FnMut(Progress) -> ControlFlow<(
     let mut net = Network::new(s)?;
     net.run_observed(observe)?;
     let wall = t0.elapsed().as_secs_f64();
-    Ok(Output { summary: net.summary(), tables: net.tables(), meta: output::meta(s, output::perf(&net, wall)) })
+    Ok(Output { summary: net.summary(), tables: net.tables(), meta: output::meta(s, output::perf(&net, wall), net.warnings()) })
 }

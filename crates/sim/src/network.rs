@@ -199,6 +199,9 @@ pub(crate) struct Measurements {
     /// Data packets sent (first transmissions and retransmissions), and dropped anywhere.
     pub data_sent: u64,
     pub data_drops: u64,
+    /// Message-transport data and ACK packets dropped: that transport does not retransmit,
+    /// so each stalls its connection (reported in the results' warnings).
+    pub message_drops: u64,
 }
 
 impl Measurements {
@@ -222,6 +225,7 @@ impl Measurements {
             at_warmup: Counters::default(),
             data_sent: 0,
             data_drops: 0,
+            message_drops: 0,
         })
     }
 }

@@ -384,11 +384,26 @@ pub fn perf(net: &Network, wall_s: f64) -> Value {
     })
 }
 
-pub fn meta(s: &Scenario, perf: Value) -> Value {
+pub fn meta(s: &Scenario, perf: Value, warnings: Vec<String>) -> Value {
     json!({
         "rttlab_version": env!("CARGO_PKG_VERSION"),
         "seed": s.seed,
         "scenario": s.resolved(),
         "perf": perf,
+        "warnings": warnings,
     })
+}
+
+impl Network {
+    /// What makes this run's results doubtful, in words for the user.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.measure.message_drops > 0 {
+            out.push(format!(
+                "{} message-transport packets were dropped (the shared buffer overflowed despite PFC): that transport does not retransmit, so their connections stalled; give the switches more buffer or lower pfc_xoff",
+                self.measure.message_drops
+            ));
+        }
+        out
+    }
 }

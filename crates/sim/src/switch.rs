@@ -1,6 +1,7 @@
 //! Switches: a shared buffer, forwarding by ECMP on precomputed routes (`routing`), tail drop at the buffer limit,
 //! ECN marking (step or RED) at dequeue or enqueue, and PFC per ingress port and class.
 
+use crate::flow::Tx;
 use crate::ids::{PktId, PortId, SwitchId};
 use crate::engine::Rng;
 use crate::network::Network;
@@ -55,6 +56,7 @@ impl Network {
             self.measure.data_drops += (pkt.kind == PacketKind::Data) as u64;
             match pkt.kind {
                 PacketKind::Data | PacketKind::Ack => {
+                    self.measure.message_drops += matches!(self.flows.slots[pkt.flow as usize].tx, Tx::Message(_)) as u64;
                     self.free_packet(i);
                     self.maybe_retire(pkt.flow);
                 }
