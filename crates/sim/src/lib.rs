@@ -13,6 +13,7 @@ pub mod endpoint;
 pub mod engine;
 pub mod flow;
 pub mod ids;
+pub mod invariants;
 pub mod network;
 pub mod nic;
 pub mod output;
@@ -53,6 +54,7 @@ pub fn run_observed(s: &Scenario, observe: impl FnMut(Progress) -> ControlFlow<(
     let t0 = std::time::Instant::now();
     let mut net = Network::new(s)?;
     net.run_observed(observe)?;
+    debug_assert_eq!(net.check_invariants(), Ok(()));
     let wall = t0.elapsed().as_secs_f64();
     Ok(Output { summary: net.summary(), tables: net.tables(), meta: output::meta(s, output::perf(&net, wall), net.warnings()) })
 }

@@ -55,6 +55,7 @@ pub struct Port {
     /// A PAUSE for the class was sent to the peer and not yet lifted.
     pub pausing: [bool; MAX_CLASSES],
     pub pauses_sent: u64,
+    pub resumes_sent: u64,
     pub tx_bytes: u64,
     /// Application payload sent (data packets, retransmissions included).
     pub tx_payload_bytes: u64,
@@ -85,6 +86,7 @@ impl Port {
             ingress_bytes: [0; MAX_CLASSES],
             pausing: [false; MAX_CLASSES],
             pauses_sent: 0,
+            resumes_sent: 0,
             tx_bytes: 0,
             tx_payload_bytes: 0,
             sampler: None,
@@ -236,6 +238,7 @@ impl Network {
         let port = &mut self.fabric.ports[p.idx()];
         port.control.push_back(i);
         port.pauses_sent += pause as u64;
+        port.resumes_sent += !pause as u64;
         self.events.push(self.now, EventKind::Kick(p));
     }
 

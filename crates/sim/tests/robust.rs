@@ -2,7 +2,7 @@
 //! written out), has one to three of its values replaced by edge cases of the same kind (zero,
 //! one, the largest representable, beyond it, negative, a wrong type, an empty table); the
 //! result either fails validation with an error or builds and runs (a bounded number of events)
-//! and reports, without a panic.
+//! and reports, without a panic, and with the network's invariants intact.
 //!
 //! `make fuzz` runs many more cases, in a debug build where integer overflow panics too.
 
@@ -119,6 +119,7 @@ fn build_run_report(text: &str) {
     }
     let Ok(mut net) = Network::new(&s) else { return };
     let _ = net.run_observed(|p| if p.events >= EVENT_BUDGET { ControlFlow::Break(()) } else { ControlFlow::Continue(()) });
+    net.check_invariants().unwrap_or_else(|e| panic!("invariant broken: {e}"));
     let _ = (net.summary(), net.tables());
 }
 

@@ -6,10 +6,12 @@ pub fn scenario(toml: &str) -> Scenario {
     Scenario::from_toml(toml).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Builds and runs a scenario, returning the network for inspection.
+/// Builds and runs a scenario, returning the network for inspection after checking its
+/// invariants (`Network::check_invariants`).
 pub fn run_net(toml: &str) -> Network {
     let mut net = Network::new(&scenario(toml)).unwrap();
     net.run();
+    net.check_invariants().unwrap_or_else(|e| panic!("invariant broken: {e}"));
     net
 }
 

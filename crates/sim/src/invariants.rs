@@ -1,0 +1,46 @@
+//! Invariants of a network's state that hold between any two events: what the packet path
+//! conserves and balances. Integration tests check them after every run they make (and debug
+//! builds after every run), so a change that breaks one fails loudly.
+
+use crate::network::Network;
+use crate::packet::PacketKind;
+use crate::port::MAX_CLASSES;
+
+impl Network {
+    /// Every invariant, or a description of the first one that fails:
+    /// - each connection's live packet count is the number of its data and ACK packets alive;
+    /// - no connection has more distinct payload delivered than it sent, nor a sized one more
+    ///   than its size;
+    /// - payload is conserved: sent = delivered + duplicate + in flight + dropped;
+    /// - each port has sent one PFC PAUSE more than RESUMEs for each class it is pausing, and
+    ///   as many otherwise (IEEE 802.1Qbb frames alternate per class).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut live = vec![0u32; self.flows.slots.len()];
+        for p in self.pkts.iter_live().filter(|p| matches!(p.kind, PacketKind::Data | PacketKind::Ack)) {
+            live[p.flow as usize] += 1;
+        }
+        for (f, flow) in self.flows.slots.iter().enumerate() {
+            if flow.live != live[f] {
+                return Err(format!("flow {f}: counts {} live packets, the slab holds {}", flow.live, live[f]));
+            }
+            let st = &flow.stats;
+            if st.delivered_bytes > st.tx_bytes || st.size.is_some_and(|size| st.delivered_bytes > size) {
+                return Err(format!("flow {f}: delivered {} bytes of {} sent (size {:?})", st.delivered_bytes, st.tx_bytes, st.size));
+            }
+        }
+        let s = self.summary();
+        if s.bytes_sent != s.bytes_delivered + s.bytes_duplicate + s.bytes_in_flight + s.bytes_dropped {
+            return Err(format!(
+                "payload not conserved: sent {} ≠ delivered {} + duplicate {} + in flight {} + dropped {}",
+                s.bytes_sent, s.bytes_delivered, s.bytes_duplicate, s.bytes_in_flight, s.bytes_dropped
+            ));
+        }
+        for (i, port) in self.fabric.ports.iter().enumerate() {
+            let pausing = (0..MAX_CLASSES).filter(|&c| port.pausing[c]).count() as u64;
+            if port.pauses_sent != port.resumes_sent + pausing {
+                return Err(format!("port {i}: {} PAUSEs, {} RESUMEs, {pausing} classes paused", port.pauses_sent, port.resumes_sent));
+            }
+        }
+        Ok(())
+    }
+}
