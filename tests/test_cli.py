@@ -106,3 +106,18 @@ def test_ctrl_c_stops_a_sweep_keeps_finished_points_and_resumes(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"]
     assert len(list((tmp_path / "cache").glob("*.json"))) == 2
     assert not [p for p in (tmp_path / "cache").iterdir() if p.name.startswith(".")]
+
+
+def test_the_progress_bar_shows_simulated_time_and_events_per_second(capsys):
+    from rttlab.progress import RunProgress
+
+    with RunProgress() as bar:
+        assert bar(500_000_000_000, 1_000_000_000_000, 2_000_000) is False
+    err = capsys.readouterr().err
+    assert "500.0/1000.0 ms simulated" in err and "M events/s" in err, err
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "rttlab.cli", "run", "timely-testbed", "--set", "duration=300ms"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
