@@ -39,23 +39,26 @@ impl Default for MeasureConfig {
 /// grow with the run, so their length is bounded up front rather than by running out of memory.
 pub const MAX_TRACE_SAMPLES: u64 = 10_000_000;
 
-/// A trace sampled every `interval` over `duration` must stay within [`MAX_TRACE_SAMPLES`].
-fn trace_length(field: &str, interval: Time, duration: Time) -> Result<(), ScenarioError> {
-    let samples = duration.ps() / interval.ps();
+/// `series` traces sampled every `interval` over `duration` must stay within
+/// [`MAX_TRACE_SAMPLES`] samples in all.
+fn trace_length(field: &str, interval: Time, duration: Time, series: u64) -> Result<(), ScenarioError> {
+    let samples = (duration.ps() / interval.ps()).saturating_mul(series);
     if samples > MAX_TRACE_SAMPLES {
-        let shortest = Time(duration.ps().div_ceil(MAX_TRACE_SAMPLES));
+        let shortest = Time(duration.ps().saturating_mul(series).div_ceil(MAX_TRACE_SAMPLES));
+        let (what, verb) = if series == 1 { ("a trace".to_string(), "has") } else { (format!("{series} traces"), "have") };
         return Err(invalid(
             field,
             interval,
-            format!("a trace over duration ({duration}) at this interval has {samples} samples; at most {MAX_TRACE_SAMPLES}: an interval of at least {shortest}, or a shorter run"),
+            format!("{what} over duration ({duration}) at this interval {verb} {samples} samples; at most {MAX_TRACE_SAMPLES}: an interval of at least {shortest}, or a shorter run"),
         ));
     }
     Ok(())
 }
 
 impl MeasureConfig {
-    /// Checks the statistics asked for, for a run of `duration`.
-    pub(crate) fn validate(&self, duration: Time) -> Result<(), ScenarioError> {
+    /// Checks the statistics asked for, for a run of `duration` with `connections` `[[flows]]`
+    /// connections (each its own time series).
+    pub(crate) fn validate(&self, duration: Time, connections: u64) -> Result<(), ScenarioError> {
         if self.fct_buckets.windows(2).any(|w| w[0] >= w[1]) || self.fct_buckets.first() == Some(&Bytes(0)) {
             let v = self.fct_buckets.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ");
             return Err(invalid("measure.fct_buckets", format!("[{v}]"), "increasing positive sizes, e.g. [\"10KB\", \"100KB\", \"1MB\"]"));
@@ -64,11 +67,11 @@ impl MeasureConfig {
             return Err(invalid("measure.queue_interval", self.queue_interval, "must be positive"));
         }
         if self.queue_trace {
-            trace_length("measure.queue_interval", self.queue_interval, duration)?;
+            trace_length("measure.queue_interval", self.queue_interval, duration, 1)?;
         }
         match self.timeseries_interval {
             Some(Time::ZERO) => Err(invalid("measure.timeseries_interval", "0ps", "positive, or absent for no time series")),
-            Some(interval) => trace_length("measure.timeseries_interval", interval, duration),
+            Some(interval) => trace_length("measure.timeseries_interval", interval, duration, connections.max(1)),
             None => Ok(()),
         }
     }

@@ -99,10 +99,12 @@ pub(crate) fn one_u8() -> u8 {
 
 impl FlowGroup {
     /// `at`: the group's path (`flows[2]`).
-    pub(crate) fn validate(&self, at: &str, ctx: &Context) -> Result<(), ScenarioError> {
+    /// Checks the group; returns how many connections it opens (sources × connections).
+    pub(crate) fn validate(&self, at: &str, ctx: &Context) -> Result<u64, ScenarioError> {
         let f = |k: &str| format!("{at}.{k}");
         ctx.host(&f("dst"), self.dst)?;
-        if let Some(h) = ctx.host_set(&f("src"), Some(&self.src))?.into_iter().find(|&h| h == self.dst) {
+        let sources = ctx.host_set(&f("src"), Some(&self.src))?;
+        if let Some(&h) = sources.iter().find(|&&h| h == self.dst) {
             return Err(invalid(f("src"), h, "a source must differ from dst"));
         }
         if self.connections == 0 {
@@ -124,7 +126,7 @@ impl FlowGroup {
         if let Some(stop) = self.stop.filter(|&t| t <= self.start + self.start_jitter) {
             return Err(invalid(f("stop"), stop, format!("after start + start_jitter ({}), or absent", self.start + self.start_jitter)));
         }
-        Ok(())
+        Ok(sources.len() as u64 * self.connections as u64)
     }
 
     /// The application's rate, messages and writes.

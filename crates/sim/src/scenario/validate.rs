@@ -1,7 +1,6 @@
 //! The checks that span sections: each section checks itself against a small [`Context`] (host
 //! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
 
-use super::measure::MAX_TRACE_SAMPLES;
 use super::{invalid, HostSet, NicConfig, Scenario, ScenarioError, TransportConfig, Until};
 use rttlab_cc::Time;
 
@@ -93,20 +92,9 @@ impl Scenario {
         let mut connections = 0u64;
         for (i, g) in self.flows.iter().enumerate() {
             let at = format!("flows[{i}]");
-            g.validate(&at, &ctx)?;
-            connections += ctx.host_set(&format!("{at}.src"), Some(&g.src))?.len() as u64 * g.connections as u64;
+            connections += g.validate(&at, &ctx)?;
             if connections > MAX_CONNECTIONS {
                 return Err(invalid(format!("{at}.connections"), g.connections, format!("at most {MAX_CONNECTIONS} [[flows]] connections in all (sources × connections, summed over groups)")));
-            }
-        }
-        if let Some(interval) = self.measure.timeseries_interval.filter(|&i| i > Time::ZERO) {
-            let rows = (self.duration.ps() / interval.ps()).saturating_mul(connections);
-            if rows > MAX_TRACE_SAMPLES {
-                let allowed = format!(
-                    "the time series of {connections} [[flows]] connections over duration ({}) at this interval has {rows} rows; at most {MAX_TRACE_SAMPLES}: a longer interval, fewer connections or a shorter run",
-                    self.duration
-                );
-                return Err(invalid("measure.timeseries_interval", interval, allowed));
             }
         }
         self.validate_until()?;
@@ -116,7 +104,7 @@ impl Scenario {
         if ctx.window {
             self.nic.validate_window()?;
         }
-        self.measure.validate(self.duration)
+        self.measure.validate(self.duration, connections)
     }
 
     /// Window controllers run on the window transport; rate controllers on the message one.

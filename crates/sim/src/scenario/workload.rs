@@ -86,11 +86,12 @@ pub struct RpcConfig {
     pub class: u8,
     /// RPCs a client may have outstanding; beyond it new ones are refused (counted as
     /// `rpcs_refused`), which bounds memory when the offered load exceeds what the network takes.
-    #[serde(default = "default_max_pending")]
+    #[serde(default = "default_backlog_limit")]
     pub max_pending: u32,
 }
 
-fn default_max_pending() -> u32 {
+/// The default of every workload's backlog limit (`max_pending`, `max_active`).
+fn default_backlog_limit() -> u32 {
     1000
 }
 
@@ -123,7 +124,7 @@ pub struct FlowSizesConfig {
     /// Flows a source may have unfinished from this generator; beyond it new ones are refused
     /// (counted as `flows_refused`), which bounds memory when the offered load exceeds what
     /// the network takes.
-    #[serde(default = "default_max_pending")]
+    #[serde(default = "default_backlog_limit")]
     pub max_active: u32,
 }
 
@@ -144,10 +145,8 @@ pub struct IncastConfig {
     pub stop: Option<Time>,
     #[serde(default = "one_u8")]
     pub class: u8,
-    /// Flows a source may have unfinished from this generator; beyond it new ones are refused
-    /// (counted as `flows_refused`), which bounds memory when the offered load exceeds what
-    /// the network takes.
-    #[serde(default = "default_max_pending")]
+    /// As `FlowSizesConfig::max_active`, per sender.
+    #[serde(default = "default_backlog_limit")]
     pub max_active: u32,
 }
 
@@ -171,7 +170,7 @@ pub struct PingerConfig {
     pub class: u8,
     /// Probes a host may have unanswered (queued, in flight, or being echoed); beyond it new ones
     /// are refused (counted as `pings_refused`), which bounds memory when probes outrun the link.
-    #[serde(default = "default_max_pending")]
+    #[serde(default = "default_backlog_limit")]
     pub max_pending: u32,
 }
 
