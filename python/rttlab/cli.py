@@ -29,6 +29,7 @@ SUMMARY_ROWS = [
     ("ecn_marks", "ECN marks", ""),
     ("retransmits", "retransmissions", ""),
     ("timeouts", "timeouts", ""),
+    ("naks", "NAKs (go-back-N)", ""),
     ("queue_avg_kb", "queue average", "KB"),
     ("queue_max_kb", "queue max", "KB"),
 ]

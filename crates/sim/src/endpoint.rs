@@ -2,15 +2,16 @@
 //! events and the time, and carries out what it asks. For the window transport: the actions it
 //! returns — packets into the host's port queues, timer events into the event queue, RTT
 //! samples and deliveries into the measurements — in the order it returned them. For the
-//! message transport: the receiving NIC's ACK, and the completion's RTT sample (its segments
-//! are released by the host's scheduler, `crate::nic`).
+//! message transport: the receiving NIC's ACK or NAK, the completions' RTT samples, and
+//! go-back-N's rewinds and timeout (its segments are released by the host's scheduler,
+//! `crate::nic`).
 
 use crate::ids::{FlowId, PktId};
 use crate::engine::EventKind;
 use crate::flow::Tx;
 use crate::network::Network;
 use crate::packet::{Packet, PacketKind};
-use crate::transport::message::completion_rtt;
+use crate::transport::message::{completion_rtt, Arrival};
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowTx};
 use crate::transport::Timer;
 use rttlab_cc::Time;
@@ -111,19 +112,34 @@ impl Network {
         self.window_step(pkt.flow, |w, _, _, out| w.on_data(now, &hdr, rx_delay, out));
     }
 
-    /// Message receiver: count the payload, and acknowledge the segment on its last packet by
-    /// turning that packet into the ACK in place (TIMELY §3.1, prompt ACK generation).
+    /// Message receiver: data packet `i` arrived (`MessageTx::on_data`). Payload in order is
+    /// delivered; anything else is discarded. An answer turns the packet into the ACK or NAK in
+    /// place (TIMELY §3.1, prompt ACK generation).
     pub(crate) fn message_deliver(&mut self, h: u32, i: PktId, pkt: Packet) {
-        self.record_delivery(pkt.flow, pkt.payload_bytes, pkt.wire_bytes);
         let flow = &mut self.flows.slots[pkt.flow as usize];
-        let (src, hash) = (flow.src, flow.hash[1]);
-        let Some(ece) = flow.message().on_data(pkt.ecn, pkt.last_of_segment) else {
+        let arrival = flow.message().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment);
+        if !matches!(arrival, Arrival::Deliver { .. }) {
+            flow.stats.duplicate_bytes += pkt.payload_bytes as u64;
+        }
+        let answer = match arrival {
+            Arrival::Deliver { ack } => {
+                self.record_delivery(pkt.flow, pkt.payload_bytes, pkt.wire_bytes);
+                ack.map(|(psn, ece)| (PacketKind::Ack, psn, ece))
+            }
+            Arrival::Duplicate { ack } => ack.map(|psn| (PacketKind::Ack, psn, false)),
+            Arrival::Nak(psn) => Some((PacketKind::Nak, psn, false)),
+            Arrival::Discard => None,
+        };
+        let Some((kind, psn, ece)) = answer else {
             return self.free_packet(i);
         };
+        let flow = &self.flows.slots[pkt.flow as usize];
+        let (src, hash) = (flow.src, flow.hash[1]);
         let ack = self.pkts.get_mut(i);
-        ack.kind = PacketKind::Ack;
+        ack.kind = kind;
         ack.class = self.cfg.ack_class as u8;
         ack.ecn = ece;
+        ack.seq = psn;
         ack.dst_host = src;
         ack.hash = hash;
         ack.wire_bytes = self.cfg.ack_bytes;
@@ -132,19 +148,59 @@ impl Network {
         self.enqueue(port, self.cfg.ack_class, i);
     }
 
-    /// Message sender: a completion. Take the RTT sample, feed the controller, and let the flow
-    /// send again if the outstanding cap held it.
-    pub(crate) fn message_complete(&mut self, ack: Packet) {
+    /// Message sender: an ACK or NAK of every PSN before `ack.seq`. Each segment it completes
+    /// gives an RTT sample to the controller; a NAK (or an ACK the NIC is behind) sends the NIC
+    /// back (`message_rewind`); the local ACK timeout restarts; the flow may send again if the
+    /// outstanding cap held it.
+    pub(crate) fn message_ack(&mut self, ack: Packet) {
         let now = self.now;
         let f = ack.flow;
-        let rate = self.cfg.pacing_rate.unwrap_or(self.fabric.hosts[self.flows.slots[f as usize].src as usize].line_rate);
-        let rtt = self.noisy_rtt(f, completion_rtt(now, ack.t_send, ack.segment_bytes as u64, rate));
-        let done = self.flows.slots[f as usize].message().on_completion(now, rtt, ack.segment_bytes as u64);
-        self.record_rtt(f, rtt);
-        if done {
+        let nak = ack.kind == PacketKind::Nak;
+        let flow = &mut self.flows.slots[f as usize];
+        if flow.message().stale(ack.seq) {
+            return;
+        }
+        flow.stats.naks += nak as u64;
+        let rate = self.cfg.pacing_rate.unwrap_or(self.fabric.hosts[flow.src as usize].line_rate);
+        while let Some(u) = self.flows.slots[f as usize].message().pop_acked(ack.seq) {
+            let rtt = self.noisy_rtt(f, completion_rtt(now, u.t_send, u.bytes as u64, rate));
+            self.flows.slots[f as usize].message().on_completion(now, rtt, u.bytes as u64);
+            self.record_rtt(f, rtt);
+        }
+        let m = self.flows.slots[f as usize].message();
+        if m.must_rewind(ack.seq, nak) {
+            self.message_rewind(f, ack.seq);
+        }
+        self.message_rto_restart(f);
+        if self.flows.slots[f as usize].message().done() {
             self.sender_done(f);
         } else {
             self.schedule_flow(f);
+        }
+    }
+
+    /// Restarts or stops message flow `f`'s local ACK timeout (`MessageTx::restart_rto`).
+    fn message_rto_restart(&mut self, f: u32) {
+        let now = self.now;
+        if let Some(at) = self.flows.slots[f as usize].message().restart_rto(now, self.cfg.retransmit_timeout) {
+            self.arm_rto(f, at);
+        }
+    }
+
+    /// Message flow `f`'s local ACK timeout has an event now: on expiry the NIC goes back to the
+    /// oldest unacknowledged packet. A stale event of a slot now holding a window flow does
+    /// nothing.
+    pub(crate) fn message_timer(&mut self, f: u32) {
+        let now = self.now;
+        let Tx::Message(m) = &mut self.flows.slots[f as usize].tx else { return };
+        match m.rto_fire(now) {
+            Ok(false) => {}
+            Err(at) => self.arm_rto(f, at),
+            Ok(true) => {
+                let Some(una) = m.una_psn() else { return };
+                self.flows.slots[f as usize].stats.timeouts += 1;
+                self.message_rewind(f, una);
+            }
         }
     }
 }

@@ -31,6 +31,8 @@ pub enum EventKind {
     Arrival { generator: u32, host: u32 },
     /// The host's stack finished processing the packet at the head of its NIC Rx queue.
     HostRx(HostId),
+    /// The earliest of the message transport's local ACK timeouts may have expired (`Timers`).
+    MessageRto,
 }
 
 /// `Option<PktId>` in a queue entry's `u32`.
@@ -50,6 +52,7 @@ impl EventKind {
             EventKind::Timer { flow, timer } => (6, flow.0, timer as u32),
             EventKind::Arrival { generator, host } => (7, generator, host),
             EventKind::HostRx(h) => (8, h.0, 0),
+            EventKind::MessageRto => (9, 0, 0),
         }
     }
 
@@ -64,7 +67,8 @@ impl EventKind {
             5 => EventKind::WarmupEnd,
             6 => EventKind::Timer { flow: FlowId(a), timer: Timer::from_u32(b) },
             7 => EventKind::Arrival { generator: a, host: b },
-            _ => EventKind::HostRx(HostId(a)),
+            8 => EventKind::HostRx(HostId(a)),
+            _ => EventKind::MessageRto,
         }
     }
 }
@@ -120,6 +124,42 @@ impl LazyTimer {
         } else {
             Ok(false)
         }
+    }
+}
+
+/// Many connections' timer events with one event in the main queue: the earliest's. Each timer
+/// event takes its place in the scheduling order when it is queued (`EventQueue::reserve`), so
+/// that events dispatch exactly as if each were in the main queue; but the main queue, whose
+/// depth every packet's event pays for, holds one entry instead of one per connection.
+#[derive(Default)]
+pub struct Timers {
+    /// (time, place in the scheduling order, connection).
+    heap: BinaryHeap<std::cmp::Reverse<(Time, u64, u32)>>,
+}
+
+impl Timers {
+    /// Queues connection `id`'s timer event at `at`; `kind` is this queue's main-queue event.
+    pub fn push(&mut self, events: &mut EventQueue, at: Time, id: u32, kind: EventKind) {
+        let seq = events.reserve();
+        let earliest = self.heap.peek().is_none_or(|h| (at, seq) < (h.0 .0, h.0 .1));
+        self.heap.push(std::cmp::Reverse((at, seq, id)));
+        if earliest {
+            events.push_reserved(at, seq, kind);
+        }
+    }
+
+    /// The main queue's event `ev` of this queue came: the connection whose timer event it is,
+    /// if it is still the earliest (an event queued for a head since superseded is stale).
+    pub fn pop(&mut self, events: &mut EventQueue, ev: &Event) -> Option<u32> {
+        let &std::cmp::Reverse((at, seq, id)) = self.heap.peek()?;
+        if (at, seq) != (ev.time, ev.seq) {
+            return None;
+        }
+        self.heap.pop();
+        if let Some(&std::cmp::Reverse((at, seq, _))) = self.heap.peek() {
+            events.push_reserved(at, seq, ev.kind);
+        }
+        Some(id)
     }
 }
 
@@ -285,6 +325,7 @@ mod tests {
             EventKind::Timer { flow: FlowId(5), timer: Timer::Pace },
             EventKind::Arrival { generator: 2, host: 11 },
             EventKind::HostRx(HostId(4)),
+            EventKind::MessageRto,
         ];
         for k in kinds {
             q.push(Time(1), k);
@@ -303,6 +344,30 @@ mod tests {
         q.push(Time(5), arrive(3));
         let order: Vec<EventKind> = std::iter::from_fn(|| q.pop_until(Time::MAX)).map(|e| e.kind).collect();
         assert_eq!(order, vec![EventKind::TxDone { port: PortId(1), pkt: None }, arrive(2), arrive(3)]);
+    }
+
+    /// Timers in their own queue dispatch in the order they would have in the main queue,
+    /// with one main-queue entry at a time however many are pending.
+    #[test]
+    fn timers_dispatch_as_if_each_were_in_the_main_queue() {
+        let (mut q, mut timers) = (EventQueue::default(), Timers::default());
+        let arrive = |p| EventKind::Arrive { port: PortId(p), pkt: PktId(0) };
+        timers.push(&mut q, Time(9), 1, EventKind::MessageRto);
+        q.push(Time(5), arrive(0));
+        timers.push(&mut q, Time(5), 2, EventKind::MessageRto);
+        timers.push(&mut q, Time(7), 3, EventKind::MessageRto);
+        q.push(Time(7), arrive(1));
+        timers.push(&mut q, Time(5), 4, EventKind::MessageRto);
+        let mut order = Vec::new();
+        while let Some(ev) = q.pop_until(Time::MAX) {
+            match ev.kind {
+                EventKind::MessageRto => order.extend(timers.pop(&mut q, &ev).map(|id| format!("timer {id} at {}", ev.time.ps()))),
+                k => order.push(format!("{k:?} at {}", ev.time.ps())),
+            }
+        }
+        let arrive_at = |p: u32, t: u64| format!("{:?} at {t}", arrive(p));
+        assert_eq!(order, vec![arrive_at(0, 5), "timer 2 at 5".into(), "timer 4 at 5".into(), "timer 3 at 7".into(), arrive_at(1, 7), "timer 1 at 9".into()]);
+        assert!(q.peak() <= 4, "the main queue held {} events", q.peak());
     }
 
     #[test]

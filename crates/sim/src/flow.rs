@@ -80,7 +80,9 @@ pub struct FlowStats {
     pub tx_bytes: u64,
     /// Distinct payload bytes that reached the receiver.
     pub delivered_bytes: u64,
-    /// Payload that reached the receiver again after an earlier copy (spurious retransmission).
+    /// Payload that reached the receiver and was not delivered: a copy of data delivered before
+    /// (a spurious retransmission), or, on the message transport, data beyond a gap, which
+    /// go-back-N discards.
     pub duplicate_bytes: u64,
     /// Delivered after the warm-up: payload, and wire bytes with headers.
     pub measured_bytes: u64,
@@ -90,9 +92,12 @@ pub struct FlowStats {
     /// RTT samples since the last time-series sample (whole run, for `timeseries.rtt_us`).
     pub interval_rtt_sum: u128,
     pub interval_rtt_samples: u64,
-    /// Window transport: packets sent again, and retransmission timeouts.
+    /// Packets sent again, and retransmission timeouts (the message transport's local ACK
+    /// timeouts).
     pub retransmits: u64,
     pub timeouts: u64,
+    /// Message transport: NAKs the sender received (go-back-N).
+    pub naks: u64,
     /// When the last byte of a sized flow was delivered.
     pub finish: Option<Time>,
     pub size: Option<u64>,
@@ -110,6 +115,7 @@ impl FlowStats {
         self.rtt_samples += o.rtt_samples;
         self.retransmits += o.retransmits;
         self.timeouts += o.timeouts;
+        self.naks += o.naks;
     }
 }
 

@@ -3,12 +3,11 @@
 //! builds after every run), so a change that breaks one fails loudly.
 
 use crate::network::Network;
-use crate::packet::PacketKind;
 use crate::port::MAX_CLASSES;
 
 impl Network {
     /// Every invariant, or a description of the first one that fails:
-    /// - each connection's live packet count is the number of its data and ACK packets alive;
+    /// - each connection's live packet count is the number of its data, ACK and NAK packets alive;
     /// - no connection has more distinct payload delivered than it sent, nor a sized one more
     ///   than its size;
     /// - payload is conserved: sent = delivered + duplicate + in flight + dropped;
@@ -16,7 +15,7 @@ impl Network {
     ///   as many otherwise (IEEE 802.1Qbb frames alternate per class).
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut live = vec![0u32; self.flows.slots.len()];
-        for p in self.pkts.iter_live().filter(|p| matches!(p.kind, PacketKind::Data | PacketKind::Ack)) {
+        for p in self.pkts.iter_live().filter(|p| p.kind.of_flow()) {
             live[p.flow as usize] += 1;
         }
         for (f, flow) in self.flows.slots.iter().enumerate() {

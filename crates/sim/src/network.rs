@@ -1,7 +1,7 @@
 //! The network: ports, switches, hosts and flows built from a scenario, and the event loop
 //! that runs them.
 
-use crate::engine::{rng_stream, Event, EventKind, EventQueue, Stream};
+use crate::engine::{rng_stream, Event, EventKind, EventQueue, Stream, Timers};
 use crate::flow::{Flow, FlowSpec, FlowStats, Tx};
 use crate::nic::Host;
 use crate::packet::{PacketKind, Slab};
@@ -53,6 +53,10 @@ pub struct Network {
     pub(crate) measure: Measurements,
     /// The window transport's action buffer, reused by every step (`crate::endpoint`).
     pub(crate) window_actions: Vec<Action>,
+    /// The message transport's local ACK timeout events (`transport::message`).
+    pub(crate) message_rtos: Timers,
+    /// Data packets the first switch they reach drops once (`lose_once`): (flow, seq).
+    pub(crate) faults: Vec<(u32, u32)>,
 }
 
 /// What the scenario fixes for the whole run, in the units the packet path uses.
@@ -72,6 +76,7 @@ pub(crate) struct RunConfig {
     pub segment_bytes: u64,
     pub max_outstanding: u64,
     pub send_queue: u32,
+    pub retransmit_timeout: Time,
     pub rtt_noise: Time,
     pub pacing_rate: Option<Rate>,
     pub host_config: HostConfig,
@@ -102,6 +107,7 @@ impl RunConfig {
             segment_bytes: nic.segment().0,
             max_outstanding: nic.max_outstanding().0,
             send_queue: nic.send_queue(),
+            retransmit_timeout: nic.retransmit_timeout(),
             rtt_noise: nic.rtt_noise,
             pacing_rate: nic.pacing_rate,
             host_config: s.host.clone(),
@@ -199,9 +205,6 @@ pub(crate) struct Measurements {
     /// Data packets sent (first transmissions and retransmissions), and dropped anywhere.
     pub data_sent: u64,
     pub data_drops: u64,
-    /// Message-transport data and ACK packets dropped: that transport does not retransmit,
-    /// so each stalls its connection (reported in the results' warnings).
-    pub message_drops: u64,
 }
 
 impl Measurements {
@@ -225,7 +228,6 @@ impl Measurements {
             at_warmup: Counters::default(),
             data_sent: 0,
             data_drops: 0,
-            message_drops: 0,
         })
     }
 }
@@ -239,6 +241,7 @@ pub struct Counters {
     pub marks: u64,
     pub retransmits: u64,
     pub timeouts: u64,
+    pub naks: u64,
     /// Drops at hosts' full NIC Rx queues.
     pub host_drops: u64,
     /// Data packets sent, and dropped anywhere.
@@ -282,6 +285,8 @@ impl Network {
             generators,
             measure,
             window_actions: Vec::new(),
+            message_rtos: Timers::default(),
+            faults: Vec::new(),
         };
         net.events.push(net.cfg.warmup, EventKind::WarmupEnd);
         net.open_flow_groups(s);
@@ -365,6 +370,11 @@ impl Network {
             }
             EventKind::Sample => self.sample(),
             EventKind::WarmupEnd => self.measure.at_warmup = self.counters(),
+            EventKind::MessageRto => {
+                if let Some(f) = self.message_rtos.pop(&mut self.events, &ev) {
+                    self.message_timer(f);
+                }
+            }
             EventKind::Timer { flow, timer } => self.window_timer(flow.0, timer),
             EventKind::Arrival { generator, host } => self.workload_event(generator, host),
             EventKind::HostRx(h) => self.host_rx_done(h.0),
@@ -433,6 +443,7 @@ impl Network {
             marks: self.fabric.switches.iter().map(|s| s.marks).sum(),
             retransmits: self.all_stats().map(|s| s.retransmits).sum(),
             timeouts: self.all_stats().map(|s| s.timeouts).sum(),
+            naks: self.all_stats().map(|s| s.naks).sum(),
             host_drops: self.fabric.hosts.iter().map(|h| h.rx_drops).sum(),
             data_sent: self.measure.data_sent,
             data_drops: self.measure.data_drops,
@@ -501,6 +512,13 @@ impl Network {
     /// The connection slots (a retired workload flow's slot may hold a closed flow).
     pub fn flows(&self) -> &[Flow] {
         &self.flows.slots
+    }
+
+    /// Fault injection: the next data packet of flow `flow` with sequence number `seq` (the
+    /// window transport's packet number, the message transport's PSN) is dropped at the first
+    /// switch it reaches, and counted as a drop there.
+    pub fn lose_once(&mut self, flow: u32, seq: u32) {
+        self.faults.push((flow, seq));
     }
 
     /// Workload flows retired so far, their slots reused.

@@ -15,6 +15,7 @@ use crate::flow::Tx;
 use crate::network::Network;
 use crate::packet::{Packet, PacketKind};
 use crate::port::MAX_CLASSES;
+use crate::transport::message::psn_before;
 use rttlab_cc::{Rate, Time};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -25,6 +26,8 @@ pub struct Segment {
     pub flow: u32,
     pub bytes: u32,
     pub sent: u32,
+    /// PSN of its first packet (`transport::message`).
+    pub psn: u32,
     pub t_send: Time,
     /// The oldest segment of its flow in the NIC: only that one may send.
     pub first: bool,
@@ -157,8 +160,8 @@ impl Network {
         let flow = &mut self.flows.slots[f as usize];
         let (src, class) = (flow.src, flow.class);
         let m = flow.message();
-        let bytes = m.release(now, self.cfg.segment_bytes);
-        let seg = Segment { flow: f, bytes: bytes as u32, sent: 0, t_send: now, first: m.nic_segments == 0, next_at: now };
+        let u = m.release(now, self.cfg.segment_bytes, self.cfg.payload_per_packet);
+        let seg = Segment { flow: f, bytes: u.bytes, sent: 0, psn: u.first_psn, t_send: now, first: m.nic_segments == 0, next_at: now };
         m.nic_segments += 1;
         self.fabric.hosts[src as usize].nic[class as usize].push_back(seg);
     }
@@ -185,6 +188,7 @@ impl Network {
             return None;
         };
         let seg = &mut host.nic[c][idx];
+        let psn = seg.psn.wrapping_add(seg.sent / self.cfg.payload_per_packet);
         let payload = (seg.bytes - seg.sent).min(self.cfg.payload_per_packet);
         seg.sent += payload;
         if let Some(pacing) = self.cfg.pacing_rate {
@@ -200,9 +204,15 @@ impl Network {
             }
         }
         let flow = &mut self.flows.slots[s.flow as usize];
-        flow.stats.tx_bytes += payload as u64;
         let (dst, hash) = (flow.dst, flow.hash[0]);
-        let m = flow.message();
+        let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
+        let (again, arm) = m.on_transmit(now, psn, self.cfg.retransmit_timeout);
+        flow.stats.tx_bytes += payload as u64;
+        flow.stats.retransmits += again as u64;
+        if let Some(at) = arm {
+            self.arm_rto(s.flow, at);
+        }
+        let m = self.flows.slots[s.flow as usize].message();
         m.nic_segments -= last as u32;
         let reopened = last && m.nic_segments + 1 == self.cfg.send_queue;
         let pkt = Packet {
@@ -212,6 +222,7 @@ impl Network {
             hash,
             payload_bytes: payload,
             segment_bytes: s.bytes,
+            seq: psn,
             t_send: s.t_send,
             ..Packet::new(PacketKind::Data, c as u8, payload + self.cfg.header_bytes)
         };
@@ -220,6 +231,34 @@ impl Network {
             self.schedule_flow(s.flow);
         }
         Some(i)
+    }
+
+    /// Queues message flow `f`'s local ACK timeout event at `at` (`LazyTimer` asks rarely).
+    pub(crate) fn arm_rto(&mut self, f: u32, at: Time) {
+        self.message_rtos.push(&mut self.events, at, f, EventKind::MessageRto);
+    }
+
+    /// Go-back-N: message flow `f`'s NIC drops what it still had of the flow and sends every
+    /// unacknowledged segment again from packet `psn` on (`MessageTx::rewind`), behind the
+    /// other flows' segments.
+    pub(crate) fn message_rewind(&mut self, f: u32, psn: u32) {
+        let now = self.now;
+        let ppp = self.cfg.payload_per_packet;
+        let flow = &mut self.flows.slots[f as usize];
+        let (src, class) = (flow.src as usize, flow.class as usize);
+        let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
+        let queue = &mut self.fabric.hosts[src].nic[class];
+        queue.retain(|s| s.flow != f);
+        let mut n = 0;
+        for u in m.rewind(psn) {
+            let sent = if psn_before(u.first_psn, psn) { psn.wrapping_sub(u.first_psn) * ppp } else { 0 };
+            queue.push_back(Segment { flow: f, bytes: u.bytes, sent, psn: u.first_psn, t_send: u.t_send, first: n == 0, next_at: now });
+            n += 1;
+        }
+        m.nic_segments = n;
+        let port = self.fabric.hosts[src].port;
+        self.schedule_flow(f);
+        self.try_tx(port);
     }
 
     /// Whether the transmit completion of packet `i` at its host matters to its transport: a
@@ -293,7 +332,7 @@ impl Network {
             (PacketKind::Data, Tx::Message(_)) => self.message_deliver(h, i, pkt),
             (_, Tx::Message(_)) => {
                 self.free_packet(i);
-                self.message_complete(pkt);
+                self.message_ack(pkt);
             }
             (PacketKind::Data, Tx::Window(_)) => self.window_deliver(i, pkt, rx_delay),
             (_, Tx::Window(_)) => {

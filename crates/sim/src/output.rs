@@ -44,9 +44,12 @@ pub struct Summary {
     pub loss_rate: Option<f64>,
     /// Packets marked Congestion Experienced.
     pub ecn_marks: u64,
-    /// Window transport: packets sent again, and retransmission timeouts.
+    /// Packets sent again, and retransmission timeouts (the message transport's local ACK
+    /// timeouts).
     pub retransmits: u64,
     pub timeouts: u64,
+    /// Message transport: NAKs received by senders (go-back-N).
+    pub naks: u64,
     /// Payload bytes senders put on the wire, delivered, still in the network, and dropped
     /// (whole run): `bytes_sent = bytes_delivered + bytes_duplicate + bytes_in_flight +
     /// bytes_dropped`.
@@ -54,7 +57,8 @@ pub struct Summary {
     pub bytes_delivered: u64,
     pub bytes_in_flight: u64,
     pub bytes_dropped: u64,
-    /// Payload that reached a receiver a second time (window transport).
+    /// Payload that reached a receiver and was not delivered: a second copy, or data beyond a
+    /// gap that the message transport's go-back-N discards.
     pub bytes_duplicate: u64,
     pub flows: u64,
     /// Sized flows whose last byte arrived.
@@ -138,6 +142,7 @@ impl Network {
             ecn_marks: c.marks - w.marks,
             retransmits: c.retransmits - w.retransmits,
             timeouts: c.timeouts - w.timeouts,
+            naks: c.naks - w.naks,
             bytes_sent: self.all_stats().map(|s| s.tx_bytes).sum(),
             bytes_delivered: self.all_stats().map(|s| s.delivered_bytes).sum(),
             bytes_in_flight: self.payload_in_flight(),
@@ -208,6 +213,7 @@ impl Network {
             "finish_us": f.iter().map(|x| x.stats.finish.map(us)).collect::<Vec<_>>(),
             "retransmits": f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>(),
             "timeouts": f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>(),
+            "naks": f.iter().map(|x| x.stats.naks).collect::<Vec<_>>(),
             "rate_gbps": f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>(),
             "cwnd_bytes": m.iter().map(|x| x.cwnd_bytes).collect::<Vec<_>>(),
             "dctcp_alpha": m.iter().map(|x| x.dctcp_alpha).collect::<Vec<_>>(),
@@ -398,10 +404,10 @@ impl Network {
     /// What makes this run's results doubtful, in words for the user.
     pub fn warnings(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if self.measure.message_drops > 0 {
+        let refused = self.summary().refused;
+        if refused > 0 {
             out.push(format!(
-                "{} message-transport packets were dropped (the shared buffer overflowed despite PFC): that transport does not retransmit, so their connections stalled; give the switches more buffer or lower pfc_xoff",
-                self.measure.message_drops
+                "{refused} workload arrivals after the warm-up were refused because their source was at its backlog limit (max_active or max_pending): the load offered is less than configured; see `refused` in the groups table"
             ));
         }
         out

@@ -8,8 +8,11 @@ use rttlab_cc::Time;
 pub enum PacketKind {
     Data,
     /// Message transport: the receiving NIC's acknowledgement of a whole segment (TIMELY
-    /// §3.1). Window transport: a cumulative ACK with one SACK block.
+    /// §3.1), cumulative by PSN. Window transport: a cumulative ACK with one SACK block.
     Ack,
+    /// Message transport: the receiver's negative acknowledgement of a PSN sequence error
+    /// (go-back-N from `seq`, IBA vol. 1 §9.7.5.1).
+    Nak,
     /// IEEE 802.1Qbb PFC frame stopping `class` on the link it arrives on.
     Pause,
     /// PFC frame restarting `class` (a pause with zero quanta).
@@ -47,8 +50,9 @@ pub struct Packet {
     pub segment_bytes: u32,
     /// Ingress port at the switch currently holding the packet (PFC accounting).
     pub in_port: Option<PortId>,
-    /// Window transport. Data: the packet's sequence number (packets, from 0). Ack: the next
-    /// packet expected (cumulative). Pings and their echoes: the generator's index.
+    /// Data: the packet's sequence number (packets, from 0; the message transport's PSN). Ack
+    /// and Nak: the next packet expected (cumulative). Pings and their echoes: the generator's
+    /// index.
     pub seq: u32,
     /// Window ACK: the SACK block `[sack[0], sack[1])` holding the packet that triggered it,
     /// empty when that packet was in order (RFC 2018: the first block reports the most recent
@@ -60,6 +64,13 @@ pub struct Packet {
     /// Window ACK: the receiver's queuing of the acknowledged packet, NIC Rx queue plus
     /// processing (`t4 − t2`, Swift §3.1), in nanoseconds (4 bytes, Swift App. B).
     pub remote_queuing_ns: u32,
+}
+
+impl PacketKind {
+    /// A connection's packet (data, ACK or NAK), as opposed to a PFC frame or a ping.
+    pub fn of_flow(self) -> bool {
+        matches!(self, PacketKind::Data | PacketKind::Ack | PacketKind::Nak)
+    }
 }
 
 impl Packet {

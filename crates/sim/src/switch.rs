@@ -1,11 +1,10 @@
 //! Switches: a shared buffer, forwarding by ECMP on precomputed routes (`routing`), tail drop at the buffer limit,
 //! ECN marking (step or RED) at dequeue or enqueue, and PFC per ingress port and class.
 
-use crate::flow::Tx;
 use crate::ids::{PktId, PortId, SwitchId};
 use crate::engine::Rng;
 use crate::network::Network;
-use crate::packet::PacketKind;
+use crate::packet::{Packet, PacketKind};
 use crate::scenario::MarkAt;
 use rand::Rng as _;
 
@@ -44,19 +43,29 @@ pub fn mark_probability(q: u64, (kmin, kmax, pmax): (u64, u64, f64)) -> f64 {
 }
 
 impl Network {
+    /// Whether `pkt` is a data packet that `Network::lose_once` asked to drop; the fault is
+    /// used up.
+    fn injected_loss(&mut self, pkt: &Packet) -> bool {
+        if self.faults.is_empty() || pkt.kind != PacketKind::Data {
+            return false;
+        }
+        let at = self.faults.iter().position(|&f| f == (pkt.flow, pkt.seq));
+        at.map(|i| self.faults.swap_remove(i)).is_some()
+    }
+
     /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
     pub(crate) fn switch_receive(&mut self, s: SwitchId, in_port: PortId, i: PktId) {
         let pkt = *self.pkts.get(i);
+        let injected = self.injected_loss(&pkt);
         let sw = &mut self.fabric.switches[s.idx()];
         let w = pkt.wire_bytes as u64;
-        if sw.used + w > self.cfg.switch_params.buffer {
-            // Tail drop: the shared buffer is full.
+        if sw.used + w > self.cfg.switch_params.buffer || injected {
+            // Tail drop: the shared buffer is full (or a fault is injected).
             sw.drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
             self.measure.data_drops += (pkt.kind == PacketKind::Data) as u64;
             match pkt.kind {
-                PacketKind::Data | PacketKind::Ack => {
-                    self.measure.message_drops += matches!(self.flows.slots[pkt.flow as usize].tx, Tx::Message(_)) as u64;
+                k if k.of_flow() => {
                     self.free_packet(i);
                     self.maybe_retire(pkt.flow);
                 }

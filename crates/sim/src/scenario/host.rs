@@ -28,6 +28,10 @@ pub struct NicConfig {
     /// limit releases its next segment when one leaves, which bounds the NIC's memory when
     /// releases outrun the link. Message transport only; absent: 128 there.
     pub send_queue: Option<u32>,
+    /// The local ACK timeout of go-back-N (`transport::message`; InfiniBand vol. 1 §9.7.6.1.3:
+    /// 4.096 µs × 2^n). Message transport only; absent there: 67.108864ms, n = 14, the
+    /// default of perftest (as `send_queue`'s).
+    pub retransmit_timeout: Option<Time>,
     /// RTT samples of either transport get uniform noise in [0, rtt_noise] added (TIMELY §6.1,
     /// Fig. 12).
     pub rtt_noise: Time,
@@ -47,6 +51,7 @@ impl Default for NicConfig {
             segment: None,
             max_outstanding: None,
             send_queue: None,
+            retransmit_timeout: None,
             rtt_noise: Time::ZERO,
             ack_class: 0,
             pacing_rate: None,
@@ -58,6 +63,8 @@ impl NicConfig {
     pub const DEFAULT_SEGMENT: Bytes = Bytes(16_000);
     pub const DEFAULT_MAX_OUTSTANDING: Bytes = Bytes(64_000);
     pub const DEFAULT_SEND_QUEUE: u32 = 128;
+    /// 4.096 µs × 2^14.
+    pub const DEFAULT_RETRANSMIT_TIMEOUT: Time = Time::from_ns(4096 << 14);
 
     pub fn payload_per_packet(&self) -> u64 {
         self.mtu.0 - self.header.0
@@ -76,6 +83,11 @@ impl NicConfig {
     /// The message transport's send queue depth, in segments.
     pub fn send_queue(&self) -> u32 {
         self.send_queue.unwrap_or(Self::DEFAULT_SEND_QUEUE)
+    }
+
+    /// The message transport's local ACK timeout.
+    pub fn retransmit_timeout(&self) -> Time {
+        self.retransmit_timeout.unwrap_or(Self::DEFAULT_RETRANSMIT_TIMEOUT)
     }
 }
 
@@ -218,6 +230,9 @@ impl NicConfig {
         if !(1..=1 << 16).contains(&self.send_queue()) {
             return Err(invalid("nic.send_queue", self.send_queue(), "1 to 65536 segments"));
         }
+        if self.retransmit_timeout() == Time::ZERO {
+            return Err(invalid("nic.retransmit_timeout", self.retransmit_timeout(), "positive (RDMA NICs: 4.096us × 2^n, n = 1 to 31)"));
+        }
         ctx.class("nic.ack_class", self.ack_class)
     }
 
@@ -237,6 +252,9 @@ impl NicConfig {
         }
         if let Some(d) = self.send_queue {
             return Err(invalid("nic.send_queue", d, message_only));
+        }
+        if let Some(t) = self.retransmit_timeout {
+            return Err(invalid("nic.retransmit_timeout", t, message_only));
         }
         Ok(())
     }

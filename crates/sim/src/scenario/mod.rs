@@ -127,6 +127,7 @@ impl Scenario {
             s.nic.segment.get_or_insert(NicConfig::DEFAULT_SEGMENT);
             s.nic.max_outstanding.get_or_insert(NicConfig::DEFAULT_MAX_OUTSTANDING);
             s.nic.send_queue.get_or_insert(NicConfig::DEFAULT_SEND_QUEUE);
+            s.nic.retransmit_timeout.get_or_insert(NicConfig::DEFAULT_RETRANSMIT_TIMEOUT);
         }
         s.validate()?;
         Ok(s)

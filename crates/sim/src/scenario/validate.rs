@@ -73,13 +73,6 @@ impl Scenario {
         self.switch.validate()?;
         self.cc.validate()?;
         self.validate_cc_transport()?;
-        if !self.transport.is_window() && !self.switch.pfc {
-            return Err(invalid(
-                "switch.pfc",
-                false,
-                "the message transport needs a lossless fabric: it does not retransmit lost packets (go-back-N is not modelled yet); use transport.kind = \"window\" for a lossy one",
-            ));
-        }
         if let TransportConfig::Window(w) = &self.transport {
             w.validate(&self.cc)?;
         }

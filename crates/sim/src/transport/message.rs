@@ -14,13 +14,57 @@
 //!   with NIC pacing the pacer's serialization (`segment_bytes / pacing rate`) is subtracted
 //!   instead, "treating it as a lower transmission line rate" (§5).
 //!
+//! - **Loss recovery**: go-back-N as an RDMA reliable connection does it (InfiniBand
+//!   Architecture Specification vol. 1, §9.7). Each packet carries a packet sequence number
+//!   (PSN); the receiver accepts only the next one expected and answers a segment's last packet
+//!   with a cumulative ACK. A packet beyond a gap is discarded, the first one of each gap
+//!   answered with a NAK naming the expected PSN (a "PSN sequence error", sent once per gap); a
+//!   copy of an accepted packet is discarded and, on a segment's last packet, acknowledged again.
+//!   The sender goes back to the NAK's PSN and sends everything from there again; when nothing
+//!   is acknowledged for `nic.retransmit_timeout` while packets are on the wire (the local ACK
+//!   timeout, §9.7.6.1.3), it goes back to the oldest unacknowledged packet. The timeout does
+//!   not back off, and retries are unlimited (a real queue pair fails after `retry_cnt`, at most
+//!   7). A completion's RTT sample is what the host sees: from the segment's first release to
+//!   its completion, recovery included.
+//!
 //! `MessageTx` does no I/O: the host's scheduler (`crate::nic`) asks it when its next segment
 //! may go (`release_time`) and takes it (`release`); the receiving NIC feeds it each packet
-//! (`on_data`, which says when to acknowledge); a completion (`on_completion`) feeds the rate
-//! controller and says whether the flow is done. `crate::endpoint` does the rest.
+//! (`on_data`, which says how to answer); an ACK or NAK hands back the segments it completes
+//! (`pop_acked`), each of which feeds the rate controller (`on_completion`), and says where the
+//! NIC must go back to (`rewind`). `crate::endpoint` does the rest.
 
-use crate::engine::{exponential, Rng};
+use crate::engine::{exponential, LazyTimer, Rng};
 use rttlab_cc::{Completion, Rate, RateController, Time};
+use std::collections::VecDeque;
+
+/// Whether PSN `a` comes before `b`: serial-number order (RFC 1982), so that PSNs may wrap.
+pub fn psn_before(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+
+/// A segment released and not yet acknowledged: its packets carry PSNs `[first_psn, end_psn)`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Unacked {
+    pub first_psn: u32,
+    pub end_psn: u32,
+    pub bytes: u32,
+    /// When it was first handed to the NIC.
+    pub t_send: Time,
+}
+
+/// What the receiver does with a data packet (IBA §9.7.5).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// The PSN expected: deliver it; on a segment's last packet, acknowledge every PSN before
+    /// `ack` with the ECN echo `ece` (any accepted packet of the segment marked).
+    Deliver { ack: Option<(u32, bool)> },
+    /// A copy of a delivered packet: discard it; on a segment's last packet, acknowledge again.
+    Duplicate { ack: Option<u32> },
+    /// Beyond a gap, the first since the gap opened: discard it and NAK the expected PSN.
+    Nak(u32),
+    /// Beyond a gap already NAKed: discard it.
+    Discard,
+}
 
 /// An application-limited source: messages of `message` bytes offered at `rate`.
 pub struct App {
@@ -48,6 +92,19 @@ pub struct MessageTx {
     pub(crate) in_sched: bool,
     /// Segments of this flow in the NIC.
     pub(crate) nic_segments: u32,
+    /// Released segments not yet acknowledged, oldest first.
+    unacked: VecDeque<Unacked>,
+    /// PSN of the next segment's first packet.
+    next_psn: u32,
+    /// PSN of the next packet the NIC puts on the wire.
+    wire_psn: u32,
+    /// Every PSN before this has been on the wire at least once.
+    sent_psn: u32,
+    /// The local ACK timeout's timer.
+    rto: LazyTimer,
+    /// Receiver: the PSN expected next, and whether the gap before it has been NAKed.
+    expected_psn: u32,
+    nak_sent: bool,
     /// Receiver: a CE mark arrived on the current segment.
     ce_seen: bool,
     /// Data exists only when offered (`offer`): an RPC connection.
@@ -70,6 +127,13 @@ impl MessageTx {
             outstanding: 0,
             in_sched: false,
             nic_segments: 0,
+            unacked: VecDeque::new(),
+            next_psn: 0,
+            wire_psn: 0,
+            sent_psn: 0,
+            rto: LazyTimer::default(),
+            expected_psn: 0,
+            nak_sent: false,
             ce_seen: false,
             demand,
         }
@@ -126,8 +190,9 @@ impl MessageTx {
         Some(paced.max(data_at).max(self.start).max(now)).filter(|&t| t < self.stop)
     }
 
-    /// Releases the next segment (at most `segment` bytes) to the NIC at `now`; returns its bytes.
-    pub fn release(&mut self, now: Time, segment: u64) -> u64 {
+    /// Releases the next segment (at most `segment` bytes, in packets of `payload_per_packet`)
+    /// to the NIC at `now`, numbering its packets.
+    pub fn release(&mut self, now: Time, segment: u64, payload_per_packet: u32) -> Unacked {
         let (bytes, _) = self.next_segment(segment);
         if self.app.is_some() || self.demand {
             self.ready -= bytes;
@@ -138,24 +203,102 @@ impl MessageTx {
         self.outstanding += bytes;
         self.last_release = now;
         self.last_release_bytes = bytes;
-        bytes
+        let packets = bytes.div_ceil(payload_per_packet as u64) as u32;
+        let u = Unacked { first_psn: self.next_psn, end_psn: self.next_psn.wrapping_add(packets), bytes: bytes as u32, t_send: now };
+        self.next_psn = u.end_psn;
+        self.unacked.push_back(u);
+        u
     }
 
-    /// Receiver: a data packet arrived, with CE mark `ce`; on the segment's last packet,
-    /// returns the ECN echo of the ACK to send (any packet of the segment marked).
-    pub fn on_data(&mut self, ce: bool, last_of_segment: bool) -> Option<bool> {
-        self.ce_seen |= ce;
-        last_of_segment.then(|| std::mem::take(&mut self.ce_seen))
+    /// Sender: the NIC puts packet `psn` on the wire at `now`. Returns whether it is a
+    /// retransmission, and the time of a timer event to queue if the local ACK timeout starts.
+    pub fn on_transmit(&mut self, now: Time, psn: u32, timeout: Time) -> (bool, Option<Time>) {
+        self.wire_psn = psn.wrapping_add(1);
+        let again = psn_before(psn, self.sent_psn);
+        if !again {
+            self.sent_psn = self.wire_psn;
+        }
+        let arm = if self.rto.running() { None } else { self.rto.set(now + timeout) };
+        (again, arm)
+    }
+
+    /// Receiver: data packet `psn`, with CE mark `ce`, arrived (IBA §9.7.5.1).
+    pub fn on_data(&mut self, psn: u32, ce: bool, last_of_segment: bool) -> Arrival {
+        if psn == self.expected_psn {
+            self.expected_psn = psn.wrapping_add(1);
+            self.nak_sent = false;
+            self.ce_seen |= ce;
+            let ece = last_of_segment.then(|| std::mem::take(&mut self.ce_seen));
+            Arrival::Deliver { ack: ece.map(|e| (self.expected_psn, e)) }
+        } else if psn_before(psn, self.expected_psn) {
+            Arrival::Duplicate { ack: last_of_segment.then_some(self.expected_psn) }
+        } else if !std::mem::replace(&mut self.nak_sent, true) {
+            Arrival::Nak(self.expected_psn)
+        } else {
+            Arrival::Discard
+        }
+    }
+
+    /// Sender: whether an ACK or NAK of `psn` is older than what is acknowledged already (a
+    /// NAK then asks for nothing).
+    pub fn stale(&self, psn: u32) -> bool {
+        psn_before(psn, self.unacked.front().map_or(self.next_psn, |u| u.first_psn))
+    }
+
+    /// Sender: the oldest segment an ACK (or NAK) of every PSN before `psn` completes, if any.
+    pub fn pop_acked(&mut self, psn: u32) -> Option<Unacked> {
+        let u = *self.unacked.front().filter(|u| !psn_before(psn, u.end_psn))?;
+        self.unacked.pop_front();
+        self.outstanding -= u.bytes as u64;
+        Some(u)
     }
 
     /// Sender: the completion of a `bytes` segment with RTT sample `rtt` (§3.1: completion time
-    /// minus send time minus serialization, noise included). Returns whether everything is sent
-    /// and acknowledged.
-    pub fn on_completion(&mut self, now: Time, rtt: Time, bytes: u64) -> bool {
-        self.outstanding -= bytes;
+    /// minus send time minus serialization, noise included) feeds the rate controller.
+    pub fn on_completion(&mut self, now: Time, rtt: Time, bytes: u64) {
         let app_rate = self.app.as_ref().map(|a| a.rate);
         self.cc.on_completion(&Completion { now, rtt, acked_bytes: bytes, app_rate });
-        self.unsent == 0 && self.outstanding == 0
+    }
+
+    /// Sender: everything is sent and acknowledged.
+    pub fn done(&self) -> bool {
+        self.unsent == 0 && self.unacked.is_empty()
+    }
+
+    /// Sender: whether the NIC must go back to `psn` after an ACK of every PSN before it: on a
+    /// NAK (`nak`), or when a recovery has left the NIC behind what the receiver has.
+    pub fn must_rewind(&self, psn: u32, nak: bool) -> bool {
+        nak || psn_before(self.wire_psn, psn)
+    }
+
+    /// Sender: the NIC goes back to `psn`; returns the unacknowledged segments from there on,
+    /// which it sends again from their packet `psn` on.
+    pub fn rewind(&mut self, psn: u32) -> impl Iterator<Item = &Unacked> {
+        self.wire_psn = psn;
+        self.unacked.iter()
+    }
+
+    /// Sender: the oldest unacknowledged PSN, where a timeout goes back to; `None` when
+    /// everything is acknowledged.
+    pub fn una_psn(&self) -> Option<u32> {
+        self.unacked.front().map(|u| u.first_psn)
+    }
+
+    /// Sender: after an ACK, the local ACK timeout restarts while packets are on the wire
+    /// unacknowledged and stops otherwise; returns the time of a timer event to queue, if any.
+    pub fn restart_rto(&mut self, now: Time, timeout: Time) -> Option<Time> {
+        match self.una_psn() {
+            Some(una) if psn_before(una, self.wire_psn) => self.rto.set(now + timeout),
+            _ => {
+                self.rto.stop();
+                None
+            }
+        }
+    }
+
+    /// Sender: the timer's event at `now`: `Ok(true)` if the timeout expired (`LazyTimer::fire`).
+    pub fn rto_fire(&mut self, now: Time) -> Result<bool, Time> {
+        self.rto.fire(now)
     }
 
     /// Bytes released and not yet completed.
