@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{run_net, scenario};
+use common::{run_net, scenario, star_pair};
 use rttlab_cc::Time;
 use rttlab_sim::run;
 
@@ -142,27 +142,8 @@ fn the_message_transport_recovers_from_tail_drop_with_or_without_pfc() {
 /// a 100 µs local ACK timeout, one line-rate connection of three packets (one segment), whose
 /// packet `lost` (its PSN) the switch drops once.
 fn single_drop(lost: u32) -> rttlab_sim::Network {
-    let mut net = rttlab_sim::Network::new(&scenario(
-        r#"
-        duration = "1ms"
-        [topology]
-        kind = "star"
-        hosts = 2
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        pfc = false
-        [nic]
-        mtu = "1064B"
-        header = "64B"
-        ack = "64B"
-        retransmit_timeout = "100us"
-        [[flows]]
-        src = 0
-        dst = 1
-        size = "3000B"
-        "#,
-    ))
+    let toml = star_pair("1ms", "mtu = \"1064B\"\nretransmit_timeout = \"100us\"", "[[flows]]\nsrc = 0\ndst = 1\nsize = \"3000B\"");
+    let mut net = rttlab_sim::Network::new(&scenario(&toml))
     .unwrap();
     net.lose_once(0, lost);
     net.run();

@@ -15,13 +15,13 @@ pub fn run_net(toml: &str) -> Network {
     net
 }
 
-/// Two hosts on one switch, 10 Gbps and 1 µs links, 1500 B MTU with 64 B headers and ACKs, no
-/// PFC, the window transport for 10 ms, with `extra` TOML appended inside `[transport]`.
+/// Two hosts on one switch, 10 Gbps and 1 µs links, no PFC, 64 B headers and ACKs, for
+/// `duration`, with `nic` TOML appended inside `[nic]` and `rest` after it.
 #[allow(dead_code)] // not every test binary uses it
-pub fn window_pair(extra: &str) -> String {
+pub fn star_pair(duration: &str, nic: &str, rest: &str) -> String {
     format!(
         r#"
-        duration = "10ms"
+        duration = "{duration}"
         [topology]
         kind = "star"
         hosts = 2
@@ -30,12 +30,17 @@ pub fn window_pair(extra: &str) -> String {
         [switch]
         pfc = false
         [nic]
-        mtu = "1500B"
         header = "64B"
         ack = "64B"
-        [transport]
-        kind = "window"
-        {extra}
+        {nic}
+        {rest}
         "#
     )
+}
+
+/// `star_pair` with a 1500 B MTU and the window transport for 10 ms, with `extra` TOML appended
+/// inside `[transport]`.
+#[allow(dead_code)] // not every test binary uses it
+pub fn window_pair(extra: &str) -> String {
+    star_pair("10ms", "mtu = \"1500B\"", &format!("[transport]\nkind = \"window\"\n{extra}"))
 }
