@@ -12,7 +12,10 @@ impl Network {
     ///   than its size;
     /// - payload is conserved: sent = delivered + duplicate + in flight + dropped;
     /// - each port has sent one PFC PAUSE more than RESUMEs for each class it is pausing, and
-    ///   as many otherwise (IEEE 802.1Qbb frames alternate per class).
+    ///   as many otherwise (IEEE 802.1Qbb frames alternate per class);
+    /// - packets stay in order per class: a connection's packets take one path in one class, so
+    ///   with every queue and link on it FIFO, a message-transport receiver sees a gap (and
+    ///   NAKs) only after a drop.
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut live = vec![0u32; self.flows.slots.len()];
         for p in self.pkts.iter_live().filter(|p| p.kind.of_flow()) {
@@ -33,6 +36,10 @@ impl Network {
                 "payload not conserved: sent {} ≠ delivered {} + duplicate {} + in flight {} + dropped {}",
                 s.bytes_sent, s.bytes_delivered, s.bytes_duplicate, s.bytes_in_flight, s.bytes_dropped
             ));
+        }
+        let c = self.counters();
+        if c.drops + c.host_drops == 0 && c.naks > 0 {
+            return Err(format!("{} NAKs without a drop: packets of a connection were reordered", c.naks));
         }
         for (i, port) in self.fabric.ports.iter().enumerate() {
             let pausing = (0..MAX_CLASSES).filter(|&c| port.pausing[c]).count() as u64;
