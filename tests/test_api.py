@@ -242,7 +242,7 @@ def test_a_panic_is_an_internal_error_without_a_backtrace(monkeypatch, capsys):
 
     with pytest.raises(rttlab.InternalError, match=r"a bug in rttlab.*a deliberate panic at crates/py/src/lib\.rs"):
         _core._panic_for_test()
-    monkeypatch.setattr(_core, "run_json", lambda _: _core._panic_for_test())
+    monkeypatch.setattr(_core, "run", lambda *_: _core._panic_for_test())
     assert cli(["run", str(TESTBED), "--set", "duration=1ms", "--set", "warmup=0ms"]) == 70
     err = capsys.readouterr().err
     assert err.startswith("rttlab: internal error (a bug in rttlab") and "Traceback" not in err and "panicked" not in err
@@ -270,3 +270,25 @@ def test_deep_nesting_is_an_error_not_a_recursion_error():
         text = TESTBED.read_text() + "\nextra = " + "[" * depth + "]" * depth + "\n"
         with pytest.raises(ValueError, match=r"nested more than 32 deep"):
             rttlab.run(text)
+
+
+def test_native_results_equal_the_json_path_with_typed_columns():
+    """`rttlab.run` takes the tables as NumPy arrays; the run cache's JSON gives the same frames.
+    Integers are int64, missing floats NaN, integers with gaps nullable Int64, names text."""
+    from rttlab import _core
+    from rttlab.result import TABLES, Result
+    from rttlab.scenario import load, to_json
+
+    for name, over in [("timely-testbed", {}), ("fat-tree-websearch-dctcp", {"measure.flow_records": True})]:
+        s = rttlab.scenario.apply_overrides(load(name), {"duration": "2ms", "warmup": "1ms", **over})
+        native, text = rttlab.run(s), Result.from_json(_core.run_json(to_json(s)))
+        for t in TABLES:
+            pd.testing.assert_frame_equal(native.tables[t], text.tables[t])
+        assert native.summary == text.summary
+    f = rttlab.run(TESTBED, {"duration": "2ms", "warmup": "1ms"}).flows
+    assert f.bytes_sent.dtype == "int64" and f.stop_us.dtype == "float64" and f.stop_us.isna().all()
+    assert str(f.cwnd_bytes.dtype) == "Int64" and f.cwnd_bytes.isna().all(), "message flows have no window"
+    assert (f.dst - f.src).min() < 0, "differences of id columns do not wrap"
+    w = native.flows
+    assert str(w.cwnd_bytes.dtype) == "Int64" and w.cwnd_bytes.notna().all()
+    assert native.queue_stats.port.dtype == object and native.flow_records.group.iloc[0].startswith("workloads")

@@ -45,17 +45,21 @@ class Stop(BaseException):
 
 @pytest.fixture
 def short_runs(monkeypatch):
-    """Runs stop after about 0.3 s of wall time, raising `Stop`."""
-    run_json = rttlab._core.run_json
+    """Runs (`_core.run` and `_core.run_json`) stop after about 0.3 s of wall time, raising
+    `Stop`."""
 
-    def cut(text, observe=None):
-        t0 = time.monotonic()
-        try:
-            return run_json(text, lambda *_: time.monotonic() - t0 > 0.3)
-        except KeyboardInterrupt:
-            raise Stop from None
+    def cut(run):
+        def short(text, observe=None):
+            t0 = time.monotonic()
+            try:
+                return run(text, lambda *_: time.monotonic() - t0 > 0.3)
+            except KeyboardInterrupt:
+                raise Stop from None
 
-    monkeypatch.setattr(rttlab._core, "run_json", cut)
+        return short
+
+    for name in ("run", "run_json"):
+        monkeypatch.setattr(rttlab._core, name, cut(getattr(rttlab._core, name)))
 
 
 def outcome(argv, capsys):

@@ -32,7 +32,7 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, s
         s["seed"] = seed
     text = to_json(s)
     if not progress:
-        return Result.from_json(_core.run_json(text))
+        return Result.from_native(*_core.run(text))
     with RunProgress() as bar:
-        out = _core.run_json(text, bar)
-    return Result.from_json(out)
+        out = _core.run(text, bar)
+    return Result.from_native(*out)

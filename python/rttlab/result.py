@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .outputs import result_dir
@@ -28,9 +29,21 @@ class Result:
 
     @classmethod
     def from_json(cls, text: str) -> "Result":
+        """The result from `_core.run_json`'s text (the run cache's form): each column gets
+        the dtype the simulator gives it, so the frames equal `from_native`'s."""
         raw = json.loads(text)
-        tables = {name: pd.DataFrame(raw["tables"][name]) for name in TABLES}
+        tables = {
+            name: pd.DataFrame({col: pd.Series(values, dtype=raw["dtypes"][name][col]) for col, values in raw["tables"][name].items()})
+            for name in TABLES
+        }
         return cls(summary=raw["summary"], meta=raw["meta"], tables=tables)
+
+    @classmethod
+    def from_native(cls, summary: str, meta: str, tables: dict[str, dict[str, Any]]) -> "Result":
+        """The result from `_core.run`: NumPy arrays taken over from the simulator as the
+        columns (no copy); text columns arrive as label codes, integers with gaps with a mask."""
+        frames = {name: pd.DataFrame({col: _column(v) for col, v in tables[name].items()}, copy=False) for name in TABLES}
+        return cls(summary=json.loads(summary), meta=json.loads(meta), tables=frames)
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         if name in TABLES:
@@ -47,3 +60,15 @@ class Result:
             for name, df in self.tables.items():
                 df.to_csv(tmp / f"{name}.csv", index=False)
         return Path(out)
+
+
+def _column(v: Any) -> Any:
+    """A column of `_core.run`'s tables as pandas takes it: an array as it is, labels as text
+    (object dtype: converting a million names to pandas 3's string dtype would cost more than
+    the rest together), integers with missing values as a nullable ``Int64`` array."""
+    if not isinstance(v, tuple):
+        return v
+    kind, a, b = v
+    if kind == "labels":
+        return pd.Series(np.asarray(b, dtype=object)[a] if len(b) else [], dtype=object)
+    return pd.arrays.IntegerArray(a, b)

@@ -1,11 +1,15 @@
-//! Thin PyO3 bindings: a scenario as JSON text in, the result as JSON text out. Invalid
+//! Thin PyO3 bindings: a scenario as JSON text in; out, the result's tables as NumPy arrays
+//! (`run`) or everything as JSON text (`run_json`, for the run cache). Invalid
 //! scenarios raise `ValueError` with the field, the value and what is allowed; the simulation
 //! runs without holding the GIL. A panic (a bug in rttlab) never reaches Python as a Rust
 //! backtrace: it is caught here and raised as `InternalError` with its message and location.
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use numpy::IntoPyArray;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rttlab_sim::table::Column;
 use std::cell::RefCell;
 use rttlab_sim::RunError;
 use std::ops::ControlFlow;
@@ -30,14 +34,12 @@ fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 /// How often a run calls its `observe` callback, at most.
 const OBSERVE_INTERVAL: Duration = Duration::from_millis(100);
 
-/// Runs a scenario given as JSON; returns `{"summary", "tables", "meta"}` as JSON.
+/// Runs a scenario given as JSON to its output, without the GIL.
 ///
 /// Every few milliseconds the run checks for signals, so Ctrl-C raises `KeyboardInterrupt`
 /// promptly. `observe(now_ps, end_ps, events)`, if given, is called about every 100 ms of wall
 /// time (for progress); if it returns true the run stops and raises `KeyboardInterrupt`.
-#[pyfunction]
-#[pyo3(signature = (scenario, observe=None))]
-fn run_json(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>) -> PyResult<String> {
+fn simulate(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>) -> PyResult<rttlab_sim::output::Output> {
     let s = rttlab_sim::Scenario::from_json(scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut stopped_by: Option<PyErr> = None;
     let mut last = Instant::now();
@@ -63,10 +65,45 @@ fn run_json(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>) -> PyRes
     };
     let out = py.detach(|| guarded(|| Ok(rttlab_sim::run_observed(&s, &mut check))))?;
     match out {
-        Ok(out) => Ok(out.to_json()),
+        Ok(out) => Ok(out),
         Err(RunError::Invalid(e)) => Err(PyValueError::new_err(e.to_string())),
         Err(RunError::Stopped(_)) => Err(stopped_by.unwrap_or_else(|| PyKeyboardInterrupt::new_err("the run was stopped"))),
     }
+}
+
+/// Runs a scenario given as JSON; returns `{"summary", "tables", "dtypes", "meta"}` as JSON
+/// (what the run cache stores). See `simulate` for `observe`.
+#[pyfunction]
+#[pyo3(signature = (scenario, observe=None))]
+fn run_json(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>) -> PyResult<String> {
+    Ok(simulate(py, scenario, observe)?.to_json())
+}
+
+/// Runs a scenario given as JSON; returns `(summary JSON, meta JSON, tables)`, where `tables`
+/// maps each table's name to its columns: a NumPy array (`int64`, `float64` with NaN where
+/// missing), `("labels", codes, names)` for text, or `("masked", values, missing)` for integers
+/// with missing values. The arrays take over the run's vectors: no copy, no text. See
+/// `simulate` for `observe`.
+#[pyfunction]
+#[pyo3(signature = (scenario, observe=None))]
+fn run<'py>(py: Python<'py>, scenario: &str, observe: Option<Py<PyAny>>) -> PyResult<(String, String, Bound<'py, PyDict>)> {
+    let out = simulate(py, scenario, observe)?;
+    let tables = PyDict::new(py);
+    for (name, table) in out.tables {
+        let cols = PyDict::new(py);
+        for (col, c) in table.columns {
+            let v: Bound<'py, PyAny> = match c {
+                Column::Int(v) => v.into_pyarray(py).into_any(),
+                Column::F64(v) => v.into_pyarray(py).into_any(),
+                Column::OptInt { values, missing } => ("masked", values.into_pyarray(py), missing.into_pyarray(py)).into_pyobject(py)?.into_any(),
+                Column::Labels { codes, names } => ("labels", codes.into_pyarray(py), names).into_pyobject(py)?.into_any(),
+            };
+            cols.set_item(col, v)?;
+        }
+        tables.set_item(name, cols)?;
+    }
+    let summary = serde_json::to_string(&out.summary).expect("summaries serialize");
+    Ok((summary, out.meta.to_string(), tables))
 }
 
 /// Validates a scenario given as JSON; returns it with every default filled in, as JSON.
@@ -93,6 +130,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         LAST_PANIC.with(|p| *p.borrow_mut() = format!("{msg}{at}"));
     }));
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_json, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;

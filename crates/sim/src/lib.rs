@@ -23,6 +23,7 @@ pub mod routing;
 pub mod scenario;
 pub mod stats;
 pub mod switch;
+pub mod table;
 pub mod topology;
 pub mod transport;
 pub mod workload;

@@ -6,6 +6,7 @@ use crate::network::Network;
 use crate::port::port_name;
 use crate::scenario::Scenario;
 use crate::stats::{histogram, jain};
+use crate::table::{tables_json, Column, Table, Tables};
 use hdrhistogram::Histogram;
 use rttlab_cc::Time;
 use serde::Serialize;
@@ -171,19 +172,19 @@ impl Network {
     /// `rtt` (the RTT distribution), `queue_stats`, `queues` (samples, when traced), `ports`,
     /// `timeseries`, `groups` (per traffic group), `fct` (per group and size bucket),
     /// `flow_records` (when asked).
-    pub fn tables(&self) -> Value {
+    pub fn tables(&self) -> Tables {
         let (queue_stats, queues) = self.queue_tables();
-        json!({
-            "groups": self.groups_table(),
-            "fct": self.fct_table(),
-            "flow_records": self.flow_records_table(),
-            "flows": self.flows_table(),
-            "rtt": self.rtt_table(),
-            "queue_stats": queue_stats,
-            "queues": queues,
-            "ports": self.ports_table(),
-            "timeseries": self.timeseries_table(),
-        })
+        vec![
+            ("groups", self.groups_table()),
+            ("fct", self.fct_table()),
+            ("flow_records", self.flow_records_table()),
+            ("flows", self.flows_table()),
+            ("rtt", self.rtt_table()),
+            ("queue_stats", queue_stats),
+            ("queues", queues),
+            ("ports", self.ports_table()),
+            ("timeseries", self.timeseries_table()),
+        ]
     }
 
     /// Seconds measured (after the warm-up), the denominator of every rate.
@@ -192,38 +193,37 @@ impl Network {
     }
 
     /// One row per listed connection.
-    fn flows_table(&self) -> Value {
+    fn flows_table(&self) -> Table {
         let secs = self.measured_s();
         let ids: Vec<usize> = (0..self.flows.slots.len()).filter(|&i| self.flows.slots[i].listed()).collect();
         let f: Vec<&crate::flow::Flow> = ids.iter().map(|&i| &self.flows.slots[i]).collect();
         let m: Vec<rttlab_cc::Metrics> = f.iter().map(|x| x.cc_metrics()).collect();
-        json!({
-            "flow": ids,
-            "group": f.iter().map(|x| x.group).collect::<Vec<_>>(),
-            "src": f.iter().map(|x| x.src).collect::<Vec<_>>(),
-            "dst": f.iter().map(|x| x.dst).collect::<Vec<_>>(),
-            "class": f.iter().map(|x| x.class).collect::<Vec<_>>(),
-            "start_us": f.iter().map(|x| us(x.start)).collect::<Vec<_>>(),
-            "stop_us": f.iter().map(|x| (x.stop < Time::MAX).then(|| us(x.stop))).collect::<Vec<_>>(),
-            "bytes_sent": f.iter().map(|x| x.stats.tx_bytes).collect::<Vec<_>>(),
-            "bytes_delivered": f.iter().map(|x| x.stats.delivered_bytes).collect::<Vec<_>>(),
-            "goodput_gbps": f.iter().map(|x| x.stats.measured_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>(),
-            "rtt_samples": f.iter().map(|x| x.stats.rtt_samples).collect::<Vec<_>>(),
-            "rtt_avg_us": f.iter().map(|x| (x.stats.rtt_samples > 0).then(|| x.stats.rtt_sum as f64 / x.stats.rtt_samples as f64 / 1e6)).collect::<Vec<_>>(),
-            "finish_us": f.iter().map(|x| x.stats.finish.map(us)).collect::<Vec<_>>(),
-            "retransmits": f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>(),
-            "timeouts": f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>(),
-            "naks": f.iter().map(|x| x.stats.naks).collect::<Vec<_>>(),
-            "rate_gbps": f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>(),
-            "cwnd_bytes": m.iter().map(|x| x.cwnd_bytes).collect::<Vec<_>>(),
-            "dctcp_alpha": m.iter().map(|x| x.dctcp_alpha).collect::<Vec<_>>(),
-            "fcwnd": m.iter().map(|x| x.fcwnd_pkts).collect::<Vec<_>>(),
-            "ecwnd": m.iter().map(|x| x.ecwnd_pkts).collect::<Vec<_>>(),
-        })
+        Table::default()
+            .col("flow", ids)
+            .col("group", f.iter().map(|x| x.group).collect::<Vec<_>>())
+            .col("src", f.iter().map(|x| x.src).collect::<Vec<_>>())
+            .col("dst", f.iter().map(|x| x.dst).collect::<Vec<_>>())
+            .col("class", f.iter().map(|x| x.class).collect::<Vec<_>>())
+            .col("start_us", f.iter().map(|x| us(x.start)).collect::<Vec<_>>())
+            .col("stop_us", f.iter().map(|x| (x.stop < Time::MAX).then(|| us(x.stop))).collect::<Vec<_>>())
+            .col("bytes_sent", f.iter().map(|x| x.stats.tx_bytes).collect::<Vec<_>>())
+            .col("bytes_delivered", f.iter().map(|x| x.stats.delivered_bytes).collect::<Vec<_>>())
+            .col("goodput_gbps", f.iter().map(|x| x.stats.measured_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>())
+            .col("rtt_samples", f.iter().map(|x| x.stats.rtt_samples).collect::<Vec<_>>())
+            .col("rtt_avg_us", f.iter().map(|x| (x.stats.rtt_samples > 0).then(|| x.stats.rtt_sum as f64 / x.stats.rtt_samples as f64 / 1e6)).collect::<Vec<_>>())
+            .col("finish_us", f.iter().map(|x| x.stats.finish.map(us)).collect::<Vec<_>>())
+            .col("retransmits", f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>())
+            .col("timeouts", f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>())
+            .col("naks", f.iter().map(|x| x.stats.naks).collect::<Vec<_>>())
+            .col("rate_gbps", f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>())
+            .col("cwnd_bytes", m.iter().map(|x| x.cwnd_bytes).collect::<Vec<_>>())
+            .col("dctcp_alpha", m.iter().map(|x| x.dctcp_alpha).collect::<Vec<_>>())
+            .col("fcwnd", m.iter().map(|x| x.fcwnd_pkts).collect::<Vec<_>>())
+            .col("ecwnd", m.iter().map(|x| x.ecwnd_pkts).collect::<Vec<_>>())
     }
 
     /// The RTT distribution: each recorded value, its count and the cumulative fraction.
-    fn rtt_table(&self) -> Value {
+    fn rtt_table(&self) -> Table {
         let total = self.measure.rtt_hist.len().max(1) as f64;
         let mut cum = 0u64;
         let (mut rtt_us, mut count, mut cdf) = (vec![], vec![], vec![]);
@@ -233,142 +233,143 @@ impl Network {
             count.push(v.count_at_value());
             cdf.push(cum as f64 / total);
         }
-        json!({"rtt_us": rtt_us, "count": count, "cdf": cdf})
+        Table::default().col("rtt_us", rtt_us).col("count", count).col("cdf", cdf)
     }
 
     /// Per sampled port: occupancy statistics; and every sample, when traced.
-    fn queue_tables(&self) -> (Value, Value) {
+    fn queue_tables(&self) -> (Table, Table) {
         let s = &self.measure.samplers;
-        let queue_stats = json!({
-            "port": s.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
-            "samples": s.iter().map(|x| x.hist.len()).collect::<Vec<_>>(),
-            "avg_kb": s.iter().map(|x| x.hist.mean() / 1e3).collect::<Vec<_>>(),
-            "p50_kb": s.iter().map(|x| x.hist.value_at_quantile(0.5) as f64 / 1e3).collect::<Vec<_>>(),
-            "p99_kb": s.iter().map(|x| x.hist.value_at_quantile(0.99) as f64 / 1e3).collect::<Vec<_>>(),
-            "max_kb": s.iter().map(|x| x.hist.max() as f64 / 1e3).collect::<Vec<_>>(),
-        });
+        let queue_stats = Table::default()
+            .col("port", Column::labels(s.iter().map(|x| &x.name)))
+            .col("samples", s.iter().map(|x| x.hist.len()).collect::<Vec<_>>())
+            .col("avg_kb", s.iter().map(|x| x.hist.mean() / 1e3).collect::<Vec<_>>())
+            .col("p50_kb", s.iter().map(|x| x.hist.value_at_quantile(0.5) as f64 / 1e3).collect::<Vec<_>>())
+            .col("p99_kb", s.iter().map(|x| x.hist.value_at_quantile(0.99) as f64 / 1e3).collect::<Vec<_>>())
+            .col("max_kb", s.iter().map(|x| x.hist.max() as f64 / 1e3).collect::<Vec<_>>());
         let (mut qt, mut qp, mut qb) = (vec![], vec![], vec![]);
-        for x in s {
+        for (i, x) in s.iter().enumerate() {
             for &(t, b) in x.trace.iter().flatten() {
                 qt.push(us(t));
-                qp.push(x.name.clone());
+                qp.push(i as u32);
                 qb.push(b);
             }
         }
-        (queue_stats, json!({"time_us": qt, "port": qp, "bytes": qb}))
+        let port = Column::Labels { codes: qp, names: s.iter().map(|x| x.name.clone()).collect() };
+        (queue_stats, Table::default().col("time_us", qt).col("port", port).col("bytes", qb))
     }
 
     /// Per port: bytes sent, pauses sent and time paused.
-    fn ports_table(&self) -> Value {
-        json!({
-            "port": (0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, PortId(p))).collect::<Vec<_>>(),
-            "tx_bytes": self.fabric.ports.iter().map(|p| p.tx_bytes).collect::<Vec<_>>(),
-            "tx_payload_bytes": self.fabric.ports.iter().map(|p| p.tx_payload_bytes).collect::<Vec<_>>(),
-            "pauses_sent": self.fabric.ports.iter().map(|p| p.pauses_sent).collect::<Vec<_>>(),
-            "paused_us": self.fabric.ports.iter().map(|p| us(p.paused_time_at(self.cfg.end))).collect::<Vec<_>>(),
-        })
+    fn ports_table(&self) -> Table {
+        Table::default()
+            .col("port", Column::labels((0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, PortId(p)))))
+            .col("tx_bytes", self.fabric.ports.iter().map(|p| p.tx_bytes).collect::<Vec<_>>())
+            .col("tx_payload_bytes", self.fabric.ports.iter().map(|p| p.tx_payload_bytes).collect::<Vec<_>>())
+            .col("pauses_sent", self.fabric.ports.iter().map(|p| p.pauses_sent).collect::<Vec<_>>())
+            .col("paused_us", self.fabric.ports.iter().map(|p| us(p.paused_time_at(self.cfg.end))).collect::<Vec<_>>())
     }
 
     /// Per traffic group: flows, offered and delivered load, RPCs and pings.
-    fn groups_table(&self) -> Value {
+    fn groups_table(&self) -> Table {
         let secs = self.measured_s();
         let g = &self.measure.groups;
-        json!({
-            "group": g.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
-            "kind": g.iter().map(|x| x.kind).collect::<Vec<_>>(),
-            "flows_started": g.iter().map(|x| x.flows_started).collect::<Vec<_>>(),
-            "flows_finished": g.iter().map(|x| x.flows_finished).collect::<Vec<_>>(),
-            "offered_gbps": g.iter().map(|x| x.offered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>(),
-            "goodput_gbps": g.iter().map(|x| x.delivered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>(),
-            "rpcs_issued": g.iter().map(|x| x.rpcs_issued).collect::<Vec<_>>(),
-            "rpcs_completed": g.iter().map(|x| x.rpcs_completed).collect::<Vec<_>>(),
-            "rpcs_refused": g.iter().map(|x| x.rpcs_refused).collect::<Vec<_>>(),
-            "flows_refused": g.iter().map(|x| x.flows_refused).collect::<Vec<_>>(),
-            "rpc_avg_us": g.iter().map(|x| (x.rpcs_completed > 0).then(|| us(x.rpc_latency_sum) / x.rpcs_completed as f64)).collect::<Vec<_>>(),
-            "rpc_p50_us": g.iter().map(|x| quantile(&x.rpc_latency, 0.5, 1e3)).collect::<Vec<_>>(),
-            "rpc_p99_us": g.iter().map(|x| quantile(&x.rpc_latency, 0.99, 1e3)).collect::<Vec<_>>(),
-            "pings_sent": g.iter().map(|x| x.pings_sent).collect::<Vec<_>>(),
-            "pings_refused": g.iter().map(|x| x.pings_refused).collect::<Vec<_>>(),
-            "ping_samples": g.iter().map(|x| x.ping_rtt.len()).collect::<Vec<_>>(),
-            "ping_p50_us": g.iter().map(|x| quantile(&x.ping_rtt, 0.5, 1e3)).collect::<Vec<_>>(),
-            "ping_p99_us": g.iter().map(|x| quantile(&x.ping_rtt, 0.99, 1e3)).collect::<Vec<_>>(),
-        })
+        Table::default()
+            .col("group", Column::labels(g.iter().map(|x| &x.name)))
+            .col("kind", Column::labels(g.iter().map(|x| x.kind)))
+            .col("flows_started", g.iter().map(|x| x.flows_started).collect::<Vec<_>>())
+            .col("flows_finished", g.iter().map(|x| x.flows_finished).collect::<Vec<_>>())
+            .col("offered_gbps", g.iter().map(|x| x.offered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>())
+            .col("goodput_gbps", g.iter().map(|x| x.delivered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>())
+            .col("rpcs_issued", g.iter().map(|x| x.rpcs_issued).collect::<Vec<_>>())
+            .col("rpcs_completed", g.iter().map(|x| x.rpcs_completed).collect::<Vec<_>>())
+            .col("rpcs_refused", g.iter().map(|x| x.rpcs_refused).collect::<Vec<_>>())
+            .col("flows_refused", g.iter().map(|x| x.flows_refused).collect::<Vec<_>>())
+            .col("rpc_avg_us", g.iter().map(|x| (x.rpcs_completed > 0).then(|| us(x.rpc_latency_sum) / x.rpcs_completed as f64)).collect::<Vec<_>>())
+            .col("rpc_p50_us", g.iter().map(|x| quantile(&x.rpc_latency, 0.5, 1e3)).collect::<Vec<_>>())
+            .col("rpc_p99_us", g.iter().map(|x| quantile(&x.rpc_latency, 0.99, 1e3)).collect::<Vec<_>>())
+            .col("pings_sent", g.iter().map(|x| x.pings_sent).collect::<Vec<_>>())
+            .col("pings_refused", g.iter().map(|x| x.pings_refused).collect::<Vec<_>>())
+            .col("ping_samples", g.iter().map(|x| x.ping_rtt.len()).collect::<Vec<_>>())
+            .col("ping_p50_us", g.iter().map(|x| quantile(&x.ping_rtt, 0.5, 1e3)).collect::<Vec<_>>())
+            .col("ping_p99_us", g.iter().map(|x| quantile(&x.ping_rtt, 0.99, 1e3)).collect::<Vec<_>>())
     }
 
     /// Per connection and sampling instant.
-    fn timeseries_table(&self) -> Value {
+    fn timeseries_table(&self) -> Table {
         let ts = &self.measure.timeseries;
-        json!({
-            "time_us": ts.time.iter().map(|&t| us(t)).collect::<Vec<_>>(),
-            "flow": ts.flow,
-            "delivered_bytes": ts.delivered_bytes,
-            "rate_gbps": ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>(),
-            "cwnd_bytes": ts.cwnd_bytes,
-            "fcwnd": ts.fcwnd,
-            "ecwnd": ts.ecwnd,
-            "rtt_us": ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>(),
-        })
+        Table::default()
+            .col("time_us", ts.time.iter().map(|&t| us(t)).collect::<Vec<_>>())
+            .col("flow", ts.flow.clone())
+            .col("delivered_bytes", ts.delivered_bytes.clone())
+            .col("rate_gbps", ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>())
+            .col("cwnd_bytes", ts.cwnd_bytes.clone())
+            .col("fcwnd", ts.fcwnd.clone())
+            .col("ecwnd", ts.ecwnd.clone())
+            .col("rtt_us", ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>())
     }
 }
 
 impl Network {
     /// Per group with sized flows and per size bucket (then "all"): flows finished, FCT and
     /// slowdown quantiles.
-    fn fct_table(&self) -> Value {
+    fn fct_table(&self) -> Table {
         let edges = &self.measure.fct_buckets;
-        let mut cols: [Vec<Value>; 11] = Default::default();
+        let (mut group, mut bucket, mut lo_col, mut hi_col, mut flows) = (vec![], vec![], vec![], vec![], vec![]);
+        let mut q: [Vec<Option<f64>>; 6] = Default::default();
         for g in self.measure.groups.iter().filter(|g| !g.fct.last().expect("all sizes").is_empty()) {
             for (b, (fct, slow)) in g.fct.iter().zip(&g.slowdown).enumerate() {
                 let all = b == edges.len() + 1;
                 let lo = if all || b == 0 { 0 } else { edges[b - 1] };
                 let hi = if all || b == edges.len() { None } else { Some(edges[b]) };
-                let row = [
-                    json!(g.name),
-                    json!(if all { "all".to_string() } else { format!("{}-{}", lo, hi.map_or("inf".into(), |h| h.to_string())) }),
-                    json!(lo),
-                    json!(hi),
-                    json!(fct.len()),
-                    json!(quantile(fct, 0.5, 1e3)),
-                    json!(quantile(fct, 0.95, 1e3)),
-                    json!(quantile(fct, 0.99, 1e3)),
-                    json!(quantile(slow, 0.5, 1e3)),
-                    json!(quantile(slow, 0.95, 1e3)),
-                    json!(quantile(slow, 0.99, 1e3)),
-                ];
-                for (c, v) in cols.iter_mut().zip(row) {
-                    c.push(v);
+                group.push(&g.name);
+                bucket.push(if all { "all".to_string() } else { format!("{}-{}", lo, hi.map_or("inf".into(), |h| h.to_string())) });
+                lo_col.push(lo);
+                hi_col.push(hi);
+                flows.push(fct.len());
+                for (i, (h, p)) in [(fct, 0.5), (fct, 0.95), (fct, 0.99), (slow, 0.5), (slow, 0.95), (slow, 0.99)].into_iter().enumerate() {
+                    q[i].push(quantile(h, p, 1e3));
                 }
             }
         }
-        let names = ["group", "bucket", "size_min_bytes", "size_max_bytes", "flows", "fct_p50_us", "fct_p95_us", "fct_p99_us", "slowdown_p50", "slowdown_p95", "slowdown_p99"];
-        Value::Object(names.iter().map(|n| n.to_string()).zip(cols.into_iter().map(Value::Array)).collect())
+        let [fct_p50, fct_p95, fct_p99, slow_p50, slow_p95, slow_p99] = q;
+        Table::default()
+            .col("group", Column::labels(group))
+            .col("bucket", Column::labels(bucket))
+            .col("size_min_bytes", lo_col)
+            .col("size_max_bytes", hi_col)
+            .col("flows", flows)
+            .col("fct_p50_us", fct_p50)
+            .col("fct_p95_us", fct_p95)
+            .col("fct_p99_us", fct_p99)
+            .col("slowdown_p50", slow_p50)
+            .col("slowdown_p95", slow_p95)
+            .col("slowdown_p99", slow_p99)
     }
 
-    fn flow_records_table(&self) -> Value {
+    fn flow_records_table(&self) -> Table {
         let r = self.measure.flow_records.as_deref().unwrap_or_default();
-        json!({
-            "group": r.iter().map(|x| self.measure.groups[x.group as usize].name.clone()).collect::<Vec<_>>(),
-            "src": r.iter().map(|x| x.src).collect::<Vec<_>>(),
-            "dst": r.iter().map(|x| x.dst).collect::<Vec<_>>(),
-            "size_bytes": r.iter().map(|x| x.size).collect::<Vec<_>>(),
-            "start_us": r.iter().map(|x| us(x.start)).collect::<Vec<_>>(),
-            "fct_us": r.iter().map(|x| us(x.fct)).collect::<Vec<_>>(),
-            "ideal_fct_us": r.iter().map(|x| us(x.ideal)).collect::<Vec<_>>(),
-            "slowdown": r.iter().map(|x| x.fct.ps() as f64 / x.ideal.ps().max(1) as f64).collect::<Vec<_>>(),
-        })
+        Table::default()
+            .col("group", Column::labels(r.iter().map(|x| &self.measure.groups[x.group as usize].name)))
+            .col("src", r.iter().map(|x| x.src).collect::<Vec<_>>())
+            .col("dst", r.iter().map(|x| x.dst).collect::<Vec<_>>())
+            .col("size_bytes", r.iter().map(|x| x.size).collect::<Vec<_>>())
+            .col("start_us", r.iter().map(|x| us(x.start)).collect::<Vec<_>>())
+            .col("fct_us", r.iter().map(|x| us(x.fct)).collect::<Vec<_>>())
+            .col("ideal_fct_us", r.iter().map(|x| us(x.ideal)).collect::<Vec<_>>())
+            .col("slowdown", r.iter().map(|x| x.fct.ps() as f64 / x.ideal.ps().max(1) as f64).collect::<Vec<_>>())
     }
 }
 
 /// Everything a run returns.
 pub struct Output {
     pub summary: Summary,
-    pub tables: Value,
+    pub tables: Tables,
     pub meta: Value,
 }
 
 impl Output {
     pub fn to_json(&self) -> String {
-        json!({"summary": self.summary, "tables": self.tables, "meta": self.meta}).to_string()
+        let (tables, dtypes) = tables_json(&self.tables);
+        json!({"summary": self.summary, "tables": tables, "dtypes": dtypes, "meta": self.meta}).to_string()
     }
 }
 
