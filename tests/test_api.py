@@ -292,3 +292,9 @@ def test_native_results_equal_the_json_path_with_typed_columns():
     w = native.flows
     assert str(w.cwnd_bytes.dtype) == "Int64" and w.cwnd_bytes.notna().all()
     assert native.queue_stats.port.dtype == object and native.flow_records.group.iloc[0].startswith("workloads")
+
+
+def test_version_is_printed(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out == f"rttlab {rttlab.__version__}\n"

@@ -7,11 +7,15 @@ set -euo pipefail
 repo=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$repo/.venv/bin/maturin" build --release --quiet --out "$tmp/wheel" > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
+"$repo/.venv/bin/maturin" build --quiet --out "$tmp/wheel" > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
 python3 -m venv "$tmp/venv"
 purelib() { "$1" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'; }
 purelib "$repo/.venv/bin/python" > "$(purelib "$tmp/venv/bin/python")/rttlab-deps.pth"
 "$tmp/venv/bin/pip" install --quiet --no-deps --no-index "$tmp"/wheel/rttlab-*.whl
+# The wheel's native module is built stripped (the `dist` profile): a few MB, not ten.
+so_bytes=$(stat -c %s "$(purelib "$tmp/venv/bin/python")"/rttlab/_core*.so)
+test "$so_bytes" -lt 4000000 || { echo "wheel check: the native module is $so_bytes bytes (not stripped?)"; exit 1; }
+"$tmp/venv/bin/rttlab" --version | grep -q "^rttlab [0-9]"
 mkdir "$tmp/work" && cd "$tmp/work"
 where=$("$tmp/venv/bin/python" -c 'import rttlab; print(rttlab.__file__)')
 case "$where" in "$repo"*) echo "wheel check: rttlab was imported from the repository ($where)"; exit 1;; esac

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import InternalError, load, presets, run
+from . import InternalError, __version__, load, presets, run
 from .outputs import check_file, check_result_dir, write_file
 from .scenario import apply_overrides, parse_value
 from .sweep import Interrupted, default_cache, grid, run_all
@@ -225,6 +225,7 @@ class Parser(argparse.ArgumentParser):
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="rttlab", description="A laboratory for datacenter congestion control.")
+    p.add_argument("--version", action="version", version=f"rttlab {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run one scenario")
     r.add_argument("scenario", help="scenario TOML file, or a preset's name (rttlab list --scenarios)")

@@ -145,8 +145,8 @@ def _run_on_dask(scheduler: str | Any, timeout_s: float, todo: dict[str, dict[st
     rttlab installed (the same version: the cache key names the simulator build)."""
     try:
         from distributed import Client, as_completed as dask_completed
-    except ImportError as e:  # pragma: no cover - distributed is a dependency
-        raise ValueError("scheduler: Dask distributed is not installed (pip install 'dask[distributed]')") from e
+    except ImportError as e:
+        raise ValueError("scheduler: running on a Dask cluster needs rttlab's cluster extra (pip install 'rttlab[cluster]')") from e
     if isinstance(scheduler, Client):
         client = scheduler
     else:
