@@ -30,7 +30,7 @@ def test_run_returns_summary_tables_and_meta(pfc):
     assert list(pfc.rtt.columns) == ["rtt_us", "count", "cdf"] and pfc.rtt["cdf"].iloc[-1] == pytest.approx(1.0)
     assert pfc.rtt["count"].sum() == s["rtt_samples"]
     assert len(pfc.queues) == 12_000  # 1 µs samples of the bottleneck over 12 ms
-    assert set(pfc.timeseries.columns) == {"time_us", "flow", "delivered_bytes", "rate_gbps", "cwnd_bytes", "fcwnd", "ecwnd", "rtt_us"}
+    assert set(pfc.timeseries.columns) == {"time_us", "flow", "delivered_bytes", "delivered_gbps", "cc_rate_gbps", "cwnd_bytes", "fcwnd_pkts", "ecwnd_pkts", "rtt_us"}
     assert pfc.meta["seed"] == 1 and pfc.meta["rttlab_version"] == rttlab.__version__
     # The scenario as run records every default.
     assert pfc.meta["scenario"]["nic"]["segment"] == "16KB"
@@ -298,3 +298,13 @@ def test_version_is_printed(capsys):
     with pytest.raises(SystemExit) as e:
         cli(["--version"])
     assert e.value.code == 0 and capsys.readouterr().out == f"rttlab {rttlab.__version__}\n"
+
+
+def test_timeseries_delivered_gbps_adds_up_to_the_goodput():
+    """`delivered_gbps` is each connection's payload per sampling interval: summed over the
+    connections and averaged over the measured intervals it is the run's goodput."""
+    r = rttlab.run(TESTBED, {"duration": "12ms", "warmup": "2ms", "measure.timeseries_interval": "100us"})
+    ts = r.timeseries[r.timeseries.time_us > 2000]
+    per_instant = ts.groupby("time_us").delivered_gbps.sum()
+    assert per_instant.mean() == pytest.approx(r.summary["goodput_gbps"], rel=0.02)
+    assert (r.flows.cc_rate_gbps == 10.0).all(), "no congestion control: the line rate"

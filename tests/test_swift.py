@@ -54,7 +54,7 @@ def test_results_record_the_swift_profile_and_its_values():
     assert cc["profile"] == "paper" and cc["min_cwnd"] == 0.001 and cc["fs_max_cwnd"] == 256.0
     assert r.meta["scenario"]["transport"]["delayed_ack"] is False
     flows = r.flows
-    assert flows.fcwnd.notna().all() and flows.ecwnd.notna().all()
+    assert flows.fcwnd_pkts.notna().all() and flows.ecwnd_pkts.notna().all()
     assert r.summary["loss_rate"] == 0.0 and r.summary["host_drops"] == 0
 
 

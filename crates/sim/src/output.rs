@@ -215,11 +215,11 @@ impl Network {
             .col("retransmits", f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>())
             .col("timeouts", f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>())
             .col("naks", f.iter().map(|x| x.stats.naks).collect::<Vec<_>>())
-            .col("rate_gbps", f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>())
+            .col("cc_rate_gbps", f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>())
             .col("cwnd_bytes", m.iter().map(|x| x.cwnd_bytes).collect::<Vec<_>>())
             .col("dctcp_alpha", m.iter().map(|x| x.dctcp_alpha).collect::<Vec<_>>())
-            .col("fcwnd", m.iter().map(|x| x.fcwnd_pkts).collect::<Vec<_>>())
-            .col("ecwnd", m.iter().map(|x| x.ecwnd_pkts).collect::<Vec<_>>())
+            .col("fcwnd_pkts", m.iter().map(|x| x.fcwnd_pkts).collect::<Vec<_>>())
+            .col("ecwnd_pkts", m.iter().map(|x| x.ecwnd_pkts).collect::<Vec<_>>())
     }
 
     /// The RTT distribution: each recorded value, its count and the cumulative fraction.
@@ -294,16 +294,28 @@ impl Network {
     }
 
     /// Per connection and sampling instant.
+    /// `delivered_gbps` is the payload delivered since the connection's previous sample (or
+    /// since one interval before its first) per interval; `cc_rate_gbps` is what its rate
+    /// controller asked for at the sampling instant.
     fn timeseries_table(&self) -> Table {
         let ts = &self.measure.timeseries;
+        let interval_s = self.cfg.timeseries_interval.map_or(1.0, |t| t.as_secs());
+        let mut last = std::collections::HashMap::new();
+        let delivered_gbps: Vec<f64> = ts
+            .flow
+            .iter()
+            .zip(&ts.delivered_bytes)
+            .map(|(&f, &d)| (d - last.insert(f, d).unwrap_or(0)) as f64 * 8.0 / interval_s / 1e9)
+            .collect();
         Table::default()
             .col("time_us", ts.time.iter().map(|&t| us(t)).collect::<Vec<_>>())
             .col("flow", ts.flow.clone())
             .col("delivered_bytes", ts.delivered_bytes.clone())
-            .col("rate_gbps", ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>())
+            .col("delivered_gbps", delivered_gbps)
+            .col("cc_rate_gbps", ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>())
             .col("cwnd_bytes", ts.cwnd_bytes.clone())
-            .col("fcwnd", ts.fcwnd.clone())
-            .col("ecwnd", ts.ecwnd.clone())
+            .col("fcwnd_pkts", ts.fcwnd.clone())
+            .col("ecwnd_pkts", ts.ecwnd.clone())
             .col("rtt_us", ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>())
     }
 }

@@ -74,7 +74,7 @@ def ref_row(quantity: str, unit: str, rttlab: float | None, paper: float | None)
 def interval_throughput(ts: pd.DataFrame, samples: int = 1) -> pd.DataFrame:
     """Per-connection throughput (Gbps, payload) over the last ``samples`` time-series
     intervals, from the delivered-bytes counter: columns time_ms (interval end), flow,
-    throughput_gbps, rate_gbps, rtt_us (mean RTT of the last interval's completions)."""
+    throughput_gbps, cc_rate_gbps (the controller's rate), rtt_us (mean RTT of the last interval's completions)."""
     ts = ts.sort_values(["flow", "time_us"])
     dt_s = ts.groupby("flow").time_us.diff(samples) / 1e6
     got = ts.groupby("flow").delivered_bytes.diff(samples)
@@ -83,7 +83,7 @@ def interval_throughput(ts: pd.DataFrame, samples: int = 1) -> pd.DataFrame:
             "time_ms": ts.time_us / 1e3,
             "flow": ts.flow,
             "throughput_gbps": got * 8 / dt_s / 1e9,
-            "rate_gbps": ts.rate_gbps,
+            "cc_rate_gbps": ts.cc_rate_gbps,
             "rtt_us": ts.rtt_us,
         }
     )
@@ -104,7 +104,7 @@ def connection_series(runs: list[Run], label: str, after_ms: float, flows: list[
 def connection_stats(d: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     """Mean and standard deviation of each connection's rate and throughput (Mbps) and RTT (µs)."""
     g = d.groupby(by)
-    out = g.agg(rate_mean=("rate_gbps", "mean"), rate_sd=("rate_gbps", "std"), thr_mean=("throughput_gbps", "mean"), thr_sd=("throughput_gbps", "std"))
+    out = g.agg(rate_mean=("cc_rate_gbps", "mean"), rate_sd=("cc_rate_gbps", "std"), thr_mean=("throughput_gbps", "mean"), thr_sd=("throughput_gbps", "std"))
     out = out * 1e3
     return out.join(g.agg(rtt_mean=("rtt_us", "mean"), rtt_sd=("rtt_us", "std")))
 

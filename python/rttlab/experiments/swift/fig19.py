@@ -30,7 +30,7 @@ def windows(runs: list[Run], after_us: float) -> pd.DataFrame:
         ts = r.result.timeseries
         ts = ts[ts.time_us > after_us]
         for w in ("fcwnd", "ecwnd"):
-            rows.append({"write": r.labels["write"], "window": w, "median": ts[w].median(), "p1": ts[w].quantile(0.01), "goodput_gbps": r.result.summary["goodput_gbps"]})
+            rows.append({"write": r.labels["write"], "window": w, "median": ts[f"{w}_pkts"].median(), "p1": ts[f"{w}_pkts"].quantile(0.01), "goodput_gbps": r.result.summary["goodput_gbps"]})
     return pd.DataFrame(rows)
 
 

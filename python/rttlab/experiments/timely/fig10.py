@@ -33,7 +33,7 @@ def plot(d: pd.DataFrame, shown: list[int]) -> Any:
         x = d[d.variant == variant]
         for f in shown:
             y = x[x.flow == f]
-            ax.plot(y.time_ms, y.rate_gbps * 1e3, linewidth=0.8, label=f"connection {f}")
+            ax.plot(y.time_ms, y.cc_rate_gbps * 1e3, linewidth=0.8, label=f"connection {f}")
         ax.axhline(500, color="black", linestyle=":", linewidth=0.8, label="fair share")
         ax.set(ylabel="Rate (Mbps)", title=variant)
     axes[-1].set_xlabel("Time (ms)")
@@ -43,7 +43,7 @@ def plot(d: pd.DataFrame, shown: list[int]) -> Any:
 
 def analyse(runs: list[Run], quick: bool) -> Outcome:
     d = connection_series(runs, "variant", run_plan(quick).warmup_ms)
-    per_flow = d.groupby(["variant", "flow"]).rate_gbps.agg(["mean", "std"])
+    per_flow = d.groupby(["variant", "flow"]).cc_rate_gbps.agg(["mean", "std"])
     cv = (per_flow["std"] / per_flow["mean"]).groupby("variant").mean()
     g, t = cv[VARIANTS[0][0]], cv[VARIANTS[1][0]]
     checks = [Check("rates are smoother with the gradient than with a 50 µs target", g < t, f"mean coefficient of variation of a connection's rate: {g:.2f} vs {t:.2f}")]

@@ -31,7 +31,7 @@ def plot(d: pd.DataFrame, stats: pd.DataFrame, t0: float) -> Any:
         ra, th = axes[2 * row], axes[2 * row + 1]
         for f, y in x.groupby("flow"):
             s = stats.loc[(system, f)]
-            ra.plot(y.time_ms, y.rate_gbps * 1e3, linewidth=0.7, label=f"{s.rate_mean:.0f} ± {s.rate_sd:.0f}")
+            ra.plot(y.time_ms, y.cc_rate_gbps * 1e3, linewidth=0.7, label=f"{s.rate_mean:.0f} ± {s.rate_sd:.0f}")
             th.plot(y.time_ms, y.throughput_gbps * 1e3, linewidth=0.7, label=f"{s.thr_mean:.0f} ± {s.thr_sd:.0f}")
         ra.set(ylabel="Rate chosen (Mbps)", title=f"{system}: rate chosen")
         th.set(ylabel="Throughput, 5 ms (Mbps)", title=f"{system}: throughput")
