@@ -308,3 +308,17 @@ def test_timeseries_delivered_gbps_adds_up_to_the_goodput():
     per_instant = ts.groupby("time_us").delivered_gbps.sum()
     assert per_instant.mean() == pytest.approx(r.summary["goodput_gbps"], rel=0.02)
     assert (r.flows.cc_rate_gbps == 10.0).all(), "no congestion control: the line rate"
+
+
+def test_a_result_shows_its_headline_and_saves_parquet_with_its_types(tmp_path):
+    r = rttlab.run(TESTBED, {"duration": "2ms", "warmup": "1ms"})
+    assert repr(r).startswith("<rttlab.Result timely-testbed-pfc (seed 1): goodput_gbps=") and "flows 40" in repr(r)
+    assert "<table" in r._repr_html_() and "rtt_p99_us" in r._repr_html_()
+    r.save(tmp_path / "out", format="parquet")
+    back = pd.read_parquet(tmp_path / "out" / "flows.parquet")
+    pd.testing.assert_frame_equal(back, r.flows)
+    with pytest.raises(ValueError, match="format = 'xlsx': one of csv, parquet"):
+        r.save(tmp_path / "other", format="xlsx")
+    assert not (tmp_path / "other").exists()
+    assert cli(["run", str(TESTBED), "--set", "duration=2ms", "--set", "warmup=1ms", "--out", str(tmp_path / "cli"), "--format", "parquet"]) == 0
+    assert (tmp_path / "cli" / "queues.parquet").exists() and not (tmp_path / "cli" / "queues.csv").exists()

@@ -13,6 +13,7 @@ import pandas as pd
 
 from . import InternalError, __version__, load, presets, run
 from .outputs import check_file, check_result_dir, write_file
+from .result import FORMATS
 from .scenario import apply_overrides, parse_value
 from .sweep import Interrupted, default_cache, grid, run_all
 
@@ -64,7 +65,7 @@ def cmd_run(args) -> int:
         check_result_dir(args.out, force=args.force)
     result = run(args.scenario, overrides=parse_sets(args.set), seed=args.seed, progress=show_progress(args) and not args.json)
     if args.out:
-        result.save(args.out, force=args.force)
+        result.save(args.out, force=args.force, format=args.format)
     for w in result.meta.get("warnings", []):
         print(f"rttlab: warning: {w}", file=sys.stderr)
     if args.json:
@@ -232,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key (repeatable), e.g. nic.segment=32KB")
     r.add_argument("--seed", type=int, help="replace the scenario's seed")
     r.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
-    r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables (CSV) into the new directory DIR")
+    r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables into the new directory DIR")
+    r.add_argument("--format", choices=FORMATS, default="csv", help="the tables' format with --out (default csv; parquet keeps the column types)")
     r.add_argument("--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)")
     r.add_argument("--no-progress", action="store_true", help="no progress bar (there is none when stderr is not a terminal, or with --json)")
     r.set_defaults(func=cmd_run)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,10 @@ import pandas as pd
 from .outputs import result_dir
 
 TABLES = ("flows", "rtt", "queues", "queue_stats", "ports", "timeseries", "groups", "fct", "flow_records")
+#: How `save` writes the tables.
+FORMATS = ("csv", "parquet")
+#: The summary's keys a `Result` shows first in its short forms.
+HEADLINE = ("goodput_gbps", "rtt_p50_us", "rtt_p99_us", "jain", "pauses", "drops")
 
 
 @dataclass
@@ -50,15 +55,36 @@ class Result:
             return self.tables[name]
         raise AttributeError(name)
 
-    def save(self, out: str | Path, *, force: bool = False) -> Path:
-        """Writes summary.json, meta.json and one CSV per table into the directory ``out``, all
-        together or not at all. An existing ``out`` is replaced only with ``force`` and only if
-        it is an earlier rttlab result (see `rttlab.outputs`)."""
+    def _headline(self) -> str:
+        name = self.meta.get("scenario", {}).get("name") or "scenario"
+        shown = ", ".join(f"{k}={self.summary[k]:.4g}" for k in HEADLINE if isinstance(self.summary.get(k), (int, float)))
+        return f"{name} (seed {self.meta.get('seed')}): {shown}"
+
+    def __repr__(self) -> str:
+        rows = ", ".join(f"{n} {len(self.tables[n])}" for n in TABLES if len(self.tables[n]))
+        return f"<rttlab.Result {self._headline()}; tables: {rows}>"
+
+    def _repr_html_(self) -> str:
+        """A notebook shows the headline and the summary as a table."""
+        summary = pd.Series(self.summary, name="value").to_frame().to_html(na_rep="—")
+        rows = ", ".join(f"<code>{n}</code> ({len(self.tables[n])} rows)" for n in TABLES if len(self.tables[n]))
+        return f"<p><b>rttlab.Result</b> {html.escape(self._headline())}</p><p>tables: {rows}</p>{summary}"
+
+    def save(self, out: str | Path, *, force: bool = False, format: str = "csv") -> Path:
+        """Writes summary.json, meta.json and one file per table (``format``: CSV, or Parquet,
+        which keeps the column types) into the directory ``out``, all together or not at all. An
+        existing ``out`` is replaced only with ``force`` and only if it is an earlier rttlab
+        result (see `rttlab.outputs`)."""
+        if format not in FORMATS:
+            raise ValueError(f"format = {format!r}: one of {', '.join(FORMATS)}")
         with result_dir(out, force=force) as tmp:
             (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
             (tmp / "meta.json").write_text(json.dumps(self.meta, indent=2) + "\n")
             for name, df in self.tables.items():
-                df.to_csv(tmp / f"{name}.csv", index=False)
+                if format == "csv":
+                    df.to_csv(tmp / f"{name}.csv", index=False)
+                else:
+                    df.to_parquet(tmp / f"{name}.parquet", index=False)
         return Path(out)
 
 
