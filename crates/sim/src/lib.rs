@@ -57,5 +57,7 @@ pub fn run_observed(s: &Scenario, observe: impl FnMut(Progress) -> ControlFlow<(
     net.run_observed(observe)?;
     debug_assert_eq!(net.check_invariants(), Ok(()));
     let wall = t0.elapsed().as_secs_f64();
-    Ok(Output { summary: net.summary(), tables: net.tables(), meta: output::meta(s, output::perf(&net, wall), net.warnings()) })
+    let summary = net.summary();
+    let meta = output::meta(s, output::perf(&net, wall), summary.warnings());
+    Ok(Output { summary, tables: net.tables(), meta })
 }

@@ -28,7 +28,6 @@ pub struct Segment {
     pub sent: u32,
     /// PSN of its first packet (`transport::message`).
     pub psn: u32,
-    pub t_send: Time,
     /// The oldest segment of its flow in the NIC: only that one may send.
     pub first: bool,
     /// Its next packet may not start before this (NIC pacing).
@@ -154,14 +153,15 @@ impl Network {
         host.sched_seq += 1;
     }
 
-    /// Hands flow `f`'s next segment to its NIC (the segmenter); `t_send` is now.
+    /// Hands flow `f`'s next segment to its NIC (the segmenter); its `t_send` is now
+    /// (`MessageTx::release` keeps it).
     fn release_segment(&mut self, f: u32) {
         let now = self.now;
         let flow = &mut self.flows.slots[f as usize];
         let (src, class) = (flow.src, flow.class);
         let m = flow.message();
         let u = m.release(now, self.cfg.segment_bytes, self.cfg.payload_per_packet);
-        let seg = Segment { flow: f, bytes: u.bytes, sent: 0, psn: u.first_psn, t_send: now, first: m.nic_segments == 0, next_at: now };
+        let seg = Segment { flow: f, bytes: u.bytes, sent: 0, psn: u.first_psn, first: m.nic_segments == 0, next_at: now };
         m.nic_segments += 1;
         self.fabric.hosts[src as usize].nic[class as usize].push_back(seg);
     }
@@ -221,9 +221,7 @@ impl Network {
             dst_host: dst,
             hash,
             payload_bytes: payload,
-            segment_bytes: s.bytes,
             seq: psn,
-            t_send: s.t_send,
             ..Packet::new(PacketKind::Data, c as u8, payload + self.cfg.header_bytes)
         };
         let i = self.alloc_packet(pkt);
@@ -252,7 +250,7 @@ impl Network {
         let mut n = 0;
         for u in m.rewind(psn) {
             let sent = if psn_before(u.first_psn, psn) { psn.wrapping_sub(u.first_psn) * ppp } else { 0 };
-            queue.push_back(Segment { flow: f, bytes: u.bytes, sent, psn: u.first_psn, t_send: u.t_send, first: n == 0, next_at: now });
+            queue.push_back(Segment { flow: f, bytes: u.bytes, sent, psn: u.first_psn, first: n == 0, next_at: now });
             n += 1;
         }
         m.nic_segments = n;

@@ -413,14 +413,14 @@ pub fn meta(s: &Scenario, perf: Value, warnings: Vec<String>) -> Value {
     })
 }
 
-impl Network {
+impl Summary {
     /// What makes this run's results doubtful, in words for the user.
     pub fn warnings(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let refused = self.summary().refused;
-        if refused > 0 {
+        if self.refused > 0 {
             out.push(format!(
-                "{refused} workload arrivals after the warm-up were refused because their source was at its backlog limit (max_active or max_pending): the load offered is less than configured; see `refused` in the groups table"
+                "{} workload arrivals after the warm-up were refused because their source was at its backlog limit (max_active or max_pending): the load offered is less than configured; see `refused` in the groups table",
+                self.refused
             ));
         }
         out

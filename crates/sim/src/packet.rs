@@ -45,9 +45,6 @@ pub struct Packet {
     pub wire_bytes: u32,
     /// Application bytes carried (0 for ACKs and PFC frames).
     pub payload_bytes: u32,
-    /// Message transport. Data: size of the segment this packet belongs to. Ack: the
-    /// acknowledged segment's size.
-    pub segment_bytes: u32,
     /// Ingress port at the switch currently holding the packet (PFC accounting).
     pub in_port: Option<PortId>,
     /// Data: the packet's sequence number (packets, from 0; the message transport's PSN). Ack
@@ -58,8 +55,9 @@ pub struct Packet {
     /// empty when that packet was in order (RFC 2018: the first block reports the most recent
     /// arrival).
     pub sack: [u32; 2],
-    /// When the segment (message transport) or packet (window transport) was handed to the
-    /// NIC; echoed by the ACK (for the window transport, RFC 7323's TSecr).
+    /// Window transport: when the packet was handed to the NIC, echoed by the ACK (RFC 7323's
+    /// TSecr); pings: when the probe was sent. (The message transport's sender keeps its
+    /// segments' send times itself, `transport::message::Unacked`.)
     pub t_send: Time,
     /// Window ACK: the receiver's queuing of the acknowledged packet, NIC Rx queue plus
     /// processing (`t4 − t2`, Swift §3.1), in nanoseconds (4 bytes, Swift App. B).
@@ -89,7 +87,6 @@ impl Packet {
             hash: 0,
             wire_bytes,
             payload_bytes: 0,
-            segment_bytes: 0,
             in_port: None,
             seq: 0,
             sack: [0, 0],
