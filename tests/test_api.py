@@ -30,7 +30,7 @@ def test_run_returns_summary_tables_and_meta(pfc):
     assert list(pfc.rtt.columns) == ["rtt_us", "count", "cdf"] and pfc.rtt["cdf"].iloc[-1] == pytest.approx(1.0)
     assert pfc.rtt["count"].sum() == s["rtt_samples"]
     assert len(pfc.queues) == 12_000  # 1 µs samples of the bottleneck over 12 ms
-    assert set(pfc.timeseries.columns) == {"time_us", "flow", "delivered_bytes", "delivered_gbps", "cc_rate_gbps", "cwnd_bytes", "fcwnd_pkts", "ecwnd_pkts", "rtt_us"}
+    assert set(pfc.timeseries.columns) == {"time_us", "flow", "delivered_bytes", "delivered_gbps", "cc_rate_gbps", "cwnd_bytes", "fcwnd_pkts", "ecwnd_pkts", "rtt_us", "inflight_bytes", "retransmits", "drops", "ecn_echoed_bytes"}
     assert pfc.meta["seed"] == 1 and pfc.meta["rttlab_version"] == rttlab.__version__
     # The scenario as run records every default.
     assert pfc.meta["scenario"]["nic"]["segment"] == "16KB"
@@ -322,3 +322,36 @@ def test_a_result_shows_its_headline_and_saves_parquet_with_its_types(tmp_path):
     assert not (tmp_path / "other").exists()
     assert cli(["run", str(TESTBED), "--set", "duration=2ms", "--set", "warmup=1ms", "--out", str(tmp_path / "cli"), "--format", "parquet"]) == 0
     assert (tmp_path / "cli" / "queues.parquet").exists() and not (tmp_path / "cli" / "queues.csv").exists()
+
+
+def test_host_nic_queues_and_littles_law_on_the_pfc_testbed():
+    """The paused senders hold their backlog in their NICs, and the ports table and queue
+    samples see it; each connection's mean bytes in flight is its completion rate times its
+    mean time in the system (Little's law), the RTT plus the segment's serialization."""
+    r = rttlab.run(TESTBED, overrides={"duration": "30ms", "warmup": "10ms", "measure.queue_ports": ["s0-h0", "h1-s0"]})
+    h1 = r.ports.set_index(["port", "class"]).loc[("h1-s0", 1)]
+    assert h1.paused_fraction > 0.7 and h1.pfc_received > 100
+    assert h1.queue_avg_kb > 100, "the sender's NIC backlog counts as its port's queue"
+    sampled = r.queue_stats.set_index("port").loc["h1-s0"]
+    assert sampled.avg_kb == pytest.approx(h1.queue_avg_kb, rel=0.01)
+    assert h1.queue_p99_kb == pytest.approx(sampled.p99_kb, rel=0.01)
+    f = r.flows
+    serialization_us = 16_000 * 8 / 10e9 * 1e6
+    little = f.goodput_gbps * 1e9 / 8 * (f.rtt_avg_us + serialization_us) * 1e-6
+    assert (f.inflight_avg_bytes / little).between(0.97, 1.03).all()
+    assert r.summary["inflight_avg_bytes"] == pytest.approx(f.inflight_avg_bytes.sum())
+    # Every port-class row adds up to the summary's counters.
+    assert r.ports.pauses_sent.sum() == r.summary["pauses"]
+    assert r.ports.paused_us.sum() == pytest.approx(r.summary["paused_us"])
+
+
+def test_per_flow_series_of_drops_marks_and_retransmits():
+    r = rttlab.run(ROOT / "scenarios" / "timely-testbed-dctcp.toml", overrides={"duration": "20ms", "warmup": "5ms", "measure.timeseries_interval": "1ms"})
+    f, ts = r.flows.set_index("flow"), r.timeseries
+    assert r.ports.ecn_marks.sum() == r.summary["ecn_marks"] > 0
+    assert f.ecn_echoed_bytes.sum() > 0 and f.inflight_avg_bytes.isna().all(), "window flows have no message in-flight mean"
+    last = ts[ts.time_us == ts.time_us.max()].set_index("flow")
+    for col in ["ecn_echoed_bytes", "retransmits", "drops"]:
+        assert (last[col] == f[col]).all(), col
+        assert (ts.groupby("flow")[col].diff().dropna() >= 0).all(), f"{col} is cumulative"
+    assert last.inflight_bytes.isna().all()

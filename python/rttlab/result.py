@@ -6,14 +6,14 @@ import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from .outputs import result_dir
 
-TABLES = ("flows", "rtt", "queues", "queue_stats", "ports", "timeseries", "groups", "fct", "flow_records")
+TABLES = ("flows", "rtt", "queues", "queue_stats", "ports", "pfc", "timeseries", "groups", "fct", "flow_records")
 #: How `save` writes the tables.
 FORMATS = ("csv", "parquet")
 #: The summary's keys a `Result` shows first in its short forms.
@@ -22,15 +22,28 @@ HEADLINE = ("goodput_gbps", "rtt_p50_us", "rtt_p99_us", "jain", "pauses", "drops
 
 @dataclass
 class Result:
-    """``summary``: headline numbers (see docs/summary.md for the keys). DataFrames: ``flows``
+    """``summary``: headline numbers (docs/scenarios.md, "Summary keys"). DataFrames: ``flows``
     (one row per connection), ``rtt`` (the RTT distribution: value, count, CDF), ``queues``
-    (sampled queue occupancy, when traced), ``queue_stats``, ``ports`` (per-port bytes and PFC
-    counters), ``timeseries`` (per-connection delivered bytes and rate). ``meta``: the scenario as
-    run with every default, the seed, the rttlab version, and run speed."""
+    (sampled queue occupancy, when traced), ``queue_stats``, ``ports`` (per port and class:
+    packets, drops, marks, PFC, queue), ``pfc`` (the PFC timeline, when asked), ``timeseries``
+    (per connection and instant), ``groups``, ``fct``, ``flow_records`` (when asked). ``meta``:
+    the scenario as run with every default, the seed, the rttlab version, and run speed."""
 
     summary: dict[str, Any]
     meta: dict[str, Any]
     tables: dict[str, pd.DataFrame] = field(repr=False)
+
+    if TYPE_CHECKING:  # the tables, reached through __getattr__
+        flows: pd.DataFrame
+        rtt: pd.DataFrame
+        queues: pd.DataFrame
+        queue_stats: pd.DataFrame
+        ports: pd.DataFrame
+        pfc: pd.DataFrame
+        timeseries: pd.DataFrame
+        groups: pd.DataFrame
+        fct: pd.DataFrame
+        flow_records: pd.DataFrame
 
     @classmethod
     def from_json(cls, text: str) -> "Result":

@@ -107,6 +107,7 @@ impl Network {
     /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
     pub(crate) fn window_deliver(&mut self, i: PktId, pkt: Packet, rx_delay: Time) {
         self.free_packet(i);
+        self.flows.slots[pkt.flow as usize].stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
         let now = self.now;
         let hdr = DataHdr { seq: pkt.seq, payload: pkt.payload_bytes, wire: pkt.wire_bytes, ce: pkt.ecn, ts: pkt.t_send, hops: pkt.hops };
         self.window_step(pkt.flow, |w, _, _, out| w.on_data(now, &hdr, rx_delay, out));
@@ -117,6 +118,7 @@ impl Network {
     /// place (TIMELY §3.1, prompt ACK generation).
     pub(crate) fn message_deliver(&mut self, h: u32, i: PktId, pkt: Packet) {
         let flow = &mut self.flows.slots[pkt.flow as usize];
+        flow.stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
         let arrival = flow.message().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment);
         if !matches!(arrival, Arrival::Deliver { .. }) {
             flow.stats.duplicate_bytes += pkt.payload_bytes as u64;
@@ -162,6 +164,8 @@ impl Network {
         }
         flow.stats.naks += nak as u64;
         let rate = self.cfg.pacing_rate.unwrap_or(self.fabric.hosts[flow.src as usize].line_rate);
+        let outstanding = flow.message().outstanding_bytes();
+        flow.stats.credit_inflight(now, self.cfg.warmup, outstanding);
         while let Some(u) = self.flows.slots[f as usize].message().pop_acked(ack.seq) {
             let rtt = self.noisy_rtt(f, completion_rtt(now, u.t_send, u.bytes as u64, rate));
             self.flows.slots[f as usize].message().on_completion(now, rtt, u.bytes as u64);

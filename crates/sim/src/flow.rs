@@ -98,6 +98,14 @@ pub struct FlowStats {
     pub timeouts: u64,
     /// Message transport: NAKs the sender received (go-back-N).
     pub naks: u64,
+    /// Data packets of the flow dropped anywhere (switch buffers, host NIC Rx queues).
+    pub drops: u64,
+    /// Payload of data packets that reached the receiver marked CE: what it echoes (ECE).
+    pub ecn_echoed_bytes: u64,
+    /// Message transport: ∫ outstanding bytes dt (released to the NIC, not yet completed) in
+    /// byte·ps from the warm-up on, credited up to `inflight_since`.
+    pub inflight_area: u128,
+    pub inflight_since: Time,
     /// When the last byte of a sized flow was delivered.
     pub finish: Option<Time>,
     pub size: Option<u64>,
@@ -116,6 +124,19 @@ impl FlowStats {
         self.retransmits += o.retransmits;
         self.timeouts += o.timeouts;
         self.naks += o.naks;
+        self.drops += o.drops;
+        self.ecn_echoed_bytes += o.ecn_echoed_bytes;
+        self.inflight_area += o.inflight_area;
+    }
+
+    /// Credits the in-flight integral with `bytes` outstanding since the last change, counting
+    /// from `from` (the warm-up's end) on. Called before the outstanding bytes change.
+    pub fn credit_inflight(&mut self, now: Time, from: Time, bytes: u64) {
+        let since = self.inflight_since.max(from);
+        if now > since {
+            self.inflight_area += bytes as u128 * (now - since).ps() as u128;
+        }
+        self.inflight_since = now;
     }
 }
 

@@ -41,10 +41,29 @@ impl Network {
         if c.drops + c.host_drops == 0 && c.naks > 0 {
             return Err(format!("{} NAKs without a drop: packets of a connection were reordered", c.naks));
         }
+        let port_drops: u64 = self.fabric.ports.iter().flat_map(|p| &p.stats).map(|s| s.drops).sum();
+        let port_marks: u64 = self.fabric.ports.iter().flat_map(|p| &p.stats).map(|s| s.ecn_marks).sum();
+        if (port_drops, port_marks) != (c.drops, c.marks) {
+            return Err(format!("ports count {port_drops} drops and {port_marks} marks, switches {} and {}", c.drops, c.marks));
+        }
+        let flow_drops: u64 = self.all_stats().map(|s| s.drops).sum();
+        if flow_drops != c.data_drops {
+            return Err(format!("flows count {flow_drops} dropped data packets, the network {}", c.data_drops));
+        }
+        for h in &self.fabric.hosts {
+            let port = &self.fabric.ports[h.port.idx()];
+            for (c, q) in h.nic.iter().enumerate() {
+                let held: u64 = q.iter().map(|s| s.wire_left(self.cfg.payload_per_packet, self.cfg.header_bytes)).sum();
+                if held != port.nic_bytes[c] {
+                    return Err(format!("host {}: its NIC holds {held} bytes of class {c}, its port counts {}", h.node, port.nic_bytes[c]));
+                }
+            }
+        }
         for (i, port) in self.fabric.ports.iter().enumerate() {
             let pausing = (0..MAX_CLASSES).filter(|&c| port.pausing[c]).count() as u64;
-            if port.pauses_sent != port.resumes_sent + pausing {
-                return Err(format!("port {i}: {} PAUSEs, {} RESUMEs, {pausing} classes paused", port.pauses_sent, port.resumes_sent));
+            let resumes: u64 = port.stats.iter().map(|s| s.resumes_sent).sum();
+            if port.pauses_sent() != resumes + pausing {
+                return Err(format!("port {i}: {} PAUSEs, {resumes} RESUMEs, {pausing} classes paused", port.pauses_sent()));
             }
         }
         Ok(())

@@ -58,6 +58,6 @@ pub fn run_observed(s: &Scenario, observe: impl FnMut(Progress) -> ControlFlow<(
     debug_assert_eq!(net.check_invariants(), Ok(()));
     let wall = t0.elapsed().as_secs_f64();
     let summary = net.summary();
-    let meta = output::meta(s, output::perf(&net, wall), summary.warnings());
+    let meta = output::meta(s, output::perf(&net, wall), net.warnings(&summary));
     Ok(Output { summary, tables: net.tables(), meta })
 }

@@ -6,9 +6,10 @@ use crate::flow::{Flow, FlowSpec, FlowStats, Tx};
 use crate::nic::Host;
 use crate::packet::{PacketKind, Slab};
 use crate::ids::{FlowId, PortId, SwitchId};
-use crate::port::{port_name, Owner, Port};
+use crate::port::{port_name, ClassStats, Owner, Port};
 use crate::routing::Routing;
 use crate::scenario::{Arrivals, CcConfig, HostConfig, MarkAt, Scenario, ScenarioError, TransportConfig, Until, Workload};
+use crate::scenario::MAX_TRACE_SAMPLES;
 use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
 use crate::switch::{Switch, SwitchParams};
 use crate::topology::Graph;
@@ -133,8 +134,8 @@ impl Fabric {
         let owner = |n: u32| if n < graph.hosts { Owner::Host(n) } else { Owner::Switch(SwitchId(n - graph.hosts)) };
         for l in &graph.links {
             let (pa, pb) = (ports.len() as u32, ports.len() as u32 + 1);
-            ports.push(Port::new(owner(l.a), l.a, PortId(pb), l.rate, l.delay));
-            ports.push(Port::new(owner(l.b), l.b, PortId(pa), l.rate, l.delay));
+            ports.push(Port::new(owner(l.a), l.a, PortId(pb), l.rate, l.delay, s.switch.classes as usize));
+            ports.push(Port::new(owner(l.b), l.b, PortId(pa), l.rate, l.delay, s.switch.classes as usize));
             node_ports[l.a as usize].push(PortId(pa));
             node_ports[l.b as usize].push(PortId(pb));
         }
@@ -200,8 +201,13 @@ pub(crate) struct Measurements {
     pub rtt_hist: Histogram<u64>,
     pub samplers: Vec<QueueSampler>,
     pub timeseries: TimeSeries,
-    /// Counters as they stood when the warm-up ended.
+    /// Counters as they stood when the warm-up ended, overall and per port.
     pub at_warmup: Counters,
+    pub ports_at_warmup: Vec<Vec<ClassStats>>,
+    /// `measure.pfc_trace`: every PFC frame as it reached the egress it pauses or resumes
+    /// (time, port, class, pause), up to `MAX_TRACE_SAMPLES`; the frames beyond are counted.
+    pub pfc_trace: Option<Vec<(Time, PortId, u8, bool)>>,
+    pub pfc_trace_refused: u64,
     /// Data packets sent (first transmissions and retransmissions), and dropped anywhere.
     pub data_sent: u64,
     pub data_drops: u64,
@@ -216,7 +222,7 @@ impl Measurements {
         let mut samplers = Vec::new();
         for (p, name) in fabric.sampled_ports(s)? {
             fabric.ports[p.idx()].sampler = Some(samplers.len() as u32);
-            samplers.push(QueueSampler::new(p, name, s.measure.queue_interval, s.warmup, s.measure.queue_trace));
+            samplers.push(QueueSampler::new(p, name, s.measure.queue_interval, s.warmup, s.measure.queue_trace, s.switch.classes as usize));
         }
         Ok(Measurements {
             groups: flows.chain(workloads).collect(),
@@ -226,9 +232,25 @@ impl Measurements {
             samplers,
             timeseries: TimeSeries::default(),
             at_warmup: Counters::default(),
+            ports_at_warmup: Vec::new(),
+            pfc_trace: s.measure.pfc_trace.then(Vec::new),
+            pfc_trace_refused: 0,
             data_sent: 0,
             data_drops: 0,
         })
+    }
+}
+
+impl Measurements {
+    /// Notes a PFC frame that reached egress `port` at `now`, when the PFC timeline is kept.
+    pub fn record_pfc(&mut self, now: Time, port: PortId, class: u8, pause: bool) {
+        if let Some(t) = &mut self.pfc_trace {
+            if (t.len() as u64) < MAX_TRACE_SAMPLES {
+                t.push((now, port, class, pause));
+            } else {
+                self.pfc_trace_refused += 1;
+            }
+        }
     }
 }
 
@@ -263,6 +285,13 @@ pub struct TimeSeries {
     pub ecwnd: Vec<Option<f64>>,
     /// Mean of the RTT samples taken since the previous sample (`None`: none).
     pub rtt: Vec<Option<Time>>,
+    /// Message flows' outstanding payload (`None` for window flows).
+    pub inflight_bytes: Vec<Option<u64>>,
+    /// Counters from the connection's start: retransmitted packets, dropped data packets, and
+    /// payload that arrived marked CE.
+    pub retransmits: Vec<u64>,
+    pub drops: Vec<u64>,
+    pub ecn_echoed_bytes: Vec<u64>,
 }
 
 impl Network {
@@ -369,7 +398,7 @@ impl Network {
                 self.try_tx(port)
             }
             EventKind::Sample => self.sample(),
-            EventKind::WarmupEnd => self.measure.at_warmup = self.counters(),
+            EventKind::WarmupEnd => self.warmup_end(),
             EventKind::MessageRto => {
                 if let Some(f) = self.message_rtos.pop(&mut self.events, &ev) {
                     self.message_timer(f);
@@ -381,11 +410,21 @@ impl Network {
         }
     }
 
+    /// The warm-up ends: counters are noted, from which the results count.
+    fn warmup_end(&mut self) {
+        self.measure.at_warmup = self.counters();
+        for p in &mut self.fabric.ports {
+            p.start_measuring(self.now);
+        }
+        self.measure.ports_at_warmup = self.fabric.ports.iter().map(|p| p.stats_at(self.now)).collect();
+    }
+
     /// The end of the run: queue samplers see the last interval.
     fn finish(&mut self) {
         self.now = self.cfg.end;
         for s in &mut self.measure.samplers {
-            s.observe(self.cfg.end, self.fabric.ports[s.port.idx()].queue_bytes);
+            let port = &self.fabric.ports[s.port.idx()];
+            s.observe(self.cfg.end, &port.occupancies()[..self.cfg.classes]);
         }
     }
 
@@ -400,7 +439,11 @@ impl Network {
             ts.cwnd_bytes.push(m.cwnd_bytes);
             ts.fcwnd.push(m.fcwnd_pkts);
             ts.ecwnd.push(m.ecwnd_pkts);
+            ts.inflight_bytes.push(if let Tx::Message(m) = &f.tx { Some(m.outstanding_bytes()) } else { None });
             let st = &mut f.stats;
+            ts.retransmits.push(st.retransmits);
+            ts.drops.push(st.drops);
+            ts.ecn_echoed_bytes.push(st.ecn_echoed_bytes);
             ts.rtt.push((st.interval_rtt_samples > 0).then(|| Time((st.interval_rtt_sum / st.interval_rtt_samples as u128) as u64)));
             (st.interval_rtt_sum, st.interval_rtt_samples) = (0, 0);
         }
@@ -437,7 +480,7 @@ impl Network {
     /// PFC frames sent, time ports spent paused, drops and ECN marks, so far.
     pub fn counters(&self) -> Counters {
         Counters {
-            pauses: self.fabric.ports.iter().map(|p| p.pauses_sent).sum(),
+            pauses: self.fabric.ports.iter().map(|p| p.pauses_sent()).sum(),
             paused: Time(self.fabric.ports.iter().map(|p| p.paused_time_at(self.now).ps()).sum()),
             drops: self.fabric.switches.iter().map(|s| s.drops).sum(),
             marks: self.fabric.switches.iter().map(|s| s.marks).sum(),

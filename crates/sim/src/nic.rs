@@ -34,6 +34,15 @@ pub struct Segment {
     pub next_at: Time,
 }
 
+impl Segment {
+    /// Wire bytes of the packets it has still to send, in packets of `payload_per_packet`
+    /// with `header` bytes each.
+    pub(crate) fn wire_left(&self, payload_per_packet: u32, header: u32) -> u64 {
+        let left = (self.bytes - self.sent) as u64;
+        left + left.div_ceil(payload_per_packet as u64) * header as u64
+    }
+}
+
 pub struct Host {
     pub node: u32,
     pub port: PortId,
@@ -161,9 +170,22 @@ impl Network {
         let (src, class) = (flow.src, flow.class);
         let m = flow.message();
         let u = m.release(now, self.cfg.segment_bytes, self.cfg.payload_per_packet);
+        let outstanding_before = m.outstanding_bytes() - u.bytes as u64;
         let seg = Segment { flow: f, bytes: u.bytes, sent: 0, psn: u.first_psn, first: m.nic_segments == 0, next_at: now };
         m.nic_segments += 1;
+        flow.stats.credit_inflight(now, self.cfg.warmup, outstanding_before);
         self.fabric.hosts[src as usize].nic[class as usize].push_back(seg);
+        self.nic_holds(src, class as usize, seg.wire_left(self.cfg.payload_per_packet, self.cfg.header_bytes) as i64);
+    }
+
+    /// Host `h`'s NIC holds `delta` more wire bytes of class `c` in segments (fewer if
+    /// negative): the host port's queue statistics count them.
+    fn nic_holds(&mut self, h: u32, c: usize, delta: i64) {
+        let p = self.fabric.hosts[h as usize].port;
+        self.queue_changes(p);
+        let port = &mut self.fabric.ports[p.idx()];
+        port.nic_bytes[c] = port.nic_bytes[c].checked_add_signed(delta).expect("a NIC never sends more than it holds");
+        port.occupancy_changed(c, self.now, delta);
     }
 
     /// The next data packet of class `c` from host `h`'s NIC, if it has one: the next
@@ -225,6 +247,7 @@ impl Network {
             ..Packet::new(PacketKind::Data, c as u8, payload + self.cfg.header_bytes)
         };
         let i = self.alloc_packet(pkt);
+        self.nic_holds(h, c, -((payload + self.cfg.header_bytes) as i64));
         if reopened {
             self.schedule_flow(s.flow);
         }
@@ -246,14 +269,22 @@ impl Network {
         let (src, class) = (flow.src as usize, flow.class as usize);
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
         let queue = &mut self.fabric.hosts[src].nic[class];
-        queue.retain(|s| s.flow != f);
+        let header = self.cfg.header_bytes;
+        let mut held: i64 = 0;
+        queue.retain(|s| {
+            held -= (s.flow == f) as i64 * s.wire_left(ppp, header) as i64;
+            s.flow != f
+        });
         let mut n = 0;
         for u in m.rewind(psn) {
             let sent = if psn_before(u.first_psn, psn) { psn.wrapping_sub(u.first_psn) * ppp } else { 0 };
-            queue.push_back(Segment { flow: f, bytes: u.bytes, sent, psn: u.first_psn, first: n == 0, next_at: now });
+            let seg = Segment { flow: f, bytes: u.bytes, sent, psn: u.first_psn, first: n == 0, next_at: now };
+            held += seg.wire_left(ppp, header) as i64;
+            queue.push_back(seg);
             n += 1;
         }
         m.nic_segments = n;
+        self.nic_holds(src as u32, class, held);
         let port = self.fabric.hosts[src].port;
         self.schedule_flow(f);
         self.try_tx(port);
@@ -290,7 +321,7 @@ impl Network {
         if host.rx.len() >= self.cfg.host_config.rx_queue_packets as usize {
             host.rx_drops += 1;
             host.rx_dropped_payload += pkt.payload_bytes as u64;
-            self.measure.data_drops += (pkt.kind == PacketKind::Data) as u64;
+            self.count_drop(&pkt);
             self.free_packet(i);
             return self.maybe_retire(pkt.flow);
         }

@@ -3,7 +3,7 @@
 
 use crate::ids::PortId;
 use crate::network::Network;
-use crate::port::port_name;
+use crate::port::{port_name, ClassStats};
 use crate::scenario::Scenario;
 use crate::stats::{histogram, jain};
 use crate::table::{tables_json, Column, Table, Tables};
@@ -86,6 +86,9 @@ pub struct Summary {
     /// Workload arrivals after the warm-up that were not started because their source was at
     /// its backlog limit (RPCs, flows and probes; per group in the `groups` table).
     pub refused: u64,
+    /// Message transport: mean payload released to NICs and not yet acknowledged, summed over
+    /// connections (time average after the warm-up; by Little's law, goodput × mean RTT).
+    pub inflight_avg_bytes: Option<f64>,
 }
 
 /// Quantile `q` of histogram `h` divided by `scale`, `None` when it is empty.
@@ -164,6 +167,11 @@ impl Network {
             slowdown_p50: quantile(&slowdown, 0.5, 1e3),
             slowdown_p95: quantile(&slowdown, 0.95, 1e3),
             slowdown_p99: quantile(&slowdown, 0.99, 1e3),
+            inflight_avg_bytes: {
+                let open = self.flows.slots.iter().filter(|f| f.open).filter_map(|f| self.inflight_area(f));
+                let areas: Vec<u128> = open.collect();
+                (!areas.is_empty() || self.flows.retired.inflight_area > 0).then(|| (areas.iter().sum::<u128>() + self.flows.retired.inflight_area) as f64 / 1e12 / secs)
+            },
             refused: self.measure.groups.iter().map(|g| g.rpcs_refused + g.flows_refused + g.pings_refused).sum(),
         }
     }
@@ -183,8 +191,17 @@ impl Network {
             ("queue_stats", queue_stats),
             ("queues", queues),
             ("ports", self.ports_table()),
+            ("pfc", self.pfc_table()),
             ("timeseries", self.timeseries_table()),
         ]
+    }
+
+    /// A message flow's in-flight integral (byte·ps) from the warm-up to the end; `None` for
+    /// a window flow.
+    fn inflight_area(&self, f: &crate::flow::Flow) -> Option<u128> {
+        let crate::flow::Tx::Message(m) = &f.tx else { return None };
+        let since = f.stats.inflight_since.max(self.cfg.warmup);
+        Some(f.stats.inflight_area + m.outstanding_bytes() as u128 * (self.cfg.end.ps().saturating_sub(since.ps())) as u128)
     }
 
     /// Seconds measured (after the warm-up), the denominator of every rate.
@@ -215,6 +232,9 @@ impl Network {
             .col("retransmits", f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>())
             .col("timeouts", f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>())
             .col("naks", f.iter().map(|x| x.stats.naks).collect::<Vec<_>>())
+            .col("drops", f.iter().map(|x| x.stats.drops).collect::<Vec<_>>())
+            .col("ecn_echoed_bytes", f.iter().map(|x| x.stats.ecn_echoed_bytes).collect::<Vec<_>>())
+            .col("inflight_avg_bytes", f.iter().map(|x| self.inflight_area(x).map(|a| a as f64 / 1e12 / secs)).collect::<Vec<_>>())
             .col("cc_rate_gbps", f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>())
             .col("cwnd_bytes", m.iter().map(|x| x.cwnd_bytes).collect::<Vec<_>>())
             .col("dctcp_alpha", m.iter().map(|x| x.dctcp_alpha).collect::<Vec<_>>())
@@ -258,14 +278,58 @@ impl Network {
         (queue_stats, Table::default().col("time_us", qt).col("port", port).col("bytes", qb))
     }
 
-    /// Per port: bytes sent, pauses sent and time paused.
+    /// Per port and priority class, from the warm-up on: packets and bytes sent, drops and
+    /// ECN marks of packets routed to it, PFC frames it sent (its ingress) and received (its
+    /// egress) and the time its egress was paused, and its occupancy — time-weighted mean and
+    /// peak for every port; the 99th percentile of the `queue_interval` samples where the port
+    /// is sampled (`measure.queue_ports`), NaN elsewhere. A host port's occupancy includes the
+    /// segments its NIC holds.
     fn ports_table(&self) -> Table {
+        let secs = self.measured_s();
+        let end = self.cfg.end;
+        let mut rows: Vec<(u32, usize, ClassStats)> = Vec::new();
+        for (i, port) in self.fabric.ports.iter().enumerate() {
+            let now = port.stats_at(end);
+            for (c, st) in now.iter().enumerate().take(self.cfg.classes) {
+                let before = self.measure.ports_at_warmup.get(i).map_or_else(ClassStats::default, |w| w[c]);
+                rows.push((i as u32, c, st.since(&before)));
+            }
+        }
+        let names = (0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, PortId(p))).collect();
+        let p99 = |&(p, c, _): &(u32, usize, ClassStats)| {
+            let sampler = self.fabric.ports[p as usize].sampler?;
+            quantile(&self.measure.samplers[sampler as usize].class_hist[c], 0.99, 1e3)
+        };
+        let col = |f: fn(&ClassStats) -> u64| rows.iter().map(|r| f(&r.2)).collect::<Vec<_>>();
         Table::default()
-            .col("port", Column::labels((0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, PortId(p)))))
-            .col("tx_bytes", self.fabric.ports.iter().map(|p| p.tx_bytes).collect::<Vec<_>>())
-            .col("tx_payload_bytes", self.fabric.ports.iter().map(|p| p.tx_payload_bytes).collect::<Vec<_>>())
-            .col("pauses_sent", self.fabric.ports.iter().map(|p| p.pauses_sent).collect::<Vec<_>>())
-            .col("paused_us", self.fabric.ports.iter().map(|p| us(p.paused_time_at(self.cfg.end))).collect::<Vec<_>>())
+            .col("port", Column::Labels { codes: rows.iter().map(|r| r.0).collect(), names })
+            .col("class", rows.iter().map(|r| r.1 as u8).collect::<Vec<_>>())
+            .col("rate_gbps", rows.iter().map(|r| self.fabric.ports[r.0 as usize].rate.as_gbps()).collect::<Vec<_>>())
+            .col("tx_packets", col(|s| s.tx_packets))
+            .col("tx_bytes", col(|s| s.tx_bytes))
+            .col("tx_payload_bytes", col(|s| s.tx_payload_bytes))
+            .col("utilization", rows.iter().map(|r| r.2.tx_bytes as f64 * 8.0 / secs / self.fabric.ports[r.0 as usize].rate.bps() as f64).collect::<Vec<_>>())
+            .col("drops", col(|s| s.drops))
+            .col("ecn_marks", col(|s| s.ecn_marks))
+            .col("pauses_sent", col(|s| s.pauses_sent))
+            .col("resumes_sent", col(|s| s.resumes_sent))
+            .col("pfc_received", col(|s| s.pfc_received))
+            .col("paused_us", rows.iter().map(|r| us(r.2.paused)).collect::<Vec<_>>())
+            .col("paused_fraction", rows.iter().map(|r| r.2.paused.as_secs() / secs).collect::<Vec<_>>())
+            .col("queue_avg_kb", rows.iter().map(|r| r.2.queue_area as f64 / 1e12 / secs / 1e3).collect::<Vec<_>>())
+            .col("queue_p99_kb", rows.iter().map(p99).collect::<Vec<_>>())
+            .col("queue_max_kb", rows.iter().map(|r| r.2.queue_max as f64 / 1e3).collect::<Vec<_>>())
+    }
+
+    /// `measure.pfc_trace`: every PFC frame as it reached the egress it pauses or resumes.
+    fn pfc_table(&self) -> Table {
+        let t = self.measure.pfc_trace.as_deref().unwrap_or_default();
+        let names = (0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, PortId(p))).collect();
+        Table::default()
+            .col("time_us", t.iter().map(|x| us(x.0)).collect::<Vec<_>>())
+            .col("port", Column::Labels { codes: t.iter().map(|x| x.1 .0).collect(), names })
+            .col("class", t.iter().map(|x| x.2).collect::<Vec<_>>())
+            .col("event", Column::labels(t.iter().map(|x| if x.3 { "pause" } else { "resume" })))
     }
 
     /// Per traffic group: flows, offered and delivered load, RPCs and pings.
@@ -293,7 +357,9 @@ impl Network {
             .col("ping_p99_us", g.iter().map(|x| quantile(&x.ping_rtt, 0.99, 1e3)).collect::<Vec<_>>())
     }
 
-    /// Per connection and sampling instant.
+    /// Per connection and sampling instant. Counters (`retransmits`, `drops`,
+    /// `ecn_echoed_bytes`) are cumulative from the connection's start; `inflight_bytes` is the
+    /// message transport's outstanding payload at the instant.
     /// `delivered_gbps` is the payload delivered since the connection's previous sample (or
     /// since one interval before its first) per interval; `cc_rate_gbps` is what its rate
     /// controller asked for at the sampling instant.
@@ -317,6 +383,10 @@ impl Network {
             .col("fcwnd_pkts", ts.fcwnd.clone())
             .col("ecwnd_pkts", ts.ecwnd.clone())
             .col("rtt_us", ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>())
+            .col("inflight_bytes", ts.inflight_bytes.clone())
+            .col("retransmits", ts.retransmits.clone())
+            .col("drops", ts.drops.clone())
+            .col("ecn_echoed_bytes", ts.ecn_echoed_bytes.clone())
     }
 }
 
@@ -411,6 +481,21 @@ pub fn meta(s: &Scenario, perf: Value, warnings: Vec<String>) -> Value {
         "perf": perf,
         "warnings": warnings,
     })
+}
+
+impl Network {
+    /// What makes this run's results doubtful or incomplete, in words for the user.
+    pub fn warnings(&self, summary: &Summary) -> Vec<String> {
+        let mut out = summary.warnings();
+        if self.measure.pfc_trace_refused > 0 {
+            out.push(format!(
+                "the PFC timeline (`pfc` table) stopped at {} frames: {} later frames are not in it (the counters in the ports table include them)",
+                crate::scenario::MAX_TRACE_SAMPLES,
+                self.measure.pfc_trace_refused
+            ));
+        }
+        out
+    }
 }
 
 impl Summary {

@@ -45,27 +45,25 @@ pub struct Port {
     pub class_bytes: [u64; MAX_CLASSES],
     /// Bytes queued in all classes.
     pub queue_bytes: u64,
+    /// Host ports: wire bytes of the segments the NIC holds per class and has not yet cut into
+    /// packets (`crate::nic`); they count as this port's queue in its statistics.
+    pub nic_bytes: [u64; MAX_CLASSES],
     /// The peer asked this egress to stop a class (PFC).
     pub paused: [bool; MAX_CLASSES],
     paused_since: [Time; MAX_CLASSES],
-    /// Time this egress spent paused, summed over classes.
-    pub paused_time: Time,
     /// Switch ingress side: bytes held in the switch that arrived through this port, per class.
     pub ingress_bytes: [u64; MAX_CLASSES],
     /// A PAUSE for the class was sent to the peer and not yet lifted.
     pub pausing: [bool; MAX_CLASSES],
-    pub pauses_sent: u64,
-    pub resumes_sent: u64,
-    pub tx_bytes: u64,
-    /// Application payload sent (data packets, retransmissions included).
-    pub tx_payload_bytes: u64,
+    /// What the `ports` table reports, per class in use (kept apart so that a port stays small).
+    pub stats: Box<[ClassStats]>,
     /// Index of the port's queue sampler, if it is sampled.
     pub sampler: Option<u32>,
 }
 
 impl Port {
-    /// The egress of `node` on a link to the port `peer`.
-    pub fn new(owner: Owner, node: u32, peer: PortId, rate: Rate, delay: Time) -> Port {
+    /// The egress of `node` on a link to the port `peer`, carrying `classes` priority classes.
+    pub fn new(owner: Owner, node: u32, peer: PortId, rate: Rate, delay: Time, classes: usize) -> Port {
         Port {
             owner,
             node,
@@ -80,15 +78,12 @@ impl Port {
             queues: Default::default(),
             class_bytes: [0; MAX_CLASSES],
             queue_bytes: 0,
+            nic_bytes: [0; MAX_CLASSES],
             paused: [false; MAX_CLASSES],
             paused_since: [Time::ZERO; MAX_CLASSES],
-            paused_time: Time::ZERO,
             ingress_bytes: [0; MAX_CLASSES],
             pausing: [false; MAX_CLASSES],
-            pauses_sent: 0,
-            resumes_sent: 0,
-            tx_bytes: 0,
-            tx_payload_bytes: 0,
+            stats: vec![ClassStats::default(); classes].into_boxed_slice(),
             sampler: None,
         }
     }
@@ -97,12 +92,13 @@ impl Port {
     /// send again. The packet being serialized is never cut: a pause takes effect at the next
     /// packet boundary (802.1Qbb).
     pub fn apply_pfc(&mut self, class: usize, pause: bool, now: Time) -> bool {
+        self.stats[class].pfc_received += 1;
         if pause && !self.paused[class] {
             self.paused[class] = true;
             self.paused_since[class] = now;
         } else if !pause && self.paused[class] {
             self.paused[class] = false;
-            self.paused_time += now - self.paused_since[class];
+            self.stats[class].paused += now - self.paused_since[class];
             return true;
         }
         false
@@ -128,11 +124,119 @@ impl Port {
         self.done_queued = false;
     }
 
-    /// Paused time including a pause still in force at `now`.
-    pub fn paused_time_at(&self, now: Time) -> Time {
-        let open: u64 = (0..MAX_CLASSES).filter(|&c| self.paused[c]).map(|c| (now - self.paused_since[c]).ps()).sum();
-        self.paused_time + Time(open)
+    /// Bytes of class `c` waiting to leave: in the port's queue and, at a host, in its NIC.
+    #[inline]
+    pub fn occupancy(&self, c: usize) -> u64 {
+        self.class_bytes[c] + self.nic_bytes[c]
     }
+
+    /// Every class's occupancy.
+    pub fn occupancies(&self) -> [u64; MAX_CLASSES] {
+        std::array::from_fn(|c| self.occupancy(c))
+    }
+
+    /// Class `c`'s occupancy changed by `delta` bytes at `now` (it is already counted). The
+    /// integral of the occupancy over [t₀, t] is occupancy(t)·t − occupancy(t₀)·t₀ − Σ delta·time
+    /// over the changes between: `queue_area` accumulates −delta·time from −occupancy(t₀)·t₀ on
+    /// (`start_measuring`) and `stats_at` adds occupancy(t)·t, so a change costs one product.
+    #[inline]
+    pub(crate) fn occupancy_changed(&mut self, c: usize, now: Time, delta: i64) {
+        let occupancy = self.occupancy(c);
+        let st = &mut self.stats[c];
+        st.queue_area -= delta as i128 * now.ps() as i128;
+        st.queue_max = st.queue_max.max(occupancy);
+    }
+
+    /// The class statistics as they stand at `now`: a pause still in force included, and the
+    /// occupancy integral completed to `now`.
+    pub fn stats_at(&self, now: Time) -> Vec<ClassStats> {
+        let mut out = self.stats.to_vec();
+        for (c, s) in out.iter_mut().enumerate() {
+            if self.paused[c] {
+                s.paused += now - self.paused_since[c];
+            }
+            s.queue_area += self.occupancy(c) as i128 * now.ps() as i128;
+        }
+        out
+    }
+
+    /// Starts the measured period of the occupancy statistics at `now` (the warm-up's end):
+    /// the integral restarts from zero there (−occupancy × now, completed by `stats_at`) and
+    /// the peak from what is queued now.
+    pub(crate) fn start_measuring(&mut self, now: Time) {
+        for c in 0..self.stats.len() {
+            let occupancy = self.occupancy(c);
+            self.stats[c].queue_area = -(occupancy as i128 * now.ps() as i128);
+            self.stats[c].queue_max = occupancy;
+        }
+    }
+
+    /// Bytes sent, all classes.
+    pub fn tx_bytes(&self) -> u64 {
+        self.stats.iter().map(|s| s.tx_bytes).sum()
+    }
+
+    /// Payload sent, all classes.
+    pub fn tx_payload_bytes(&self) -> u64 {
+        self.stats.iter().map(|s| s.tx_payload_bytes).sum()
+    }
+
+    /// PAUSE frames sent, all classes.
+    pub fn pauses_sent(&self) -> u64 {
+        self.stats.iter().map(|s| s.pauses_sent).sum()
+    }
+
+    /// Time the egress spent paused by `now`, summed over classes.
+    pub fn paused_time_at(&self, now: Time) -> Time {
+        Time(self.stats_at(now).iter().map(|s| s.paused.ps()).sum())
+    }
+}
+
+/// One class of one port, as the `ports` table reports it. PFC frames count as pauses and
+/// resumes, not as sent packets.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct ClassStats {
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    /// Application payload sent (data packets, retransmissions included).
+    pub tx_payload_bytes: u64,
+    /// Packets routed to this egress that the switch dropped (its shared buffer was full).
+    pub drops: u64,
+    /// Packets of this egress that the switch marked CE.
+    pub ecn_marks: u64,
+    /// PFC frames this port sent its peer for the class (its ingress filled, then drained).
+    pub pauses_sent: u64,
+    pub resumes_sent: u64,
+    /// PFC frames (PAUSE and RESUME) received for the class, and the time they held this
+    /// egress paused.
+    pub pfc_received: u64,
+    pub paused: Time,
+    /// ∫ occupancy dt in byte·ps, and the peak occupancy in bytes, over the measured period
+    /// (as `Port::stats_at` gives them).
+    pub queue_area: i128,
+    pub queue_max: u64,
+}
+
+impl ClassStats {
+    /// What happened between `earlier` and these statistics. The occupancy figures are these
+    /// statistics': they restart when the measured period does (`Port::start_measuring`).
+    pub fn since(&self, earlier: &ClassStats) -> ClassStats {
+        ClassStats {
+            tx_packets: self.tx_packets - earlier.tx_packets,
+            tx_bytes: self.tx_bytes - earlier.tx_bytes,
+            tx_payload_bytes: self.tx_payload_bytes - earlier.tx_payload_bytes,
+            drops: self.drops - earlier.drops,
+            ecn_marks: self.ecn_marks - earlier.ecn_marks,
+            pauses_sent: self.pauses_sent - earlier.pauses_sent,
+            resumes_sent: self.resumes_sent - earlier.resumes_sent,
+            pfc_received: self.pfc_received - earlier.pfc_received,
+            paused: self.paused - earlier.paused,
+            queue_area: self.queue_area,
+            queue_max: self.queue_max,
+        }
+    }
+
+
 }
 
 /// A port's name, "NODE-PEER": the egress of NODE on its link to PEER (e.g. "s0-h0").
@@ -186,8 +290,12 @@ impl Network {
         let pkt = self.pkts.get(i);
         let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
         let port = &mut self.fabric.ports[p.idx()];
-        port.tx_bytes += wire;
-        port.tx_payload_bytes += payload;
+        if !matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume) {
+            let st = &mut port.stats[pkt.class as usize];
+            st.tx_packets += 1;
+            st.tx_bytes += wire;
+            st.tx_payload_bytes += payload;
+        }
         let done = self.now + port.rate.serialization(wire);
         let (peer, arrive) = (port.peer, done + port.delay);
         port.busy_until = done;
@@ -206,26 +314,28 @@ impl Network {
 
     /// Bookkeeping for packet `i` leaving class `c` of port `p`'s queue.
     fn dequeued(&mut self, p: PortId, c: usize, i: PktId) -> PktId {
-        self.observe_queue(p);
+        self.queue_changes(p);
         let w = self.pkts.get(i).wire_bytes as u64;
         let port = &mut self.fabric.ports[p.idx()];
         let queued_before = port.class_bytes[c];
         port.class_bytes[c] -= w;
         port.queue_bytes -= w;
+        port.occupancy_changed(c, self.now, -(w as i64));
         if let Owner::Switch(s) = port.owner {
-            self.switch_dequeued(s, c, i, queued_before);
+            self.switch_dequeued(s, p, c, i, queued_before);
         }
         i
     }
 
     /// Queues packet `i` on class `c` of port `p` and starts it if the port is idle.
     pub(crate) fn enqueue(&mut self, p: PortId, c: usize, i: PktId) {
-        self.observe_queue(p);
+        self.queue_changes(p);
         let w = self.pkts.get(i).wire_bytes as u64;
         let port = &mut self.fabric.ports[p.idx()];
         port.queues[c].push_back(i);
         port.class_bytes[c] += w;
         port.queue_bytes += w;
+        port.occupancy_changed(c, self.now, w as i64);
         self.try_tx(p);
     }
 
@@ -237,8 +347,8 @@ impl Network {
         let i = self.pkts.alloc(Packet::new(kind, class as u8, self.cfg.pfc_frame_bytes));
         let port = &mut self.fabric.ports[p.idx()];
         port.control.push_back(i);
-        port.pauses_sent += pause as u64;
-        port.resumes_sent += !pause as u64;
+        port.stats[class].pauses_sent += pause as u64;
+        port.stats[class].resumes_sent += !pause as u64;
         self.events.push(self.now, EventKind::Kick(p));
     }
 
@@ -260,17 +370,21 @@ impl Network {
     pub(crate) fn receive_pfc(&mut self, p: PortId, i: PktId) {
         let pkt = *self.pkts.get(i);
         self.pkts.free(i);
-        if self.fabric.ports[p.idx()].apply_pfc(pkt.class as usize, pkt.kind == PacketKind::Pause, self.now) {
+        let pause = pkt.kind == PacketKind::Pause;
+        let resumed = self.fabric.ports[p.idx()].apply_pfc(pkt.class as usize, pause, self.now);
+        self.measure.record_pfc(self.now, p, pkt.class, pause);
+        if resumed {
             self.try_tx(p);
         }
     }
 
-    /// Credits port `p`'s queue sampler with the occupancy that held until now.
-    #[inline]
-    fn observe_queue(&mut self, p: PortId) {
+    /// Port `p`'s occupancy is about to change: its queue sampler, if any, is credited with
+    /// the occupancy that held until now.
+    #[inline(always)]
+    pub(crate) fn queue_changes(&mut self, p: PortId) {
         let port = &self.fabric.ports[p.idx()];
         if let Some(sampler) = port.sampler {
-            self.measure.samplers[sampler as usize].observe(self.now, port.queue_bytes);
+            self.measure.samplers[sampler as usize].observe(self.now, &port.occupancies()[..self.cfg.classes]);
         }
     }
 }

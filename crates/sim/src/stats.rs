@@ -16,24 +16,29 @@ pub fn histogram() -> Histogram<u64> {
 /// Samples one port's queue occupancy every `interval` without an event per sample: the
 /// occupancy only changes at enqueue and dequeue, so each change first credits the samples that
 /// fell since the previous change with the value that held over them. The histogram counts the
-/// instants from `warmup` on; the trace, when kept, every instant.
+/// instants from `warmup` on; the trace, when kept, every instant. At a host port the
+/// occupancy includes the segments its NIC holds (`Port::occupancy`).
 pub struct QueueSampler {
     pub port: PortId,
     pub name: String,
     interval: Time,
     next: Time,
     warmup: Time,
+    /// The port's occupancy over all classes, and per class.
     pub hist: Histogram<u64>,
+    pub class_hist: Vec<Histogram<u64>>,
     pub trace: Option<Vec<(Time, u64)>>,
 }
 
 impl QueueSampler {
-    pub fn new(port: PortId, name: String, interval: Time, warmup: Time, trace: bool) -> Self {
-        QueueSampler { port, name, interval, next: interval, warmup, hist: histogram(), trace: trace.then(Vec::new) }
+    pub fn new(port: PortId, name: String, interval: Time, warmup: Time, trace: bool, classes: usize) -> Self {
+        let class_hist = (0..classes).map(|_| histogram()).collect();
+        QueueSampler { port, name, interval, next: interval, warmup, hist: histogram(), class_hist, trace: trace.then(Vec::new) }
     }
 
-    /// Records `bytes` (the occupancy that held until `now`) for every sample instant ≤ `now`.
-    pub fn observe(&mut self, now: Time, bytes: u64) {
+    /// Records the occupancy that held until `now`, `classes` bytes per class, for every
+    /// sample instant ≤ `now`.
+    pub fn observe(&mut self, now: Time, classes: &[u64]) {
         if self.next > now {
             return;
         }
@@ -42,8 +47,12 @@ impl QueueSampler {
             Some(d) => (d.div_ceil(self.interval.ps())).min(n),
             None => 0,
         };
+        let bytes = classes.iter().sum();
         if n > before_warmup {
             self.hist.record_n(bytes, n - before_warmup).expect("auto-resizing histogram");
+            for (h, &b) in self.class_hist.iter_mut().zip(classes) {
+                h.record_n(b, n - before_warmup).expect("auto-resizing histogram");
+            }
         }
         if let Some(t) = &mut self.trace {
             t.extend((0..n).map(|i| (Time(self.next.ps() + i * self.interval.ps()), bytes)));
@@ -160,15 +169,16 @@ mod tests {
 
     #[test]
     fn sampler_credits_each_instant_once() {
-        let mut s = QueueSampler::new(PortId(0), "p".into(), Time(10), Time(20), true);
-        s.observe(Time(5), 7); // no instant yet
-        s.observe(Time(30), 7); // instants 10, 20, 30 held 7
-        s.observe(Time(35), 100); // none
-        s.observe(Time(40), 100); // instant 40
+        let mut s = QueueSampler::new(PortId(0), "p".into(), Time(10), Time(20), true, 2);
+        s.observe(Time(5), &[7, 0]); // no instant yet
+        s.observe(Time(30), &[5, 2]); // instants 10, 20, 30 held 7
+        s.observe(Time(35), &[100, 0]); // none
+        s.observe(Time(40), &[0, 100]); // instant 40
         let t = s.trace.unwrap();
         assert_eq!(t, vec![(Time(10), 7), (Time(20), 7), (Time(30), 7), (Time(40), 100)]);
         // The histogram starts at the warm-up's end: instants 20, 30, 40.
         assert_eq!(s.hist.len(), 3);
         assert_eq!(s.hist.max(), 100);
+        assert_eq!((s.class_hist[0].max(), s.class_hist[1].max()), (5, 100));
     }
 }

@@ -53,17 +53,28 @@ impl Network {
         at.map(|i| self.faults.swap_remove(i)).is_some()
     }
 
+    /// A packet was dropped: a data packet counts against its flow and the loss rate.
+    pub(crate) fn count_drop(&mut self, pkt: &Packet) {
+        if pkt.kind == PacketKind::Data {
+            self.measure.data_drops += 1;
+            self.flows.slots[pkt.flow as usize].stats.drops += 1;
+        }
+    }
+
     /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
     pub(crate) fn switch_receive(&mut self, s: SwitchId, in_port: PortId, i: PktId) {
         let pkt = *self.pkts.get(i);
         let injected = self.injected_loss(&pkt);
+        let egress = self.fabric.routing.next_port(s, pkt.dst_host, pkt.hash);
+        let c = pkt.class as usize;
         let sw = &mut self.fabric.switches[s.idx()];
         let w = pkt.wire_bytes as u64;
         if sw.used + w > self.cfg.switch_params.buffer || injected {
             // Tail drop: the shared buffer is full (or a fault is injected).
             sw.drops += 1;
+            self.fabric.ports[egress.idx()].stats[c].drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
-            self.measure.data_drops += (pkt.kind == PacketKind::Data) as u64;
+            self.count_drop(&pkt);
             match pkt.kind {
                 k if k.of_flow() => {
                     self.free_packet(i);
@@ -78,8 +89,6 @@ impl Network {
             return;
         }
         sw.used += w;
-        let egress = self.fabric.routing.next_port(s, pkt.dst_host, pkt.hash);
-        let c = pkt.class as usize;
         let p = self.pkts.get_mut(i);
         p.in_port = Some(in_port);
         p.hops = p.hops.saturating_add(1);
@@ -91,34 +100,37 @@ impl Network {
                 self.send_pfc(in_port, c, true);
             }
         }
-        if self.cfg.switch_params.mark_at == MarkAt::Enqueue {
+        if self.cfg.switch_params.mark_at == MarkAt::Enqueue && self.cfg.switch_params.ecn.is_some() {
             let queued = self.fabric.ports[egress.idx()].class_bytes[c];
-            self.mark(s, i, queued);
+            self.mark(s, egress, i, queued);
         }
         self.enqueue(egress, c, i);
     }
 
-    /// Marks data packet `i` CE with the probability for a queue of `queued` bytes.
-    fn mark(&mut self, s: SwitchId, i: PktId, queued: u64) {
+    /// Marks data packet `i`, queued at egress `port` of switch `s`, CE with the probability
+    /// for a queue of `queued` bytes.
+    fn mark(&mut self, s: SwitchId, port: PortId, i: PktId, queued: u64) {
         let sw = &mut self.fabric.switches[s.idx()];
         if let (Some(ecn), PacketKind::Data) = (self.cfg.switch_params.ecn, self.pkts.get(i).kind) {
             let p = mark_probability(queued, ecn);
             if p >= 1.0 || (p > 0.0 && sw.rng.random::<f64>() < p) {
-                self.pkts.get_mut(i).ecn = true;
+                let pkt = self.pkts.get_mut(i);
+                pkt.ecn = true;
                 sw.marks += 1;
+                self.fabric.ports[port.idx()].stats[pkt.class as usize].ecn_marks += 1;
             }
         }
     }
 
-    /// Packet `i` leaves class `c` of an egress port of switch `s`, which held `queued` bytes in that
-    /// class before it left: release its buffer, lift PFC on its ingress once below XON, and
-    /// with marking at dequeue mark it by that queue (algorithms.md §5.1).
-    pub(crate) fn switch_dequeued(&mut self, s: SwitchId, c: usize, i: PktId, queued: u64) {
+    /// Packet `i` leaves class `c` of egress `port` of switch `s`, which held `queued` bytes in
+    /// that class before it left: release its buffer, lift PFC on its ingress once below XON,
+    /// and with marking at dequeue mark it by that queue (algorithms.md §5.1).
+    pub(crate) fn switch_dequeued(&mut self, s: SwitchId, port: PortId, c: usize, i: PktId, queued: u64) {
         let pkt = *self.pkts.get(i);
         let w = pkt.wire_bytes as u64;
         self.fabric.switches[s.idx()].used -= w;
-        if self.cfg.switch_params.mark_at == MarkAt::Dequeue {
-            self.mark(s, i, queued);
+        if self.cfg.switch_params.mark_at == MarkAt::Dequeue && self.cfg.switch_params.ecn.is_some() {
+            self.mark(s, port, i, queued);
         }
         let in_port = pkt.in_port.expect("a packet queued at a switch came in through a port");
         let inp = &mut self.fabric.ports[in_port.idx()];

@@ -59,6 +59,16 @@ impl Column {
         }
     }
 
+    /// Row `r` as text: a label, or a number as Rust prints it ("NaN" where missing).
+    pub fn text(&self, r: usize) -> String {
+        match self {
+            Column::Int(v) => v[r].to_string(),
+            Column::F64(v) => v[r].to_string(),
+            Column::OptInt { values, missing } => if missing[r] { "NaN".into() } else { values[r].to_string() },
+            Column::Labels { codes, names } => names[codes[r] as usize].clone(),
+        }
+    }
+
     fn to_json(&self) -> Value {
         match self {
             Column::Int(v) => v.iter().map(|&x| Value::from(x)).collect(),
@@ -115,6 +125,18 @@ impl Table {
 
     pub fn rows(&self) -> usize {
         self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+
+    /// Column `name`, if the table has it.
+    pub fn get(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
+    }
+
+    /// The first row whose columns `keys` hold the given texts or numbers, as (column, value)
+    /// pairs: labels as text, numbers as `f64` (NaN where missing).
+    pub fn row(&self, keys: &[(&str, &str)]) -> Option<Vec<(&'static str, String)>> {
+        let r = (0..self.rows()).find(|&r| keys.iter().all(|(k, v)| self.get(k).is_some_and(|c| c.text(r) == *v)))?;
+        Some(self.columns.iter().map(|(n, c)| (*n, c.text(r))).collect())
     }
 
     /// The table as a JSON object of column arrays.

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{run_net, scenario, star_pair};
+use common::{cell, run_net, scenario, star_pair};
 use rttlab_cc::Time;
 use rttlab_sim::run;
 
@@ -219,6 +219,11 @@ fn poisson_into_deterministic_port_matches_md1() {
     eprintln!("M/D/1: mean wait {w:.0} ps, theory {w_theory:.0} ps, {} samples", f.stats.rtt_samples);
     assert!(f.stats.rtt_samples > 300_000);
     assert!((w / w_theory - 1.0).abs() < 0.03, "mean wait {w} ps vs M/D/1 {w_theory} ps");
+    // The port's time-weighted occupancy (waiting packets, not the one on the wire) is, by
+    // Little's law, λ·W·1500 B = ρ²/(2(1 − ρ))·1500 B = 375 B.
+    let queue_b = cell(&net, "ports", &[("port", "s0-h0"), ("class", "1")], "queue_avg_kb") * 1e3;
+    let lq_theory = rho * rho / (2.0 * (1.0 - rho)) * 1500.0;
+    assert!((queue_b / lq_theory - 1.0).abs() < 0.03, "mean queue {queue_b} B vs M/D/1 {lq_theory} B");
 }
 
 #[test]
@@ -257,15 +262,27 @@ fn pfc_pause_and_resume_timing_by_hand() {
         [[flows]]
         src = 1
         dst = 0
+        [measure]
+        pfc_trace = true
         "#,
     );
     let h1 = &net.ports()[net.hosts()[1].port.idx()];
     let s0_h1 = &net.ports()[h1.peer.idx()];
-    assert_eq!(s0_h1.pauses_sent, 1);
+    assert_eq!(s0_h1.pauses_sent(), 1);
     assert_eq!(h1.paused_time_at(net.end()), Time(51_251_200 - 6_851_200));
     assert!(!h1.paused[1]);
     // Six packets before the pause, three more after the resume (at 51.2512, 52.4512, 53.6512 µs).
-    assert_eq!(h1.tx_bytes, 9 * 1500);
+    assert_eq!(h1.tx_bytes(), 9 * 1500);
+    // The ports table and the PFC timeline say the same, for the data class (1).
+    let h1_row = |col| cell(&net, "ports", &[("port", "h1-s0"), ("class", "1")], col);
+    assert_eq!((h1_row("tx_packets"), h1_row("pfc_received"), h1_row("paused_us")), (9.0, 2.0, 44.4));
+    let s0_row = |col| cell(&net, "ports", &[("port", "s0-h1"), ("class", "1")], col);
+    assert_eq!((s0_row("pauses_sent"), s0_row("resumes_sent"), s0_row("tx_packets")), (1.0, 1.0, 0.0));
+    // s0-h0 holds at most packets 2..6 (7500 B, once packet 6 arrives at 8.2 µs) behind packet 1.
+    assert_eq!(cell(&net, "ports", &[("port", "s0-h0"), ("class", "1")], "queue_max_kb"), 7.5);
+    assert_eq!(cell(&net, "pfc", &[("event", "pause")], "time_us"), 6.8512);
+    assert_eq!(cell(&net, "pfc", &[("event", "resume")], "time_us"), 51.2512);
+    assert_eq!(cell(&net, "pfc", &[("event", "resume")], "class"), 1.0);
 }
 
 /// NIC pacing (TIMELY §5, Fig. 16): one 16 KB segment paced at 1 Gbps on a 10 Gbps link. Its

@@ -20,6 +20,9 @@ pub struct MeasureConfig {
     pub fct_buckets: Vec<Bytes>,
     /// Keep one record per finished workload flow (memory grows with run length).
     pub flow_records: bool,
+    /// Keep every PFC frame as it reaches the egress it pauses or resumes: the `pfc` table
+    /// (memory grows with run length, up to `MAX_TRACE_SAMPLES` frames).
+    pub pfc_trace: bool,
 }
 
 impl Default for MeasureConfig {
@@ -31,6 +34,7 @@ impl Default for MeasureConfig {
             timeseries_interval: None,
             fct_buckets: vec![Bytes(10_000), Bytes(100_000), Bytes(1_000_000), Bytes(10_000_000)],
             flow_records: false,
+            pfc_trace: false,
         }
     }
 }

@@ -44,3 +44,14 @@ pub fn star_pair(duration: &str, nic: &str, rest: &str) -> String {
 pub fn window_pair(extra: &str) -> String {
     star_pair("10ms", "mtu = \"1500B\"", &format!("[transport]\nkind = \"window\"\n{extra}"))
 }
+
+/// Column `col` of table `table`'s first row whose `keys` columns read as the given texts
+/// (e.g. `[("port", "s0-h0"), ("class", "1")]`), as a number.
+#[allow(dead_code)] // not every test binary uses it
+pub fn cell(net: &Network, table: &str, keys: &[(&str, &str)], col: &str) -> f64 {
+    let tables = net.tables();
+    let t = &tables.iter().find(|(n, _)| *n == table).unwrap_or_else(|| panic!("no table {table}")).1;
+    let row = t.row(keys).unwrap_or_else(|| panic!("no row {keys:?} in {table}"));
+    let text = &row.iter().find(|(n, _)| *n == col).unwrap_or_else(|| panic!("no column {col} in {table}")).1;
+    text.parse().unwrap_or_else(|_| panic!("{table}.{col} = {text:?} is not a number"))
+}
