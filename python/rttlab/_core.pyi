@@ -16,11 +16,13 @@ Observe = Callable[[int, int, int], bool]
 #: text, or ``("masked", values, missing)`` for integers with missing values.
 Column = np.ndarray | tuple[str, np.ndarray, Any]
 
-def run(scenario: str, observe: Observe | None = None) -> tuple[str, str, dict[str, dict[str, Column]]]:
-    """Runs a scenario given as JSON: (summary JSON, meta JSON, tables by name)."""
+def run(scenario: str, observe: Observe | None = None) -> tuple[str, str, dict[str, dict[str, Column]], dict[str, bytes]]:
+    """Runs a scenario given as JSON: (summary JSON, meta JSON, tables by name, pcap files by
+    captured port)."""
 
 def run_json(scenario: str, observe: Observe | None = None) -> str:
-    """Runs a scenario given as JSON: ``{"summary", "tables", "dtypes", "meta"}`` as JSON."""
+    """Runs a scenario given as JSON: ``{"summary", "tables", "dtypes", "meta"}`` as JSON (no
+    packet captures)."""
 
 def resolve_json(scenario: str) -> str:
     """Validates a scenario given as JSON; returns it with every default filled in."""

@@ -61,9 +61,14 @@ def parse_sets(items: list[str]) -> dict:
 
 
 def cmd_run(args) -> int:
+    overrides = parse_sets(args.set)
+    if args.pcap:
+        if not args.out:
+            raise ValueError("--pcap needs --out DIR: the captures are written there as pcap/PORT.pcap")
+        overrides["measure.pcap.ports"] = args.pcap
     if args.out:
         check_result_dir(args.out, force=args.force)
-    result = run(args.scenario, overrides=parse_sets(args.set), seed=args.seed, progress=show_progress(args) and not args.json)
+    result = run(args.scenario, overrides=overrides, seed=args.seed, progress=show_progress(args) and not args.json)
     if args.out:
         result.save(args.out, force=args.force, format=args.format)
     for w in result.meta.get("warnings", []):
@@ -236,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables into the new directory DIR")
     r.add_argument("--format", choices=FORMATS, default="csv", help="the tables' format with --out (default csv; parquet keeps the column types)")
     r.add_argument("--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)")
+    r.add_argument("--pcap", action="append", default=[], metavar="PORT", help="capture what egress PORT (NODE-PEER, e.g. s0-h0) sends into DIR/pcap/PORT.pcap (repeatable; with --out; [measure.pcap] sets the limits)")
     r.add_argument("--no-progress", action="store_true", help="no progress bar (there is none when stderr is not a terminal, or with --json)")
     r.set_defaults(func=cmd_run)
     sw = sub.add_parser("sweep", help="run a scenario over a grid of values; one tidy table of summaries")

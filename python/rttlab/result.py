@@ -32,6 +32,8 @@ class Result:
     summary: dict[str, Any]
     meta: dict[str, Any]
     tables: dict[str, pd.DataFrame] = field(repr=False)
+    #: Packet captures (``[measure.pcap]``): each captured port's pcap file, by port name.
+    pcaps: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     if TYPE_CHECKING:  # the tables, reached through __getattr__
         flows: pd.DataFrame
@@ -57,11 +59,11 @@ class Result:
         return cls(summary=raw["summary"], meta=raw["meta"], tables=tables)
 
     @classmethod
-    def from_native(cls, summary: str, meta: str, tables: dict[str, dict[str, Any]]) -> "Result":
+    def from_native(cls, summary: str, meta: str, tables: dict[str, dict[str, Any]], pcaps: dict[str, bytes]) -> "Result":
         """The result from `_core.run`: NumPy arrays taken over from the simulator as the
         columns (no copy); text columns arrive as label codes, integers with gaps with a mask."""
         frames = {name: pd.DataFrame({col: _column(v) for col, v in tables[name].items()}, copy=False) for name in TABLES}
-        return cls(summary=json.loads(summary), meta=json.loads(meta), tables=frames)
+        return cls(summary=json.loads(summary), meta=json.loads(meta), tables=frames, pcaps=pcaps)
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         if name in TABLES:
@@ -84,8 +86,9 @@ class Result:
         return f"<p><b>rttlab.Result</b> {html.escape(self._headline())}</p><p>tables: {rows}</p>{summary}"
 
     def save(self, out: str | Path, *, force: bool = False, format: str = "csv") -> Path:
-        """Writes summary.json, meta.json and one file per table (``format``: CSV, or Parquet,
-        which keeps the column types) into the directory ``out``, all together or not at all. An
+        """Writes summary.json, meta.json, one file per table (``format``: CSV, or Parquet,
+        which keeps the column types) and ``pcap/PORT.pcap`` per packet capture into the
+        directory ``out``, all together or not at all. An
         existing ``out`` is replaced only with ``force`` and only if it is an earlier rttlab
         result (see `rttlab.outputs`)."""
         if format not in FORMATS:
@@ -98,6 +101,10 @@ class Result:
                     df.to_csv(tmp / f"{name}.csv", index=False)
                 else:
                     df.to_parquet(tmp / f"{name}.parquet", index=False)
+            if self.pcaps:
+                (tmp / "pcap").mkdir()
+                for port, data in self.pcaps.items():
+                    (tmp / "pcap" / f"{port}.pcap").write_bytes(data)
         return Path(out)
 
 

@@ -8,7 +8,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 use rttlab_sim::table::Column;
 use std::cell::RefCell;
 use rttlab_sim::RunError;
@@ -79,14 +79,15 @@ fn run_json(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>) -> PyRes
     Ok(simulate(py, scenario, observe)?.to_json())
 }
 
-/// Runs a scenario given as JSON; returns `(summary JSON, meta JSON, tables)`, where `tables`
-/// maps each table's name to its columns: a NumPy array (`int64`, `float64` with NaN where
-/// missing), `("labels", codes, names)` for text, or `("masked", values, missing)` for integers
-/// with missing values. The arrays take over the run's vectors: no copy, no text. See
-/// `simulate` for `observe`.
+/// Runs a scenario given as JSON; returns `(summary JSON, meta JSON, tables, pcaps)`, where
+/// `tables` maps each table's name to its columns: a NumPy array (`int64`, `float64` with NaN
+/// where missing), `("labels", codes, names)` for text, or `("masked", values, missing)` for
+/// integers with missing values. The arrays take over the run's vectors: no copy, no text.
+/// `pcaps` maps each captured port's name to its pcap file's bytes. See `simulate` for
+/// `observe`.
 #[pyfunction]
 #[pyo3(signature = (scenario, observe=None))]
-fn run<'py>(py: Python<'py>, scenario: &str, observe: Option<Py<PyAny>>) -> PyResult<(String, String, Bound<'py, PyDict>)> {
+fn run<'py>(py: Python<'py>, scenario: &str, observe: Option<Py<PyAny>>) -> PyResult<(String, String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let out = simulate(py, scenario, observe)?;
     let tables = PyDict::new(py);
     for (name, table) in out.tables {
@@ -102,8 +103,12 @@ fn run<'py>(py: Python<'py>, scenario: &str, observe: Option<Py<PyAny>>) -> PyRe
         }
         tables.set_item(name, cols)?;
     }
+    let pcaps = PyDict::new(py);
+    for (port, bytes) in &out.captures {
+        pcaps.set_item(port, PyBytes::new(py, bytes))?;
+    }
     let summary = serde_json::to_string(&out.summary).expect("summaries serialize");
-    Ok((summary, out.meta.to_string(), tables))
+    Ok((summary, out.meta.to_string(), tables, pcaps))
 }
 
 /// Validates a scenario given as JSON; returns it with every default filled in, as JSON.

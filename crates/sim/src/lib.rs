@@ -10,6 +10,7 @@
 use std::ops::ControlFlow;
 
 pub mod endpoint;
+pub mod capture;
 pub mod engine;
 pub mod flow;
 pub mod ids;
@@ -59,5 +60,6 @@ pub fn run_observed(s: &Scenario, observe: impl FnMut(Progress) -> ControlFlow<(
     let wall = t0.elapsed().as_secs_f64();
     let summary = net.summary();
     let meta = output::meta(s, output::perf(&net, wall), net.warnings(&summary));
-    Ok(Output { summary, tables: net.tables(), meta })
+    let tables = net.tables();
+    Ok(Output { summary, tables, meta, captures: net.take_captures() })
 }

@@ -1,15 +1,16 @@
 //! The network: ports, switches, hosts and flows built from a scenario, and the event loop
 //! that runs them.
 
+use crate::capture::{Capture, Endpoints};
 use crate::engine::{rng_stream, Event, EventKind, EventQueue, Stream, Timers};
 use crate::flow::{Flow, FlowSpec, FlowStats, Tx};
 use crate::nic::Host;
 use crate::packet::{PacketKind, Slab};
-use crate::ids::{FlowId, PortId, SwitchId};
+use crate::ids::{FlowId, PktId, PortId, SwitchId};
 use crate::port::{port_name, ClassStats, Owner, Port};
 use crate::routing::Routing;
 use crate::scenario::{Arrivals, CcConfig, HostConfig, MarkAt, Scenario, ScenarioError, TransportConfig, Until, Workload};
-use crate::scenario::MAX_TRACE_SAMPLES;
+use crate::scenario::{MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
 use crate::switch::{Switch, SwitchParams};
 use crate::topology::Graph;
@@ -165,15 +166,16 @@ impl Fabric {
                 dsts.iter().map(|&d| port_name(&self.graph, &self.ports, self.ports[self.hosts[d as usize].port.idx()].peer)).collect()
             }
         };
-        let find = |(i, name): (usize, String)| {
-            let p = (0..self.ports.len() as u32).map(PortId).find(|&p| port_name(&self.graph, &self.ports, p) == name).ok_or_else(|| ScenarioError::Invalid {
-                field: format!("measure.queue_ports[{i}]"),
-                value: name.clone(),
-                allowed: "an egress port named NODE-PEER of linked nodes, e.g. \"s0-h0\" (hosts h0.., switches s0..)".into(),
-            })?;
-            Ok((p, name))
-        };
-        names.into_iter().enumerate().map(find).collect()
+        names.into_iter().enumerate().map(|(i, name)| Ok((self.port_named(&name, &format!("measure.queue_ports[{i}]"))?, name))).collect()
+    }
+
+    /// The egress port called `name` ("NODE-PEER"); otherwise an error naming `field`.
+    fn port_named(&self, name: &str, field: &str) -> Result<PortId, ScenarioError> {
+        (0..self.ports.len() as u32).map(PortId).find(|&p| port_name(&self.graph, &self.ports, p) == name).ok_or_else(|| ScenarioError::Invalid {
+            field: field.to_string(),
+            value: name.to_string(),
+            allowed: "an egress port named NODE-PEER of linked nodes, e.g. \"s0-h0\" (hosts h0.., switches s0..)".into(),
+        })
     }
 }
 
@@ -208,6 +210,8 @@ pub(crate) struct Measurements {
     /// (time, port, class, pause), up to `MAX_TRACE_SAMPLES`; the frames beyond are counted.
     pub pfc_trace: Option<Vec<(Time, PortId, u8, bool)>>,
     pub pfc_trace_refused: u64,
+    /// `measure.pcap`: one capture per port named.
+    pub captures: Vec<Capture>,
     /// Data packets sent (first transmissions and retransmissions), and dropped anywhere.
     pub data_sent: u64,
     pub data_drops: u64,
@@ -224,6 +228,18 @@ impl Measurements {
             fabric.ports[p.idx()].sampler = Some(samplers.len() as u32);
             samplers.push(QueueSampler::new(p, name, s.measure.queue_interval, s.warmup, s.measure.queue_trace, s.switch.classes as usize));
         }
+        let mut captures = Vec::new();
+        if let Some(pcap) = &s.measure.pcap {
+            for (i, name) in pcap.ports.iter().enumerate() {
+                let p = fabric.port_named(name, &format!("measure.pcap.ports[{i}]"))?;
+                if fabric.ports[p.idx()].capture.is_some() {
+                    return Err(ScenarioError::Invalid { field: format!("measure.pcap.ports[{i}]"), value: name.clone(), allowed: "each port once".into() });
+                }
+                fabric.ports[p.idx()].capture = Some(captures.len() as u32);
+                let share = MAX_CAPTURE_BYTES / pcap.ports.len() as u64;
+                captures.push(Capture::new(p, name.clone(), pcap.snaplen.0 as u32, pcap.max_packets, share));
+            }
+        }
         Ok(Measurements {
             groups: flows.chain(workloads).collect(),
             fct_buckets: s.measure.fct_buckets.iter().map(|b| b.0).collect(),
@@ -235,9 +251,31 @@ impl Measurements {
             ports_at_warmup: Vec::new(),
             pfc_trace: s.measure.pfc_trace.then(Vec::new),
             pfc_trace_refused: 0,
+            captures,
             data_sent: 0,
             data_drops: 0,
         })
+    }
+}
+
+impl Network {
+    /// Packet `i` starts leaving a captured port: capture `c` records it.
+    #[cold]
+    pub(crate) fn capture(&mut self, c: u32, i: PktId) {
+        let pkt = self.pkts.get(i);
+        let ends = match pkt.kind {
+            k if k.of_flow() => {
+                let f = &self.flows.slots[pkt.flow as usize];
+                let (src, dst) = if pkt.kind == PacketKind::Data { (f.src, f.dst) } else { (f.dst, f.src) };
+                Endpoints { src: Some(src), dst, flow: pkt.flow, message: matches!(f.tx, Tx::Message(_)), payload_per_packet: self.cfg.payload_per_packet, first_of_segment: pkt.first_of_segment }
+            }
+            PacketKind::Ping => {
+                let src = self.generators[pkt.seq as usize].sources[pkt.flow as usize];
+                Endpoints { src: Some(src), dst: pkt.dst_host, flow: pkt.flow, message: false, payload_per_packet: 0, first_of_segment: false }
+            }
+            _ => Endpoints { src: None, dst: pkt.dst_host, flow: pkt.flow, message: false, payload_per_packet: 0, first_of_segment: false },
+        };
+        self.measure.captures[c as usize].record(self.now, pkt, ends);
     }
 }
 
@@ -562,6 +600,12 @@ impl Network {
     /// switch it reaches, and counted as a drop there.
     pub fn lose_once(&mut self, flow: u32, seq: u32) {
         self.faults.push((flow, seq));
+    }
+
+    /// The packet captures (`measure.pcap`) as pcap files by port name; they are handed over
+    /// once.
+    pub fn take_captures(&mut self) -> Vec<(String, Vec<u8>)> {
+        std::mem::take(&mut self.measure.captures).into_iter().map(|c| (c.name.clone(), c.into_bytes())).collect()
     }
 
     /// Workload flows retired so far, their slots reused.

@@ -212,6 +212,7 @@ impl Network {
         let seg = &mut host.nic[c][idx];
         let psn = seg.psn.wrapping_add(seg.sent / self.cfg.payload_per_packet);
         let payload = (seg.bytes - seg.sent).min(self.cfg.payload_per_packet);
+        let first = seg.sent == 0;
         seg.sent += payload;
         if let Some(pacing) = self.cfg.pacing_rate {
             seg.next_at = now + pacing.serialization((payload + self.cfg.header_bytes) as u64);
@@ -239,6 +240,7 @@ impl Network {
         let reopened = last && m.nic_segments + 1 == self.cfg.send_queue;
         let pkt = Packet {
             last_of_segment: last,
+            first_of_segment: first,
             flow: s.flow,
             dst_host: dst,
             hash,

@@ -446,6 +446,8 @@ pub struct Output {
     pub summary: Summary,
     pub tables: Tables,
     pub meta: Value,
+    /// Packet captures (`measure.pcap`): each port's pcap file.
+    pub captures: Vec<(String, Vec<u8>)>,
 }
 
 impl Output {
@@ -487,6 +489,9 @@ impl Network {
     /// What makes this run's results doubtful or incomplete, in words for the user.
     pub fn warnings(&self, summary: &Summary) -> Vec<String> {
         let mut out = summary.warnings();
+        for c in self.measure.captures.iter().filter(|c| c.refused > 0) {
+            out.push(format!("the packet capture of {} kept its first {} packets (measure.pcap.max_packets, or its share of 1 GiB); {} later ones are not in it", c.name, c.packets, c.refused));
+        }
         if self.measure.pfc_trace_refused > 0 {
             out.push(format!(
                 "the PFC timeline (`pfc` table) stopped at {} frames: {} later frames are not in it (the counters in the ports table include them)",

@@ -31,6 +31,8 @@ pub struct Packet {
     pub ecn: bool,
     /// Data: the last packet of its segment, which the receiver acknowledges.
     pub last_of_segment: bool,
+    /// Message data: the first packet of its segment (for packet captures).
+    pub first_of_segment: bool,
     /// Switches the packet has crossed (the TTL it has lost).
     pub hops: u8,
     /// Window ACK: the forward hop count of the acknowledged packet (Swift §3.5, App. B).
@@ -80,6 +82,7 @@ impl Packet {
             class,
             ecn: false,
             last_of_segment: false,
+            first_of_segment: false,
             hops: 0,
             echo_hops: 0,
             flow: u32::MAX,

@@ -57,8 +57,9 @@ pub struct Port {
     pub pausing: [bool; MAX_CLASSES],
     /// What the `ports` table reports, per class in use (kept apart so that a port stays small).
     pub stats: Box<[ClassStats]>,
-    /// Index of the port's queue sampler, if it is sampled.
+    /// Index of the port's queue sampler, if it is sampled, and of its packet capture.
     pub sampler: Option<u32>,
+    pub capture: Option<u32>,
 }
 
 impl Port {
@@ -85,6 +86,7 @@ impl Port {
             pausing: [false; MAX_CLASSES],
             stats: vec![ClassStats::default(); classes].into_boxed_slice(),
             sampler: None,
+            capture: None,
         }
     }
 
@@ -278,6 +280,9 @@ impl Network {
             }
         }
         let Some(i) = next else { return };
+        if let Some(c) = self.fabric.ports[p.idx()].capture {
+            self.capture(c, i);
+        }
         // The completion happens as an event when something waits for the port already; at a
         // host, also when its NIC holds segments or its transport counts the packet's
         // completion (`host_tx_done`).

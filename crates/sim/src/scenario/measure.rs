@@ -23,7 +23,32 @@ pub struct MeasureConfig {
     /// Keep every PFC frame as it reaches the egress it pauses or resumes: the `pfc` table
     /// (memory grows with run length, up to `MAX_TRACE_SAMPLES` frames).
     pub pfc_trace: bool,
+    /// Packet capture on named egress ports (`crate::capture`); absent: none.
+    pub pcap: Option<PcapConfig>,
 }
+
+/// `[measure.pcap]`: which ports to capture, and how much.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PcapConfig {
+    /// Egress ports named "NODE-PEER", one pcap file each.
+    pub ports: Vec<String>,
+    /// Packets kept per port; later ones are counted, not kept.
+    pub max_packets: u64,
+    /// Bytes kept of each frame (its true length is recorded). Wireshark marks a RoCEv2 frame
+    /// cut short as malformed (its ICRC is missing); TCP frames decode either way.
+    pub snaplen: Bytes,
+}
+
+impl Default for PcapConfig {
+    fn default() -> Self {
+        PcapConfig { ports: Vec::new(), max_packets: 10_000, snaplen: Bytes(65_535) }
+    }
+}
+
+/// The captures together keep at most this many bytes (shared equally by the captured ports);
+/// packets beyond are counted, not kept, so that a capture cannot exhaust memory.
+pub const MAX_CAPTURE_BYTES: u64 = 1 << 30;
 
 impl Default for MeasureConfig {
     fn default() -> Self {
@@ -35,6 +60,7 @@ impl Default for MeasureConfig {
             fct_buckets: vec![Bytes(10_000), Bytes(100_000), Bytes(1_000_000), Bytes(10_000_000)],
             flow_records: false,
             pfc_trace: false,
+            pcap: None,
         }
     }
 }
@@ -69,6 +95,17 @@ impl MeasureConfig {
         }
         if self.queue_interval == Time::ZERO {
             return Err(invalid("measure.queue_interval", self.queue_interval, "must be positive"));
+        }
+        if let Some(p) = &self.pcap {
+            if p.ports.is_empty() {
+                return Err(invalid("measure.pcap.ports", "[]", "at least one egress port named NODE-PEER, e.g. [\"s0-h0\"]"));
+            }
+            if !(64..=65_535).contains(&p.snaplen.0) {
+                return Err(invalid("measure.pcap.snaplen", p.snaplen, "64B to 65535B"));
+            }
+            if p.max_packets == 0 {
+                return Err(invalid("measure.pcap.max_packets", p.max_packets, "at least 1"));
+            }
         }
         if self.queue_trace {
             trace_length("measure.queue_interval", self.queue_interval, duration, 1)?;

@@ -17,7 +17,7 @@ mod validate;
 mod workload;
 
 pub use host::{CcConfig, HostConfig, NicConfig, TransportConfig, WindowConfig};
-pub use measure::{MeasureConfig, MAX_TRACE_SAMPLES};
+pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 pub use switch::{EcnConfig, MarkAt, SwitchConfig};
 pub use topology::{ChainConfig, FatTreeConfig, HostLink, LeafSpineConfig, StarConfig, TierLink, Topology};
 pub use traffic::{Arrivals, FlowGroup, HostSet, Until};
