@@ -355,3 +355,17 @@ def test_per_flow_series_of_drops_marks_and_retransmits():
         assert (last[col] == f[col]).all(), col
         assert (ts.groupby("flow")[col].diff().dropna() >= 0).all(), f"{col} is cumulative"
     assert last.inflight_bytes.isna().all()
+
+
+def test_sweep_tables_have_numeric_columns_in_the_unit_their_name_states(tmp_path):
+    from rttlab import sweep
+
+    base = rttlab.load(ROOT / "scenarios" / "timely-testbed.toml")
+    base.update({"duration": "1ms", "warmup": "0us"})
+    every = sweep.grid(base, {"cc.t_low": ["0us", "50us", "0.1ms"], "nic.segment": ["16KB", "32KiB", "64KB"], "seed": [1, 2, 3]})
+    cells = [every[i] for i in (0, 13, 26)]
+    df = sweep.sweep_table(cells, sweep.run_all([s for _, s in cells], jobs=1, cache_dir=None, progress=False))
+    assert list(df.columns[:5]) == ["cc.t_low", "cc.t_low_us", "nic.segment", "nic.segment_bytes", "seed"]
+    assert list(df["cc.t_low_us"]) == [0.0, 50.0, 100.0] and list(df["nic.segment_bytes"]) == [16_000, 32_768, 64_000]
+    assert df["cc.t_low_us"].dtype == "float64" and "throughput_gbps" in df
+    assert rttlab._core.quantity("25Gbps") == ("gbps", 25.0) and rttlab._core.quantity("fast") is None

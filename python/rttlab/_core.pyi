@@ -24,6 +24,10 @@ def run_json(scenario: str, observe: Observe | None = None) -> str:
     """Runs a scenario given as JSON: ``{"summary", "tables", "dtypes", "meta"}`` as JSON (no
     packet captures)."""
 
+def quantity(text: str) -> tuple[str, float] | None:
+    """``text`` as a quantity: ("us", microseconds), ("gbps", Gbps) or ("bytes", bytes); None if
+    it is not one."""
+
 def resolve_json(scenario: str) -> str:
     """Validates a scenario given as JSON; returns it with every default filled in."""
 

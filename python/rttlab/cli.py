@@ -9,13 +9,12 @@ import os
 import sys
 from pathlib import Path
 
-import pandas as pd
 
 from . import InternalError, __version__, load, presets, run
 from .outputs import check_file, check_result_dir, write_file
 from .result import FORMATS
 from .scenario import apply_overrides, parse_value
-from .sweep import Interrupted, default_cache, grid, run_all
+from .sweep import Interrupted, default_cache, grid, run_all, sweep_table
 
 SUMMARY_ROWS = [
     ("throughput_gbps", "throughput (wire)", "Gbps"),
@@ -165,7 +164,7 @@ def cmd_sweep(args) -> int:
     seeds = args.seeds or [base.get("seed", 1)]
     cells = grid(base, {**axes, "seed": seeds})
     results = run_all([s for _, s in cells], jobs=args.jobs, cache_dir=cache_dir(args), scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout, desc="sweep", progress=show_progress(args))
-    df = pd.DataFrame([{**{k: str(v) if isinstance(v, (dict, list)) else v for k, v in point.items()}, **r.summary} for (point, _), r in zip(cells, results)])
+    df = sweep_table(cells, results)
     write_file(out, lambda tmp: df.to_csv(tmp, index=False) if out.suffix == ".csv" else df.to_parquet(tmp, index=False), force=args.force)
     cols = [*axes, "seed", "throughput_gbps", "rtt_avg_us", "rtt_p99_us"]
     print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))

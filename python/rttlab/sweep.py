@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+import pandas as pd
 from tqdm import tqdm
 
 from . import _core
@@ -74,6 +75,25 @@ def grid(base: dict[str, Any], axes: Mapping[str, Sequence[Any]]) -> list[tuple[
         point = dict(zip(axes, values))
         out.append((point, apply_overrides(copy.deepcopy(base), point)))
     return out
+
+
+def sweep_table(cells: Sequence[tuple[dict[str, Any], dict[str, Any]]], results: Sequence[Result]) -> pd.DataFrame:
+    """One row per run of `grid`'s cells: the point's values (lists and tables as text), beside
+    each axis whose values are all quantities of one kind a numeric column in the unit its name
+    states (``cc.t_low = "50us"`` gives ``cc.t_low_us = 50.0``; rates in Gbps, sizes in bytes),
+    then the run's summary."""
+    rows = []
+    for (point, _), r in zip(cells, results):
+        rows.append({k: str(v) if isinstance(v, (dict, list)) else v for k, v in point.items()})
+    df = pd.DataFrame(rows)
+    for key in list(df.columns):
+        parsed = [_core.quantity(v) if isinstance(v, str) else None for v in df[key]]
+        units = {p[0] for p in parsed if p}
+        if len(units) == 1 and all(parsed):
+            unit = units.pop()
+            df.insert(df.columns.get_loc(key) + 1, f"{key}_{unit}", [p[1] for p in parsed])
+    summary = pd.DataFrame([r.summary for r in results], index=df.index)
+    return pd.concat([df, summary], axis=1)
 
 
 def run_all(

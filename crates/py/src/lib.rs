@@ -120,6 +120,21 @@ fn resolve_json(scenario: &str) -> PyResult<String> {
     })
 }
 
+/// `text` as a quantity in the unit a result column names it in, with the column's suffix:
+/// a duration in microseconds (`"us"`), a rate in Gbps (`"gbps"`), a size in bytes
+/// (`"bytes"`); `None` if it is none of these. The scenario's own parser reads it.
+#[pyfunction]
+fn quantity(text: &str) -> Option<(&'static str, f64)> {
+    use rttlab_cc::{Bytes, Rate, Time};
+    if let Ok(t) = text.parse::<Time>() {
+        Some(("us", t.as_us()))
+    } else if let Ok(r) = text.parse::<Rate>() {
+        Some(("gbps", r.as_gbps()))
+    } else {
+        text.parse::<Bytes>().ok().map(|b| ("bytes", b.0 as f64))
+    }
+}
+
 /// Panics on purpose, so that tests can check how a bug reaches the user.
 #[pyfunction]
 fn _panic_for_test() -> PyResult<()> {
@@ -137,6 +152,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_json, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
