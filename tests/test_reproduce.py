@@ -157,3 +157,9 @@ def test_sweep_on_a_dask_cluster_matches_local_runs(tmp_path):
             again = sweep.run_all(points, scheduler=client, progress=False)
     assert [r.summary for r in remote] == [r.summary for r in local] == [r.summary for r in again]
     assert len(list(tmp_path.glob("*.json"))) == 3
+
+
+def test_report_numbers_have_three_significant_digits():
+    from rttlab.report import _fmt
+
+    assert [_fmt(x) for x in (4.7341, 1060.2, 598.0, 59.83, 0.01234, 0.0, float("nan"), None)] == ["4.73", "1060", "598", "59.8", "0.0123", "0", "–", "–"]

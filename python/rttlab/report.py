@@ -15,7 +15,6 @@ Layout of the output directory::
 from __future__ import annotations
 
 import base64
-import html
 import math
 import subprocess
 from datetime import datetime, timezone
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from jinja2 import Environment, PackageLoader
 
 from . import __version__
 from .experiments import Executed
@@ -30,40 +30,29 @@ from .plotting import save
 from .outputs import result_dir
 from .scenario import to_toml
 
-CSS = """
-body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222;
-       max-width: 60rem; margin: 2rem auto; padding: 0 1.2rem; }
-h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.25rem; margin-top: 2.6rem;
-     border-top: 1px solid #ddd; padding-top: 1.2rem; }
-.meta { color: #555; font-size: .9rem; }
-figure { margin: 1rem 0; } figure img { height: auto; border: 1px solid #eee; }
-table { border-collapse: collapse; font-size: .88rem; margin: .6rem 0; }
-th, td { padding: .25rem .6rem; border-bottom: 1px solid #e4e4e4; text-align: right; }
-th:first-child, td:first-child { text-align: left; } th { background: #f6f6f6; }
-.ok { color: #1a7f37; font-weight: 600; } .no { color: #b42318; font-weight: 600; }
-ul.checks { list-style: none; padding-left: 0; } ul.checks li { margin: .2rem 0; }
-.paper { background: #f7f7fb; border-left: 3px solid #8a8fd8; padding: .5rem .8rem; }
-details pre { font-size: .78rem; background: #fafafa; padding: .6rem; overflow-x: auto; }
-a { color: #0b5cad; }
-"""
+#: The page's template (templates/report.html.j2); values are escaped as HTML.
+TEMPLATES = Environment(loader=PackageLoader("rttlab", "templates"), autoescape=True, trim_blocks=False)
 
 
 def _fmt(x: Any) -> str:
+    """A number with three significant digits, no exponent: 4.73, 59.8, 598, 1060; "–" if none."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     if isinstance(x, float):
-        return f"{x:.3f}" if abs(x) < 10 else f"{x:.1f}" if abs(x) < 1000 else f"{x:.0f}"
-    return html.escape(str(x))
+        decimals = max(0, 2 - math.floor(math.log10(abs(x)))) if x else 0
+        return f"{x:.{decimals}f}"
+    return str(x)
 
 
-def _table(t: pd.DataFrame) -> str:
-    rows = ["<tr><th>quantity</th><th>unit</th><th>rttlab</th><th>paper</th><th>ratio</th></tr>"]
+def _rows(t: pd.DataFrame) -> list[dict[str, str]]:
+    """The table of our numbers beside the paper's, formatted, with their ratio."""
+    rows = []
     for r in t.itertuples():
         paper = None if r.paper is None or pd.isna(r.paper) else float(r.paper)
         ours = None if r.rttlab is None or pd.isna(r.rttlab) else float(r.rttlab)
         ratio = ours / paper if ours is not None and paper else None
-        rows.append(f"<tr><td>{html.escape(r.quantity)}</td><td>{html.escape(r.unit)}</td><td>{_fmt(ours)}</td><td>{_fmt(paper)}</td><td>{_fmt(ratio)}</td></tr>")
-    return "<table>" + "".join(rows) + "</table>"
+        rows.append({"quantity": r.quantity, "unit": r.unit, "rttlab": _fmt(ours), "paper": _fmt(paper), "ratio": _fmt(ratio)})
+    return rows
 
 
 def _git_revision() -> str | None:
@@ -77,7 +66,7 @@ def _git_revision() -> str | None:
 def write(out: str | Path, executed: list[Executed], *, title: str, quick: bool, force: bool = False) -> Path:
     """Writes the report for ``executed`` experiments into ``out``, all together or not at all;
     an existing ``out`` is replaced only with ``force`` (see `rttlab.outputs`)."""
-    sections, checks, toc = [], [], []
+    sections, checks = [], []
     with result_dir(out, force=force) as tmp:
         for d in ("figures", "data", "scenarios"):
             (tmp / d).mkdir()
@@ -86,56 +75,42 @@ def write(out: str | Path, executed: list[Executed], *, title: str, quick: bool,
             width_pct = min(100, round(o.figure.get_size_inches()[0] / 7.0 * 100))
             save(o.figure, tmp / "figures" / e.name)
             o.table.to_csv(tmp / "data" / f"{e.name}-table.csv", index=False)
-            links = [f'<a href="data/{e.name}-table.csv">table</a>']
+            links = [("table", f"data/{e.name}-table.csv")]
             for key, frame in o.data.items():
                 frame.to_csv(tmp / "data" / f"{e.name}-{key}.csv", index=False)
-                links.append(f'<a href="data/{e.name}-{key}.csv">{html.escape(key)}</a>')
+                links.append((key, f"data/{e.name}-{key}.csv"))
             sdir = tmp / "scenarios" / e.name
             sdir.mkdir()
             for r in ex.runs:
                 (sdir / f"{r.slug()}.toml").write_text(to_toml(r.result.meta["scenario"]))
             for c in o.checks:
                 checks.append({"experiment": e.name, "claim": c.claim, "holds": c.holds, "measured": c.measured})
-            held = sum(c.holds for c in o.checks)
-            items = "".join(
-                f'<li><span class="{"ok" if c.holds else "no"}">{"✔" if c.holds else "✘"}</span> {html.escape(c.claim)} — <span class="meta">{html.escape(c.measured)}</span></li>'
-                for c in o.checks
-            )
-            png = base64.b64encode((tmp / "figures" / f"{e.name}.png").read_bytes()).decode()
-            first = to_toml(ex.runs[0].result.meta["scenario"]) if ex.runs else ""
-            toc.append(f'<tr><td><a href="#{e.name}">{html.escape(e.title)}</a></td><td>{held} / {len(o.checks)}</td><td>{len(ex.runs)}</td></tr>')
             sections.append(
-                f"""<section id="{e.name}">
-<h2>{html.escape(e.title)}</h2>
-<p class="paper"><b>The paper:</b> {html.escape(e.paper)}</p>
-<figure><img style="width: {width_pct}%" alt="{html.escape(e.title)}" src="data:image/png;base64,{png}">
-<figcaption class="meta">rttlab, {html.escape(e.name)} (<a href="figures/{e.name}.pdf">PDF</a>, <a href="figures/{e.name}.png">PNG</a>).</figcaption></figure>
-{_table(o.table)}
-<p><b>Trends the paper states</b> ({held} of {len(o.checks)} hold):</p>
-<ul class="checks">{items}</ul>
-<p><b>Agreement.</b> {html.escape(o.discussion)}</p>
-<p class="meta">Data: {", ".join(links)}. Scenarios: <a href="scenarios/{e.name}/">{len(ex.runs)} runs</a>, each re-runnable with <code>rttlab run scenarios/{e.name}/POINT.toml</code>.</p>
-<details><summary class="meta">Scenario of the first run</summary><pre>{html.escape(first)}</pre></details>
-</section>"""
+                {
+                    "name": e.name,
+                    "title": e.title,
+                    "paper": e.paper,
+                    "width_pct": width_pct,
+                    "png": base64.b64encode((tmp / "figures" / f"{e.name}.png").read_bytes()).decode(),
+                    "table": _rows(o.table),
+                    "checks": o.checks,
+                    "held": sum(c.holds for c in o.checks),
+                    "discussion": o.discussion,
+                    "links": links,
+                    "runs": len(ex.runs),
+                    "first_scenario": to_toml(ex.runs[0].result.meta["scenario"]) if ex.runs else "",
+                }
             )
         pd.DataFrame(checks, columns=["experiment", "claim", "holds", "measured"]).to_csv(tmp / "data" / "checks.csv", index=False)
-        rev = _git_revision()
-        total = sum(c["holds"] for c in checks)
-        when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        mode = "quick (CI-length runs: one seed, short)" if quick else "full"
-        page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)}</title><style>{CSS}</style></head>
-<body>
-<h1>{html.escape(title)}</h1>
-<p class="meta">rttlab {__version__}{f" (git {rev})" if rev else ""} · {mode} run · generated {when} · {total} of {len(checks)} stated trends hold</p>
-<p>Each section shows what the paper reports, rttlab's figure, rttlab's numbers beside the paper's where the
-paper gives numbers, the paper's stated trends checked against what rttlab measured, and why the two agree or
-differ. Every plotted series is in <a href="data/">data/</a>; every run's scenario, with all defaults written out,
-is in <a href="scenarios/">scenarios/</a>.</p>
-<table><tr><th>experiment</th><th>trends hold</th><th>runs</th></tr>{"".join(toc)}</table>
-{"".join(sections)}
-</body></html>
-"""
+        page = TEMPLATES.get_template("report.html.j2").render(
+            title=title,
+            version=__version__,
+            revision=_git_revision(),
+            mode="quick (CI-length runs: one seed, short)" if quick else "full",
+            generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            held=sum(c["holds"] for c in checks),
+            checks=len(checks),
+            sections=sections,
+        )
         (tmp / "index.html").write_text(page)
     return Path(out)

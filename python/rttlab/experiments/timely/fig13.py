@@ -29,8 +29,8 @@ def plot(d: pd.DataFrame, stats: pd.DataFrame, t0: float) -> Any:
     fig, (a, b) = subplots(1, 2, width=6.5, height=3.8)
     for f, x in d[d.time_ms <= t0 + WINDOW_MS].groupby("flow"):
         s = stats.loc[f]
-        a.plot(x.time_ms, x.rtt_us, linewidth=0.8, label=f"{s.rtt_mean:.0f} ± {s.rtt_sd:.0f} µs")
-        b.plot(x.time_ms, x.throughput_gbps * 1e3, linewidth=0.8, label=f"{s.thr_mean:.0f} ± {s.thr_sd:.0f} Mbps")
+        a.plot(x.time_ms, x.rtt_us, linewidth=0.8, label=f"conn. {f}: {s.rtt_mean:.0f} ± {s.rtt_sd:.0f} µs")
+        b.plot(x.time_ms, x.throughput_gbps * 1e3, linewidth=0.8, label=f"conn. {f}: {s.thr_mean:.0f} ± {s.thr_sd:.0f} Mbps")
     b.axhline(FAIR_SHARE_MBPS, color="black", linestyle=":", linewidth=0.8)
     a.set(ylabel="RTT, 1 ms mean (µs)")
     b.set(ylabel="Throughput, 5 ms (Mbps)", xlabel="Time (ms)")

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
-from ...plotting import mark_paper, styled, subplots
+from ...plotting import PAPER, styled, subplots
 from ..common import grid_points, over_seeds, ref_row, summaries
 from .testbed import plan
 
@@ -29,8 +29,11 @@ def plot(d: pd.DataFrame) -> Any:
     for c in CONNECTIONS:
         x = d[d.connections == c]
         a.errorbar(x.t_high_us, x.throughput_gbps, x.throughput_gbps_sd, marker="o", capsize=2, label=f"{c} per client")
-        b.errorbar(x.t_high_us, x.rtt_p99_us, x.rtt_p99_us_sd, marker="o", capsize=2, label=f"{c} per client")
-    mark_paper(b, [500] * 3, PAPER_P99.values(), label="paper (≈, T_high 500 µs)")
+        line = b.errorbar(x.t_high_us, x.rtt_p99_us, x.rtt_p99_us_sd, marker="o", capsize=2, label=f"{c} per client")
+        # The paper's value for this connection count, in the series' colour.
+        b.plot([500], [PAPER_P99[c]], linestyle="none", **{**PAPER, "markeredgecolor": line.lines[0].get_color()})
+        b.annotate(f"paper, {c}", (500, PAPER_P99[c]), xytext=(4, 0), textcoords="offset points", fontsize=6, va="center")
+    b.plot([], [], linestyle="none", label="paper (≈, T_high 500 µs)", **PAPER)
     for ax in (a, b):
         ax.set_xscale("log")
         ax.set_xticks(T_HIGH_US, [str(t) for t in T_HIGH_US])

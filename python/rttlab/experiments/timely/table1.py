@@ -95,7 +95,7 @@ def plot(df: pd.DataFrame) -> Any:
         x = np.arange(len(systems))
         ax.bar(x - 0.2, d.rttlab, 0.4, yerr=d.rttlab_sd, label="rttlab", color=PALETTE[0])
         ax.bar(x + 0.2, d.paper, 0.4, label="paper (Table 1)", color="#dddddd", edgecolor="black", linewidth=0.6)
-        ax.set_xticks(x, [s.replace("FAST* ", "FAST*\n") for s in systems], fontsize=6.5)
+        ax.set_xticks(x, systems, fontsize=6.5, rotation=35, ha="right", rotation_mode="anchor")
         ax.set_ylabel(f"{label} ({unit})")
         if key != "throughput_gbps":
             ax.set_yscale("log")
