@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 
 from . import InternalError, __version__, load, presets, run
@@ -59,7 +60,7 @@ def parse_sets(items: list[str]) -> dict:
     return out
 
 
-def cmd_run(args) -> int:
+def cmd_run(args: argparse.Namespace) -> int:
     overrides = parse_sets(args.set)
     if args.pcap:
         if not args.out:
@@ -90,16 +91,16 @@ def cmd_run(args) -> int:
     return 0
 
 
-def show_progress(args) -> bool:
+def show_progress(args: argparse.Namespace) -> bool:
     """Progress bars go to a terminal only, and not with --no-progress."""
     return not args.no_progress and sys.stderr.isatty()
 
 
-def cache_dir(args) -> Path | None:
+def cache_dir(args: argparse.Namespace) -> Path | None:
     return None if args.no_cache else Path(args.cache) if args.cache else default_cache()
 
 
-def cmd_list(args) -> int:
+def cmd_list(args: argparse.Namespace) -> int:
     from .experiments import REGISTRY, groups
 
     if args.scenarios:
@@ -122,7 +123,7 @@ TITLES = {
 }
 
 
-def cmd_reproduce(args) -> int:
+def cmd_reproduce(args: argparse.Namespace) -> int:
     from . import report
     from .experiments import execute, select
 
@@ -154,7 +155,7 @@ def parse_grid(items: list[str]) -> dict[str, list]:
     return axes
 
 
-def cmd_sweep(args) -> int:
+def cmd_sweep(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix not in (".csv", ".parquet"):
         raise ValueError(f"--out {args.out!r}: the file name must end in .csv or .parquet")
@@ -224,7 +225,7 @@ def printable(message: str) -> str:
 class Parser(argparse.ArgumentParser):
     """Usage errors on one line (with where to find help), exit 2."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
 
 

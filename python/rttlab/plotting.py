@@ -4,12 +4,15 @@ a colour-blind-safe palette, and the published value drawn where the paper gives
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, ParamSpec, TypeVar
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: Okabe-Ito colours, safe for colour-blind readers and in greyscale print.
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
@@ -45,11 +48,11 @@ def subplots(ncols: int = 2, nrows: int = 1, width: float = 7.0, height: float =
     return fig, axes.flatten()
 
 
-def styled(fn):
+def styled(fn: Callable[P, R]) -> Callable[P, R]:
     """Runs a plotting function inside the house style."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         with plt.rc_context(STYLE):
             return fn(*args, **kwargs)
 

@@ -6,7 +6,7 @@ import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -35,18 +35,6 @@ class Result:
     #: Packet captures (``[measure.pcap]``): each captured port's pcap file, by port name.
     pcaps: dict[str, bytes] = field(default_factory=dict, repr=False)
 
-    if TYPE_CHECKING:  # the tables, reached through __getattr__
-        flows: pd.DataFrame
-        rtt: pd.DataFrame
-        queues: pd.DataFrame
-        queue_stats: pd.DataFrame
-        ports: pd.DataFrame
-        pfc: pd.DataFrame
-        timeseries: pd.DataFrame
-        groups: pd.DataFrame
-        fct: pd.DataFrame
-        flow_records: pd.DataFrame
-
     @classmethod
     def from_json(cls, text: str) -> "Result":
         """The result from `_core.run_json`'s text (the run cache's form): each column gets
@@ -66,6 +54,7 @@ class Result:
         return cls(summary=json.loads(summary), meta=json.loads(meta), tables=frames, pcaps=pcaps)
 
     def __getattr__(self, name: str) -> pd.DataFrame:
+        """The tables as attributes: ``result.flows``, ``result.ports``… (typed as DataFrames)."""
         if name in TABLES:
             return self.tables[name]
         raise AttributeError(name)

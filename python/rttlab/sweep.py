@@ -91,7 +91,7 @@ def sweep_table(cells: Sequence[tuple[dict[str, Any], dict[str, Any]]], results:
         units = {p[0] for p in parsed if p}
         if len(units) == 1 and all(parsed):
             unit = units.pop()
-            df.insert(df.columns.get_loc(key) + 1, f"{key}_{unit}", [p[1] for p in parsed])
+            df.insert(df.columns.get_loc(key) + 1, f"{key}_{unit}", [p[1] for p in parsed if p])
     summary = pd.DataFrame([r.summary for r in results], index=df.index)
     return pd.concat([df, summary], axis=1)
 
