@@ -274,7 +274,9 @@ impl Network {
         let header = self.cfg.header_bytes;
         let mut held: i64 = 0;
         queue.retain(|s| {
-            held -= (s.flow == f) as i64 * s.wire_left(ppp, header) as i64;
+            if s.flow == f {
+                held -= s.wire_left(ppp, header) as i64;
+            }
             s.flow != f
         });
         let mut n = 0;

@@ -168,9 +168,9 @@ impl Network {
             slowdown_p95: quantile(&slowdown, 0.95, 1e3),
             slowdown_p99: quantile(&slowdown, 0.99, 1e3),
             inflight_avg_bytes: {
-                let open = self.flows.slots.iter().filter(|f| f.open).filter_map(|f| self.inflight_area(f));
-                let areas: Vec<u128> = open.collect();
-                (!areas.is_empty() || self.flows.retired.inflight_area > 0).then(|| (areas.iter().sum::<u128>() + self.flows.retired.inflight_area) as f64 / 1e12 / secs)
+                let open = self.flows.slots.iter().filter(|f| f.open).filter_map(|f| self.inflight_area(f)).reduce(|a, b| a + b);
+                let retired = Some(self.flows.retired.inflight_area).filter(|&a| a > 0);
+                open.or(retired).map(|_| (open.unwrap_or(0) + self.flows.retired.inflight_area) as f64 / 1e12 / secs)
             },
             refused: self.measure.groups.iter().map(|g| g.rpcs_refused + g.flows_refused + g.pings_refused).sum(),
         }
@@ -290,12 +290,12 @@ impl Network {
         let mut rows: Vec<(u32, usize, ClassStats)> = Vec::new();
         for (i, port) in self.fabric.ports.iter().enumerate() {
             let now = port.stats_at(end);
-            for (c, st) in now.iter().enumerate().take(self.cfg.classes) {
+            for (c, st) in now.iter().enumerate() {
                 let before = self.measure.ports_at_warmup.get(i).map_or_else(ClassStats::default, |w| w[c]);
                 rows.push((i as u32, c, st.since(&before)));
             }
         }
-        let names = (0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, PortId(p))).collect();
+        let names = self.port_names();
         let p99 = |&(p, c, _): &(u32, usize, ClassStats)| {
             let sampler = self.fabric.ports[p as usize].sampler?;
             quantile(&self.measure.samplers[sampler as usize].class_hist[c], 0.99, 1e3)
@@ -321,10 +321,15 @@ impl Network {
             .col("queue_max_kb", rows.iter().map(|r| r.2.queue_max as f64 / 1e3).collect::<Vec<_>>())
     }
 
+    /// Every port's name, by port index (the labels of the port columns).
+    fn port_names(&self) -> Vec<String> {
+        (0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, PortId(p))).collect()
+    }
+
     /// `measure.pfc_trace`: every PFC frame as it reached the egress it pauses or resumes.
     fn pfc_table(&self) -> Table {
         let t = self.measure.pfc_trace.as_deref().unwrap_or_default();
-        let names = (0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, PortId(p))).collect();
+        let names = self.port_names();
         Table::default()
             .col("time_us", t.iter().map(|x| us(x.0)).collect::<Vec<_>>())
             .col("port", Column::Labels { codes: t.iter().map(|x| x.1 .0).collect(), names })

@@ -190,7 +190,8 @@ impl Port {
 
     /// Time the egress spent paused by `now`, summed over classes.
     pub fn paused_time_at(&self, now: Time) -> Time {
-        Time(self.stats_at(now).iter().map(|s| s.paused.ps()).sum())
+        let open = (0..self.stats.len()).filter(|&c| self.paused[c]).map(|c| now - self.paused_since[c]);
+        self.stats.iter().map(|s| s.paused).chain(open).fold(Time::ZERO, |a, b| a + b)
     }
 }
 
