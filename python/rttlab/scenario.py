@@ -33,23 +33,28 @@ def load(scenario: ScenarioLike) -> dict[str, Any]:
         path = Path(scenario).expanduser()
         preset = presets.find(str(scenario)) if path.name == str(scenario) else None
         if path.is_file():
-            text = path.read_text()
+            text, base = path.read_text(), path.parent
         elif preset is not None:
-            text = preset.read_text()
+            text, base = preset.read_text(), preset.parent
         elif path.suffix == ".toml" or path.parent != Path("."):
             raise ValueError(f"scenario file {str(scenario)!r} does not exist (nor is it a preset: rttlab list --scenarios)")
         else:
             raise ValueError(f"scenario {str(scenario)!r} is neither a file nor a preset; presets: {', '.join(presets.names())}")
     elif isinstance(scenario, str):
-        text = scenario
+        text, base = scenario, None
     else:
         raise ValueError(f"scenario must be a dict, a TOML path or TOML text, not {type(scenario).__name__}")
     try:
-        return tomllib.loads(text)
+        loaded = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ValueError(f"scenario is not valid TOML: {e}") from None
     except RecursionError:
         raise ValueError(f"scenario is not valid: arrays or tables nested more than {MAX_DEPTH} deep") from None
+    topology = loaded.get("topology")
+    if base is not None and isinstance(topology, dict) and isinstance(topology.get("file"), str):
+        # A topology file is found beside the scenario that names it.
+        topology["file"] = str(base / Path(topology["file"]).expanduser())
+    return loaded
 
 
 #: How deep a scenario's tables and arrays may nest (the deepest schema needs 4).

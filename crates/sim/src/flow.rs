@@ -9,6 +9,7 @@ use crate::packet::Packet;
 use crate::routing::five_tuple_hash;
 use crate::scenario::{CcConfig, TransportConfig};
 use crate::transport::message::{App, MessageTx};
+use crate::transport::onoff::OnOff;
 use crate::transport::window::WindowTx;
 use rand::Rng as _;
 use rttlab_cc::{Dctcp, Fast, LineRate, Metrics, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
@@ -163,6 +164,8 @@ pub struct FlowSpec {
     /// Application write size (window transport): a smaller write is a packet of its own.
     pub write: Option<u64>,
     pub app: Option<App>,
+    /// Window transport: the application pacing the connection (`None`: backlogged).
+    pub onoff: Option<OnOff>,
     pub ephemeral: Option<Origin>,
     /// Data only when offered (RPC connections).
     pub demand: bool,
@@ -259,7 +262,7 @@ impl Network {
                     CcConfig::Swift(p) => Box::new(Swift::new(p.clone(), mss)),
                     _ => unreachable!("validated: window controller"),
                 };
-                Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop)))
+                Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop, spec.onoff.take())))
             }
             TransportConfig::Message => {
                 let cc: Box<dyn RateController> = match &self.cfg.cc {
@@ -284,6 +287,9 @@ impl Network {
         spec.start += Time(rand::Rng::random_range(&mut rng, 0..=spec.start_jitter.ps()));
         if let Some(app) = &mut spec.app {
             app.next_message = spec.start;
+        }
+        if let Some(onoff) = &mut spec.onoff {
+            onoff.start = spec.start;
         }
         let sport = 49152 + (splitmix64(self.cfg.seed ^ serial ^ 0x5eed_f10f) % 16384) as u16;
         let dport = if matches!(self.cfg.transport, TransportConfig::Window(_)) { TCP_PORT } else { ROCEV2_PORT };

@@ -9,12 +9,13 @@ use crate::packet::{PacketKind, Slab};
 use crate::ids::{FlowId, PktId, PortId, SwitchId};
 use crate::port::{port_name, ClassStats, Owner, Port};
 use crate::routing::Routing;
-use crate::scenario::{Arrivals, CcConfig, HostConfig, MarkAt, Scenario, ScenarioError, TransportConfig, Until, Workload};
+use crate::scenario::{invalid, Arrivals, CcConfig, HostConfig, Scenario, ScenarioError, TransportConfig, Until, Workload};
 use crate::scenario::{MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
-use crate::switch::{Switch, SwitchParams};
+use crate::switch::{QueueParams, Red, Switch};
 use crate::topology::Graph;
 use crate::transport::message::App;
+use crate::transport::onoff::OnOff;
 use crate::transport::window::Action;
 use crate::transport::Timer;
 use crate::workload::Generator;
@@ -68,7 +69,10 @@ pub(crate) struct RunConfig {
     pub seed: u64,
     pub transport: TransportConfig,
     pub cc: CcConfig,
-    pub switch_params: SwitchParams,
+    /// Shared buffer of every switch.
+    pub buffer: u64,
+    /// Queue settings of switch egress ports, by `Port::params` (0: `[switch]`'s own).
+    pub queue_params: Vec<QueueParams>,
     pub classes: usize,
     pub ack_class: usize,
     pub payload_per_packet: u32,
@@ -94,12 +98,8 @@ impl RunConfig {
             seed: s.seed,
             transport: s.transport.clone(),
             cc: s.cc.clone(),
-            switch_params: SwitchParams {
-                buffer: sw.buffer.0,
-                pfc: sw.pfc.then_some((sw.pfc_xoff.0, sw.pfc_xon.0)),
-                ecn: sw.ecn.as_ref().map(|e| e.thresholds()),
-                mark_at: sw.ecn.as_ref().map_or(MarkAt::Dequeue, |e| e.mark_at),
-            },
+            buffer: sw.buffer.0,
+            queue_params: Vec::new(),
             classes: sw.classes as usize,
             ack_class: nic.ack_class as usize,
             payload_per_packet: nic.payload_per_packet() as u32,
@@ -135,8 +135,8 @@ impl Fabric {
         let owner = |n: u32| if n < graph.hosts { Owner::Host(n) } else { Owner::Switch(SwitchId(n - graph.hosts)) };
         for l in &graph.links {
             let (pa, pb) = (ports.len() as u32, ports.len() as u32 + 1);
-            ports.push(Port::new(owner(l.a), l.a, PortId(pb), l.rate, l.delay, s.switch.classes as usize));
-            ports.push(Port::new(owner(l.b), l.b, PortId(pa), l.rate, l.delay, s.switch.classes as usize));
+            ports.push(Port::new(owner(l.a), l.a, PortId(pb), l.rate_ab, l.delay, s.switch.classes as usize));
+            ports.push(Port::new(owner(l.b), l.b, PortId(pa), l.rate_ba, l.delay, s.switch.classes as usize));
             node_ports[l.a as usize].push(PortId(pa));
             node_ports[l.b as usize].push(PortId(pb));
         }
@@ -160,13 +160,77 @@ impl Fabric {
             Some(v) => v.clone(),
             None => {
                 let incast = s.workloads.iter().filter_map(|w| if let Workload::Incast(c) = w { Some(c.receiver) } else { None });
-                let mut dsts: Vec<u32> = s.flows.iter().map(|g| g.dst).chain(incast).collect();
+                let flow_dsts = s.flows.iter().flat_map(|g| s.host_set("", Some(&g.dst)).expect("validated"));
+                let mut dsts: Vec<u32> = flow_dsts.chain(incast).collect();
                 dsts.sort_unstable();
                 dsts.dedup();
                 dsts.iter().map(|&d| port_name(&self.graph, &self.ports, self.ports[self.hosts[d as usize].port.idx()].peer)).collect()
             }
         };
         names.into_iter().enumerate().map(|(i, name)| Ok((self.port_named(&name, &format!("measure.queue_ports[{i}]"))?, name))).collect()
+    }
+
+    /// Resolves `[switch]` and its `[[switch.ports]]` overrides into the queue settings of every
+    /// switch port (`Port::params` indexes the distinct ones); an override that names an unknown
+    /// switch or port, or selects no port, is an error naming it.
+    fn queue_params(&mut self, s: &Scenario) -> Result<Vec<QueueParams>, ScenarioError> {
+        let sw = &s.switch;
+        let mut params = vec![QueueParams {
+            pfc: sw.pfc.then_some((sw.pfc_xoff.0, sw.pfc_xon.0)),
+            ecn: sw.ecn.as_ref().map(Red::new),
+            limit: sw.queue_limit,
+            alpha: sw.alpha,
+            device_queue: sw.device_queue as u64,
+        }];
+        for (i, o) in sw.ports.iter().enumerate() {
+            let at = format!("switch.ports[{i}]");
+            let mut selected = vec![true; self.ports.len()];
+            if !o.switches.is_empty() {
+                let mut wanted = std::collections::HashSet::new();
+                for (j, name) in o.switches.iter().enumerate() {
+                    let node = (self.graph.hosts..self.graph.nodes()).find(|&n| self.graph.node_name(n) == *name);
+                    wanted.insert(node.ok_or_else(|| invalid(format!("{at}.switches[{j}]"), name, "the name of a switch (s0, s1, ... or a graph topology's names)"))?);
+                }
+                selected.iter_mut().zip(&self.ports).for_each(|(sel, p)| *sel &= wanted.contains(&p.node));
+            }
+            if !o.ports.is_empty() {
+                let mut named = vec![false; self.ports.len()];
+                for (j, name) in o.ports.iter().enumerate() {
+                    named[self.port_named(name, &format!("{at}.ports[{j}]"))?.idx()] = true;
+                }
+                selected.iter_mut().zip(named).for_each(|(sel, n)| *sel &= n);
+            }
+            if let Some(rate) = o.link_rate {
+                selected.iter_mut().zip(&self.ports).for_each(|(sel, p)| *sel &= p.rate == rate);
+            }
+            let mut any = false;
+            for port in self.ports.iter_mut().filter(|p| matches!(p.owner, Owner::Switch(_))).zip(&selected).filter_map(|(p, &sel)| sel.then_some(p)) {
+                // Only what this override gives replaces the port's settings so far.
+                let mut q = params[port.params as usize].clone();
+                if let Some(e) = &o.ecn {
+                    q.ecn = Some(Red::new(e));
+                }
+                q.limit = o.queue_limit.or(q.limit);
+                q.alpha = o.alpha.or(q.alpha);
+                q.device_queue = o.device_queue.map_or(q.device_queue, u64::from);
+                q.pfc = q.pfc.map(|(xoff, xon)| (o.pfc_xoff.map_or(xoff, |b| b.0), o.pfc_xon.map_or(xon, |b| b.0)));
+                if let Some((xoff, xon)) = q.pfc.filter(|&(xoff, xon)| !(xon < xoff && xoff < sw.buffer.0)) {
+                    return Err(invalid(format!("{at}.pfc_xoff"), rttlab_cc::Bytes(xoff), format!("need pfc_xon ({}) < pfc_xoff < buffer ({})", rttlab_cc::Bytes(xon), sw.buffer)));
+                }
+                port.params = match params.iter().position(|x| *x == q) {
+                    Some(k) => k as u16,
+                    None => {
+                        params.push(q);
+                        (params.len() - 1) as u16
+                    }
+                };
+                any = true;
+            }
+            if !any {
+                return Err(invalid(at, "no port", "selectors that match at least one switch egress port"));
+            }
+        }
+        Ok(params)
     }
 
     /// The egress port called `name` ("NODE-PEER"); otherwise an error naming `field`.
@@ -335,6 +399,7 @@ pub struct TimeSeries {
 impl Network {
     pub fn new(s: &Scenario) -> Result<Network, ScenarioError> {
         let mut fabric = Fabric::new(s);
+        let queue_params = fabric.queue_params(s)?;
         let measure = Measurements::new(s, &mut fabric)?;
         let line_rates: Vec<u64> = fabric.hosts.iter().map(|h| h.line_rate.bps()).collect();
         let first_workload_group = s.flows.len();
@@ -346,7 +411,7 @@ impl Network {
             seq_now: 0,
             events: EventQueue::default(),
             pkts: Slab::default(),
-            cfg: RunConfig::new(s),
+            cfg: RunConfig { queue_params, ..RunConfig::new(s) },
             fabric,
             flows: FlowTable::default(),
             generators,
@@ -371,16 +436,24 @@ impl Network {
     /// Opens and starts every `[[flows]]` connection.
     fn open_flow_groups(&mut self, s: &Scenario) {
         for (gi, g) in s.flows.iter().enumerate() {
-            for h in g.src.hosts().expect("validated") {
+            let sources = s.host_set("", Some(&g.src)).expect("validated");
+            let dsts = s.host_set("", Some(&g.dst)).expect("validated");
+            for (i, &h) in sources.iter().enumerate() {
+                let dst = dsts[i.min(dsts.len() - 1)];
+                let start = Time(g.start.ps() + g.start_step.ps() * i as u64);
                 for _ in 0..g.connections {
-                    let app = g.rate.map(|rate| App {
+                    let onoff = match (&s.transport, g.rate) {
+                        (TransportConfig::Window(w), Some(rate)) => Some(OnOff::new(rate, g.on.unwrap_or_default(), g.off, start, g.send_buffer.unwrap_or(w.send_buffer).0)),
+                        _ => None,
+                    };
+                    let app = g.rate.filter(|_| onoff.is_none()).map(|rate| App {
                         rate,
                         message: g.message.unwrap_or(s.nic.segment()).0,
                         poisson: g.arrivals == Arrivals::Poisson,
-                        next_message: g.start,
+                        next_message: start,
                     });
-                    let (start, start_jitter, stop) = (g.start, g.start_jitter, g.stop.unwrap_or(Time::MAX));
-                    let spec = FlowSpec { src: h, dst: g.dst, class: g.class, group: gi as u16, start, start_jitter, stop, size: g.size.map(|b| b.0), write: g.write.map(|b| b.0), app, ephemeral: None, demand: false };
+                    let (start_jitter, stop) = (g.start_jitter, g.stop.unwrap_or(Time::MAX));
+                    let spec = FlowSpec { src: h, dst, class: g.class, group: gi as u16, start, start_jitter, stop, size: g.size.map(|b| b.0), write: g.write.map(|b| b.0), app, onoff, ephemeral: None, demand: false };
                     let f = self.open_flow(spec);
                     self.start_flow(f);
                 }

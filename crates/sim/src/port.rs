@@ -6,6 +6,7 @@ use crate::ids::{PktId, PortId, SwitchId};
 use crate::packet::{Packet, PacketKind};
 use crate::network::Network;
 use crate::engine::EventKind;
+use crate::switch::RedState;
 use crate::topology::Graph;
 use rttlab_cc::{Rate, Time};
 use std::collections::VecDeque;
@@ -57,6 +58,10 @@ pub struct Port {
     pub pausing: [bool; MAX_CLASSES],
     /// What the `ports` table reports, per class in use (kept apart so that a port stays small).
     pub stats: Box<[ClassStats]>,
+    /// A switch port's queue settings: an index into `RunConfig::queue_params`.
+    pub params: u16,
+    /// RED's spacing state per class in use.
+    pub red: Box<[RedState]>,
     /// Index of the port's queue sampler, if it is sampled, and of its packet capture.
     pub sampler: Option<u32>,
     pub capture: Option<u32>,
@@ -85,6 +90,8 @@ impl Port {
             ingress_bytes: [0; MAX_CLASSES],
             pausing: [false; MAX_CLASSES],
             stats: vec![ClassStats::default(); classes].into_boxed_slice(),
+            params: 0,
+            red: vec![RedState::default(); classes].into_boxed_slice(),
             sampler: None,
             capture: None,
         }

@@ -5,7 +5,8 @@ use crate::ids::{PktId, PortId, SwitchId};
 use crate::engine::Rng;
 use crate::network::Network;
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::MarkAt;
+use crate::port::Port;
+use crate::scenario::{EcnConfig, MarkAt, QueueLen, Spacing};
 use rand::Rng as _;
 
 pub struct Switch {
@@ -18,27 +19,94 @@ pub struct Switch {
     pub marks: u64,
 }
 
-/// Switch parameters common to every switch of a scenario.
-#[derive(Clone, Copy, Debug)]
-pub struct SwitchParams {
-    pub buffer: u64,
-    /// (XOFF, XON) in bytes per ingress port and class; `None` without PFC.
+/// What the queues of one switch egress port do, resolved from `[switch]` and its
+/// `[[switch.ports]]` overrides; ports share these through an index (`Port::params`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueParams {
+    /// (XOFF, XON) in bytes per class of this port's ingress; `None` without PFC.
     pub pfc: Option<(u64, u64)>,
-    /// (Kmin, Kmax, Pmax); `None` without ECN.
-    pub ecn: Option<(u64, u64, f64)>,
+    pub ecn: Option<Red>,
+    pub limit: Option<QueueLen>,
+    /// Dynamic threshold factor of the shared buffer.
+    pub alpha: Option<f64>,
+    /// Packets of the queue in the transmit ring, unseen by marking and the limit.
+    pub device_queue: u64,
+}
+
+/// ECN marking of a class queue: the RED curve (a step when `kmin == kmax`) in bytes or
+/// packets, gentle or not, with its spacing of marks.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Red {
+    pub kmin: u64,
+    pub kmax: u64,
+    pub pmax: f64,
+    pub packets: bool,
+    pub gentle: bool,
+    pub spacing: Spacing,
     pub mark_at: MarkAt,
 }
 
-/// RED marking probability for a queue of `q` bytes (DCQCN §5.1 of algorithms.md): 0 up to
-/// Kmin, rising linearly to Pmax at Kmax, 1 above Kmax. With Kmin = Kmax = K it is DCTCP's step:
-/// mark when the queue exceeds K (algorithms.md §4.1).
-pub fn mark_probability(q: u64, (kmin, kmax, pmax): (u64, u64, f64)) -> f64 {
-    if q <= kmin {
-        0.0
-    } else if q > kmax {
-        1.0
-    } else {
-        pmax * (q - kmin) as f64 / (kmax - kmin) as f64
+impl Red {
+    pub fn new(e: &EcnConfig) -> Red {
+        let (kmin, kmax) = e.thresholds();
+        Red { kmin: kmin.amount(), kmax: kmax.amount(), pmax: e.pmax, packets: kmin.packets(), gentle: e.gentle, spacing: e.spacing, mark_at: e.mark_at }
+    }
+
+    /// RED's marking probability for a queue of `q` (algorithms.md §5.1; Floyd and Jacobson
+    /// 1993): 0 up to Kmin, rising linearly to Pmax at Kmax, then 1 — or, gentle, rising on
+    /// linearly to 1 at 2·Kmax. With Kmin = Kmax = K it is DCTCP's step: mark when the queue
+    /// exceeds K (algorithms.md §4.1).
+    pub fn curve(&self, q: u64) -> f64 {
+        if q <= self.kmin {
+            0.0
+        } else if q <= self.kmax {
+            self.pmax * (q - self.kmin) as f64 / (self.kmax - self.kmin) as f64
+        } else if self.gentle && q < 2 * self.kmax {
+            self.pmax + (1.0 - self.pmax) * (q - self.kmax) as f64 / self.kmax as f64
+        } else {
+            1.0
+        }
+    }
+}
+
+/// A class queue's RED spacing state (ns-2 `red.cc` `count` and `old`): packets since the last
+/// mark while the queue is above Kmin.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct RedState {
+    count: u32,
+    above: bool,
+}
+
+impl RedState {
+    /// The probability of marking the next packet at a queue of `q` (Floyd and Jacobson §7;
+    /// `Spacing` says which rule). The first packet after the queue rises above Kmin is not
+    /// marked; a mark below the curve's 1 restarts the count (`marked`).
+    pub fn probability(&mut self, q: u64, red: &Red) -> f64 {
+        let p = red.curve(q);
+        if red.spacing == Spacing::Independent || p >= 1.0 {
+            return p;
+        }
+        self.count = self.count.saturating_add(1);
+        if p == 0.0 {
+            self.above = false;
+            return 0.0;
+        }
+        if !self.above {
+            (self.above, self.count) = (true, 1);
+            return 0.0;
+        }
+        let cp = self.count as f64 * p;
+        match red.spacing {
+            Spacing::Uniform if cp < 1.0 => p / (1.0 - cp),
+            Spacing::Wait if cp < 1.0 => 0.0,
+            Spacing::Wait if cp < 2.0 => p / (2.0 - cp),
+            _ => 1.0,
+        }
+    }
+
+    /// A packet was marked at a probability below 1.
+    pub fn marked(&mut self) {
+        self.count = 0;
     }
 }
 
@@ -69,8 +137,10 @@ impl Network {
         let c = pkt.class as usize;
         let sw = &mut self.fabric.switches[s.idx()];
         let w = pkt.wire_bytes as u64;
-        if sw.used + w > self.cfg.switch_params.buffer || injected {
-            // Tail drop: the shared buffer is full (or a fault is injected).
+        let out = &self.fabric.ports[egress.idx()];
+        let params = &self.cfg.queue_params[out.params as usize];
+        if sw.used + w > self.cfg.buffer || injected || !admits(out, c, w, params, self.cfg.buffer - sw.used) {
+            // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
             sw.drops += 1;
             self.fabric.ports[egress.idx()].stats[c].drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
@@ -88,37 +158,45 @@ impl Network {
             }
             return;
         }
+        let mark_at_enqueue = params.ecn.is_some_and(|r| r.mark_at == MarkAt::Enqueue);
         sw.used += w;
         let p = self.pkts.get_mut(i);
         p.in_port = Some(in_port);
         p.hops = p.hops.saturating_add(1);
         let inp = &mut self.fabric.ports[in_port.idx()];
         inp.ingress_bytes[c] += w;
-        if let Some((xoff, _)) = self.cfg.switch_params.pfc {
+        if let Some((xoff, _)) = self.cfg.queue_params[inp.params as usize].pfc {
             if !inp.pausing[c] && inp.ingress_bytes[c] > xoff {
                 inp.pausing[c] = true;
                 self.send_pfc(in_port, c, true);
             }
         }
-        if self.cfg.switch_params.mark_at == MarkAt::Enqueue && self.cfg.switch_params.ecn.is_some() {
-            let queued = self.fabric.ports[egress.idx()].class_bytes[c];
+        if mark_at_enqueue {
+            let out = &self.fabric.ports[egress.idx()];
+            let queued = (out.class_bytes[c], out.queues[c].len() as u64);
             self.mark(s, egress, i, queued);
         }
         self.enqueue(egress, c, i);
     }
 
     /// Marks data packet `i`, queued at egress `port` of switch `s`, CE with the probability
-    /// for a queue of `queued` bytes.
-    fn mark(&mut self, s: SwitchId, port: PortId, i: PktId, queued: u64) {
+    /// for a queue of `queued` (bytes, packets).
+    fn mark(&mut self, s: SwitchId, port: PortId, i: PktId, (bytes, packets): (u64, u64)) {
+        let pkt = self.pkts.get_mut(i);
+        let out = &mut self.fabric.ports[port.idx()];
+        let params = &self.cfg.queue_params[out.params as usize];
+        let (Some(red), PacketKind::Data) = (params.ecn, pkt.kind) else { return };
+        let c = pkt.class as usize;
+        let q = if red.packets { packets.saturating_sub(params.device_queue) } else { bytes };
+        let p = out.red[c].probability(q, &red);
         let sw = &mut self.fabric.switches[s.idx()];
-        if let (Some(ecn), PacketKind::Data) = (self.cfg.switch_params.ecn, self.pkts.get(i).kind) {
-            let p = mark_probability(queued, ecn);
-            if p >= 1.0 || (p > 0.0 && sw.rng.random::<f64>() < p) {
-                let pkt = self.pkts.get_mut(i);
-                pkt.ecn = true;
-                sw.marks += 1;
-                self.fabric.ports[port.idx()].stats[pkt.class as usize].ecn_marks += 1;
+        if p >= 1.0 || (p > 0.0 && sw.rng.random::<f64>() < p) {
+            if p < 1.0 {
+                out.red[c].marked();
             }
+            pkt.ecn = true;
+            sw.marks += 1;
+            out.stats[c].ecn_marks += 1;
         }
     }
 
@@ -129,13 +207,15 @@ impl Network {
         let pkt = *self.pkts.get(i);
         let w = pkt.wire_bytes as u64;
         self.fabric.switches[s.idx()].used -= w;
-        if self.cfg.switch_params.mark_at == MarkAt::Dequeue && self.cfg.switch_params.ecn.is_some() {
-            self.mark(s, port, i, queued);
+        let out = &self.fabric.ports[port.idx()];
+        if self.cfg.queue_params[out.params as usize].ecn.is_some_and(|r| r.mark_at == MarkAt::Dequeue) {
+            let packets = out.queues[c].len() as u64 + 1;
+            self.mark(s, port, i, (queued, packets));
         }
         let in_port = pkt.in_port.expect("a packet queued at a switch came in through a port");
         let inp = &mut self.fabric.ports[in_port.idx()];
         inp.ingress_bytes[c] -= w;
-        if let Some((_, xon)) = self.cfg.switch_params.pfc {
+        if let Some((_, xon)) = self.cfg.queue_params[inp.params as usize].pfc {
             if inp.pausing[c] && inp.ingress_bytes[c] <= xon {
                 inp.pausing[c] = false;
                 self.send_pfc(in_port, c, false);
@@ -144,19 +224,71 @@ impl Network {
     }
 }
 
+/// Whether class `c` of egress `port` takes a packet of `w` bytes under its queue limit and
+/// the dynamic threshold, with `free` bytes of the shared buffer left: the queue above the
+/// device ring stays within `limit`, and the class queue within `alpha · free` (Choudhury
+/// and Hahne 1998).
+#[inline]
+fn admits(port: &Port, c: usize, w: u64, params: &QueueParams, free: u64) -> bool {
+    let within_limit = match params.limit {
+        None => true,
+        Some(QueueLen::Packets(n)) => (port.queues[c].len() as u64).saturating_sub(params.device_queue) < n,
+        Some(QueueLen::Bytes(b)) => port.class_bytes[c] + w <= b,
+    };
+    within_limit && params.alpha.is_none_or(|a| (port.class_bytes[c] + w) as f64 <= a * free as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn red(kmin: u64, kmax: u64, pmax: f64, gentle: bool, spacing: Spacing) -> Red {
+        Red { kmin, kmax, pmax, packets: false, gentle, spacing, mark_at: MarkAt::Dequeue }
+    }
+
     #[test]
     fn red_and_step_marking() {
-        let red = (100, 200, 0.2);
-        assert_eq!(mark_probability(100, red), 0.0);
-        assert!((mark_probability(150, red) - 0.1).abs() < 1e-12);
-        assert!((mark_probability(200, red) - 0.2).abs() < 1e-12);
-        assert_eq!(mark_probability(201, red), 1.0);
-        let step = (80_000, 80_000, 1.0);
-        assert_eq!(mark_probability(80_000, step), 0.0);
-        assert_eq!(mark_probability(80_001, step), 1.0);
+        let r = red(100, 200, 0.2, false, Spacing::Independent);
+        assert_eq!(r.curve(100), 0.0);
+        assert!((r.curve(150) - 0.1).abs() < 1e-12);
+        assert!((r.curve(200) - 0.2).abs() < 1e-12);
+        assert_eq!(r.curve(201), 1.0);
+        let step = red(80_000, 80_000, 1.0, false, Spacing::Independent);
+        assert_eq!(step.curve(80_000), 0.0);
+        assert_eq!(step.curve(80_001), 1.0);
+    }
+
+    #[test]
+    fn gentle_red_rises_to_one_at_twice_kmax() {
+        let r = red(20, 60, 0.02, true, Spacing::Independent);
+        assert!((r.curve(60) - 0.02).abs() < 1e-12);
+        assert!((r.curve(90) - 0.51).abs() < 1e-12);
+        assert!((r.curve(119) - (0.02 + 0.98 * 59.0 / 60.0)).abs() < 1e-12);
+        assert_eq!(r.curve(120), 1.0);
+    }
+
+    #[test]
+    fn spacing_rules() {
+        // At p = 0.1: uniform spacing gives p / (1 − count·p); wait gives nothing until
+        // count·p reaches 1, then p / (2 − count·p); the first packet above Kmin is never marked.
+        let at = |spacing| {
+            let r = red(0, 10, 1.0, false, spacing);
+            let mut st = RedState::default();
+            (1..=12).map(|_| st.probability(1, &r)).collect::<Vec<f64>>()
+        };
+        let u = at(Spacing::Uniform);
+        assert_eq!(u[0], 0.0);
+        assert!((u[1] - 0.1 / 0.8).abs() < 1e-12, "count 2: {}", u[1]);
+        assert_eq!(u[9], 1.0);
+        let w = at(Spacing::Wait);
+        assert!(w[..9].iter().all(|&p| p == 0.0));
+        assert!((w[9] - 0.1).abs() < 1e-12 && (w[10] - 0.1 / 0.9).abs() < 1e-12);
+        let mut st = RedState::default();
+        let r = red(0, 10, 1.0, false, Spacing::Wait);
+        (0..12).for_each(|_| _ = st.probability(1, &r));
+        st.marked();
+        assert_eq!(st.probability(1, &r), 0.0, "a mark restarts the count");
+        assert_eq!(st.probability(0, &r), 0.0);
+        assert_eq!(at(Spacing::Independent)[0], 0.1);
     }
 }

@@ -1,18 +1,18 @@
 //! Topologies as plain graphs of hosts, switches and links.
 //!
-//! Nodes are numbered hosts first (`h0..h{H-1}` are nodes `0..H`), then switches. Every host
-//! has one NIC, linked to one switch (its edge switch), and the hosts of one edge switch are
-//! numbered consecutively.
+//! Nodes are numbered hosts first (`h0..h{H-1}` are nodes `0..H`, unless a graph topology names
+//! them), then switches. Every host has one NIC, linked to one switch (its edge switch).
 
-use crate::scenario::{Scenario, Topology};
+use crate::scenario::{HostCounts, Scenario, Topology};
 use rttlab_cc::{Rate, Time};
 
-/// A full-duplex link: two directions with the same rate and propagation delay.
+/// A full-duplex link: two directions with the same propagation delay, each with its rate.
 #[derive(Copy, Clone, Debug)]
 pub struct Link {
     pub a: u32,
     pub b: u32,
-    pub rate: Rate,
+    pub rate_ab: Rate,
+    pub rate_ba: Rate,
     pub delay: Time,
 }
 
@@ -21,13 +21,15 @@ pub struct Graph {
     pub hosts: u32,
     pub switches: u32,
     pub links: Vec<Link>,
+    /// Node names of a graph topology; empty: `h<n>` and `s<n>`.
+    pub names: Vec<String>,
 }
 
 impl Graph {
     pub fn from_scenario(s: &Scenario) -> Graph {
         match &s.topology {
             Topology::Star(star) => {
-                let mut g = Graph { hosts: star.hosts, switches: 1, links: Vec::new() };
+                let mut g = Graph { hosts: star.hosts, switches: 1, links: Vec::new(), names: Vec::new() };
                 for h in 0..star.hosts {
                     let o = star.host_links.iter().rev().find(|l| l.host == h);
                     let rate = o.and_then(|o| o.rate).unwrap_or(star.link_rate);
@@ -42,7 +44,7 @@ impl Graph {
                 // a·k/2 .. a·k/2 + k/2 − 1; each edge switch has k/2 hosts.
                 let half = t.k / 2;
                 let (pods, edges, cores) = (t.k, t.k * half, half * half);
-                let mut g = Graph { hosts: edges * half, switches: 2 * edges + cores, links: Vec::new() };
+                let mut g = Graph { hosts: edges * half, switches: 2 * edges + cores, links: Vec::new(), names: Vec::new() };
                 let (hr, hd) = t.host_link.or(t.link_rate, t.link_delay);
                 let (ar, ad) = t.agg_link.or(t.link_rate, t.link_delay);
                 let (cr, cd) = t.core_link.or(t.link_rate, t.link_delay);
@@ -64,10 +66,8 @@ impl Graph {
                 g
             }
             Topology::LeafSpine(t) => {
-                let mut g = Graph { hosts: t.leaves * t.hosts_per_leaf, switches: t.leaves + t.spines, links: Vec::new() };
-                for h in 0..g.hosts {
-                    g.link(h, g.switch(h / t.hosts_per_leaf), t.link_rate, t.link_delay);
-                }
+                let mut g = Graph { hosts: t.hosts_per_leaf.total(t.leaves) as u32, switches: t.leaves + t.spines, links: Vec::new(), names: Vec::new() };
+                g.hosts_on(t.leaves, &t.hosts_per_leaf, t.link_rate, t.link_delay);
                 let (sr, sd) = (t.spine_rate(), t.spine_link.delay.unwrap_or(t.link_delay));
                 for l in 0..t.leaves {
                     for s in 0..t.spines {
@@ -77,15 +77,33 @@ impl Graph {
                 g
             }
             Topology::Chain(t) => {
-                let mut g = Graph { hosts: t.switches * t.hosts_per_switch, switches: t.switches, links: Vec::new() };
-                for h in 0..g.hosts {
-                    g.link(h, g.switch(h / t.hosts_per_switch), t.link_rate, t.link_delay);
-                }
+                let mut g = Graph { hosts: t.hosts_per_switch.total(t.switches) as u32, switches: t.switches, links: Vec::new(), names: Vec::new() };
+                g.hosts_on(t.switches, &t.hosts_per_switch, t.link_rate, t.link_delay);
                 let (cr, cd) = t.chain_link.or(t.link_rate, t.link_delay);
                 for s in 1..t.switches {
                     g.link(g.switch(s - 1), g.switch(s), cr, cd);
                 }
                 g
+            }
+            Topology::Graph(t) => {
+                let number = t.node_numbers();
+                let mut g = Graph { hosts: t.hosts.len() as u32, switches: t.switches.len() as u32, links: Vec::new(), names: t.hosts.iter().chain(&t.switches).cloned().collect() };
+                for l in &t.links {
+                    let (rate_ab, rate_ba, delay) = t.link(l);
+                    g.links.push(Link { a: number[l.a.as_str()], b: number[l.b.as_str()], rate_ab, rate_ba, delay });
+                }
+                g
+            }
+        }
+    }
+
+    /// Links hosts, numbered switch by switch, to the first `switches` switches, `counts` each.
+    fn hosts_on(&mut self, switches: u32, counts: &HostCounts, rate: Rate, delay: Time) {
+        let mut h = 0;
+        for s in 0..switches {
+            for _ in 0..counts.of(s) {
+                self.link(h, self.switch(s), rate, delay);
+                h += 1;
             }
         }
     }
@@ -96,7 +114,7 @@ impl Graph {
     }
 
     fn link(&mut self, a: u32, b: u32, rate: Rate, delay: Time) {
-        self.links.push(Link { a, b, rate, delay });
+        self.links.push(Link { a, b, rate_ab: rate, rate_ba: rate, delay });
     }
 
     pub fn nodes(&self) -> u32 {
@@ -104,7 +122,9 @@ impl Graph {
     }
 
     pub fn node_name(&self, n: u32) -> String {
-        if n < self.hosts {
+        if let Some(name) = self.names.get(n as usize) {
+            name.clone()
+        } else if n < self.hosts {
             format!("h{n}")
         } else {
             format!("s{}", n - self.hosts)

@@ -32,7 +32,7 @@ fn errors_inside_tagged_sections_name_the_whole_path() {
     let e = error(&base("").replace("link_rate = \"10Gbps\"", "link_rate = \"fast\""));
     assert!(e.starts_with("topology.link_rate: "), "{e}");
     let e = error(&base("").replace("kind = \"star\"", "kind = \"ring\""));
-    assert_eq!(e, "topology.kind = 'ring': one of star, fat_tree, leaf_spine, chain");
+    assert_eq!(e, "topology.kind = 'ring': one of star, fat_tree, leaf_spine, chain, graph");
     let e = error(&base("[cc]\nalgorithm = \"timely\"\nt_lo = \"10us\""));
     assert!(e.starts_with("cc.t_lo: unknown field `t_lo`"), "{e}");
     let e = error(&base("[cc]\nalgorithm = \"cubic\""));
@@ -119,7 +119,7 @@ fn what_cannot_fit_is_refused_with_its_limit() {
     let e = error(&base("[measure]\nqueue_trace = true\nqueue_interval = \"1ps\""));
     assert!(e.starts_with("measure.queue_interval = 1ps: a trace over duration (1ms) at this interval has 1000000000 samples; at most 10000000: an interval of at least 100ps"), "{e}");
     let e = error(&base("").replace("dst = 0", "dst = 0\nstart = \"2ms\""));
-    assert_eq!(e, "flows[0].start = 2ms: start + start_jitter must fall before the end of the run (duration = 1ms)");
+    assert_eq!(e, "flows[0].start = 2ms: start (+ start_step per later source) + start_jitter must fall before the end of the run (duration = 1ms)");
     let e = error(&base("").replace("duration = \"1ms\"", "duration = \"1000001s\""));
     assert_eq!(e, "duration = 1000001s: must be positive and at most 1000000s");
 }

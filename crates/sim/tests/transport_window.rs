@@ -2,7 +2,8 @@
 //! network: what it sends, which timers it arms, what it acknowledges, each checked against
 //! the RFC rule it implements (transport/window.rs module doc).
 
-use rttlab_cc::{AckEvent, Loss, Reno, RenoParams, Time, WindowController};
+use rttlab_cc::{AckEvent, Loss, Rate, Reno, RenoParams, Time, WindowController};
+use rttlab_sim::transport::onoff::OnOff;
 use rttlab_sim::scenario::WindowConfig;
 use rttlab_sim::transport::window::{AckHdr, Action, DataHdr, WindowTx};
 use rttlab_sim::transport::Timer;
@@ -31,11 +32,11 @@ impl WindowController for Fixed {
 }
 
 fn reno(size: Option<u64>, cfg: WindowConfig) -> WindowTx {
-    WindowTx::new(Box::new(Reno::new(RenoParams::default(), MSS as u64)), cfg, MSS, size, Time::ZERO, Time::MAX)
+    WindowTx::new(Box::new(Reno::new(RenoParams::default(), MSS as u64)), cfg, MSS, size, Time::ZERO, Time::MAX, None)
 }
 
 fn fixed(packets: u64, pace: Option<Time>) -> WindowTx {
-    WindowTx::new(Box::new(Fixed { cwnd: packets * MSS as u64, pace }), WindowConfig::default(), MSS, None, Time::ZERO, Time::MAX)
+    WindowTx::new(Box::new(Fixed { cwnd: packets * MSS as u64, pace }), WindowConfig::default(), MSS, None, Time::ZERO, Time::MAX, None)
 }
 
 /// The data packets among `out`: `(seq, retransmit)`.
@@ -200,12 +201,12 @@ fn tcp_small_queues_hold_the_sender_until_the_nic_sends() {
 
 #[test]
 fn the_stop_time_ends_new_data_but_not_repair() {
-    let mut w = WindowTx::new(Box::new(Fixed { cwnd: 4 * MSS as u64, pace: None }), WindowConfig::default(), MSS, None, Time::ZERO, us(5));
+    let mut w = WindowTx::new(Box::new(Fixed { cwnd: 4 * MSS as u64, pace: None }), WindowConfig::default(), MSS, None, Time::ZERO, us(5), None);
     assert_eq!(sent(&poll(&mut w, Time::ZERO)).len(), 4);
     assert!(sent(&on_ack(&mut w, us(10), ack(1, [0, 0], Time::ZERO))).is_empty(), "closed: nothing new");
     assert!(timer(&mut w, us(1000), Timer::Rto).len() == 1, "re-armed for 1.01 ms");
     assert_eq!(sent(&timer(&mut w, us(1010), Timer::Rto)), vec![(1, true), (2, true), (3, true)]);
-    let mut late = WindowTx::new(Box::new(Fixed { cwnd: 4 * MSS as u64, pace: None }), WindowConfig::default(), MSS, None, us(50), Time::MAX);
+    let mut late = WindowTx::new(Box::new(Fixed { cwnd: 4 * MSS as u64, pace: None }), WindowConfig::default(), MSS, None, us(50), Time::MAX, None);
     assert!(poll(&mut late, us(10)).is_empty(), "not started");
     assert_eq!(sent(&timer(&mut late, us(50), Timer::Start)).len(), 4);
 }
@@ -217,6 +218,28 @@ fn a_pacing_controller_spaces_the_sends_by_its_gap() {
     assert_eq!(out, vec![Action::Timer { timer: Timer::Rto, at: us(1000) }, Action::Data { seq: 0, payload: MSS, retransmit: false }, Action::Timer { timer: Timer::Pace, at: us(5) }]);
     let out = timer(&mut w, us(5), Timer::Pace);
     assert_eq!(out, vec![Action::Data { seq: 1, payload: MSS, retransmit: false }, Action::Timer { timer: Timer::Pace, at: us(10) }]);
+}
+
+#[test]
+fn an_application_rate_paces_new_data_and_the_window_still_governs() {
+    // 1000 B packets, an application writing 1 Gbps (one packet per 8 us) during 20 us on,
+    // 20 us off; a 2-packet window.
+    let app = OnOff::new(Rate::from_gbps(1), us(20), us(20), Time::ZERO, u64::MAX);
+    let mut w = WindowTx::new(Box::new(Fixed { cwnd: 2 * MSS as u64, pace: None }), WindowConfig::default(), MSS, None, Time::ZERO, Time::MAX, Some(app));
+    let out = poll(&mut w, Time::ZERO);
+    assert!(sent(&out).is_empty());
+    assert!(out.contains(&Action::Timer { timer: Timer::App, at: us(8) }), "{out:?}");
+    assert_eq!(sent(&timer(&mut w, us(8), Timer::App)), vec![(0, false)]);
+    let out = timer(&mut w, us(16), Timer::App);
+    assert_eq!(sent(&out), vec![(1, false)]);
+    // The window (2 packets) is full at 24 us although packet 2 is written by then ...
+    assert!(sent(&poll(&mut w, us(24))).is_empty());
+    // ... and when the ACK opens it at 30 us, the application is off: 2500 B were written in
+    // its 20 us on, and the third packet's last byte comes 4 us into the next on period.
+    let out = on_ack(&mut w, us(30), ack(2, [0, 0], us(8)));
+    assert!(sent(&out).is_empty(), "{out:?}");
+    assert!(out.contains(&Action::Timer { timer: Timer::App, at: us(44) }), "{out:?}");
+    assert_eq!(sent(&timer(&mut w, us(44), Timer::App)), vec![(2, false)]);
 }
 
 #[test]
@@ -321,7 +344,7 @@ fn the_controller_sees_the_endpoint_delay_and_hops() {
         }
     }
     let seen = std::rc::Rc::new(std::cell::Cell::new((Time::ZERO, 0)));
-    let mut w = WindowTx::new(Box::new(Seen(seen.clone())), WindowConfig::default(), MSS, None, Time::ZERO, Time::MAX);
+    let mut w = WindowTx::new(Box::new(Seen(seen.clone())), WindowConfig::default(), MSS, None, Time::ZERO, Time::MAX, None);
     poll(&mut w, Time::ZERO);
     let mut out = Vec::new();
     // Swift §3.1: remote queuing (echoed, 2 µs) plus this ACK's own NIC-Rx wait (1 µs).

@@ -152,6 +152,10 @@ pub struct WindowConfig {
     /// Most payload one connection may have queued in its host's NIC, sent but not yet
     /// serialized (Linux TCP Small Queues, `tcp_limit_output_bytes`); at least one packet.
     pub tsq_limit: Bytes,
+    /// Socket send buffer of a connection whose application writes at a rate (`flows.rate`):
+    /// written data not yet acknowledged; writes beyond it are refused. Linux autotunes up to
+    /// 4 MB (`tcp_wmem`); ns-3's default is 128 KiB.
+    pub send_buffer: Bytes,
 }
 
 impl Default for WindowConfig {
@@ -162,6 +166,7 @@ impl Default for WindowConfig {
             delayed_ack_timeout: Time::from_us(1000),
             dupthresh: 3,
             tsq_limit: Bytes(256_000),
+            send_buffer: Bytes(4_000_000),
         }
     }
 }

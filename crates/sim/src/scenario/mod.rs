@@ -8,6 +8,7 @@
 //! tables with whole-path errors, `validate` holds what spans sections.
 
 mod de;
+mod graph;
 mod host;
 mod measure;
 mod switch;
@@ -18,8 +19,9 @@ mod workload;
 
 pub use host::{CcConfig, HostConfig, NicConfig, TransportConfig, WindowConfig};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
-pub use switch::{EcnConfig, MarkAt, SwitchConfig};
-pub use topology::{ChainConfig, FatTreeConfig, HostLink, LeafSpineConfig, StarConfig, TierLink, Topology};
+pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfig};
+pub use graph::{GraphConfig, GraphLink};
+pub use topology::{ChainConfig, FatTreeConfig, HostCounts, HostLink, LeafSpineConfig, StarConfig, TierLink, Topology};
 pub use traffic::{Arrivals, FlowGroup, HostSet, Until};
 pub use workload::{CdfSpec, FlowSizesConfig, IncastConfig, Peers, PingerConfig, RpcConfig, Workload};
 
@@ -76,7 +78,7 @@ pub(crate) fn transfer_size(field: impl Into<String>, size: Bytes) -> Result<(),
     Ok(())
 }
 
-pub(crate) fn invalid(field: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> ScenarioError {
+pub fn invalid(field: impl Into<String>, value: impl ToString, allowed: impl Into<String>) -> ScenarioError {
     ScenarioError::Invalid { field: field.into(), value: value.to_string(), allowed: allowed.into() }
 }
 

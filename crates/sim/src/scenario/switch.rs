@@ -1,9 +1,12 @@
-//! `[switch]`: the shared buffer, priority classes, PFC thresholds and ECN marking of every
-//! switch (`crate::switch`, `crate::port`).
+//! `[switch]`: the shared buffer, priority classes, PFC thresholds, ECN marking and queue limits
+//! of every switch, and `[[switch.ports]]` overrides of them for some egress ports
+//! (`crate::switch`, `crate::port`).
 
 use super::{invalid, ScenarioError};
-use rttlab_cc::Bytes;
+use rttlab_cc::{Bytes, Rate};
 use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -20,6 +23,92 @@ pub struct SwitchConfig {
     pub pfc_xon: Bytes,
     /// ECN marking at dequeue; absent means no marking.
     pub ecn: Option<EcnConfig>,
+    /// Most a class queue of an egress port may hold (`"2666p"` packets or `"4MB"`); more is
+    /// dropped. Absent: only the shared buffer limits it.
+    pub queue_limit: Option<QueueLen>,
+    /// Dynamic threshold of the shared buffer (Choudhury and Hahne, as Broadcom switches do; the
+    /// HPCC simulator's buffer, reference §9.1): a class queue of an egress port may hold at most
+    /// `alpha × (buffer − bytes in use)`. Absent: static sharing.
+    pub alpha: Option<f64>,
+    /// Packets of an egress queue held in the port's transmit ring beneath the queue discipline
+    /// (ns-3's NetDevice queue, 100 packets by default; Linux's driver ring): ECN marking and
+    /// `queue_limit` see only the queue above them, in packets. 0: the discipline sees all.
+    pub device_queue: u32,
+    /// Overrides for some egress ports, applied in order over the settings above.
+    pub ports: Vec<PortOverride>,
+}
+
+/// A queue size in bytes (`"30KB"`) or packets (`"20p"`, as ns-3's `QueueSize`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum QueueLen {
+    Bytes(u64),
+    Packets(u64),
+}
+
+impl QueueLen {
+    /// The size in its unit.
+    pub fn amount(self) -> u64 {
+        match self {
+            QueueLen::Bytes(b) | QueueLen::Packets(b) => b,
+        }
+    }
+
+    pub fn packets(self) -> bool {
+        matches!(self, QueueLen::Packets(_))
+    }
+}
+
+impl FromStr for QueueLen {
+    type Err = String;
+    fn from_str(s: &str) -> Result<QueueLen, String> {
+        let t = s.trim();
+        if let Some(n) = t.strip_suffix('p').or_else(|| t.strip_suffix("pkt")).or_else(|| t.strip_suffix("packets")) {
+            return n.trim().parse().map(QueueLen::Packets).map_err(|_| format!("{s:?}: packets are a whole number, e.g. \"20p\""));
+        }
+        t.parse::<Bytes>().map(|b| QueueLen::Bytes(b.0)).map_err(|e| format!("{e} (or packets, e.g. \"20p\")"))
+    }
+}
+
+impl fmt::Display for QueueLen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueueLen::Bytes(b) => write!(f, "{}", Bytes(*b)),
+            QueueLen::Packets(n) => write!(f, "{n}p"),
+        }
+    }
+}
+
+impl Serialize for QueueLen {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for QueueLen {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<QueueLen, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Settings of the egress ports a `[[switch.ports]]` entry selects: those of `switches` (by
+/// name), those named in `ports` ("NODE-PEER"), and those of links of `link_rate`; every
+/// selector given must match.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortOverride {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub switches: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_rate: Option<Rate>,
+    pub ecn: Option<EcnConfig>,
+    pub queue_limit: Option<QueueLen>,
+    pub alpha: Option<f64>,
+    pub device_queue: Option<u32>,
+    pub pfc_xoff: Option<Bytes>,
+    pub pfc_xon: Option<Bytes>,
 }
 
 impl Default for SwitchConfig {
@@ -31,25 +120,54 @@ impl Default for SwitchConfig {
             pfc_xoff: Bytes(100_000),
             pfc_xon: Bytes(80_000),
             ecn: None,
+            queue_limit: None,
+            alpha: None,
+            device_queue: 0,
+            ports: Vec::new(),
         }
     }
 }
 
-/// ECN marking on the egress queue of a class: a step at `k`, or RED from `kmin` to `kmax`.
+/// ECN marking on the egress queue of a class: a step at `k`, or RED from `kmin` to `kmax`
+/// (Floyd and Jacobson 1993), on the instantaneous queue, in bytes or packets.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EcnConfig {
     /// Step marking: mark every packet that leaves a queue holding more than `k`.
-    pub k: Option<Bytes>,
-    pub kmin: Option<Bytes>,
-    pub kmax: Option<Bytes>,
+    pub k: Option<QueueLen>,
+    pub kmin: Option<QueueLen>,
+    pub kmax: Option<QueueLen>,
     /// Marking probability at `kmax` (RED); 1 for a step.
     #[serde(default = "one_f64")]
     pub pmax: f64,
+    /// RED's gentle mode: above `kmax` the probability rises on from `pmax` to 1 at `2·kmax`
+    /// instead of jumping to 1 (ns-3's and Linux's default).
+    #[serde(default)]
+    pub gentle: bool,
+    /// How marks are spread at a given probability (`Spacing`).
+    #[serde(default)]
+    pub spacing: Spacing,
     /// Where a packet is judged against the queue: at `dequeue` (modern switches, HPCC's
-    /// ns-3; the queue it leaves) or at `enqueue` (the DCTCP paper; the queue it joins).
+    /// ns-3; the queue it leaves) or at `enqueue` (the DCTCP paper, ns-3's RED; the queue it
+    /// joins).
     #[serde(default)]
     pub mark_at: MarkAt,
+}
+
+/// How RED spreads its marks (Floyd and Jacobson 1993 §7; ns-2/ns-3 `RedQueueDisc`'s `Wait`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Spacing {
+    /// Each packet is marked with the curve's probability p, independently (switch ASICs,
+    /// DCQCN's RED).
+    #[default]
+    Independent,
+    /// With `count` packets since the last mark, probability `p / (1 − count·p)`: marks about
+    /// `1/p` packets apart, uniformly (Floyd and Jacobson §7).
+    Uniform,
+    /// No mark until `count·p ≥ 1`, then `p / (2 − count·p)`: marks `1/p` to `2/p` apart
+    /// (ns-2's and ns-3's default, `Wait = true`).
+    Wait,
 }
 
 /// Where ECN marking looks at the queue (shared reference algorithms.md §4.1, §10).
@@ -66,11 +184,11 @@ fn one_f64() -> f64 {
 }
 
 impl EcnConfig {
-    /// (kmin, kmax, pmax) with `k` as kmin = kmax.
-    pub fn thresholds(&self) -> (u64, u64, f64) {
+    /// (kmin, kmax) with `k` as kmin = kmax.
+    pub fn thresholds(&self) -> (QueueLen, QueueLen) {
         match (self.k, self.kmin, self.kmax) {
-            (Some(k), _, _) => (k.0, k.0, self.pmax),
-            (None, Some(a), Some(b)) => (a.0, b.0, self.pmax),
+            (Some(k), _, _) => (k, k),
+            (None, Some(a), Some(b)) => (a, b),
             _ => unreachable!("validated"),
         }
     }
@@ -81,23 +199,56 @@ impl SwitchConfig {
         if !(1..=8).contains(&self.classes) {
             return Err(invalid("switch.classes", self.classes, "1 to 8 priority classes"));
         }
-        if self.pfc && !(self.pfc_xon < self.pfc_xoff && self.pfc_xoff < self.buffer) {
-            return Err(invalid("switch.pfc_xoff", self.pfc_xoff, format!("need pfc_xon ({}) < pfc_xoff < buffer ({})", self.pfc_xon, self.buffer)));
+        check_queue("switch", self.pfc.then_some((self.pfc_xoff, self.pfc_xon)), self.buffer, self.ecn.as_ref(), self.queue_limit, self.alpha, self.device_queue)?;
+        for (i, o) in self.ports.iter().enumerate() {
+            let at = format!("switch.ports[{i}]");
+            if o.switches.is_empty() && o.ports.is_empty() && o.link_rate.is_none() {
+                return Err(invalid(at, "no selector", "select ports by switches = [names], ports = [\"NODE-PEER\", ...] or link_rate"));
+            }
+            if !self.pfc && (o.pfc_xoff.is_some() || o.pfc_xon.is_some()) {
+                return Err(invalid(format!("{at}.pfc_xoff"), "set", "PFC thresholds need switch.pfc = true"));
+            }
+            let pfc = self.pfc.then_some((o.pfc_xoff.unwrap_or(self.pfc_xoff), o.pfc_xon.unwrap_or(self.pfc_xon)));
+            let ecn = o.ecn.as_ref().or(self.ecn.as_ref());
+            check_queue(&at, pfc, self.buffer, ecn, o.queue_limit.or(self.queue_limit), o.alpha.or(self.alpha), o.device_queue.unwrap_or(self.device_queue))?;
         }
-        self.ecn.as_ref().map_or(Ok(()), EcnConfig::validate)
+        Ok(())
     }
 }
 
+/// The settings of one egress port (or the defaults, `at` = "switch") hang together.
+fn check_queue(at: &str, pfc: Option<(Bytes, Bytes)>, buffer: Bytes, ecn: Option<&EcnConfig>, limit: Option<QueueLen>, alpha: Option<f64>, device_queue: u32) -> Result<(), ScenarioError> {
+    if let Some((xoff, xon)) = pfc {
+        if !(xon < xoff && xoff < buffer) {
+            return Err(invalid(format!("{at}.pfc_xoff"), xoff, format!("need pfc_xon ({xon}) < pfc_xoff < buffer ({buffer})")));
+        }
+    }
+    if let Some(e) = ecn {
+        e.validate(at)?;
+    }
+    if limit.is_some_and(|l| l.amount() == 0) {
+        return Err(invalid(format!("{at}.queue_limit"), limit.expect("set"), "positive, or absent for no limit beyond the buffer"));
+    }
+    if let Some(a) = alpha.filter(|a| !(a.is_finite() && *a > 0.0)) {
+        return Err(invalid(format!("{at}.alpha"), a, "a positive factor (Broadcom: 1/128 to 8; the HPCC simulator: 1/8)"));
+    }
+    if device_queue > 0 && (ecn.is_some_and(|e| !e.thresholds().0.packets()) || limit.is_some_and(|l| !l.packets())) {
+        return Err(invalid(format!("{at}.device_queue"), device_queue, "ECN thresholds and queue_limit in packets (\"20p\"): the device queue holds packets"));
+    }
+    Ok(())
+}
+
 impl EcnConfig {
-    fn validate(&self) -> Result<(), ScenarioError> {
+    fn validate(&self, at: &str) -> Result<(), ScenarioError> {
         match (self.k, self.kmin, self.kmax) {
             (Some(_), None, None) => {}
-            (None, Some(a), Some(b)) if a <= b => {}
-            (None, Some(a), Some(b)) => return Err(invalid("switch.ecn.kmin", a, format!("must not exceed kmax ({b})"))),
-            _ => return Err(invalid("switch.ecn", "?", "give either k, or both kmin and kmax")),
+            (None, Some(a), Some(b)) if a.packets() != b.packets() => return Err(invalid(format!("{at}.ecn.kmax"), b, format!("in the unit of kmin ({a})"))),
+            (None, Some(a), Some(b)) if a.amount() <= b.amount() => {}
+            (None, Some(a), Some(b)) => return Err(invalid(format!("{at}.ecn.kmin"), a, format!("must not exceed kmax ({b})"))),
+            _ => return Err(invalid(format!("{at}.ecn"), "?", "give either k, or both kmin and kmax")),
         }
         if !(self.pmax > 0.0 && self.pmax <= 1.0) {
-            return Err(invalid("switch.ecn.pmax", self.pmax, "a probability in (0, 1]"));
+            return Err(invalid(format!("{at}.ecn.pmax"), self.pmax, "a probability in (0, 1]"));
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! `[topology]`: the fabric's shape, sizes and link rates (`crate::topology` builds the graph).
 
 use super::de::Table;
+use super::graph::GraphConfig;
 use super::{invalid, ScenarioError};
 use rttlab_cc::{Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,56 @@ pub enum Topology {
     /// A line of switches, each with its own hosts: the CS244'19 "skinny" topology, where a
     /// multi-hop path is crossed by cross traffic on every hop.
     Chain(ChainConfig),
+    /// Named hosts and switches and an explicit list of links (`scenario::graph`).
+    Graph(GraphConfig),
+}
+
+/// Hosts per switch: one count for every switch, or a list with one count per switch.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum HostCounts {
+    Same(u32),
+    Each(Vec<u32>),
+}
+
+impl HostCounts {
+    /// Hosts of switch `i` of `n`.
+    pub fn of(&self, i: u32) -> u32 {
+        match self {
+            HostCounts::Same(c) => *c,
+            HostCounts::Each(v) => v[i as usize],
+        }
+    }
+
+    /// Hosts of `n` switches.
+    pub fn total(&self, n: u32) -> u64 {
+        match self {
+            HostCounts::Same(c) => *c as u64 * n as u64,
+            HostCounts::Each(v) => v.iter().map(|&c| c as u64).sum(),
+        }
+    }
+
+    /// The largest count.
+    pub fn max(&self) -> u32 {
+        match self {
+            HostCounts::Same(c) => *c,
+            HostCounts::Each(v) => v.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    /// At least one host on each of `n` switches, and a list as long as the switches.
+    fn validate(&self, field: &str, n: u32, switches: &str) -> Result<(), ScenarioError> {
+        if let HostCounts::Each(v) = self {
+            if v.len() != n as usize {
+                return Err(invalid(format!("topology.{field}"), format!("{} counts", v.len()), format!("one count per switch: {switches} = {n}")));
+            }
+        }
+        match (0..n).find(|&i| self.of(i) == 0) {
+            Some(i) if matches!(self, HostCounts::Each(_)) => Err(invalid(format!("topology.{field}[{i}]"), 0, "at least 1")),
+            Some(_) => Err(invalid(format!("topology.{field}"), 0, "at least 1")),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Rate and one-way delay of one tier's links; absent values take the topology's defaults.
@@ -59,7 +110,8 @@ pub struct FatTreeConfig {
 pub struct LeafSpineConfig {
     pub leaves: u32,
     pub spines: u32,
-    pub hosts_per_leaf: u32,
+    /// One count for every leaf, or a list of one per leaf.
+    pub hosts_per_leaf: HostCounts,
     /// Host–leaf links.
     pub link_rate: Rate,
     pub link_delay: Time,
@@ -67,7 +119,7 @@ pub struct LeafSpineConfig {
     #[serde(default)]
     pub spine_link: TierLink,
     /// Host bandwidth of a leaf over its uplink bandwidth:
-    /// `hosts_per_leaf · link_rate / (spines · spine rate)`. 1 is non-blocking. Only when
+    /// `hosts_per_leaf · link_rate / (spines · spine rate)` (of the leaf with the most hosts). 1 is non-blocking. Only when
     /// `spine_link.rate` is absent.
     pub oversubscription: Option<f64>,
 }
@@ -76,7 +128,7 @@ impl LeafSpineConfig {
     /// The leaf–spine rate: given, or `hosts_per_leaf · link_rate / (spines · oversubscription)`.
     pub fn spine_rate(&self) -> Rate {
         self.spine_link.rate.unwrap_or_else(|| {
-            let host_bps = self.hosts_per_leaf as f64 * self.link_rate.bps() as f64;
+            let host_bps = self.hosts_per_leaf.max() as f64 * self.link_rate.bps() as f64;
             Rate((host_bps / (self.spines as f64 * self.oversubscription.unwrap_or(1.0))).round() as u64)
         })
     }
@@ -87,8 +139,9 @@ impl LeafSpineConfig {
 pub struct ChainConfig {
     /// Switches in the line, at least 2.
     pub switches: u32,
-    /// Hosts on each switch: switch i has hosts i·hosts_per_switch .. (i+1)·hosts_per_switch − 1.
-    pub hosts_per_switch: u32,
+    /// Hosts on each switch, one count for all or a list of one per switch; hosts are numbered
+    /// switch by switch (with 2 per switch, switch i has hosts 2i and 2i + 1).
+    pub hosts_per_switch: HostCounts,
     /// Host links, and switch–switch links unless `chain_link` says otherwise.
     pub link_rate: Rate,
     pub link_delay: Time,
@@ -118,7 +171,7 @@ pub struct HostLink {
 }
 
 impl Topology {
-    pub const KINDS: &'static [&'static str] = &["star", "fat_tree", "leaf_spine", "chain"];
+    pub const KINDS: &'static [&'static str] = &["star", "fat_tree", "leaf_spine", "chain", "graph"];
 
     pub(crate) fn read(at: &str, value: serde_json::Value) -> Result<Topology, ScenarioError> {
         let mut t = Table::new(at, value)?;
@@ -126,7 +179,8 @@ impl Topology {
             "star" => Topology::Star(t.rest()?),
             "fat_tree" => Topology::FatTree(t.rest()?),
             "leaf_spine" => Topology::LeafSpine(t.rest()?),
-            _ => Topology::Chain(t.rest()?),
+            "chain" => Topology::Chain(t.rest()?),
+            _ => Topology::Graph(GraphConfig::read(t)?),
         })
     }
 
@@ -148,9 +202,13 @@ impl Topology {
             }
             Topology::LeafSpine(t) => {
                 let (leaves, spines) = (t.leaves as u64, t.spines as u64);
-                (leaves * t.hosts_per_leaf as u64, leaves + spines, leaves, leaves * spines)
+                (t.hosts_per_leaf.total(t.leaves), leaves + spines, leaves, leaves * spines)
             }
-            Topology::Chain(t) => (t.switches as u64 * t.hosts_per_switch as u64, t.switches as u64, t.switches as u64, (t.switches as u64).saturating_sub(1)),
+            Topology::Chain(t) => (t.hosts_per_switch.total(t.switches), t.switches as u64, t.switches as u64, (t.switches as u64).saturating_sub(1)),
+            Topology::Graph(g) => {
+                let hosts = g.hosts.len() as u64;
+                (hosts, g.switches.len() as u64, g.edge_switches() as u64, g.links.len() as u64 - hosts.min(g.links.len() as u64))
+            }
         };
         Counts { hosts, switches, edges, links: hosts + fabric_links }
     }
@@ -165,6 +223,7 @@ impl Topology {
             Topology::FatTree(t) => t.validate()?,
             Topology::LeafSpine(t) => t.validate()?,
             Topology::Chain(t) => t.validate()?,
+            Topology::Graph(g) => g.validate()?,
         }
         let c = self.counts();
         for (n, what, max) in [(c.hosts, "hosts", 1 << 20), (c.switches, "switches", 1 << 16), (c.edges, "switches with hosts", 1 << 14), (c.links, "links", 1 << 22)] {
@@ -232,7 +291,7 @@ impl LeafSpineConfig {
     fn validate(&self) -> Result<(), ScenarioError> {
         at_least("leaves", self.leaves, 1)?;
         at_least("spines", self.spines, 1)?;
-        at_least("hosts_per_leaf", self.hosts_per_leaf, 1)?;
+        self.hosts_per_leaf.validate("hosts_per_leaf", self.leaves, "leaves")?;
         positive("link_rate", Some(self.link_rate))?;
         positive("spine_link.rate", self.spine_link.rate)?;
         match (self.oversubscription, self.spine_link.rate) {
@@ -248,7 +307,7 @@ impl LeafSpineConfig {
 impl ChainConfig {
     fn validate(&self) -> Result<(), ScenarioError> {
         at_least("switches", self.switches, 2)?;
-        at_least("hosts_per_switch", self.hosts_per_switch, 1)?;
+        self.hosts_per_switch.validate("hosts_per_switch", self.switches, "switches")?;
         positive("link_rate", Some(self.link_rate))?;
         positive("chain_link.rate", self.chain_link.rate)
     }

@@ -6,29 +6,30 @@ use super::{invalid, transfer_size, ScenarioError};
 use rttlab_cc::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
-/// Hosts named as one index, a list, or an inclusive range "1-10".
+/// Hosts named as one index, a name, an inclusive range "1-10", a name with a bracketed range
+/// "s1_[0-9]" (names of a graph topology; built-in ones name hosts h0, h1, ...), or a list of
+/// any of these.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum HostSet {
     One(u32),
-    List(Vec<u32>),
-    Range(String),
+    List(Vec<HostSet>),
+    Text(String),
 }
 
 impl HostSet {
-    pub fn hosts(&self) -> Result<Vec<u32>, String> {
+    /// The hosts, in order; `number` finds a host by name.
+    pub fn hosts(&self, number: &dyn Fn(&str) -> Option<u32>) -> Result<Vec<u32>, String> {
         match self {
             HostSet::One(h) => Ok(vec![*h]),
-            HostSet::List(v) => Ok(v.clone()),
-            HostSet::Range(r) => {
-                let bad = || format!("'{r}' is not a host range: expected \"FIRST-LAST\", e.g. \"1-10\"");
-                let (a, b) = r.split_once('-').ok_or_else(bad)?;
-                let a: u32 = a.trim().parse().map_err(|_| bad())?;
-                let b: u32 = b.trim().parse().map_err(|_| bad())?;
-                if a > b {
-                    return Err(bad());
+            HostSet::List(v) => v.iter().map(|s| s.hosts(number)).collect::<Result<Vec<_>, _>>().map(|v| v.concat()),
+            HostSet::Text(r) => {
+                if let Some((a, b)) = r.split_once('-').and_then(|(a, b)| Some((a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?))) {
+                    return if a <= b { Ok((a..=b).collect()) } else { Err(format!("'{r}' is not a host range: FIRST-LAST with FIRST ≤ LAST, e.g. \"1-10\"")) };
                 }
-                Ok((a..=b).collect())
+                let names = super::graph::expand("", r).map_err(|e| e.to_string())?;
+                let unknown = |n: &str| format!("'{n}' is neither a host name nor a range \"FIRST-LAST\" of host numbers, e.g. \"1-10\"");
+                names.iter().map(|n| number(n).ok_or_else(|| unknown(n))).collect()
             }
         }
     }
@@ -60,13 +61,24 @@ pub enum Arrivals {
 #[serde(deny_unknown_fields)]
 pub struct FlowGroup {
     pub src: HostSet,
-    pub dst: u32,
+    /// One host every source sends to, or one per source (source i to destination i).
+    pub dst: HostSet,
     #[serde(default = "one_u32")]
     pub connections: u32,
     /// Bytes each connection sends in all; absent means unbounded.
     pub size: Option<Bytes>,
-    /// Application-limited: the application offers this rate; absent means backlogged.
+    /// Application-limited: the application offers this rate; absent means backlogged. On the
+    /// window transport it writes at this rate (during `on` periods) and the window still
+    /// governs (`transport::onoff`).
     pub rate: Option<Rate>,
+    /// Window transport with `rate`: the application writes for `on`, then pauses for `off`,
+    /// and again (ns-3's OnOffApplication with constant times); absent: always on.
+    pub on: Option<Time>,
+    #[serde(default)]
+    pub off: Time,
+    /// Window transport with `rate`: the socket send buffer (data unacknowledged or unsent);
+    /// absent: `transport.send_buffer`.
+    pub send_buffer: Option<Bytes>,
     /// How application messages arrive (with `rate`).
     #[serde(default)]
     pub arrivals: Arrivals,
@@ -78,6 +90,9 @@ pub struct FlowGroup {
     pub write: Option<Bytes>,
     #[serde(default)]
     pub start: Time,
+    /// Source i's connections start `i · start_step` after `start` (staggered starts).
+    #[serde(default)]
+    pub start_step: Time,
     /// Each connection starts at `start` plus a uniform draw in [0, start_jitter].
     #[serde(default)]
     pub start_jitter: Time,
@@ -102,10 +117,13 @@ impl FlowGroup {
     /// Checks the group; returns how many connections it opens (sources × connections).
     pub(crate) fn validate(&self, at: &str, ctx: &Context) -> Result<u64, ScenarioError> {
         let f = |k: &str| format!("{at}.{k}");
-        ctx.host(&f("dst"), self.dst)?;
         let sources = ctx.host_set(&f("src"), Some(&self.src))?;
-        if let Some(&h) = sources.iter().find(|&&h| h == self.dst) {
-            return Err(invalid(f("src"), h, "a source must differ from dst"));
+        let dsts = ctx.host_set(&f("dst"), Some(&self.dst))?;
+        if dsts.len() != 1 && dsts.len() != sources.len() {
+            return Err(invalid(f("dst"), format!("{} hosts", dsts.len()), format!("one host, or one per source ({} sources)", sources.len())));
+        }
+        if let Some(i) = (0..sources.len()).find(|&i| sources[i] == dsts[i.min(dsts.len() - 1)]) {
+            return Err(invalid(f("src"), sources[i], "a source must differ from its destination"));
         }
         if self.connections == 0 {
             return Err(invalid(f("connections"), 0, "at least 1"));
@@ -120,19 +138,35 @@ impl FlowGroup {
             return Err(invalid(f("size"), self.size.expect("checked"), "fewer than 2^32 packets on the window transport"));
         }
         self.validate_application(&f, ctx.window)?;
-        if self.start.ps().saturating_add(self.start_jitter.ps()) >= ctx.duration.ps() {
-            return Err(invalid(f("start"), self.start, format!("start + start_jitter must fall before the end of the run (duration = {})", ctx.duration)));
+        let last = self.start_step.ps().saturating_mul(sources.len() as u64 - 1);
+        if self.start.ps().saturating_add(last).saturating_add(self.start_jitter.ps()) >= ctx.duration.ps() {
+            return Err(invalid(f("start"), self.start, format!("start (+ start_step per later source) + start_jitter must fall before the end of the run (duration = {})", ctx.duration)));
         }
-        if let Some(stop) = self.stop.filter(|&t| t <= self.start + self.start_jitter) {
-            return Err(invalid(f("stop"), stop, format!("after start + start_jitter ({}), or absent", self.start + self.start_jitter)));
+        if let Some(stop) = self.stop.filter(|&t| t.ps() <= self.start.ps() + last + self.start_jitter.ps()) {
+            return Err(invalid(f("stop"), stop, format!("after the last start + start_jitter ({}), or absent", Time(self.start.ps() + last) + self.start_jitter)));
         }
         Ok(sources.len() as u64 * self.connections as u64)
     }
 
-    /// The application's rate, messages and writes.
+    /// The application's rate, on/off periods, messages and writes.
     fn validate_application(&self, f: &dyn Fn(&str) -> String, window: bool) -> Result<(), ScenarioError> {
-        if let (true, Some(rate)) = (window, self.rate) {
-            return Err(invalid(f("rate"), rate, "application-limited flows run on the message transport; absent for a backlogged or sized flow"));
+        let window_app = [("on", self.on.is_some()), ("off", self.off > Time::ZERO), ("send_buffer", self.send_buffer.is_some())];
+        if let Some((k, _)) = window_app.iter().find(|(_, set)| *set) {
+            if !window || self.rate.is_none() {
+                return Err(invalid(f(k), "set", "an application's on/off periods and send buffer: needs transport.kind = \"window\" and flows.rate"));
+            }
+        }
+        if self.on == Some(Time::ZERO) {
+            return Err(invalid(f("on"), self.on.expect("set"), "positive, or absent for always on"));
+        }
+        if self.off > Time::ZERO && self.on.is_none() {
+            return Err(invalid(f("off"), self.off, "needs an on period (flows.on)"));
+        }
+        if self.send_buffer == Some(Bytes(0)) {
+            return Err(invalid(f("send_buffer"), "0B", "positive"));
+        }
+        if window && (self.message.is_some() || self.arrivals != Arrivals::Periodic) {
+            return Err(invalid(f("message"), "set", "messages and arrivals belong to the message transport; the window transport's application writes at flows.rate"));
         }
         if self.rate == Some(Rate::ZERO) {
             return Err(invalid(f("rate"), "0bps", "positive, or absent for a backlogged connection"));

@@ -1,7 +1,8 @@
 //! The checks that span sections: each section checks itself against a small [`Context`] (host
 //! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
 
-use super::{invalid, HostSet, NicConfig, Scenario, ScenarioError, TransportConfig, Until};
+use super::{invalid, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until};
+use std::collections::HashMap;
 use rttlab_cc::Time;
 
 /// The longest run: every event time (the end plus any delay or timer) then stays far below
@@ -14,6 +15,8 @@ pub const MAX_CONNECTIONS: u64 = 1 << 20;
 /// What a section's checks need to know of the rest of the scenario.
 pub(crate) struct Context<'a> {
     pub hosts: u32,
+    /// Host numbers by name: a graph topology's names; empty: h0, h1, ...
+    pub names: HashMap<&'a str, u32>,
     pub classes: u8,
     /// The flows run on the window transport.
     pub window: bool,
@@ -33,7 +36,11 @@ impl Context<'_> {
     /// The hosts of `set` (absent: every host), each checked, at least one.
     pub fn host_set(&self, field: &str, set: Option<&HostSet>) -> Result<Vec<u32>, ScenarioError> {
         let Some(set) = set else { return Ok((0..self.hosts).collect()) };
-        let hosts = set.hosts().map_err(|m| ScenarioError::Field { field: field.into(), message: m })?;
+        let number = |name: &str| match self.names.is_empty() {
+            true => name.strip_prefix('h').and_then(|n| n.parse().ok()),
+            false => self.names.get(name).copied(),
+        };
+        let hosts = set.hosts(&number).map_err(|m| ScenarioError::Field { field: field.into(), message: m })?;
         if hosts.is_empty() {
             return Err(invalid(field, "[]", "at least one host"));
         }
@@ -51,7 +58,11 @@ impl Context<'_> {
 
 impl Scenario {
     pub(crate) fn context(&self) -> Context<'_> {
-        Context { hosts: self.hosts(), classes: self.switch.classes, window: self.transport.is_window(), nic: &self.nic, duration: self.duration }
+        let names = match &self.topology {
+            Topology::Graph(g) => g.hosts.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect(),
+            _ => HashMap::new(),
+        };
+        Context { hosts: self.hosts(), names, classes: self.switch.classes, window: self.transport.is_window(), nic: &self.nic, duration: self.duration }
     }
 
     /// The hosts of `set` (absent: every host), each checked, at least one.

@@ -8,6 +8,7 @@
 //! time, and carries out what they ask.
 
 pub mod message;
+pub mod onoff;
 pub mod window;
 
 /// A connection's timers, as the `b` of its `Timer` events.
@@ -22,10 +23,12 @@ pub enum Timer {
     Start = 2,
     /// The next paced send.
     Pace = 3,
+    /// The application has written the next packet (`onoff`).
+    App = 4,
 }
 
 impl Timer {
-    const ALL: [Timer; 4] = [Timer::Rto, Timer::DelayedAck, Timer::Start, Timer::Pace];
+    const ALL: [Timer; 5] = [Timer::Rto, Timer::DelayedAck, Timer::Start, Timer::Pace, Timer::App];
 
     /// The timer an event's `b` names.
     pub fn from_u32(b: u32) -> Timer {

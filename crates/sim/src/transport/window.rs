@@ -36,6 +36,7 @@
 //! in the order they happen. `crate::endpoint` applies them; the unit tests below drive it from
 //! hand-made packet sequences.
 
+use super::onoff::OnOff;
 use super::Timer;
 use crate::engine::LazyTimer;
 use crate::scenario::WindowConfig;
@@ -143,6 +144,9 @@ pub struct WindowTx {
     /// When the last packet was sent (`Time::MAX`: never), for pacing.
     last_send: Time,
     pace_timer: LazyTimer,
+    /// The application pacing new data (`None`: backlogged), and its timer.
+    pub app: Option<OnOff>,
+    app_timer: LazyTimer,
     // Receiver.
     rcv_nxt: u32,
     /// Out-of-order ranges `[lo, hi)` above `rcv_nxt`, sorted, disjoint.
@@ -159,8 +163,8 @@ pub struct WindowTx {
 
 impl WindowTx {
     /// A connection of `size` bytes (`None`: unbounded) in packets of `mss` payload, sending
-    /// from `start` and no new data from `stop`.
-    pub fn new(cc: Box<dyn WindowController>, cfg: WindowConfig, mss: u32, size: Option<u64>, start: Time, stop: Time) -> WindowTx {
+    /// from `start` and no new data from `stop`, paced by `app` if there is one.
+    pub fn new(cc: Box<dyn WindowController>, cfg: WindowConfig, mss: u32, size: Option<u64>, start: Time, stop: Time, app: Option<OnOff>) -> WindowTx {
         let total = size.map_or(u32::MAX, |s| u32::try_from(s.div_ceil(mss as u64)).expect("validated: fewer than 2^32 packets"));
         WindowTx {
             cc,
@@ -185,6 +189,8 @@ impl WindowTx {
             rto_timer: LazyTimer::default(),
             last_send: Time::MAX,
             pace_timer: LazyTimer::default(),
+            app,
+            app_timer: LazyTimer::default(),
             rcv_nxt: 0,
             ooo: Vec::new(),
             pending: 0,
@@ -334,6 +340,9 @@ impl WindowTx {
             if !retransmit && now >= self.stop {
                 break; // the application closed the connection: repair, but send nothing new
             }
+            if !retransmit && self.app.is_some() && !self.app_wrote(now, seq, out) {
+                break;
+            }
             if let Some(gap) = self.cc.pacing_delay().filter(|_| self.last_send != Time::MAX) {
                 let at = self.last_send + gap;
                 if now < at {
@@ -356,6 +365,18 @@ impl WindowTx {
             }
             out.push(Action::Data { seq, payload, retransmit });
         }
+    }
+
+    /// Whether the application has written all of new packet `seq` (new data goes in whole
+    /// packets); if not, its timer is armed for when it will have.
+    fn app_wrote(&mut self, now: Time, seq: u32, out: &mut Vec<Action>) -> bool {
+        let (need, acked) = (self.bytes_before(seq + 1), self.bytes_before(self.una));
+        let app = self.app.as_mut().expect("called with an application");
+        if app.written(now, acked) >= need {
+            return true;
+        }
+        arm(out, Timer::App, self.app_timer.set(app.when_written(need)));
+        false
     }
 
     /// The host's NIC finished serializing a data packet of `payload` bytes: its TCP Small
@@ -423,6 +444,7 @@ impl WindowTx {
             Timer::Start => return self.poll_transmit(now, out),
             Timer::Rto => &mut self.rto_timer,
             Timer::Pace => &mut self.pace_timer,
+            Timer::App => &mut self.app_timer,
             Timer::DelayedAck => &mut self.delack_timer,
         };
         match t.fire(now) {
@@ -430,7 +452,7 @@ impl WindowTx {
             Err(at) => out.push(Action::Timer { timer, at }),
             Ok(true) => match timer {
                 Timer::Rto => self.timeout(now, out),
-                Timer::Pace => self.poll_transmit(now, out),
+                Timer::Pace | Timer::App => self.poll_transmit(now, out),
                 _ if self.pending > 0 => self.send_ack(self.ce_state, self.ts_recent, [0, 0], out),
                 _ => {}
             },

@@ -293,7 +293,7 @@ impl Network {
 
     /// A fresh connection for one sized transfer, started now.
     fn start_ephemeral(&mut self, src: u32, dst: u32, class: u8, group: u16, size: u64, origin: Origin) {
-        let spec = FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), write: None, app: None, ephemeral: Some(origin), demand: false };
+        let spec = FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), write: None, app: None, onoff: None, ephemeral: Some(origin), demand: false };
         let f = self.open_flow(spec);
         self.start_flow(f);
     }
@@ -305,7 +305,7 @@ impl Network {
             return f;
         }
         let group = self.generators[g as usize].group;
-        let spec = |src, dst| FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: None, write: None, app: None, ephemeral: None, demand: true };
+        let spec = |src, dst| FlowSpec { src, dst, class, group, start: self.now, start_jitter: Time::ZERO, stop: Time::MAX, size: None, write: None, app: None, onoff: None, ephemeral: None, demand: true };
         let (a, b) = (spec(client, server), spec(server, client));
         let req = self.open_flow(a);
         let resp = self.open_flow(b);
