@@ -73,8 +73,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         result.save(args.out, force=args.force, format=args.format)
     for w in result.meta.get("warnings", []):
         print(f"rttlab: warning: {w}", file=sys.stderr)
+    detail = breakdown(result)
     if args.json:
-        json.dump(result.summary, sys.stdout, indent=2)
+        json.dump({**result.summary, **detail}, sys.stdout, indent=2)
         print()
         return 0
     name = result.meta["scenario"].get("name") or args.scenario
@@ -84,11 +85,46 @@ def cmd_run(args: argparse.Namespace) -> int:
     rows = SUMMARY_ROWS + [row for count, extra in WORKLOAD_ROWS.items() if result.summary[count] for row in extra]
     for key, label, unit in rows:
         print(f"  {label:<20} {fmt(result.summary[key]):>10} {unit}")
+    if detail["groups"]:
+        print(f"  {'[[flows]] group':<20} {'flows':>6} {'Mbps per flow':>14} {'Jain':>6} {'Gbps in all':>12}")
+        for g in detail["groups"]:
+            print(f"  {g['group']:<20} {g['flows']:>6} {g['goodput_per_flow_mbps']:>14.1f} {g['jain']:>6.3f} {g['goodput_gbps']:>12.3f}")
+    if detail["ports"]:
+        print(f"  {'sampled port':<20} {'payload Gbps':>12} {'util.':>6} {'queue KB':>9} {'queue delay µs':>15} {'ECN marks':>10}")
+        for p in detail["ports"]:
+            print(f"  {p['port']:<20} {p['payload_gbps']:>12.3f} {p['utilization']:>6.3f} {p['queue_avg_kb']:>9.1f} {p['queue_delay_avg_us']:>15.1f} {p['ecn_marks']:>10}")
     perf = result.meta["perf"]
     print(f"  ({perf['events']} events in {perf['wall_s']:.2f} s wall, {perf['events_per_s'] / 1e6:.1f} M events/s)")
     if args.out:
         print(f"wrote {args.out}/")
     return 0
+
+
+def breakdown(result) -> dict:
+    """Per ``[[flows]]`` group: connections, mean goodput per connection and Jain's index; per
+    sampled port (``measure.queue_ports``): payload rate, utilization, mean queue and its
+    delay, ECN marks — what ns-3's DCTCP example prints, for any scenario."""
+    measured = result.summary["measured_s"]
+    connections = result.flows["group"].value_counts()
+    groups = [
+        {"group": str(g["group"]), "flows": int(connections.get(i, 0)), "goodput_per_flow_mbps": g["goodput_per_flow_gbps"] * 1e3, "jain": g["jain"], "goodput_gbps": g["goodput_gbps"]}
+        for i, g in enumerate(result.groups.to_dict("records"))
+        if str(g["kind"]) == "flows"
+    ]
+    ports = [
+        {
+            "port": str(p["port"]),
+            "class": int(p["class"]),
+            "payload_gbps": p["tx_payload_bytes"] * 8 / measured / 1e9,
+            "utilization": p["utilization"],
+            "queue_avg_kb": p["queue_avg_kb"],
+            "queue_delay_avg_us": p["queue_delay_avg_us"],
+            "ecn_marks": int(p["ecn_marks"]),
+        }
+        for p in result.ports.to_dict("records")
+        if p["queue_p99_kb"] == p["queue_p99_kb"]  # sampled: not NaN
+    ]
+    return {"groups": groups, "ports": ports}
 
 
 def show_progress(args: argparse.Namespace) -> bool:

@@ -204,7 +204,7 @@ impl Fabric {
                 selected.iter_mut().zip(&self.ports).for_each(|(sel, p)| *sel &= p.rate == rate);
             }
             let mut any = false;
-            for port in self.ports.iter_mut().filter(|p| matches!(p.owner, Owner::Switch(_))).zip(&selected).filter_map(|(p, &sel)| sel.then_some(p)) {
+            for port in self.ports.iter_mut().zip(&selected).filter_map(|(p, &sel)| (sel && matches!(p.owner, Owner::Switch(_))).then_some(p)) {
                 // Only what this override gives replaces the port's settings so far.
                 let mut q = params[port.params as usize].clone();
                 if let Some(e) = &o.ecn {
@@ -285,7 +285,7 @@ impl Measurements {
     /// The groups' statistics and a queue sampler on each sampled port.
     fn new(s: &Scenario, fabric: &mut Fabric) -> Result<Measurements, ScenarioError> {
         let buckets = s.measure.fct_buckets.len();
-        let flows = (0..s.flows.len()).map(|i| GroupStats::new(format!("flows[{i}]"), "flows", buckets));
+        let flows = s.flows.iter().enumerate().map(|(i, g)| GroupStats::new(g.name.clone().unwrap_or_else(|| format!("flows[{i}]")), "flows", buckets));
         let workloads = s.workloads.iter().enumerate().map(|(w, cfg)| GroupStats::new(format!("workloads[{w}]"), cfg.kind(), buckets));
         let mut samplers = Vec::new();
         for (p, name) in fabric.sampled_ports(s)? {

@@ -280,7 +280,8 @@ impl Network {
 
     /// Per port and priority class, from the warm-up on: packets and bytes sent, drops and
     /// ECN marks of packets routed to it, PFC frames it sent (its ingress) and received (its
-    /// egress) and the time its egress was paused, and its occupancy — time-weighted mean and
+    /// egress) and the time its egress was paused, and its occupancy — time-weighted mean (also
+    /// as the time the port takes to send it, `queue_delay_avg_us`) and
     /// peak for every port; the 99th percentile of the `queue_interval` samples where the port
     /// is sampled (`measure.queue_ports`), NaN elsewhere. A host port's occupancy includes the
     /// segments its NIC holds.
@@ -317,6 +318,7 @@ impl Network {
             .col("paused_us", rows.iter().map(|r| us(r.2.paused)).collect::<Vec<_>>())
             .col("paused_fraction", rows.iter().map(|r| r.2.paused.as_secs() / secs).collect::<Vec<_>>())
             .col("queue_avg_kb", rows.iter().map(|r| r.2.queue_area as f64 / 1e12 / secs / 1e3).collect::<Vec<_>>())
+            .col("queue_delay_avg_us", rows.iter().map(|r| r.2.queue_area as f64 / 1e12 / secs * 8.0 / self.fabric.ports[r.0 as usize].rate.bps() as f64 * 1e6).collect::<Vec<_>>())
             .col("queue_p99_kb", rows.iter().map(p99).collect::<Vec<_>>())
             .col("queue_max_kb", rows.iter().map(|r| r.2.queue_max as f64 / 1e3).collect::<Vec<_>>())
     }
@@ -337,10 +339,16 @@ impl Network {
             .col("event", Column::labels(t.iter().map(|x| if x.3 { "pause" } else { "resume" })))
     }
 
-    /// Per traffic group: flows, offered and delivered load, RPCs and pings.
+    /// Per traffic group: flows, offered and delivered load, the mean and Jain's index of its
+    /// listed connections' goodputs (`[[flows]]` groups), RPCs and pings.
     fn groups_table(&self) -> Table {
         let secs = self.measured_s();
         let g = &self.measure.groups;
+        let mut goodputs: Vec<Vec<f64>> = vec![Vec::new(); g.len()];
+        for f in self.flows.slots.iter().filter(|f| f.listed()) {
+            goodputs[f.group as usize].push(f.stats.measured_bytes as f64 * 8.0 / secs / 1e9);
+        }
+        let mean = |v: &Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
         Table::default()
             .col("group", Column::labels(g.iter().map(|x| &x.name)))
             .col("kind", Column::labels(g.iter().map(|x| x.kind)))
@@ -348,6 +356,8 @@ impl Network {
             .col("flows_finished", g.iter().map(|x| x.flows_finished).collect::<Vec<_>>())
             .col("offered_gbps", g.iter().map(|x| x.offered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>())
             .col("goodput_gbps", g.iter().map(|x| x.delivered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>())
+            .col("goodput_per_flow_gbps", goodputs.iter().map(mean).collect::<Vec<_>>())
+            .col("jain", goodputs.iter().map(|v| (!v.is_empty()).then(|| jain(v))).collect::<Vec<_>>())
             .col("rpcs_issued", g.iter().map(|x| x.rpcs_issued).collect::<Vec<_>>())
             .col("rpcs_completed", g.iter().map(|x| x.rpcs_completed).collect::<Vec<_>>())
             .col("rpcs_refused", g.iter().map(|x| x.rpcs_refused).collect::<Vec<_>>())

@@ -78,35 +78,40 @@ pub struct RedState {
 }
 
 impl RedState {
-    /// The probability of marking the next packet at a queue of `q` (Floyd and Jacobson §7;
-    /// `Spacing` says which rule). The first packet after the queue rises above Kmin is not
-    /// marked; a mark below the curve's 1 restarts the count (`marked`).
-    pub fn probability(&mut self, q: u64, red: &Red) -> f64 {
+    /// Whether to mark the next packet at a queue of `q`, drawing from `uniform` when the
+    /// probability is strictly between 0 and 1 (Floyd and Jacobson §7; `Spacing` says which
+    /// rule). Above the curve's 1 every packet is marked (a forced mark, which leaves the count
+    /// alone); the first packet after the queue rises above Kmin is not marked; any other mark
+    /// restarts the count (ns-2 `red.cc`, ns-3 `RedQueueDisc::DoEnqueue`).
+    pub fn mark(&mut self, q: u64, red: &Red, uniform: impl FnOnce() -> f64) -> bool {
         let p = red.curve(q);
-        if red.spacing == Spacing::Independent || p >= 1.0 {
-            return p;
+        let p = match red.spacing {
+            _ if p >= 1.0 => return true,
+            Spacing::Independent => p,
+            _ => {
+                self.count = self.count.saturating_add(1);
+                if p == 0.0 {
+                    self.above = false;
+                    return false;
+                }
+                if !self.above {
+                    (self.above, self.count) = (true, 1);
+                    return false;
+                }
+                let cp = self.count as f64 * p;
+                match red.spacing {
+                    Spacing::Uniform if cp < 1.0 => p / (1.0 - cp),
+                    Spacing::Wait if cp < 1.0 => 0.0,
+                    Spacing::Wait if cp < 2.0 => p / (2.0 - cp),
+                    _ => 1.0,
+                }
+            }
+        };
+        let marked = p >= 1.0 || (p > 0.0 && uniform() < p);
+        if marked {
+            self.count = 0;
         }
-        self.count = self.count.saturating_add(1);
-        if p == 0.0 {
-            self.above = false;
-            return 0.0;
-        }
-        if !self.above {
-            (self.above, self.count) = (true, 1);
-            return 0.0;
-        }
-        let cp = self.count as f64 * p;
-        match red.spacing {
-            Spacing::Uniform if cp < 1.0 => p / (1.0 - cp),
-            Spacing::Wait if cp < 1.0 => 0.0,
-            Spacing::Wait if cp < 2.0 => p / (2.0 - cp),
-            _ => 1.0,
-        }
-    }
-
-    /// A packet was marked at a probability below 1.
-    pub fn marked(&mut self) {
-        self.count = 0;
+        marked
     }
 }
 
@@ -188,12 +193,8 @@ impl Network {
         let (Some(red), PacketKind::Data) = (params.ecn, pkt.kind) else { return };
         let c = pkt.class as usize;
         let q = if red.packets { packets.saturating_sub(params.device_queue) } else { bytes };
-        let p = out.red[c].probability(q, &red);
         let sw = &mut self.fabric.switches[s.idx()];
-        if p >= 1.0 || (p > 0.0 && sw.rng.random::<f64>() < p) {
-            if p < 1.0 {
-                out.red[c].marked();
-            }
+        if out.red[c].mark(q, &red, || sw.rng.random::<f64>()) {
             pkt.ecn = true;
             sw.marks += 1;
             out.stats[c].ecn_marks += 1;
@@ -269,26 +270,29 @@ mod tests {
 
     #[test]
     fn spacing_rules() {
-        // At p = 0.1: uniform spacing gives p / (1 − count·p); wait gives nothing until
-        // count·p reaches 1, then p / (2 − count·p); the first packet above Kmin is never marked.
-        let at = |spacing| {
+        // At p = 0.1 with every draw 0.45, packet k after the queue rose above Kmin has count k
+        // (the first, k = 1, is never marked). Uniform spacing marks once 0.1 / (1 − 0.1·k) >
+        // 0.45, at k = 8; wait marks nothing until 0.1·k ≥ 1, then once 0.1 / (2 − 0.1·k) >
+        // 0.45, at k = 18. A mark restarts the count: 5 uniform marks in 40 packets (8, 16, 24,
+        // 32, 40), 2 with wait (18, 36).
+        let marks = |spacing| {
             let r = red(0, 10, 1.0, false, spacing);
             let mut st = RedState::default();
-            (1..=12).map(|_| st.probability(1, &r)).collect::<Vec<f64>>()
+            (1..=40).filter(|_| st.mark(1, &r, || 0.45)).count()
         };
-        let u = at(Spacing::Uniform);
-        assert_eq!(u[0], 0.0);
-        assert!((u[1] - 0.1 / 0.8).abs() < 1e-12, "count 2: {}", u[1]);
-        assert_eq!(u[9], 1.0);
-        let w = at(Spacing::Wait);
-        assert!(w[..9].iter().all(|&p| p == 0.0));
-        assert!((w[9] - 0.1).abs() < 1e-12 && (w[10] - 0.1 / 0.9).abs() < 1e-12);
-        let mut st = RedState::default();
+        let first = |spacing| {
+            let r = red(0, 10, 1.0, false, spacing);
+            let mut st = RedState::default();
+            (1..=40).position(|_| st.mark(1, &r, || 0.45)).map(|i| i + 1)
+        };
+        assert_eq!(first(Spacing::Uniform), Some(8));
+        assert_eq!(first(Spacing::Wait), Some(18));
+        assert_eq!(first(Spacing::Independent), None, "0.45 > 0.1");
+        assert_eq!(marks(Spacing::Uniform), 5);
+        assert_eq!(marks(Spacing::Wait), 2);
         let r = red(0, 10, 1.0, false, Spacing::Wait);
-        (0..12).for_each(|_| _ = st.probability(1, &r));
-        st.marked();
-        assert_eq!(st.probability(1, &r), 0.0, "a mark restarts the count");
-        assert_eq!(st.probability(0, &r), 0.0);
-        assert_eq!(at(Spacing::Independent)[0], 0.1);
+        let mut st = RedState::default();
+        assert!(st.mark(20, &r, || 0.99), "above kmax: forced");
+        assert!(!st.mark(0, &r, || 0.0), "at kmin: never");
     }
 }

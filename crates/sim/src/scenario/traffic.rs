@@ -60,6 +60,8 @@ pub enum Arrivals {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowGroup {
+    /// The group's label in results (absent: `flows[i]`).
+    pub name: Option<String>,
     pub src: HostSet,
     /// One host every source sends to, or one per source (source i to destination i).
     pub dst: HostSet,
