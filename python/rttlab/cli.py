@@ -156,6 +156,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 TITLES = {
     "timely": "TIMELY (SIGCOMM 2015), §4.4 and §6.1 experiments, reproduced with rttlab",
     "swift": "Swift (SIGCOMM 2020), §5 experiments, reproduced with rttlab",
+    "dctcp": "DCTCP (SIGCOMM 2010): ns-3's DCTCP example and the queue analysis, reproduced with rttlab",
 }
 
 

@@ -23,6 +23,7 @@ const RUNS: &[(&str, &str, &str)] = &[
     ("swift-t1", "4ms", "1ms"),
     ("timely-clos-rpc", "5ms", "1ms"),
     ("vegas-dumbbell", "20ms", "10ms"),
+    ("ns3-dctcp-example", "1100ms", "1000ms"),
 ];
 
 fn root() -> PathBuf {

@@ -137,6 +137,7 @@ def execute(
 def _load_all() -> None:
     from . import timely  # noqa: F401  (registers the TIMELY experiments)
     from . import swift  # noqa: F401  (registers the Swift experiments)
+    from . import dctcp  # noqa: F401  (registers the DCTCP experiments)
 
 
 _load_all()
