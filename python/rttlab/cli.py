@@ -8,12 +8,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 
 from . import InternalError, __version__, load, presets, run
 from .outputs import check_file, check_result_dir, write_file
-from .result import FORMATS
+from .result import FORMATS, Result
 from .scenario import apply_overrides, parse_value
 from .sweep import Interrupted, default_cache, grid, run_all, sweep_table
 
@@ -100,7 +100,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def breakdown(result) -> dict:
+def breakdown(result: Result) -> dict[str, list[dict[str, Any]]]:
     """Per ``[[flows]]`` group: connections, mean goodput per connection and Jain's index; per
     sampled port (``measure.queue_ports``): payload rate, utilization, mean queue and its
     delay, ECN marks — what ns-3's DCTCP example prints, for any scenario."""

@@ -35,7 +35,7 @@ def load(scenario: ScenarioLike) -> dict[str, Any]:
         if path.is_file():
             text, base = path.read_text(), path.parent
         elif preset is not None:
-            text, base = preset.read_text(), preset.parent
+            text, base = preset.read_text(), Path(str(preset)).parent
         elif path.suffix == ".toml" or path.parent != Path("."):
             raise ValueError(f"scenario file {str(scenario)!r} does not exist (nor is it a preset: rttlab list --scenarios)")
         else:

@@ -118,8 +118,7 @@ fn peak_rss_mb() -> Result<f64, String> {
 }
 
 fn run_once(path: &Path, duration: Option<Time>) -> Result<Figures, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mut s = rttlab_sim::Scenario::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut s = rttlab_sim::Scenario::from_toml_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
     s.measure.queue_trace = false;
     s.measure.timeseries_interval = None;
     if let Some(d) = duration {

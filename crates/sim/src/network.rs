@@ -230,6 +230,9 @@ impl Fabric {
                 return Err(invalid(at, "no port", "selectors that match at least one switch egress port"));
             }
         }
+        for port in self.ports.iter_mut().filter(|p| matches!(p.owner, Owner::Switch(_))) {
+            port.set_queue_params(port.params, &params[port.params as usize]);
+        }
         Ok(params)
     }
 

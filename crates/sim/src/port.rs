@@ -6,13 +6,19 @@ use crate::ids::{PktId, PortId, SwitchId};
 use crate::packet::{Packet, PacketKind};
 use crate::network::Network;
 use crate::engine::EventKind;
-use crate::switch::RedState;
+use crate::scenario::MarkAt;
+use crate::switch::{QueueParams, RedState};
 use crate::topology::Graph;
 use rttlab_cc::{Rate, Time};
 use std::collections::VecDeque;
 
 /// Priority classes a port can carry (IEEE 802.1Qbb has 8).
 pub const MAX_CLASSES: usize = 8;
+
+/// `Port::queue_checks` bits.
+pub const QUEUE_ADMIT: u8 = 1;
+pub const QUEUE_MARK_ENQUEUE: u8 = 2;
+pub const QUEUE_MARK_DEQUEUE: u8 = 4;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Owner {
@@ -58,8 +64,14 @@ pub struct Port {
     pub pausing: [bool; MAX_CLASSES],
     /// What the `ports` table reports, per class in use (kept apart so that a port stays small).
     pub stats: Box<[ClassStats]>,
-    /// A switch port's queue settings: an index into `RunConfig::queue_params`.
+    /// A switch port's queue settings: an index into `RunConfig::queue_params`, and what the
+    /// packet path needs of them at hand (`set_queue_params`).
     pub params: u16,
+    /// `QUEUE_ADMIT` (a limit or a dynamic threshold), `QUEUE_MARK_ENQUEUE`, `QUEUE_MARK_DEQUEUE`.
+    pub queue_checks: u8,
+    /// PFC thresholds of this port as an ingress (`u64::MAX`: no PFC).
+    pub pfc_xoff: u64,
+    pub pfc_xon: u64,
     /// RED's spacing state per class in use.
     pub red: Box<[RedState]>,
     /// Index of the port's queue sampler, if it is sampled, and of its packet capture.
@@ -91,10 +103,22 @@ impl Port {
             pausing: [false; MAX_CLASSES],
             stats: vec![ClassStats::default(); classes].into_boxed_slice(),
             params: 0,
+            queue_checks: 0,
+            pfc_xoff: u64::MAX,
+            pfc_xon: 0,
             red: vec![RedState::default(); classes].into_boxed_slice(),
             sampler: None,
             capture: None,
         }
+    }
+
+    /// Takes queue settings `q` (index `index`), keeping at hand what every packet checks.
+    pub fn set_queue_params(&mut self, index: u16, q: &QueueParams) {
+        self.params = index;
+        self.queue_checks = (q.limit.is_some() || q.alpha.is_some()) as u8 * QUEUE_ADMIT
+            | q.ecn.is_some_and(|r| r.mark_at == MarkAt::Enqueue) as u8 * QUEUE_MARK_ENQUEUE
+            | q.ecn.is_some_and(|r| r.mark_at == MarkAt::Dequeue) as u8 * QUEUE_MARK_DEQUEUE;
+        (self.pfc_xoff, self.pfc_xon) = q.pfc.unwrap_or((u64::MAX, 0));
     }
 
     /// Applies a PFC frame received on this port to its egress. Returns true if the class can

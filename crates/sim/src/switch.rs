@@ -5,7 +5,7 @@ use crate::ids::{PktId, PortId, SwitchId};
 use crate::engine::Rng;
 use crate::network::Network;
 use crate::packet::{Packet, PacketKind};
-use crate::port::Port;
+use crate::port::{Port, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
 use crate::scenario::{EcnConfig, MarkAt, QueueLen, Spacing};
 use rand::Rng as _;
 
@@ -143,8 +143,8 @@ impl Network {
         let sw = &mut self.fabric.switches[s.idx()];
         let w = pkt.wire_bytes as u64;
         let out = &self.fabric.ports[egress.idx()];
-        let params = &self.cfg.queue_params[out.params as usize];
-        if sw.used + w > self.cfg.buffer || injected || !admits(out, c, w, params, self.cfg.buffer - sw.used) {
+        let admitted = out.queue_checks & QUEUE_ADMIT == 0 || admits(out, c, w, &self.cfg.queue_params[out.params as usize], self.cfg.buffer.saturating_sub(sw.used));
+        if sw.used + w > self.cfg.buffer || injected || !admitted {
             // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
             sw.drops += 1;
             self.fabric.ports[egress.idx()].stats[c].drops += 1;
@@ -163,18 +163,16 @@ impl Network {
             }
             return;
         }
-        let mark_at_enqueue = params.ecn.is_some_and(|r| r.mark_at == MarkAt::Enqueue);
+        let mark_at_enqueue = out.queue_checks & QUEUE_MARK_ENQUEUE != 0;
         sw.used += w;
         let p = self.pkts.get_mut(i);
         p.in_port = Some(in_port);
         p.hops = p.hops.saturating_add(1);
         let inp = &mut self.fabric.ports[in_port.idx()];
         inp.ingress_bytes[c] += w;
-        if let Some((xoff, _)) = self.cfg.queue_params[inp.params as usize].pfc {
-            if !inp.pausing[c] && inp.ingress_bytes[c] > xoff {
-                inp.pausing[c] = true;
-                self.send_pfc(in_port, c, true);
-            }
+        if !inp.pausing[c] && inp.ingress_bytes[c] > inp.pfc_xoff {
+            inp.pausing[c] = true;
+            self.send_pfc(in_port, c, true);
         }
         if mark_at_enqueue {
             let out = &self.fabric.ports[egress.idx()];
@@ -209,18 +207,16 @@ impl Network {
         let w = pkt.wire_bytes as u64;
         self.fabric.switches[s.idx()].used -= w;
         let out = &self.fabric.ports[port.idx()];
-        if self.cfg.queue_params[out.params as usize].ecn.is_some_and(|r| r.mark_at == MarkAt::Dequeue) {
+        if out.queue_checks & QUEUE_MARK_DEQUEUE != 0 {
             let packets = out.queues[c].len() as u64 + 1;
             self.mark(s, port, i, (queued, packets));
         }
         let in_port = pkt.in_port.expect("a packet queued at a switch came in through a port");
         let inp = &mut self.fabric.ports[in_port.idx()];
         inp.ingress_bytes[c] -= w;
-        if let Some((_, xon)) = self.cfg.queue_params[inp.params as usize].pfc {
-            if inp.pausing[c] && inp.ingress_bytes[c] <= xon {
-                inp.pausing[c] = false;
-                self.send_pfc(in_port, c, false);
-            }
+        if inp.pausing[c] && inp.ingress_bytes[c] <= inp.pfc_xon {
+            inp.pausing[c] = false;
+            self.send_pfc(in_port, c, false);
         }
     }
 }

@@ -81,6 +81,13 @@ fn an_hpcc_topology_file_runs_as_the_same_graph_written_out() {
     let path = std::env::temp_dir().join(format!("rttlab-hpcc-topology-{}.txt", std::process::id()));
     std::fs::write(&path, &file).unwrap();
     let from_file = run_net(&format!("{RUN}[topology]\nkind = \"graph\"\nfile = \"{}\"\n{}", path.display(), traffic(16)));
+    // A scenario file naming it relatively finds it beside itself.
+    let scenario_path = path.with_extension("toml");
+    let relative = path.file_name().unwrap().to_str().unwrap();
+    std::fs::write(&scenario_path, format!("{RUN}[topology]\nkind = \"graph\"\nfile = \"{relative}\"\n{}", traffic(16))).unwrap();
+    let s = Scenario::from_toml_file(&scenario_path).unwrap();
+    std::fs::remove_file(&scenario_path).unwrap();
+    assert_eq!(s.hosts(), 16);
     let built = run_net(&built_in(4));
     assert_eq!(from_file.graph().node_name(16), "s16", "names keep the file's ids");
     assert_eq!(serde_json::to_string(&from_file.summary()).unwrap(), serde_json::to_string(&built.summary()).unwrap());

@@ -94,6 +94,19 @@ impl Scenario {
         Self::from_value(value)
     }
 
+    /// Reads a TOML scenario file; a relative `topology.file` is taken from the file's
+    /// directory (as the Python front end does).
+    pub fn from_toml_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|e| invalid("scenario", path.display(), format!("cannot be read: {e}")))?;
+        let mut table: toml::Table = toml::from_str(&text).map_err(|e| ScenarioError::Syntax { format: "TOML", message: e.to_string() })?;
+        if let Some(toml::Value::String(file)) = table.get_mut("topology").and_then(|t| t.get_mut("file")) {
+            if let Some(dir) = path.parent().filter(|_| std::path::Path::new(file.as_str()).is_relative()) {
+                *file = dir.join(&*file).display().to_string();
+            }
+        }
+        Self::from_value(serde_json::to_value(table).expect("TOML tables are JSON values"))
+    }
+
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| ScenarioError::Syntax { format: "JSON", message: e.to_string() })?;
