@@ -3,7 +3,8 @@
 //! builds after every run), so a change that breaks one fails loudly.
 
 use crate::network::Network;
-use crate::port::MAX_CLASSES;
+use crate::ids::SwitchId;
+use crate::port::{Owner, MAX_CLASSES};
 
 impl Network {
     /// Every invariant, or a description of the first one that fails:
@@ -13,6 +14,7 @@ impl Network {
     /// - payload is conserved: sent = delivered + duplicate + in flight + dropped;
     /// - each port has sent one PFC PAUSE more than RESUMEs for each class it is pausing, and
     ///   as many otherwise (IEEE 802.1Qbb frames alternate per class);
+    /// - a switch's headroom in use is what its ports' headroom holds, each within its reserve;
     /// - packets stay in order per class: a connection's packets take one path in one class, so
     ///   with every queue and link on it FIFO, a message-transport receiver sees a gap (and
     ///   NAKs) only after a drop.
@@ -64,6 +66,15 @@ impl Network {
             let resumes: u64 = port.stats.iter().map(|s| s.resumes_sent).sum();
             if port.pauses_sent() != resumes + pausing {
                 return Err(format!("port {i}: {} PAUSEs, {resumes} RESUMEs, {pausing} classes paused", port.pauses_sent()));
+            }
+            if port.headroom_used.iter().any(|&b| b > port.pfc_headroom) {
+                return Err(format!("port {i}: headroom holds {:?}, its reserve is {}", port.headroom_used, port.pfc_headroom));
+            }
+        }
+        for sw in &self.fabric.switches {
+            let held: u64 = self.fabric.ports.iter().filter(|p| p.owner == Owner::Switch(SwitchId(sw.node - self.fabric.graph.hosts))).map(|p| p.headroom_used.iter().sum::<u64>()).sum();
+            if held != sw.headroom_used {
+                return Err(format!("switch {}: headroom in use {}, its ports hold {held}", sw.node, sw.headroom_used));
             }
         }
         Ok(())

@@ -148,7 +148,7 @@ impl Fabric {
             })
             .collect();
         let switches = (0..graph.switches)
-            .map(|sw| Switch { node: graph.hosts + sw, used: 0, rng: rng_stream(s.seed, Stream::Switch(sw)), drops: 0, dropped_payload: 0, marks: 0 })
+            .map(|sw| Switch { node: graph.hosts + sw, used: 0, headroom_used: 0, reserved: 0, rng: rng_stream(s.seed, Stream::Switch(sw)), drops: 0, dropped_payload: 0, marks: 0 })
             .collect();
         Fabric { graph, routing, ports, switches, hosts }
     }
@@ -177,6 +177,7 @@ impl Fabric {
         let sw = &s.switch;
         let mut params = vec![QueueParams {
             pfc: sw.pfc.then_some((sw.pfc_xoff.0, sw.pfc_xon.0)),
+            pfc_headroom: sw.pfc_headroom.0,
             ecn: sw.ecn.as_ref().map(Red::new),
             limit: sw.queue_limit,
             alpha: sw.alpha,
@@ -214,6 +215,7 @@ impl Fabric {
                 q.alpha = o.alpha.or(q.alpha);
                 q.device_queue = o.device_queue.map_or(q.device_queue, u64::from);
                 q.pfc = q.pfc.map(|(xoff, xon)| (o.pfc_xoff.map_or(xoff, |b| b.0), o.pfc_xon.map_or(xon, |b| b.0)));
+                q.pfc_headroom = o.pfc_headroom.map_or(q.pfc_headroom, |b| b.0);
                 if let Some((xoff, xon)) = q.pfc.filter(|&(xoff, xon)| !(xon < xoff && xoff < sw.buffer.0)) {
                     return Err(invalid(format!("{at}.pfc_xoff"), rttlab_cc::Bytes(xoff), format!("need pfc_xon ({}) < pfc_xoff < buffer ({})", rttlab_cc::Bytes(xon), sw.buffer)));
                 }
@@ -230,8 +232,16 @@ impl Fabric {
                 return Err(invalid(at, "no port", "selectors that match at least one switch egress port"));
             }
         }
-        for port in self.ports.iter_mut().filter(|p| matches!(p.owner, Owner::Switch(_))) {
-            port.set_queue_params(port.params, &params[port.params as usize]);
+        let classes = sw.classes as u64;
+        for port in self.ports.iter_mut() {
+            if let Owner::Switch(s) = port.owner {
+                port.set_queue_params(port.params, &params[port.params as usize]);
+                self.switches[s.idx()].reserved += port.pfc_headroom * classes;
+            }
+        }
+        if let Some(s) = self.switches.iter().position(|x| x.reserved >= sw.buffer.0) {
+            let reserved = rttlab_cc::Bytes(self.switches[s].reserved);
+            return Err(invalid("switch.pfc_headroom", reserved, format!("the headroom {} reserves ({reserved} over its ports and classes) must leave shared buffer (buffer = {})", self.graph.node_name(self.switches[s].node), sw.buffer)));
         }
         Ok(params)
     }

@@ -49,6 +49,8 @@ pub struct Packet {
     pub payload_bytes: u32,
     /// Ingress port at the switch currently holding the packet (PFC accounting).
     pub in_port: Option<PortId>,
+    /// The switch holds the packet in its ingress's PFC headroom, not the shared buffer.
+    pub in_headroom: bool,
     /// Data: the packet's sequence number (packets, from 0; the message transport's PSN). Ack
     /// and Nak: the next packet expected (cumulative). Pings and their echoes: the generator's
     /// index.
@@ -91,6 +93,7 @@ impl Packet {
             wire_bytes,
             payload_bytes: 0,
             in_port: None,
+            in_headroom: false,
             seq: 0,
             sack: [0, 0],
             t_send: Time::ZERO,

@@ -69,9 +69,12 @@ pub struct Port {
     pub params: u16,
     /// `QUEUE_ADMIT` (a limit or a dynamic threshold), `QUEUE_MARK_ENQUEUE`, `QUEUE_MARK_DEQUEUE`.
     pub queue_checks: u8,
-    /// PFC thresholds of this port as an ingress (`u64::MAX`: no PFC).
+    /// PFC thresholds of this port as an ingress (`u64::MAX`: no PFC), its headroom per class,
+    /// and the bytes held there.
     pub pfc_xoff: u64,
     pub pfc_xon: u64,
+    pub pfc_headroom: u64,
+    pub headroom_used: [u64; MAX_CLASSES],
     /// RED's spacing state per class in use.
     pub red: Box<[RedState]>,
     /// Index of the port's queue sampler, if it is sampled, and of its packet capture.
@@ -106,6 +109,8 @@ impl Port {
             queue_checks: 0,
             pfc_xoff: u64::MAX,
             pfc_xon: 0,
+            pfc_headroom: 0,
+            headroom_used: [0; MAX_CLASSES],
             red: vec![RedState::default(); classes].into_boxed_slice(),
             sampler: None,
             capture: None,
@@ -119,6 +124,7 @@ impl Port {
             | q.ecn.is_some_and(|r| r.mark_at == MarkAt::Enqueue) as u8 * QUEUE_MARK_ENQUEUE
             | q.ecn.is_some_and(|r| r.mark_at == MarkAt::Dequeue) as u8 * QUEUE_MARK_DEQUEUE;
         (self.pfc_xoff, self.pfc_xon) = q.pfc.unwrap_or((u64::MAX, 0));
+        self.pfc_headroom = q.pfc_headroom;
     }
 
     /// Applies a PFC frame received on this port to its egress. Returns true if the class can

@@ -11,8 +11,12 @@ use rand::Rng as _;
 
 pub struct Switch {
     pub node: u32,
-    /// Bytes of the shared buffer in use.
+    /// Bytes of the buffer in use, headroom included.
     pub used: u64,
+    /// Bytes held in ingress headroom, and the headroom every port reserves in all: the shared
+    /// buffer is `buffer − reserved`, of which `used − headroom_used` is in use.
+    pub headroom_used: u64,
+    pub reserved: u64,
     pub rng: Rng,
     pub drops: u64,
     pub dropped_payload: u64,
@@ -25,6 +29,8 @@ pub struct Switch {
 pub struct QueueParams {
     /// (XOFF, XON) in bytes per class of this port's ingress; `None` without PFC.
     pub pfc: Option<(u64, u64)>,
+    /// PFC headroom of this port's ingress, per class.
+    pub pfc_headroom: u64,
     pub ecn: Option<Red>,
     pub limit: Option<QueueLen>,
     /// Dynamic threshold factor of the shared buffer.
@@ -144,7 +150,13 @@ impl Network {
         let w = pkt.wire_bytes as u64;
         let out = &self.fabric.ports[egress.idx()];
         let admitted = out.queue_checks & QUEUE_ADMIT == 0 || admits(out, c, w, &self.cfg.queue_params[out.params as usize], self.cfg.buffer.saturating_sub(sw.used));
-        if sw.used + w > self.cfg.buffer || injected || !admitted {
+        let inp = &self.fabric.ports[in_port.idx()];
+        // Once its ingress has sent PAUSE, a packet goes into that ingress's headroom while it
+        // has room, as a Broadcom MMU charges a priority group past XOFF (IEEE 802.1Qbb
+        // headroom); otherwise into the shared buffer, which excludes every reserve.
+        let headroom = inp.pausing[c] && inp.headroom_used[c] + w <= inp.pfc_headroom;
+        let shared_full = sw.used - sw.headroom_used + w > self.cfg.buffer - sw.reserved;
+        if (shared_full && !headroom) || injected || !admitted {
             // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
             sw.drops += 1;
             self.fabric.ports[egress.idx()].stats[c].drops += 1;
@@ -167,9 +179,14 @@ impl Network {
         sw.used += w;
         let p = self.pkts.get_mut(i);
         p.in_port = Some(in_port);
+        p.in_headroom = headroom;
         p.hops = p.hops.saturating_add(1);
         let inp = &mut self.fabric.ports[in_port.idx()];
         inp.ingress_bytes[c] += w;
+        if headroom {
+            inp.headroom_used[c] += w;
+            sw.headroom_used += w;
+        }
         if !inp.pausing[c] && inp.ingress_bytes[c] > inp.pfc_xoff {
             inp.pausing[c] = true;
             self.send_pfc(in_port, c, true);
@@ -205,7 +222,11 @@ impl Network {
     pub(crate) fn switch_dequeued(&mut self, s: SwitchId, port: PortId, c: usize, i: PktId, queued: u64) {
         let pkt = *self.pkts.get(i);
         let w = pkt.wire_bytes as u64;
-        self.fabric.switches[s.idx()].used -= w;
+        let sw = &mut self.fabric.switches[s.idx()];
+        sw.used -= w;
+        if pkt.in_headroom {
+            sw.headroom_used -= w;
+        }
         let out = &self.fabric.ports[port.idx()];
         if out.queue_checks & QUEUE_MARK_DEQUEUE != 0 {
             let packets = out.queues[c].len() as u64 + 1;
@@ -214,6 +235,9 @@ impl Network {
         let in_port = pkt.in_port.expect("a packet queued at a switch came in through a port");
         let inp = &mut self.fabric.ports[in_port.idx()];
         inp.ingress_bytes[c] -= w;
+        if pkt.in_headroom {
+            inp.headroom_used[c] -= w;
+        }
         if inp.pausing[c] && inp.ingress_bytes[c] <= inp.pfc_xon {
             inp.pausing[c] = false;
             self.send_pfc(in_port, c, false);

@@ -219,3 +219,32 @@ fn marking_in_packets_sees_only_the_queue_above_the_device_queue() {
     let (q, q_plain) = (cell(&net, "ports", &[("port", "s0-h0")], "queue_avg_kb"), cell(&plain, "ports", &[("port", "s0-h0")], "queue_avg_kb"));
     assert!(q > q_plain + 15.0, "{q} vs {q_plain} KB");
 }
+
+/// Two senders at line rate into one 10 Gbps host over PFC (XOFF 8 KB, XON 4 KB per ingress):
+/// after each PAUSE about 5 KB more arrive (the pause's and the data's flight, the packet on the
+/// wire).
+fn pfc_pair(switch: &str) -> String {
+    format!(
+        "duration = \"2ms\"\n[topology]\nkind = \"star\"\nhosts = 3\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
+         [switch]\nclasses = 1\npfc = true\npfc_xoff = \"8KB\"\npfc_xon = \"4KB\"\n{switch}\n[nic]\nack_class = 0\n\
+         [[flows]]\nsrc = \"1-2\"\ndst = 0\nclass = 0\n"
+    )
+}
+
+#[test]
+fn pfc_headroom_holds_what_arrives_after_pause() {
+    // 18 KB of shared buffer and no headroom: two ingresses at 8 KB plus what follows their
+    // PAUSEs do not fit, and packets are dropped.
+    let net = run_net(&pfc_pair("buffer = \"18KB\""));
+    assert!(net.summary().drops > 0);
+    // The same 18 KB shared, plus 6 KB of headroom reserved per port (3 ports: 36 KB in all):
+    // lossless.
+    let net = run_net(&pfc_pair("buffer = \"36KB\"\npfc_headroom = \"6KB\""));
+    let s = net.summary();
+    assert_eq!(s.drops, 0);
+    assert!(s.pauses > 0 && s.throughput_gbps > 9.5, "{} pauses, {} Gbps", s.pauses, s.throughput_gbps);
+    // Per port, and refused when it leaves no shared buffer.
+    let e = Network::new(&scenario(&pfc_pair("buffer = \"36KB\"\n[[switch.ports]]\nports = [\"s0-h1\"]\npfc_headroom = \"40KB\""))).err().unwrap().to_string();
+    assert_eq!(e, "switch.pfc_headroom = 40KB: the headroom s0 reserves (40KB over its ports and classes) must leave shared buffer (buffer = 36KB)");
+    assert_eq!(error(&incast("pfc_headroom = \"6KB\"")), "switch.pfc_headroom = 6KB: PFC headroom needs switch.pfc = true");
+}

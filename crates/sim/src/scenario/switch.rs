@@ -21,6 +21,11 @@ pub struct SwitchConfig {
     pub pfc_xoff: Bytes,
     /// ... and below which a RESUME follows.
     pub pfc_xon: Bytes,
+    /// Buffer reserved per ingress port and class for what arrives after its PAUSE (the
+    /// packets in flight on the link and in the peer's transmitter): a packet that no longer
+    /// fits in the shared buffer is held in its ingress's headroom once that ingress has sent
+    /// PAUSE. The shared buffer is `buffer` less every port's reserve. 0: no reserve.
+    pub pfc_headroom: Bytes,
     /// ECN marking at dequeue; absent means no marking.
     pub ecn: Option<EcnConfig>,
     /// Most a class queue of an egress port may hold (`"2666p"` packets or `"4MB"`); more is
@@ -109,6 +114,7 @@ pub struct PortOverride {
     pub device_queue: Option<u32>,
     pub pfc_xoff: Option<Bytes>,
     pub pfc_xon: Option<Bytes>,
+    pub pfc_headroom: Option<Bytes>,
 }
 
 impl Default for SwitchConfig {
@@ -119,6 +125,7 @@ impl Default for SwitchConfig {
             pfc: true,
             pfc_xoff: Bytes(100_000),
             pfc_xon: Bytes(80_000),
+            pfc_headroom: Bytes(0),
             ecn: None,
             queue_limit: None,
             alpha: None,
@@ -199,13 +206,16 @@ impl SwitchConfig {
         if !(1..=8).contains(&self.classes) {
             return Err(invalid("switch.classes", self.classes, "1 to 8 priority classes"));
         }
+        if !self.pfc && self.pfc_headroom > Bytes(0) {
+            return Err(invalid("switch.pfc_headroom", self.pfc_headroom, "PFC headroom needs switch.pfc = true"));
+        }
         check_queue("switch", self.pfc.then_some((self.pfc_xoff, self.pfc_xon)), self.buffer, self.ecn.as_ref(), self.queue_limit, self.alpha, self.device_queue)?;
         for (i, o) in self.ports.iter().enumerate() {
             let at = format!("switch.ports[{i}]");
             if o.switches.is_empty() && o.ports.is_empty() && o.link_rate.is_none() {
                 return Err(invalid(at, "no selector", "select ports by switches = [names], ports = [\"NODE-PEER\", ...] or link_rate"));
             }
-            if !self.pfc && (o.pfc_xoff.is_some() || o.pfc_xon.is_some()) {
+            if !self.pfc && (o.pfc_xoff.is_some() || o.pfc_xon.is_some() || o.pfc_headroom.is_some()) {
                 return Err(invalid(format!("{at}.pfc_xoff"), "set", "PFC thresholds need switch.pfc = true"));
             }
             let pfc = self.pfc.then_some((o.pfc_xoff.unwrap_or(self.pfc_xoff), o.pfc_xon.unwrap_or(self.pfc_xon)));
