@@ -93,8 +93,11 @@ impl WindowController for Dctcp {
         }
     }
 
-    fn on_loss(&mut self, loss: Loss, flight_bytes: u64, now: Time) {
-        self.reno.on_loss(loss, flight_bytes, now);
+    /// Linux `dctcp_react_to_loss`: `ssthresh = max(cwnd/2, 2)` — the window, not the data in
+    /// flight as Reno's RFC 5681 rule; then Reno's response (fast retransmit continues from
+    /// `ssthresh`, a timeout from one segment).
+    fn on_loss(&mut self, loss: Loss, _flight_bytes: u64, now: Time) {
+        self.reno.on_loss(loss, self.reno.cwnd(), now);
     }
 
     fn cwnd(&self) -> u64 {

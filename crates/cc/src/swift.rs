@@ -10,7 +10,12 @@
 //!   recovery cuts by `max_mdf` if it may decrease (lines 15–24).
 //! - **Bounds and guard**: the window is clamped to `[min_cwnd, max_cwnd]`; the decrease guard
 //!   restarts whenever the window fell or sits at its minimum (lines 25–28, with isekai's
-//!   "or hit the minimum"; reference §3.1, §10).
+//!   "or hit the minimum"; reference §3.1, §10). This departs from the paper's line 27, which
+//!   tests `cwnd ≤ prev_cwnd`: there a window that did not move (held at `max_cwnd`) would also
+//!   restart the guard and hold off the next decrease; here only a decrease (`<`) or the
+//!   minimum does.
+//! - **Every ACK** resets `retransmit_cnt` (line 2), SACK-only ACKs that carry no RTT sample
+//!   included.
 //! - **Pacing**: below one packet the sender sends one packet every `rtt/cwnd` (lines 29–32,
 //!   §3.4), with `rtt` the smoothed RTT.
 //! - **Target scaling** (§3.5): `base_target + hops·ℏ + clamp(α/√fcwnd + β', 0, fs_range)` with
@@ -389,11 +394,11 @@ impl Swift {
 
 impl WindowController for Swift {
     fn on_ack(&mut self, a: &AckEvent) {
+        self.retransmit_cnt = 0;
         let Some(rtt) = a.rtt else { return };
         self.last_rtt = rtt;
         let s = self.params.rtt_smoothing;
         self.srtt = if self.srtt == 0.0 { rtt.ps() as f64 } else { s * self.srtt + (1.0 - s) * rtt.ps() as f64 };
-        self.retransmit_cnt = 0;
         let num_acked = (a.acked_bytes as f64 / self.packet_bytes as f64).ceil().max(1.0);
         let guard = self.guard();
         let p = &self.params;
@@ -554,6 +559,15 @@ mod tests {
         assert!((s.fabric.cwnd - 4.0625).abs() < 1e-12);
         s.on_loss(Loss::Timeout, 0, Time(2011 * US)); // third consecutive timeout: reset
         assert_eq!(s.fabric.cwnd, s.params.min_cwnd);
+        // An ACK without an RTT sample (SACK-only) clears the count too (line 2): two timeouts,
+        // a SACK, two more, and no reset.
+        let mut s = fixed_target(50, 8.0);
+        s.on_loss(Loss::Timeout, 0, Time(2000 * US));
+        s.on_loss(Loss::Timeout, 0, Time(3000 * US));
+        s.on_ack(&AckEvent { rtt: None, ..ack(3500, 20.0, 0.0, 1) });
+        s.on_loss(Loss::Timeout, 0, Time(4000 * US));
+        s.on_loss(Loss::Timeout, 0, Time(5000 * US));
+        assert!(s.fabric.cwnd > s.params.min_cwnd, "{}", s.fabric.cwnd);
         // An ACK clears the count; fast recovery cuts by max_mdf.
         let mut s = fixed_target(50, 8.0);
         s.on_ack(&ack(1000, 20.0, 0.0, 1));

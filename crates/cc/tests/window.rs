@@ -33,6 +33,21 @@ fn reno_slow_start_avoidance_and_losses() {
 }
 
 #[test]
+fn dctcp_halves_its_window_on_loss_whatever_is_in_flight() {
+    // Linux dctcp_react_to_loss: ssthresh = max(cwnd/2, 2 MSS), with 20 MSS of window and 6 in
+    // flight (Reno's RFC 5681 rule would take flight/2 = 3 MSS).
+    let mut d = Dctcp::new(DctcpParams::default(), MSS);
+    d.reno.cwnd = 20_000.0;
+    d.on_loss(Loss::FastRetransmit, 6000, Time::ZERO);
+    assert_eq!((d.cwnd(), d.reno.ssthresh), (10_000, 10_000.0));
+    d.on_loss(Loss::Timeout, 6000, Time::ZERO);
+    assert_eq!((d.cwnd(), d.reno.ssthresh), (1000, 5000.0));
+    d.reno.cwnd = 3000.0;
+    d.on_loss(Loss::FastRetransmit, 3000, Time::ZERO);
+    assert_eq!(d.reno.ssthresh, 2000.0, "at least 2 MSS");
+}
+
+#[test]
 fn dctcp_updates_alpha_once_per_window_and_cuts_once_per_window() {
     let mut d = Dctcp::new(DctcpParams::default(), MSS);
     assert_eq!(d.alpha, 1.0);

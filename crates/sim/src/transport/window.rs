@@ -22,8 +22,8 @@
 //!   acknowledged at once (RFC 5681 §4.2). With `delayed_ack`, in-order packets are acknowledged
 //!   every second packet or after `delayed_ack_timeout`, and the CE echo follows DCTCP's
 //!   two-state machine: when a packet's CE bit differs from the previous one, the packets held so
-//!   far are acknowledged at once with the old ECE value (DCTCP §3.1; Linux
-//!   `dctcp_ece_ack_update`). ACKs go out in `nic.ack_class`, echoing the acknowledged packet's
+//!   far are acknowledged at once with the old ECE value, and the packet itself at once with the
+//!   new one (DCTCP §3.1; Linux `dctcp_ece_ack_update`, `ICSK_ACK_NOW`). ACKs go out in `nic.ack_class`, echoing the acknowledged packet's
 //!   hop count and its remote queuing (NIC Rx queue plus processing at this host, Swift §3.1).
 //! - **RTT samples** are what the kernel measures (RFC 7323): ACK arrival minus the echoed
 //!   TSval of the earliest packet the ACK covers, so a delayed ACK's hold time is included, and
@@ -493,7 +493,8 @@ impl WindowTx {
             return self.send_ack(pkt.ce, pkt.ts, block, out);
         }
         let delayed = self.cfg.delayed_ack;
-        if delayed && self.pending > 0 && pkt.ce != self.ce_state {
+        let ce_changed = pkt.ce != self.ce_state;
+        if delayed && self.pending > 0 && ce_changed {
             // DCTCP: acknowledge what was held with the old CE state before switching.
             self.send_ack(self.ce_state, self.ts_recent, [0, 0], out);
         }
@@ -507,7 +508,9 @@ impl WindowTx {
             self.rcv_nxt = self.ooo.remove(0)[1];
         }
         self.pending += 1;
-        let now_ack = !delayed || self.pending >= 2 || filled_hole || !self.ooo.is_empty();
+        // A change of CE state is acknowledged at once (Linux `dctcp_ece_ack_update` sets
+        // `ICSK_ACK_NOW`), so the sender learns of it without the delayed-ACK wait.
+        let now_ack = !delayed || ce_changed || self.pending >= 2 || filled_hole || !self.ooo.is_empty();
         if !now_ack {
             arm(out, Timer::DelayedAck, self.delack_timer.set(now + self.cfg.delayed_ack_timeout));
         }
