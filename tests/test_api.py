@@ -30,7 +30,7 @@ def test_run_returns_summary_tables_and_meta(pfc):
     assert list(pfc.rtt.columns) == ["rtt_us", "count", "cdf"] and pfc.rtt["cdf"].iloc[-1] == pytest.approx(1.0)
     assert pfc.rtt["count"].sum() == s["rtt_samples"]
     assert len(pfc.queues) == 12_000  # 1 µs samples of the bottleneck over 12 ms
-    assert set(pfc.timeseries.columns) == {"time_us", "flow", "delivered_bytes", "delivered_gbps", "cc_rate_gbps", "cwnd_bytes", "fcwnd_pkts", "ecwnd_pkts", "rtt_us", "inflight_bytes", "retransmits", "drops", "ecn_echoed_bytes"}
+    assert set(pfc.timeseries.columns) == {"time_us", "flow", "delivered_bytes", "delivered_gbps", "cc_rate_gbps", "at_min_rate", "cwnd_bytes", "fcwnd_pkts", "ecwnd_pkts", "rtt_us", "inflight_bytes", "retransmits", "drops", "ecn_echoed_bytes"}
     assert pfc.meta["seed"] == 1 and pfc.meta["rttlab_version"] == rttlab.__version__
     # The scenario as run records every default.
     assert pfc.meta["scenario"]["nic"]["segment"] == "16KB"

@@ -15,7 +15,7 @@
 //! connection keeps `α·RTT` bits queued, so throughput and RTT both grow with α.
 
 use crate::timely::rate_bounds;
-use crate::{ParamError, Completion, Rate, RateController, Time};
+use crate::{Metrics, ParamError, Completion, Rate, RateController, Time};
 use serde::{Deserialize, Serialize};
 
 /// FAST*'s parameters; the defaults are the reconstruction above with the paper's smallest α.
@@ -93,5 +93,9 @@ impl RateController for Fast {
 
     fn rate(&self) -> Rate {
         Rate(self.rate as u64)
+    }
+
+    fn metrics(&self) -> Metrics {
+        Metrics { rate: Some(self.rate()), at_min_rate: Some(self.rate <= self.params.min_rate.bps() as f64), ..Metrics::default() }
     }
 }

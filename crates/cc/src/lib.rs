@@ -144,6 +144,8 @@ pub trait WindowController {
 pub struct Metrics {
     /// A rate controller's target rate.
     pub rate: Option<Rate>,
+    /// A rate controller with a floor (`min_rate`) sits on it.
+    pub at_min_rate: Option<bool>,
     /// A window controller's congestion window.
     pub cwnd_bytes: Option<u64>,
     /// The slow-start threshold, once a loss has set it (Reno, DCTCP, Vegas).

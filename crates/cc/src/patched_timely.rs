@@ -10,7 +10,7 @@
 //! once per `max(Seg/R, minRTT)`), the thresholds and caps are TIMELY's.
 
 use crate::timely::{check_common, check_rate_bounds, rate_bounds, update_weight, GradientFilter, UpdateScaling};
-use crate::{ParamError, Completion, Rate, RateController, Time};
+use crate::{Metrics, ParamError, Completion, Rate, RateController, Time};
 use serde::{Deserialize, Serialize};
 
 /// Patched TIMELY's parameters; `Default` is Zhu et al.'s (β = 0.008, α = 0.875).
@@ -121,5 +121,9 @@ impl RateController for PatchedTimely {
 
     fn rate(&self) -> Rate {
         Rate(self.rate as u64)
+    }
+
+    fn metrics(&self) -> Metrics {
+        Metrics { rate: Some(self.rate()), at_min_rate: Some(self.rate <= self.params.min_rate.bps() as f64), ..Metrics::default() }
     }
 }

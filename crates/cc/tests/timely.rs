@@ -172,12 +172,16 @@ fn caps_and_floors() {
     close(d.at(100.0, 10.0), 10.0 * G);
     let mut d = timely(TimelyParams { max_rate: Some(Rate::from_gbps(4)), ..Default::default() });
     close(d.at(100.0, 10.0), 4.0 * G);
-    // A gradient of +2 would make the rate negative: the floor holds it at min_rate.
-    let mut d = timely(TimelyParams { alpha: 1.0, min_rate: Rate::from_mbps(50), ..at5g() });
+    // Algorithm 1 as written: a gradient of +2 would make the rate negative; the floor holds
+    // it at min_rate.
+    let mut d = timely(TimelyParams { alpha: 1.0, min_rate: Rate::from_mbps(50), decrease_floor: DecreaseFloor::None, ..at5g() });
     d.at(100.0, 100.0);
     close(d.at(200.0, 140.0), 50.0 * M);
-    // The authors' code never more than halves in one update.
-    let mut d = timely(TimelyParams { decrease_floor: DecreaseFloor::Half, ..at5g() });
+    // The default, the authors' code: never more than halves in one update.
+    let mut d = timely(TimelyParams { alpha: 1.0, ..at5g() });
+    close(d.at(100.0, 100.0), 5.01 * G);
+    close(d.at(200.0, 140.0), 2.505 * G);
+    let mut d = timely(at5g());
     close(d.at(100.0, 100_000.0), 2.5 * G);
 }
 

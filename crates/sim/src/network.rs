@@ -393,6 +393,7 @@ pub struct TimeSeries {
     pub flow: Vec<u32>,
     pub delivered_bytes: Vec<u64>,
     pub rate_bps: Vec<u64>,
+    pub at_min_rate: Vec<Option<bool>>,
     /// Window flows' congestion window (`None` for message flows).
     pub cwnd_bytes: Vec<Option<u64>>,
     /// Swift flows' fabric and endpoint windows, in packets.
@@ -560,6 +561,7 @@ impl Network {
             ts.delivered_bytes.push(f.stats.delivered_bytes);
             ts.rate_bps.push(f.rate().bps());
             let m = f.cc_metrics();
+            ts.at_min_rate.push(m.at_min_rate);
             ts.cwnd_bytes.push(m.cwnd_bytes);
             ts.fcwnd.push(m.fcwnd_pkts);
             ts.ecwnd.push(m.ecwnd_pkts);

@@ -89,6 +89,9 @@ pub struct Summary {
     /// Message transport: mean payload released to NICs and not yet acknowledged, summed over
     /// connections (time average after the warm-up; by Little's law, goodput × mean RTT).
     pub inflight_avg_bytes: Option<f64>,
+    /// Rate controllers with a floor: connections whose rate sits on `cc.min_rate` at the end
+    /// (per connection in `flows.at_min_rate`, over time in `timeseries.at_min_rate`).
+    pub flows_at_min_rate: Option<u64>,
 }
 
 /// Quantile `q` of histogram `h` divided by `scale`, `None` when it is empty.
@@ -173,6 +176,10 @@ impl Network {
                 open.or(retired).map(|_| (open.unwrap_or(0) + self.flows.retired.inflight_area) as f64 / 1e12 / secs)
             },
             refused: self.measure.groups.iter().map(|g| g.rpcs_refused + g.flows_refused + g.pings_refused).sum(),
+            flows_at_min_rate: {
+                let at: Vec<bool> = self.flows.slots.iter().filter(|f| f.listed()).filter_map(|f| f.cc_metrics().at_min_rate).collect();
+                (!at.is_empty()).then(|| at.iter().filter(|&&b| b).count() as u64)
+            },
         }
     }
 
@@ -236,6 +243,7 @@ impl Network {
             .col("ecn_echoed_bytes", f.iter().map(|x| x.stats.ecn_echoed_bytes).collect::<Vec<_>>())
             .col("inflight_avg_bytes", f.iter().map(|x| self.inflight_area(x).map(|a| a as f64 / 1e12 / secs)).collect::<Vec<_>>())
             .col("cc_rate_gbps", f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>())
+            .col("at_min_rate", m.iter().map(|x| x.at_min_rate.map(u64::from)).collect::<Vec<_>>())
             .col("cwnd_bytes", m.iter().map(|x| x.cwnd_bytes).collect::<Vec<_>>())
             .col("dctcp_alpha", m.iter().map(|x| x.dctcp_alpha).collect::<Vec<_>>())
             .col("fcwnd_pkts", m.iter().map(|x| x.fcwnd_pkts).collect::<Vec<_>>())
@@ -394,6 +402,7 @@ impl Network {
             .col("delivered_bytes", ts.delivered_bytes.clone())
             .col("delivered_gbps", delivered_gbps)
             .col("cc_rate_gbps", ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>())
+            .col("at_min_rate", ts.at_min_rate.iter().map(|x| x.map(u64::from)).collect::<Vec<_>>())
             .col("cwnd_bytes", ts.cwnd_bytes.clone())
             .col("fcwnd_pkts", ts.fcwnd.clone())
             .col("ecwnd_pkts", ts.ecwnd.clone())
