@@ -49,8 +49,9 @@ pub enum HaiCounter {
 /// reference algorithms.md §1.4, recommended in §1.8): the paper states no bound, and without
 /// one a single gradient sample above `1/beta` makes `rate·(1 − beta·g)` negative, which only
 /// the `min_rate` clamp stops — a collapse to the floor the paper never shows (with
-/// `alpha = 0.875` on the §6.1 testbed: 2.2 Gbps and 7 of 40 connections at 10 Mbps, against
-/// 14.8 Gbps and none with the bound; at the paper's `alpha = 0.02` the two agree).
+/// `alpha = 0.875` on the §6.1 testbed: 9.3 Gbps, Jain 0.39 and 10 of 40 connections at 10 Mbps,
+/// against 14.9 Gbps, Jain 0.88 and none with the bound; at the paper's `alpha = 0.02` the two
+/// agree).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DecreaseFloor {

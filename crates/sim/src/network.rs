@@ -9,7 +9,7 @@ use crate::packet::{PacketKind, Slab};
 use crate::ids::{FlowId, PktId, PortId, SwitchId};
 use crate::port::{port_name, ClassStats, Owner, Port};
 use crate::routing::Routing;
-use crate::scenario::{invalid, Arrivals, CcConfig, HostConfig, Scenario, ScenarioError, TransportConfig, Until, Workload};
+use crate::scenario::{invalid, Arrivals, CcConfig, HostConfig, NicArbitration, Scenario, ScenarioError, TransportConfig, Until, Workload};
 use crate::scenario::{MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
 use crate::switch::{QueueParams, Red, Switch};
@@ -85,6 +85,7 @@ pub(crate) struct RunConfig {
     pub retransmit_timeout: Time,
     pub rtt_noise: Time,
     pub pacing_rate: Option<Rate>,
+    pub arbitration: NicArbitration,
     pub host_config: HostConfig,
     pub timeseries_interval: Option<Time>,
 }
@@ -112,6 +113,7 @@ impl RunConfig {
             retransmit_timeout: nic.retransmit_timeout(),
             rtt_noise: nic.rtt_noise,
             pacing_rate: nic.pacing_rate,
+            arbitration: nic.arbitration.unwrap_or_default(),
             host_config: s.host.clone(),
             timeseries_interval: s.measure.timeseries_interval,
         }

@@ -2,9 +2,11 @@
 //! rate control engine), and the segmenter.
 //!
 //! A segment released by the message transport is handed to the NIC (`t_send`), which sends it
-//! as MTU packets back to back at line rate, or, with `nic.pacing_rate`, one packet every
-//! `wire bytes / pacing rate` while other flows' segments use the gaps (TIMELY §5 "Additional
-//! pacing opportunities", Fig. 16). Window-transport packets go straight to the host port's
+//! as MTU packets at line rate, or, with `nic.pacing_rate`, one packet every `wire bytes /
+//! pacing rate` while other flows' segments use the gaps (TIMELY §5 "Additional pacing
+//! opportunities", Fig. 16). Between connections the NIC goes round-robin per packet
+//! (`nic.arbitration = "qp_round_robin"`, as RDMA NICs schedule queue pairs) or sends whole
+//! segments in order (`"segment_fifo"`). Window-transport packets go straight to the host port's
 //! class queues (the kernel's queueing discipline). Arriving packets are handed to their
 //! flow's transport; with a host model (`HostConfig`), window-transport packets first wait in
 //! the NIC Rx queue for the stack to process them one at a time (Swift §3.1, Fig. 2).
@@ -15,6 +17,7 @@ use crate::flow::Tx;
 use crate::network::Network;
 use crate::packet::{Packet, PacketKind};
 use crate::port::MAX_CLASSES;
+use crate::scenario::NicArbitration;
 use crate::transport::message::psn_before;
 use rttlab_cc::{Rate, Time};
 use std::cmp::Reverse;
@@ -219,12 +222,17 @@ impl Network {
         }
         let last = seg.sent == seg.bytes;
         let s = *seg;
+        let queue = &mut host.nic[c];
         if last {
-            let queue = &mut host.nic[c];
             queue.remove(idx);
-            if let Some(next) = queue.iter_mut().skip(idx).find(|x| x.flow == s.flow) {
+            // The connection's next segment (its segments stay in order) may send now.
+            if let Some(next) = queue.iter_mut().find(|x| x.flow == s.flow) {
                 next.first = true;
             }
+        } else if self.cfg.arbitration == NicArbitration::QpRoundRobin && queue.len() > 1 {
+            // Round-robin: the segment served goes behind every other one.
+            let served = queue.remove(idx).expect("the segment just served");
+            queue.push_back(served);
         }
         let flow = &mut self.flows.slots[s.flow as usize];
         let (dst, hash) = (flow.dst, flow.hash[0]);

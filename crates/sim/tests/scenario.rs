@@ -85,6 +85,10 @@ fn segment_defaults_belong_to_the_message_transport() {
     assert_eq!(r["transport"]["delayed_ack"], true);
     let e = error(&base(&format!("{window}\n[nic]\nsegment = \"16KB\"")));
     assert!(e.starts_with("nic.segment = 16KB: a message-transport NIC setting"), "{e}");
+    assert_eq!(r["nic"]["arbitration"], serde_json::Value::Null);
+    assert_eq!(Scenario::from_toml(&base("")).unwrap().resolved()["nic"]["arbitration"], "qp_round_robin");
+    let e = error(&base(&format!("{window}\n[nic]\narbitration = \"segment_fifo\"")));
+    assert!(e.starts_with("nic.arbitration = segment_fifo: a message-transport NIC setting"), "{e}");
     // What a result records reads back as the same scenario.
     for extra in ["", window] {
         let s = Scenario::from_toml(&base(extra)).unwrap();

@@ -40,6 +40,24 @@ pub struct NicConfig {
     /// NIC per-packet pacing inside a segment at this fixed rate (TIMELY §5, Fig. 16);
     /// absent: packets leave back to back at line rate.
     pub pacing_rate: Option<Rate>,
+    /// How the NIC shares its link between the connections (queue pairs) with segments in it
+    /// (`NicArbitration`). Message transport only; absent: `qp_round_robin` there.
+    pub arbitration: Option<NicArbitration>,
+}
+
+/// How a host's NIC chooses the next packet among the segments it holds.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NicArbitration {
+    /// One packet per connection in turn: RDMA NICs schedule their send queues per packet, as
+    /// the HPCC simulator's NIC does (`RdmaEgressQueue::GetNextQindex`, round-robin over queue
+    /// pairs from the last one served). A connection's segments still go in order.
+    #[default]
+    QpRoundRobin,
+    /// Whole segments in the order they were handed to the NIC: a segment goes out as one
+    /// burst at line rate before the next one starts (TIMELY §3.3 for one flow; rttlab's
+    /// model before this option).
+    SegmentFifo,
 }
 
 impl Default for NicConfig {
@@ -55,6 +73,7 @@ impl Default for NicConfig {
             rtt_noise: Time::ZERO,
             ack_class: 0,
             pacing_rate: None,
+            arbitration: None,
         }
     }
 }
@@ -260,6 +279,9 @@ impl NicConfig {
         }
         if let Some(t) = self.retransmit_timeout {
             return Err(invalid("nic.retransmit_timeout", t, message_only));
+        }
+        if let Some(a) = self.arbitration {
+            return Err(invalid("nic.arbitration", serde_json::to_value(a).expect("an enum").as_str().unwrap_or_default(), message_only));
         }
         Ok(())
     }
