@@ -52,9 +52,11 @@ pub struct Completion {
     pub rtt: Time,
     /// Payload bytes the completion acknowledges.
     pub acked_bytes: u64,
-    /// The rate the application offers, for an application-limited flow; `None` when the
-    /// flow always has data (TIMELY §5 "Application limited behavior").
-    pub app_rate: Option<Rate>,
+    /// The rate the connection has been sending at, measured by its transport: the bytes it
+    /// handed to the NIC from the completed segment's release to now, over that time (TIMELY
+    /// §5 "Application limited behavior": the target rate increases only while the application
+    /// sends at more than 80 % of it). `None`: not measured, no limit.
+    pub sending_rate: Option<Rate>,
 }
 
 /// A rate-based congestion controller: completions in, target rate out.

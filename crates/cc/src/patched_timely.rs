@@ -113,7 +113,7 @@ impl RateController for PatchedTimely {
             let error = (rtt - rtt_ref) / rtt_ref;
             old + delta * (1.0 - w) * df_increase - old * p.beta * w * error * df_decrease
         };
-        if new > old && c.app_rate.is_some_and(|a| (a.bps() as f64) <= p.app_limited_fraction * old) {
+        if new > old && c.sending_rate.is_some_and(|a| (a.bps() as f64) <= p.app_limited_fraction * old) {
             new = old;
         }
         self.rate = new.min(self.max_rate).max(p.min_rate.bps() as f64);

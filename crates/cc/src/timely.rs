@@ -99,8 +99,8 @@ pub struct TimelyParams {
     pub min_rate: Rate,
     /// A new flow's rate; absent: the line rate.
     pub initial_rate: Option<Rate>,
-    /// The rate may increase only while the application offers more than this fraction of it
-    /// (§5 "Application limited behavior": 80 %).
+    /// The rate may increase only while the connection sends at more than this fraction of it,
+    /// as its transport measures (§5 "Application limited behavior": 80 %).
     pub app_limited_fraction: f64,
     pub update_scaling: UpdateScaling,
     pub hai_counter: HaiCounter,
@@ -278,8 +278,8 @@ impl RateController for Timely {
             old * (1.0 - df_gradient * p.beta * g)
         };
         let mut new = if p.decrease_floor == DecreaseFloor::Half { new.max(0.5 * old) } else { new };
-        // §5: the rate may only grow while the application offers more than 80 % of it.
-        if new > old && c.app_rate.is_some_and(|a| (a.bps() as f64) <= p.app_limited_fraction * old) {
+        // §5: the rate may only grow while the connection sends at more than 80 % of it.
+        if new > old && c.sending_rate.is_some_and(|a| (a.bps() as f64) <= p.app_limited_fraction * old) {
             new = old;
         }
         self.rate = new.min(self.max_rate).max(p.min_rate.bps() as f64);

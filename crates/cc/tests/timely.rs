@@ -11,7 +11,7 @@ const M: f64 = 1e6;
 /// A controller fed (time µs, RTT µs) completions.
 struct Drive<C: RateController> {
     cc: C,
-    app_rate: Option<Rate>,
+    sending_rate: Option<Rate>,
 }
 
 impl<C: RateController> Drive<C> {
@@ -20,7 +20,7 @@ impl<C: RateController> Drive<C> {
             now: Time((t_us * 1e6) as u64),
             rtt: Time((rtt_us * 1e6) as u64),
             acked_bytes: 16_000,
-            app_rate: self.app_rate,
+            sending_rate: self.sending_rate,
         };
         self.cc.on_completion(&c);
         self.cc.rate().bps() as f64
@@ -28,7 +28,7 @@ impl<C: RateController> Drive<C> {
 }
 
 fn timely(p: TimelyParams) -> Drive<Timely> {
-    Drive { cc: Timely::new(p, Rate::from_gbps(10)), app_rate: None }
+    Drive { cc: Timely::new(p, Rate::from_gbps(10)), sending_rate: None }
 }
 
 fn at5g() -> TimelyParams {
@@ -157,12 +157,12 @@ fn update_scaling_weights_updates_within_one_min_rtt() {
 #[test]
 fn application_limited_rule_at_80_percent() {
     let mut d = timely(at5g());
-    d.app_rate = Some(Rate::from_gbps(4)); // exactly 80 % of 5 Gbps: not more than 80 %
+    d.sending_rate = Some(Rate::from_gbps(4)); // exactly 80 % of 5 Gbps: not more than 80 %
     close(d.at(100.0, 10.0), 5.0 * G);
-    d.app_rate = Some(Rate(4_000_000_001));
+    d.sending_rate = Some(Rate(4_000_000_001));
     close(d.at(200.0, 10.0), 5.01 * G);
     // Decreases are never held back.
-    d.app_rate = Some(Rate::from_gbps(1));
+    d.sending_rate = Some(Rate::from_gbps(1));
     close(d.at(300.0, 1000.0), 5.01 * G * 0.6);
 }
 
@@ -213,7 +213,7 @@ fn patched_weight_function() {
 #[test]
 fn patched_update_by_hand() {
     let p = PatchedTimelyParams { initial_rate: Some(Rate::from_gbps(5)), ..Default::default() };
-    let mut d = Drive { cc: PatchedTimely::new(p, Rate::from_gbps(10)), app_rate: None };
+    let mut d = Drive { cc: PatchedTimely::new(p, Rate::from_gbps(10)), sending_rate: None };
     // First sample, RTT 75 µs: g = 0, w = ½, error = (75 − 50)/50 = ½.
     close(d.at(100.0, 75.0), 5.0 * G + 10.0 * M * 0.5 - 5.0 * G * 0.008 * 0.5 * 0.5);
     let r1 = 5.0 * G + 5.0 * M - 10.0 * M;
@@ -221,7 +221,7 @@ fn patched_update_by_hand() {
     let w = 2.0 * 0.0875 + 0.5;
     close(d.at(200.0, 77.0), r1 + 10.0 * M * (1.0 - w) - r1 * 0.008 * w * 0.54);
     // At the reference RTT with a falling RTT the decrease vanishes: only δ(1 − w).
-    let mut d = Drive { cc: PatchedTimely::new(PatchedTimelyParams { initial_rate: Some(Rate::from_gbps(5)), ..Default::default() }, Rate::from_gbps(10)), app_rate: None };
+    let mut d = Drive { cc: PatchedTimely::new(PatchedTimelyParams { initial_rate: Some(Rate::from_gbps(5)), ..Default::default() }, Rate::from_gbps(10)), sending_rate: None };
     d.at(100.0, 60.0);
     close(d.at(200.0, 50.0), 5.0 * G + 10.0 * M * 0.5 - 5.0 * G * 0.008 * 0.5 * 0.2 + 10.0 * M);
 }

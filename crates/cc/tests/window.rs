@@ -76,7 +76,7 @@ fn dctcp_updates_alpha_once_per_window_and_cuts_once_per_window() {
 }
 
 fn completion(rtt_us: u64) -> Completion {
-    Completion { now: Time::ZERO, rtt: Time::from_us(rtt_us), acked_bytes: 16_000, app_rate: None }
+    Completion { now: Time::ZERO, rtt: Time::from_us(rtt_us), acked_bytes: 16_000, sending_rate: None }
 }
 
 #[test]

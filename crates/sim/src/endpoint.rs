@@ -168,7 +168,7 @@ impl Network {
         flow.stats.credit_inflight(now, self.cfg.warmup, outstanding);
         while let Some(u) = self.flows.slots[f as usize].message().pop_acked(ack.seq) {
             let rtt = self.noisy_rtt(f, completion_rtt(now, u.t_send, u.bytes as u64, rate));
-            self.flows.slots[f as usize].message().on_completion(now, rtt, u.bytes as u64);
+            self.flows.slots[f as usize].message().on_completion(now, rtt, &u);
             self.record_rtt(f, rtt);
         }
         let m = self.flows.slots[f as usize].message();

@@ -32,7 +32,7 @@ fn rng() -> rttlab_sim::engine::Rng {
 fn the_first_segment_goes_at_once_and_the_next_after_its_serialization_at_the_rate() {
     let (mut m, mut r) = (conn(None), rng());
     assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), Some(Time::ZERO));
-    assert_eq!(m.release(Time::ZERO, SEG, PPP), Unacked { first_psn: 0, end_psn: 16, bytes: 16_000, t_send: Time::ZERO });
+    assert_eq!(m.release(Time::ZERO, SEG, PPP), Unacked { first_psn: 0, end_psn: 16, bytes: 16_000, t_send: Time::ZERO, released_before: 0 });
     // 16 000 B at 10 Gbps: 12.8 µs.
     assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), Some(Time(12_800_000)));
     // Asked later than that, it may go at once.
@@ -122,7 +122,7 @@ fn the_completion_rtt_leaves_out_the_segments_serialization() {
 }
 
 #[test]
-fn the_controller_gets_every_completion_with_the_application_rate() {
+fn the_controller_gets_every_completion_with_the_rate_the_connection_sent_at() {
     struct Seen(Rc<RefCell<Vec<Completion>>>);
     impl RateController for Seen {
         fn on_completion(&mut self, c: &Completion) {
@@ -136,9 +136,13 @@ fn the_controller_gets_every_completion_with_the_application_rate() {
     let app = App { rate: Rate(2_000_000_000), message: 4000, poisson: false, next_message: Time::ZERO };
     let mut m = MessageTx::new(Box::new(Seen(seen.clone())), None, Some(app), false, Time::ZERO, Time::MAX);
     m.release_time(Time::ZERO, SEG, CAP, &mut rng());
-    m.release(Time::ZERO, SEG, PPP);
-    m.on_completion(us(9), us(3), 4000);
-    assert_eq!(*seen.borrow(), vec![Completion { now: us(9), rtt: us(3), acked_bytes: 4000, app_rate: Some(Rate(2_000_000_000)) }]);
+    let first = m.release(Time::ZERO, SEG, PPP);
+    // The next message arrives at 16 us (4000 B at 2 Gbps) and is released then.
+    assert_eq!(m.release_time(us(16), SEG, CAP, &mut rng()), Some(us(16)));
+    m.release(us(16), SEG, PPP);
+    // The first segment completes at 20 us: 8000 B handed to the NIC in 20 us, 3.2 Gbps.
+    m.on_completion(us(20), us(3), &first);
+    assert_eq!(*seen.borrow(), vec![Completion { now: us(20), rtt: us(3), acked_bytes: 4000, sending_rate: Some(Rate(3_200_000_000)) }]);
 }
 
 #[test]

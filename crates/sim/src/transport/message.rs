@@ -50,6 +50,8 @@ pub struct Unacked {
     pub bytes: u32,
     /// When it was first handed to the NIC.
     pub t_send: Time,
+    /// Bytes the connection had handed to the NIC before it.
+    pub released_before: u64,
 }
 
 /// What the receiver does with a data packet (IBA §9.7.5).
@@ -88,6 +90,8 @@ pub struct MessageTx {
     ready: u64,
     last_release: Time,
     last_release_bytes: u64,
+    /// Bytes handed to the NIC so far.
+    released: u64,
     outstanding: u64,
     pub(crate) in_sched: bool,
     /// Segments of this flow in the NIC.
@@ -124,6 +128,7 @@ impl MessageTx {
             ready: 0,
             last_release: Time::ZERO,
             last_release_bytes: 0,
+            released: 0,
             outstanding: 0,
             in_sched: false,
             nic_segments: 0,
@@ -204,7 +209,8 @@ impl MessageTx {
         self.last_release = now;
         self.last_release_bytes = bytes;
         let packets = bytes.div_ceil(payload_per_packet as u64) as u32;
-        let u = Unacked { first_psn: self.next_psn, end_psn: self.next_psn.wrapping_add(packets), bytes: bytes as u32, t_send: now };
+        let u = Unacked { first_psn: self.next_psn, end_psn: self.next_psn.wrapping_add(packets), bytes: bytes as u32, t_send: now, released_before: self.released };
+        self.released += bytes;
         self.next_psn = u.end_psn;
         self.unacked.push_back(u);
         u
@@ -253,11 +259,14 @@ impl MessageTx {
         Some(u)
     }
 
-    /// Sender: the completion of a `bytes` segment with RTT sample `rtt` (§3.1: completion time
-    /// minus send time minus serialization, noise included) feeds the rate controller.
-    pub fn on_completion(&mut self, now: Time, rtt: Time, bytes: u64) {
-        let app_rate = self.app.as_ref().map(|a| a.rate);
-        self.cc.on_completion(&Completion { now, rtt, acked_bytes: bytes, app_rate });
+    /// Sender: the completion of segment `u` with RTT sample `rtt` (§3.1: completion time minus
+    /// send time minus serialization, noise included) feeds the rate controller, with the rate
+    /// the connection sent at over the segment's round trip: what it handed to the NIC from the
+    /// segment's release on, over the time since (§5 "Application limited behavior").
+    pub fn on_completion(&mut self, now: Time, rtt: Time, u: &Unacked) {
+        let elapsed = now.saturating_sub(u.t_send);
+        let sending_rate = (elapsed > Time::ZERO).then(|| Rate::of(self.released - u.released_before, elapsed));
+        self.cc.on_completion(&Completion { now, rtt, acked_bytes: u.bytes as u64, sending_rate });
     }
 
     /// Sender: everything is sent and acknowledged.
