@@ -36,7 +36,7 @@ SUMMARY_ROWS = [
 ]
 #: Shown when the run has the workload they describe (their count is non-zero).
 WORKLOAD_ROWS = {
-    "rpcs_completed": [("rpcs_completed", "RPCs completed", ""), ("rpc_p50_us", "RPC latency p50", "µs"), ("rpc_p99_us", "RPC latency p99", "µs")],
+    "rpcs_completed": [("rpcs_completed", "RPCs completed", ""), ("rpcs_censored", "RPCs open at the end", ""), ("rpc_p50_us", "RPC latency p50 (open ones at their age)", "µs"), ("rpc_p99_us", "RPC latency p99 (the same)", "µs")],
     "ping_samples": [("ping_samples", "pings", ""), ("ping_p50_us", "ping RTT p50", "µs"), ("ping_p99_us", "ping RTT p99", "µs")],
     "fct_flows": [("fct_flows", "flows finished", ""), ("slowdown_p50", "FCT slowdown p50", ""), ("slowdown_p99", "FCT slowdown p99", "")],
 }

@@ -71,6 +71,9 @@ pub struct Summary {
     pub queue_max_kb: Option<f64>,
     /// RPC workloads: RPCs issued after the warm-up that completed, and their latency.
     pub rpcs_completed: u64,
+    /// RPCs (issued after the warm-up) still open at the end: the latency percentiles count
+    /// them at their age, a lower bound of their latency (right-censored).
+    pub rpcs_censored: u64,
     pub rpc_p50_us: Option<f64>,
     pub rpc_p99_us: Option<f64>,
     /// Pinger workloads: echoes of probes sent after the warm-up, and their round trip.
@@ -123,7 +126,8 @@ impl Network {
         let rtt_sum: u128 = self.all_stats().map(|s| s.rtt_sum).sum();
         let q = |quantile: f64| (rtt_samples > 0).then(|| h.value_at_quantile(quantile) as f64 / 1e3);
         let goodputs: Vec<f64> = self.flows.slots.iter().filter(|f| f.listed()).map(|f| f.stats.measured_bytes as f64).collect();
-        let rpc = merged(self.measure.groups.iter().map(|g| &g.rpc_latency));
+        let rpcs = self.rpc_latencies();
+        let rpc = merged(rpcs.iter().map(|g| &g.0));
         let ping = merged(self.measure.groups.iter().map(|g| &g.ping_rtt));
         let slowdown = merged(self.measure.groups.iter().map(|g| g.slowdown.last().expect("an all-sizes bucket")));
         let qs = self.measure.samplers.first().filter(|s| !s.hist.is_empty()).map(|s| &s.hist);
@@ -160,7 +164,8 @@ impl Network {
             queue_avg_kb: qs.map(|h| h.mean() / 1e3),
             queue_p99_kb: qs.map(|h| h.value_at_quantile(0.99) as f64 / 1e3),
             queue_max_kb: qs.map(|h| h.max() as f64 / 1e3),
-            rpcs_completed: rpc.len(),
+            rpcs_completed: self.measure.groups.iter().map(|g| g.rpcs_completed).sum(),
+            rpcs_censored: rpcs.iter().map(|g| g.2).sum(),
             rpc_p50_us: quantile(&rpc, 0.5, 1e3),
             rpc_p99_us: quantile(&rpc, 0.99, 1e3),
             ping_samples: ping.len(),
@@ -212,6 +217,24 @@ impl Network {
     }
 
     /// Seconds measured (after the warm-up), the denominator of every rate.
+    /// Per traffic group: the RPC latency distribution with the RPCs still open at the end
+    /// counted at their age (right-censored: their latency is at least that), the sum of all
+    /// those latencies, and how many were open. RPCs issued before the warm-up are left out.
+    fn rpc_latencies(&self) -> Vec<(Histogram<u64>, Time, u64)> {
+        let mut out: Vec<(Histogram<u64>, Time, u64)> = self.measure.groups.iter().map(|g| (g.rpc_latency.clone(), g.rpc_latency_sum, 0)).collect();
+        for f in self.flows.slots.iter().filter(|f| f.open) {
+            let Some(msgs) = &f.messages else { continue };
+            for m in msgs.queue.iter().filter(|m| m.issued >= self.cfg.warmup) {
+                let age = self.now - m.issued;
+                let g = &mut out[f.group as usize];
+                g.0.record(age.ps() / 1000).expect("auto-resizing histogram");
+                g.1 += age;
+                g.2 += 1;
+            }
+        }
+        out
+    }
+
     fn measured_s(&self) -> f64 {
         (self.cfg.end - self.cfg.warmup).as_secs()
     }
@@ -348,10 +371,12 @@ impl Network {
     }
 
     /// Per traffic group: flows, offered and delivered load, the mean and Jain's index of its
-    /// listed connections' goodputs (`[[flows]]` groups), RPCs and pings.
+    /// listed connections' goodputs (`[[flows]]` groups), RPCs (latencies counting the ones
+    /// still open at their age, `rpcs_censored` of them) and pings.
     fn groups_table(&self) -> Table {
         let secs = self.measured_s();
         let g = &self.measure.groups;
+        let rpcs = self.rpc_latencies();
         let mut goodputs: Vec<Vec<f64>> = vec![Vec::new(); g.len()];
         for f in self.flows.slots.iter().filter(|f| f.listed()) {
             goodputs[f.group as usize].push(f.stats.measured_bytes as f64 * 8.0 / secs / 1e9);
@@ -370,9 +395,10 @@ impl Network {
             .col("rpcs_completed", g.iter().map(|x| x.rpcs_completed).collect::<Vec<_>>())
             .col("rpcs_refused", g.iter().map(|x| x.rpcs_refused).collect::<Vec<_>>())
             .col("flows_refused", g.iter().map(|x| x.flows_refused).collect::<Vec<_>>())
-            .col("rpc_avg_us", g.iter().map(|x| (x.rpcs_completed > 0).then(|| us(x.rpc_latency_sum) / x.rpcs_completed as f64)).collect::<Vec<_>>())
-            .col("rpc_p50_us", g.iter().map(|x| quantile(&x.rpc_latency, 0.5, 1e3)).collect::<Vec<_>>())
-            .col("rpc_p99_us", g.iter().map(|x| quantile(&x.rpc_latency, 0.99, 1e3)).collect::<Vec<_>>())
+            .col("rpcs_censored", rpcs.iter().map(|x| x.2).collect::<Vec<_>>())
+            .col("rpc_avg_us", rpcs.iter().map(|x| (!x.0.is_empty()).then(|| us(x.1) / x.0.len() as f64)).collect::<Vec<_>>())
+            .col("rpc_p50_us", rpcs.iter().map(|x| quantile(&x.0, 0.5, 1e3)).collect::<Vec<_>>())
+            .col("rpc_p99_us", rpcs.iter().map(|x| quantile(&x.0, 0.99, 1e3)).collect::<Vec<_>>())
             .col("pings_sent", g.iter().map(|x| x.pings_sent).collect::<Vec<_>>())
             .col("pings_refused", g.iter().map(|x| x.pings_refused).collect::<Vec<_>>())
             .col("ping_samples", g.iter().map(|x| x.ping_rtt.len()).collect::<Vec<_>>())

@@ -62,7 +62,8 @@ def load_points(quick: bool) -> list[Point]:
 
 def rows(runs: list[Run]) -> pd.DataFrame:
     """One row per run: labels, the RPC generator's offered and accepted load (fractions of the
-    host links), RPC latency, pinger RTT, PFC pauses."""
+    host links), RPC latency (RPCs still open at the end count at their age: `rpcs_censored`),
+    pinger RTT, PFC pauses."""
     out = []
     for r in runs:
         g = r.result.groups.set_index("kind")
@@ -74,6 +75,7 @@ def rows(runs: list[Run]) -> pd.DataFrame:
                 "offered": g.offered_gbps["rpc"] * 1e9 / (hosts * LINK_BPS),
                 "accepted": g.goodput_gbps["rpc"] * 1e9 / (hosts * LINK_BPS),
                 "rpcs_completed": g.rpcs_completed["rpc"],
+                "rpcs_censored": g.rpcs_censored["rpc"],
                 "rpc_p50_us": s["rpc_p50_us"],
                 "rpc_p99_us": s["rpc_p99_us"],
                 "ping_p50_us": s["ping_p50_us"],
