@@ -2,7 +2,7 @@
 pingers, for Figs. 19–22, and the tidy frame they share.
 
 Full runs: the k = 8 fat-tree (128 hosts), 2 seeds of 40 ms after a 10 ms warm-up, offered
-load 0.1–0.9 of the host links. ``--quick``: a k = 4 fat-tree (16 hosts), one seed of 10 ms
+load 0.1–0.9 of the host links, each RPC to a server drawn anew among the longest-path peers. ``--quick``: a k = 4 fat-tree (16 hosts), one seed of 10 ms
 after 5 ms, three loads. Loads are per host link (requests out plus responses out), and the
 figures normalise them to the largest offered load, as the paper does.
 """
@@ -62,18 +62,23 @@ def load_points(quick: bool) -> list[Point]:
 
 def rows(runs: list[Run]) -> pd.DataFrame:
     """One row per run: labels, the RPC generator's offered and accepted load (fractions of the
-    host links), RPC latency (RPCs still open at the end count at their age: `rpcs_censored`),
+    host links), the busiest host link direction's utilization and the median one's, RPC latency (RPCs still open at the end count at their age: `rpcs_censored`),
     pinger RTT, PFC pauses."""
     out = []
     for r in runs:
         g = r.result.groups.set_index("kind")
         hosts = r.result.meta["scenario"]["topology"]["k"] ** 3 / 4
         s = r.result.summary
+        p = r.result.ports
+        names = p["port"].astype(str)
+        host_links = p[names.str.match(r"^h\d+-") | names.str.contains(r"-h\d+$")].groupby("port", observed=True).utilization.sum()
         out.append(
             {
                 **r.labels,
                 "offered": g.offered_gbps["rpc"] * 1e9 / (hosts * LINK_BPS),
                 "accepted": g.goodput_gbps["rpc"] * 1e9 / (hosts * LINK_BPS),
+                "hottest_link": host_links.max(),
+                "link_p50": host_links.median(),
                 "rpcs_completed": g.rpcs_completed["rpc"],
                 "rpcs_censored": g.rpcs_censored["rpc"],
                 "rpc_p50_us": s["rpc_p50_us"],
