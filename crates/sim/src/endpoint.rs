@@ -11,6 +11,7 @@ use crate::engine::EventKind;
 use crate::flow::Tx;
 use crate::network::Network;
 use crate::packet::{Packet, PacketKind};
+use crate::scenario::RatePacing;
 use crate::transport::message::{completion_rtt, Arrival};
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowTx};
 use crate::transport::Timer;
@@ -163,10 +164,16 @@ impl Network {
             return;
         }
         flow.stats.naks += nak as u64;
-        let rate = self.cfg.pacing_rate.unwrap_or(self.fabric.hosts[flow.src as usize].line_rate);
+        // §3.1 and §5: the segment's own time on the wire is left out of the sample, at the
+        // rate it left at (a pacing rate, the connection's rate under per-packet rate pacing,
+        // else the line rate).
+        let line_rate = self.fabric.hosts[flow.src as usize].line_rate;
+        let fixed = self.cfg.pacing_rate.unwrap_or(line_rate);
+        let per_packet = self.cfg.pacing_rate.is_none() && self.cfg.rate_pacing == RatePacing::Packet;
         let outstanding = flow.message().outstanding_bytes();
         flow.stats.credit_inflight(now, self.cfg.warmup, outstanding);
         while let Some(u) = self.flows.slots[f as usize].message().pop_acked(ack.seq) {
+            let rate = if per_packet { u.rate.min(line_rate) } else { fixed };
             let rtt = self.noisy_rtt(f, completion_rtt(now, u.t_send, u.bytes as u64, rate));
             self.flows.slots[f as usize].message().on_completion(now, rtt, &u);
             self.record_rtt(f, rtt);

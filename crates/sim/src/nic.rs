@@ -6,7 +6,8 @@
 //! pacing rate` while other flows' segments use the gaps (TIMELY §5 "Additional pacing
 //! opportunities", Fig. 16). Between connections the NIC goes round-robin per packet
 //! (`nic.arbitration = "qp_round_robin"`, as RDMA NICs schedule queue pairs) or sends whole
-//! segments in order (`"segment_fifo"`). Window-transport packets go straight to the host port's
+//! segments in order (`"segment_fifo"`). With `nic.rate_pacing = "packet"` each connection's
+//! packets are spaced at its rate controller's rate (a per-connection hardware rate limiter). Window-transport packets go straight to the host port's
 //! class queues (the kernel's queueing discipline). Arriving packets are handed to their
 //! flow's transport; with a host model (`HostConfig`), window-transport packets first wait in
 //! the NIC Rx queue for the stack to process them one at a time (Swift §3.1, Fig. 2).
@@ -17,7 +18,7 @@ use crate::flow::Tx;
 use crate::network::Network;
 use crate::packet::{Packet, PacketKind};
 use crate::port::MAX_CLASSES;
-use crate::scenario::NicArbitration;
+use crate::scenario::{NicArbitration, RatePacing};
 use crate::transport::message::psn_before;
 use rttlab_cc::{Rate, Time};
 use std::cmp::Reverse;
@@ -217,8 +218,13 @@ impl Network {
         let payload = (seg.bytes - seg.sent).min(self.cfg.payload_per_packet);
         let first = seg.sent == 0;
         seg.sent += payload;
-        if let Some(pacing) = self.cfg.pacing_rate {
-            seg.next_at = now + pacing.serialization((payload + self.cfg.header_bytes) as u64);
+        let pace = match (self.cfg.pacing_rate, self.cfg.rate_pacing) {
+            (Some(fixed), _) => Some(fixed),
+            (None, RatePacing::Packet) => Some(self.flows.slots[seg.flow as usize].rate()),
+            (None, RatePacing::Segment) => None,
+        };
+        if let Some(pace) = pace {
+            seg.next_at = now + pace.serialization((payload + self.cfg.header_bytes) as u64);
         }
         let last = seg.sent == seg.bytes;
         let s = *seg;

@@ -426,3 +426,28 @@ fn nic_arbitration_interleaves_queue_pairs_per_packet_or_sends_segments_whole() 
     assert!((finish_gap("segment_fifo") - 12.0).abs() < 1e-6, "{}", finish_gap("segment_fifo"));
     assert!((finish_gap("qp_round_robin") - 1.2).abs() < 1e-6, "{}", finish_gap("qp_round_robin"));
 }
+
+/// One 14 360 B segment (10 packets, 1500 B on the wire) from a connection whose TIMELY rate is
+/// capped at 1 Gbps on a 10 Gbps NIC. Segment pacing sends the packets back to back (1.2 µs
+/// apart); per-packet rate pacing spaces them at the rate (12 µs apart), so the last one leaves
+/// 9 × 10.8 µs = 97.2 µs later, and the RTT sample leaves that time out.
+#[test]
+fn per_packet_rate_pacing_spaces_a_segment_at_the_connections_rate() {
+    let run = |pacing: &str| {
+        run_net(&star_pair(
+            "1ms",
+            &format!("mtu = \"1500B\"\nsegment = \"14360B\"\nrate_pacing = \"{pacing}\""),
+            "[cc]\nalgorithm = \"timely\"\nmax_rate = \"1Gbps\"\n[[flows]]\nsrc = 1\ndst = 0\nsize = \"14360B\"",
+        ))
+    };
+    let (burst, paced) = (run("segment"), run("packet"));
+    let finish = |net: &rttlab_sim::Network| cell(net, "flows", &[("flow", "0")], "finish_us");
+    assert!((finish(&paced) - finish(&burst) - 97.2).abs() < 1e-6, "{} vs {}", finish(&paced), finish(&burst));
+    // Burst: completion − t_send − 14 360 B at 10 Gbps = 5.8144 µs. Paced: − 14 360 B at 1 Gbps
+    // (TIMELY §5's "lower line rate"), 103.392 µs more subtracted for 97.2 µs more taken (the
+    // first packet is not held back): 5.8144 − 6.192 < 0, so the sample is clamped to 0 — the
+    // approximation under-reads an unloaded RTT by at most one packet's time at the rate.
+    let rtt = |net: &rttlab_sim::Network| cell(net, "flows", &[("flow", "0")], "rtt_avg_us");
+    assert!((rtt(&burst) - 5.8144).abs() < 1e-6, "{}", rtt(&burst));
+    assert_eq!(rtt(&paced), 0.0);
+}

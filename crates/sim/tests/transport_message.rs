@@ -32,7 +32,7 @@ fn rng() -> rttlab_sim::engine::Rng {
 fn the_first_segment_goes_at_once_and_the_next_after_its_serialization_at_the_rate() {
     let (mut m, mut r) = (conn(None), rng());
     assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), Some(Time::ZERO));
-    assert_eq!(m.release(Time::ZERO, SEG, PPP), Unacked { first_psn: 0, end_psn: 16, bytes: 16_000, t_send: Time::ZERO, released_before: 0 });
+    assert_eq!(m.release(Time::ZERO, SEG, PPP), Unacked { first_psn: 0, end_psn: 16, bytes: 16_000, t_send: Time::ZERO, released_before: 0, rate: G10 });
     // 16 000 B at 10 Gbps: 12.8 µs.
     assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), Some(Time(12_800_000)));
     // Asked later than that, it may go at once.

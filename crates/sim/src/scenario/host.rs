@@ -43,6 +43,25 @@ pub struct NicConfig {
     /// How the NIC shares its link between the connections (queue pairs) with segments in it
     /// (`NicArbitration`). Message transport only; absent: `qp_round_robin` there.
     pub arbitration: Option<NicArbitration>,
+    /// What a connection's rate paces (`RatePacing`). Message transport only; absent:
+    /// `segment` there.
+    pub rate_pacing: Option<RatePacing>,
+}
+
+/// What the rate controller's rate paces on the message transport. Either way a connection's
+/// rate survives idle periods (TIMELY does not say otherwise; rttlab's stated choice).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RatePacing {
+    /// The rate engine spaces segments, and each segment leaves as a burst at line rate (TIMELY
+    /// §3.3): a segment released after an idle gap goes at line rate whatever the rate.
+    #[default]
+    Segment,
+    /// A per-connection hardware rate limiter also spaces the segment's packets at the
+    /// connection's rate, as the HPCC simulator's NIC does for TIMELY and DCQCN (reference
+    /// algorithms.md §1.7: "per-packet rate limiter"); the completion's RTT sample then leaves
+    /// out the segment's time at that rate (as with `pacing_rate`, TIMELY §5).
+    Packet,
 }
 
 /// How a host's NIC chooses the next packet among the segments it holds.
@@ -74,6 +93,7 @@ impl Default for NicConfig {
             ack_class: 0,
             pacing_rate: None,
             arbitration: None,
+            rate_pacing: None,
         }
     }
 }
@@ -251,6 +271,9 @@ impl NicConfig {
         if self.pacing_rate == Some(Rate::ZERO) {
             return Err(invalid("nic.pacing_rate", "0bps", "positive, or absent for line-rate bursts"));
         }
+        if let (Some(r), Some(RatePacing::Packet)) = (self.pacing_rate, self.rate_pacing) {
+            return Err(invalid("nic.pacing_rate", r, "a fixed NIC pacing rate, or rate_pacing = \"packet\" (the connection's rate): not both"));
+        }
         if !(1..=1 << 16).contains(&self.send_queue()) {
             return Err(invalid("nic.send_queue", self.send_queue(), "1 to 65536 segments"));
         }
@@ -282,6 +305,9 @@ impl NicConfig {
         }
         if let Some(a) = self.arbitration {
             return Err(invalid("nic.arbitration", serde_json::to_value(a).expect("an enum").as_str().unwrap_or_default(), message_only));
+        }
+        if let Some(p) = self.rate_pacing {
+            return Err(invalid("nic.rate_pacing", serde_json::to_value(p).expect("an enum").as_str().unwrap_or_default(), message_only));
         }
         Ok(())
     }

@@ -52,6 +52,8 @@ pub struct Unacked {
     pub t_send: Time,
     /// Bytes the connection had handed to the NIC before it.
     pub released_before: u64,
+    /// The connection's rate when it was released.
+    pub rate: Rate,
 }
 
 /// What the receiver does with a data packet (IBA §9.7.5).
@@ -209,7 +211,7 @@ impl MessageTx {
         self.last_release = now;
         self.last_release_bytes = bytes;
         let packets = bytes.div_ceil(payload_per_packet as u64) as u32;
-        let u = Unacked { first_psn: self.next_psn, end_psn: self.next_psn.wrapping_add(packets), bytes: bytes as u32, t_send: now, released_before: self.released };
+        let u = Unacked { first_psn: self.next_psn, end_psn: self.next_psn.wrapping_add(packets), bytes: bytes as u32, t_send: now, released_before: self.released, rate: self.cc.rate() };
         self.released += bytes;
         self.next_psn = u.end_psn;
         self.unacked.push_back(u);
