@@ -62,6 +62,8 @@ pub struct Fast {
     pub params: FastParams,
     rate: f64,
     max_rate: f64,
+    /// The rate it starts from (and restarts from after idle, when asked).
+    start_rate: f64,
     /// Smallest RTT sample so far (FAST's baseRTT).
     base_rtt: Option<Time>,
 }
@@ -69,7 +71,7 @@ pub struct Fast {
 impl Fast {
     pub fn new(params: FastParams, line_rate: Rate) -> Fast {
         let (rate, max_rate) = rate_bounds(params.initial_rate, params.max_rate, line_rate);
-        Fast { params, rate, max_rate, base_rtt: None }
+        Fast { params, rate, max_rate, start_rate: rate, base_rtt: None }
     }
 
     pub fn base_rtt(&self) -> Option<Time> {
@@ -97,5 +99,9 @@ impl RateController for Fast {
 
     fn metrics(&self) -> Metrics {
         Metrics { rate: Some(self.rate()), at_min_rate: Some(self.rate <= self.params.min_rate.bps() as f64), ..Metrics::default() }
+    }
+    /// Back to the starting rate with a fresh gradient filter.
+    fn restart(&mut self) {
+        *self = Fast { rate: self.start_rate, base_rtt: None, ..self.clone() };
     }
 }

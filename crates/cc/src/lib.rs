@@ -69,6 +69,9 @@ pub trait RateController {
     fn metrics(&self) -> Metrics {
         Metrics { rate: Some(self.rate()), ..Metrics::default() }
     }
+    /// The connection sends again after an idle period and its transport asks for a fresh
+    /// start (`nic.rate_after_idle = "reset"`): back to the initial state. By default nothing.
+    fn restart(&mut self) {}
 }
 
 /// No congestion control: always the NIC line rate. With PFC this is the "PFC" column of

@@ -78,6 +78,8 @@ pub struct PatchedTimely {
     pub params: PatchedTimelyParams,
     rate: f64,
     max_rate: f64,
+    /// The rate it starts from (and restarts from after idle, when asked).
+    start_rate: f64,
     filter: GradientFilter,
     last_update: Option<Time>,
 }
@@ -85,7 +87,7 @@ pub struct PatchedTimely {
 impl PatchedTimely {
     pub fn new(params: PatchedTimelyParams, line_rate: Rate) -> PatchedTimely {
         let (rate, max_rate) = rate_bounds(params.initial_rate, params.max_rate, line_rate);
-        PatchedTimely { params, rate, max_rate, filter: GradientFilter::default(), last_update: None }
+        PatchedTimely { params, rate, max_rate, start_rate: rate, filter: GradientFilter::default(), last_update: None }
     }
 }
 
@@ -125,5 +127,9 @@ impl RateController for PatchedTimely {
 
     fn metrics(&self) -> Metrics {
         Metrics { rate: Some(self.rate()), at_min_rate: Some(self.rate <= self.params.min_rate.bps() as f64), ..Metrics::default() }
+    }
+    /// Back to the starting rate with a fresh gradient filter.
+    fn restart(&mut self) {
+        *self = PatchedTimely { rate: self.start_rate, filter: GradientFilter::default(), last_update: None, ..self.clone() };
     }
 }

@@ -219,6 +219,8 @@ pub struct Timely {
     /// Rate in bits per second, kept as a float between updates.
     rate: f64,
     max_rate: f64,
+    /// The rate it starts from (and restarts from after idle, when asked).
+    start_rate: f64,
     filter: GradientFilter,
     /// Consecutive completions counting towards HAI.
     hai_count: u32,
@@ -228,7 +230,7 @@ pub struct Timely {
 impl Timely {
     pub fn new(params: TimelyParams, line_rate: Rate) -> Timely {
         let (rate, max_rate) = rate_bounds(params.initial_rate, params.max_rate, line_rate);
-        Timely { params, rate, max_rate, filter: GradientFilter::default(), hai_count: 0, last_update: None }
+        Timely { params, rate, max_rate, start_rate: rate, filter: GradientFilter::default(), hai_count: 0, last_update: None }
     }
 
     /// True while HAI is in force (the last `hai_threshold` completions counted).
@@ -291,5 +293,9 @@ impl RateController for Timely {
 
     fn metrics(&self) -> Metrics {
         Metrics { rate: Some(self.rate()), at_min_rate: Some(self.rate <= self.params.min_rate.bps() as f64), ..Metrics::default() }
+    }
+    /// Back to the starting rate with a fresh gradient filter.
+    fn restart(&mut self) {
+        *self = Timely { rate: self.start_rate, filter: GradientFilter::default(), hai_count: 0, last_update: None, ..self.clone() };
     }
 }

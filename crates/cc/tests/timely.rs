@@ -167,6 +167,18 @@ fn application_limited_rule_at_80_percent() {
 }
 
 #[test]
+fn a_restart_returns_to_the_initial_rate_with_a_fresh_filter() {
+    let mut d = timely(at5g());
+    d.at(100.0, 10.0);
+    d.at(200.0, 1000.0); // above T_high: a cut
+    assert!(d.cc.rate() < Rate::from_gbps(5));
+    d.cc.restart();
+    assert_eq!(d.cc.rate(), Rate::from_gbps(5));
+    // A fresh filter: the first sample after the restart sees no gradient (an increase by δ).
+    close(d.at(10_000.0, 30.0), 5.01 * G);
+}
+
+#[test]
 fn caps_and_floors() {
     let mut d = timely(TimelyParams::default()); // starts at the 10 Gbps line rate
     close(d.at(100.0, 10.0), 10.0 * G);

@@ -9,7 +9,7 @@ use crate::packet::{PacketKind, Slab};
 use crate::ids::{FlowId, PktId, PortId, SwitchId};
 use crate::port::{port_name, ClassStats, Owner, Port};
 use crate::routing::Routing;
-use crate::scenario::{invalid, Arrivals, CcConfig, HostConfig, NicArbitration, RatePacing, Scenario, ScenarioError, TransportConfig, Until, Workload};
+use crate::scenario::{invalid, Arrivals, CcConfig, HostConfig, NicArbitration, RateAfterIdle, RatePacing, Scenario, ScenarioError, TransportConfig, Until, Workload};
 use crate::scenario::{MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
 use crate::switch::{QueueParams, Red, Switch};
@@ -87,6 +87,7 @@ pub(crate) struct RunConfig {
     pub pacing_rate: Option<Rate>,
     pub arbitration: NicArbitration,
     pub rate_pacing: RatePacing,
+    pub rate_after_idle: RateAfterIdle,
     pub host_config: HostConfig,
     pub timeseries_interval: Option<Time>,
 }
@@ -116,6 +117,7 @@ impl RunConfig {
             pacing_rate: nic.pacing_rate,
             arbitration: nic.arbitration.unwrap_or_default(),
             rate_pacing: nic.rate_pacing.unwrap_or_default(),
+            rate_after_idle: nic.rate_after_idle.unwrap_or_default(),
             host_config: s.host.clone(),
             timeseries_interval: s.measure.timeseries_interval,
         }

@@ -18,7 +18,7 @@ use crate::flow::Tx;
 use crate::network::Network;
 use crate::packet::{Packet, PacketKind};
 use crate::port::MAX_CLASSES;
-use crate::scenario::{NicArbitration, RatePacing};
+use crate::scenario::{NicArbitration, RateAfterIdle, RatePacing};
 use crate::transport::message::psn_before;
 use rttlab_cc::{Rate, Time};
 use std::cmp::Reverse;
@@ -173,6 +173,9 @@ impl Network {
         let flow = &mut self.flows.slots[f as usize];
         let (src, class) = (flow.src, flow.class);
         let m = flow.message();
+        if self.cfg.rate_after_idle == RateAfterIdle::Reset && m.idle() {
+            m.cc.restart();
+        }
         let u = m.release(now, self.cfg.segment_bytes, self.cfg.payload_per_packet);
         let outstanding_before = m.outstanding_bytes() - u.bytes as u64;
         let seg = Segment { flow: f, bytes: u.bytes, sent: 0, psn: u.first_psn, first: m.nic_segments == 0, next_at: now };

@@ -46,10 +46,24 @@ pub struct NicConfig {
     /// What a connection's rate paces (`RatePacing`). Message transport only; absent:
     /// `segment` there.
     pub rate_pacing: Option<RatePacing>,
+    /// What becomes of a connection's rate over an idle period (`RateAfterIdle`). Message
+    /// transport only; absent: `keep` there.
+    pub rate_after_idle: Option<RateAfterIdle>,
 }
 
-/// What the rate controller's rate paces on the message transport. Either way a connection's
-/// rate survives idle periods (TIMELY does not say otherwise; rttlab's stated choice).
+/// A connection's rate when it sends again with nothing outstanding: an unpublished detail of
+/// TIMELY (the paper does not say), both readings offered.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateAfterIdle {
+    /// The rate the controller last computed carries over the idle period.
+    #[default]
+    Keep,
+    /// The controller starts over (its initial rate, a fresh gradient filter).
+    Reset,
+}
+
+/// What the rate controller's rate paces on the message transport.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RatePacing {
@@ -94,6 +108,7 @@ impl Default for NicConfig {
             pacing_rate: None,
             arbitration: None,
             rate_pacing: None,
+            rate_after_idle: None,
         }
     }
 }
@@ -308,6 +323,9 @@ impl NicConfig {
         }
         if let Some(p) = self.rate_pacing {
             return Err(invalid("nic.rate_pacing", serde_json::to_value(p).expect("an enum").as_str().unwrap_or_default(), message_only));
+        }
+        if let Some(r) = self.rate_after_idle {
+            return Err(invalid("nic.rate_after_idle", serde_json::to_value(r).expect("an enum").as_str().unwrap_or_default(), message_only));
         }
         Ok(())
     }

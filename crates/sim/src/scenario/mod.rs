@@ -17,7 +17,7 @@ mod traffic;
 mod validate;
 mod workload;
 
-pub use host::{CcConfig, HostConfig, NicArbitration, NicConfig, RatePacing, TransportConfig, WindowConfig};
+pub use host::{CcConfig, HostConfig, NicArbitration, NicConfig, RateAfterIdle, RatePacing, TransportConfig, WindowConfig};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfig};
 pub use graph::{GraphConfig, GraphLink};
@@ -145,6 +145,7 @@ impl Scenario {
             s.nic.retransmit_timeout.get_or_insert(NicConfig::DEFAULT_RETRANSMIT_TIMEOUT);
             s.nic.arbitration.get_or_insert_default();
             s.nic.rate_pacing.get_or_insert_default();
+            s.nic.rate_after_idle.get_or_insert_default();
         }
         s.validate()?;
         Ok(s)

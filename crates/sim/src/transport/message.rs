@@ -316,6 +316,11 @@ impl MessageTx {
     pub fn outstanding_bytes(&self) -> u64 {
         self.outstanding
     }
+
+    /// Sender: it has sent before and nothing is outstanding (`nic.rate_after_idle`).
+    pub fn idle(&self) -> bool {
+        self.last_release_bytes > 0 && self.outstanding == 0
+    }
 }
 
 /// §3.1: the RTT of a segment sent at `t_send` and completed at `now`: the time minus the
