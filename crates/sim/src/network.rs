@@ -166,7 +166,8 @@ impl Fabric {
             Some(v) => v.clone(),
             None => {
                 let incast = s.workloads.iter().filter_map(|w| if let Workload::Incast(c) = w { Some(c.receiver) } else { None });
-                let flow_dsts = s.flows.iter().flat_map(|g| s.host_set("", Some(&g.dst)).expect("validated"));
+                let ctx = s.context();
+                let flow_dsts = s.flows.iter().flat_map(|g| ctx.host_set("", Some(&g.dst)).expect("validated"));
                 let mut dsts: Vec<u32> = flow_dsts.chain(incast).collect();
                 dsts.sort_unstable();
                 dsts.dedup();
@@ -241,7 +242,7 @@ impl Fabric {
         let classes = sw.classes as u64;
         for port in self.ports.iter_mut() {
             if let Owner::Switch(s) = port.owner {
-                port.set_queue_params(port.params, &params[port.params as usize]);
+                port.set_queue_params(&params[port.params as usize]);
                 self.switches[s.idx()].reserved += port.pfc_headroom * classes;
             }
         }
@@ -455,9 +456,11 @@ impl Network {
 
     /// Opens and starts every `[[flows]]` connection.
     fn open_flow_groups(&mut self, s: &Scenario) {
+        // One context for every group: a graph's host names are looked up in one map.
+        let ctx = s.context();
         for (gi, g) in s.flows.iter().enumerate() {
-            let sources = s.host_set("", Some(&g.src)).expect("validated");
-            let dsts = s.host_set("", Some(&g.dst)).expect("validated");
+            let sources = ctx.host_set("", Some(&g.src)).expect("validated");
+            let dsts = ctx.host_set("", Some(&g.dst)).expect("validated");
             for (i, &h) in sources.iter().enumerate() {
                 let dst = dsts[i.min(dsts.len() - 1)];
                 let start = Time(g.start.ps() + g.start_step.ps() * i as u64);

@@ -7,7 +7,8 @@
 //! opportunities", Fig. 16). Between connections the NIC goes round-robin per packet
 //! (`nic.arbitration = "qp_round_robin"`, as RDMA NICs schedule queue pairs) or sends whole
 //! segments in order (`"segment_fifo"`). With `nic.rate_pacing = "packet"` each connection's
-//! packets are spaced at its rate controller's rate (a per-connection hardware rate limiter). Window-transport packets go straight to the host port's
+//! packets are spaced at its rate controller's rate (a per-connection hardware rate limiter).
+//! Window-transport packets go straight to the host port's
 //! class queues (the kernel's queueing discipline). Arriving packets are handed to their
 //! flow's transport; with a host model (`HostConfig`), window-transport packets first wait in
 //! the NIC Rx queue for the stack to process them one at a time (Swift §3.1, Fig. 2).

@@ -117,9 +117,9 @@ impl Port {
         }
     }
 
-    /// Takes queue settings `q` (index `index`), keeping at hand what every packet checks.
-    pub fn set_queue_params(&mut self, index: u16, q: &QueueParams) {
-        self.params = index;
+    /// Takes the queue settings `q` its `params` index names, keeping at hand what every
+    /// packet checks.
+    pub fn set_queue_params(&mut self, q: &QueueParams) {
         self.queue_checks = (q.limit.is_some() || q.alpha.is_some()) as u8 * QUEUE_ADMIT
             | q.ecn.is_some_and(|r| r.mark_at == MarkAt::Enqueue) as u8 * QUEUE_MARK_ENQUEUE
             | q.ecn.is_some_and(|r| r.mark_at == MarkAt::Dequeue) as u8 * QUEUE_MARK_DEQUEUE;
