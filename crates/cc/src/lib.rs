@@ -5,14 +5,17 @@
 //! transport:
 //! - a [`RateController`] is TIMELY's *rate computation engine* (TIMELY §3.2, Fig. 6): a
 //!   completion event with its RTT sample goes in, a target rate comes out (TIMELY, Patched
-//!   TIMELY, FAST*);
+//!   TIMELY, FAST*), or with a window as well (HPCC, on in-band telemetry);
 //! - a [`WindowController`] is a TCP congestion module: ACKs and loss signals go in, a
 //!   congestion window comes out (Reno, DCTCP, Vegas, Swift).
 
 pub mod dctcp;
 pub mod fast;
+pub mod hpcc;
+pub mod int;
 pub mod patched_timely;
 pub mod reno;
+pub mod signal;
 pub mod swift;
 pub mod timely;
 pub mod units;
@@ -20,8 +23,11 @@ pub mod vegas;
 
 pub use dctcp::{Dctcp, DctcpParams};
 pub use fast::{Fast, FastParams};
+pub use hpcc::{Hpcc, HpccParams};
+pub use int::IntHop;
 pub use patched_timely::{PatchedTimely, PatchedTimelyParams};
 pub use reno::{Reno, RenoParams};
+pub use signal::Signal;
 pub use swift::{Swift, SwiftParams};
 pub use timely::{Timely, TimelyParams};
 pub use units::{Bytes, Rate, Time};
@@ -44,8 +50,8 @@ impl ParamError {
 }
 
 /// A completion event: the receiver acknowledged a whole segment (TIMELY §3.1).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Completion {
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Completion<'a> {
     /// When the completion was delivered to the sender.
     pub now: Time,
     /// The RTT sample: `t_completion − t_send − segment_bytes / NIC line rate` (TIMELY §3.1).
@@ -57,6 +63,13 @@ pub struct Completion {
     /// §5 "Application limited behavior": the target rate increases only while the application
     /// sends at more than 80 % of it). `None`: not measured, no limit.
     pub sending_rate: Option<Rate>,
+    /// Bytes acknowledged in all, this completion included, and bytes released to the NIC
+    /// (TCP's `snd_una` and `snd_nxt`; HPCC commits once per round trip by them).
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// The in-band telemetry the completed segment's last packet collected on its way, one
+    /// record per switch, echoed by the receiver (`int`); empty without telemetry.
+    pub int: &'a [IntHop],
 }
 
 /// A rate-based congestion controller: completions in, target rate out.
@@ -72,6 +85,11 @@ pub trait RateController {
     /// The connection sends again after an idle period and its transport asks for a fresh
     /// start (`nic.rate_after_idle = "reset"`): back to the initial state. By default nothing.
     fn restart(&mut self) {}
+    /// Most bytes the connection may have in flight, for a controller that keeps a window as
+    /// well as a rate (HPCC); `None`: only the transport's own cap.
+    fn window(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// No congestion control: always the NIC line rate. With PFC this is the "PFC" column of
@@ -160,4 +178,6 @@ pub struct Metrics {
     /// Swift's fabric and endpoint windows, in packets.
     pub fcwnd_pkts: Option<f64>,
     pub ecwnd_pkts: Option<f64>,
+    /// HPCC's smoothed utilisation `U`.
+    pub utilization: Option<f64>,
 }

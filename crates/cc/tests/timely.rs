@@ -21,6 +21,7 @@ impl<C: RateController> Drive<C> {
             rtt: Time((rtt_us * 1e6) as u64),
             acked_bytes: 16_000,
             sending_rate: self.sending_rate,
+            ..Completion::default()
         };
         self.cc.on_completion(&c);
         self.cc.rate().bps() as f64

@@ -75,8 +75,8 @@ fn dctcp_updates_alpha_once_per_window_and_cuts_once_per_window() {
     assert_eq!(d.cwnd(), 2000);
 }
 
-fn completion(rtt_us: u64) -> Completion {
-    Completion { now: Time::ZERO, rtt: Time::from_us(rtt_us), acked_bytes: 16_000, sending_rate: None }
+fn completion(rtt_us: u64) -> Completion<'static> {
+    Completion { now: Time::ZERO, rtt: Time::from_us(rtt_us), acked_bytes: 16_000, ..Completion::default() }
 }
 
 #[test]
