@@ -9,8 +9,8 @@
 //! `q' = C·T_low`. Updates are weighted by `df` as in TIMELY §5 (the fluid model applies them
 //! once per `max(Seg/R, minRTT)`), the thresholds and caps are TIMELY's.
 
-use crate::timely::{check_common, check_rate_bounds, rate_bounds, update_weight, GradientFilter, UpdateScaling};
-use crate::{Metrics, ParamError, Completion, Rate, RateController, Time};
+use crate::timely::{check_common, check_rate_bounds, check_signal, DEFAULT_SIGNAL_THRESHOLD, rate_bounds, update_weight, GradientFilter, UpdateScaling};
+use crate::{Completion, Metrics, ParamError, Rate, RateController, Signal, Time};
 use serde::{Deserialize, Serialize};
 
 /// Patched TIMELY's parameters; `Default` is Zhu et al.'s (β = 0.008, α = 0.875).
@@ -30,6 +30,9 @@ pub struct PatchedTimelyParams {
     pub initial_rate: Option<Rate>,
     pub app_limited_fraction: f64,
     pub update_scaling: UpdateScaling,
+    /// As TIMELY's (`TimelyParams::signal`).
+    pub signal: Signal,
+    pub signal_threshold: Time,
 }
 
 impl Default for PatchedTimelyParams {
@@ -47,6 +50,8 @@ impl Default for PatchedTimelyParams {
             initial_rate: None,
             app_limited_fraction: 0.8,
             update_scaling: UpdateScaling::All,
+            signal: Signal::Rtt,
+            signal_threshold: DEFAULT_SIGNAL_THRESHOLD,
         }
     }
 }
@@ -55,6 +60,7 @@ impl PatchedTimelyParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         check_common(self.alpha, self.beta, self.t_low, self.t_high, self.min_rtt, self.min_rate)?;
         check_rate_bounds(self.initial_rate, self.max_rate)?;
+        check_signal(self.signal, self.signal_threshold)?;
         if self.rtt_ref.unwrap_or(self.t_low) == Time::ZERO {
             return Err(ParamError::new("rtt_ref", self.rtt_ref.unwrap_or(self.t_low), "the reference RTT (rtt_ref, else t_low) must be positive"));
         }

@@ -14,7 +14,7 @@
 //! Where sources disagree (shared reference algorithms.md §1.4–§1.8) the paper's form is the
 //! default and the others are named options, recorded with every result.
 
-use crate::{Metrics, ParamError, Completion, Rate, RateController, Time};
+use crate::{Completion, Metrics, ParamError, Rate, RateController, Signal, Time};
 use serde::{Deserialize, Serialize};
 
 /// How updates are scaled when several completions arrive within one `min_rtt` (TIMELY §5
@@ -106,6 +106,12 @@ pub struct TimelyParams {
     pub hai_counter: HaiCounter,
     pub decrease_floor: DecreaseFloor,
     pub zero_gradient: ZeroGradient,
+    /// What the gradient runs on: the RTT (the paper) or a function of the hop-by-hop queues
+    /// from in-band telemetry (`crate::signal`). The transport computes it; the algorithm
+    /// is the same.
+    pub signal: Signal,
+    /// The `ind` signal's queue threshold, as a delay.
+    pub signal_threshold: Time,
 }
 
 impl Default for TimelyParams {
@@ -127,6 +133,8 @@ impl Default for TimelyParams {
             hai_counter: HaiCounter::Gradient,
             decrease_floor: DecreaseFloor::Half,
             zero_gradient: ZeroGradient::Increase,
+            signal: Signal::Rtt,
+            signal_threshold: DEFAULT_SIGNAL_THRESHOLD,
         }
     }
 }
@@ -136,6 +144,7 @@ impl TimelyParams {
     pub fn validate(&self) -> Result<(), ParamError> {
         check_common(self.alpha, self.beta, self.t_low, self.t_high, self.min_rtt, self.min_rate)?;
         check_rate_bounds(self.initial_rate, self.max_rate)?;
+        check_signal(self.signal, self.signal_threshold)?;
         if self.hai_factor < 1.0 {
             return Err(ParamError::new("hai_factor", self.hai_factor, "at least 1"));
         }
@@ -162,6 +171,18 @@ pub fn check_common(alpha: f64, beta: f64, t_low: Time, t_high: Time, min_rtt: T
     }
     if min_rate == Rate::ZERO {
         return Err(ParamError::new("min_rate", min_rate, "must be positive"));
+    }
+    Ok(())
+}
+
+/// The `ind` signal's default threshold: 5 us of queue (6 KB at 10 Gbps). CS244'19 names the
+/// signal without a value.
+pub const DEFAULT_SIGNAL_THRESHOLD: Time = Time::from_us(5);
+
+/// The `ind` signal needs a positive threshold.
+pub fn check_signal(signal: Signal, threshold: Time) -> Result<(), ParamError> {
+    if signal == Signal::Ind && threshold == Time::ZERO {
+        return Err(ParamError::new("signal_threshold", threshold, "a positive queue delay for signal = \"ind\""));
     }
     Ok(())
 }

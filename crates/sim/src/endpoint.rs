@@ -10,7 +10,7 @@ use crate::ids::{FlowId, PktId};
 use crate::engine::EventKind;
 use crate::flow::Tx;
 use crate::network::Network;
-use crate::packet::{Packet, PacketKind};
+use crate::packet::{IntStack, Packet, PacketKind};
 use crate::scenario::RatePacing;
 use crate::transport::message::{completion_rtt, Arrival};
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowTx};
@@ -65,6 +65,7 @@ impl Network {
                     ..Packet::new(PacketKind::Ack, self.cfg.ack_class as u8, self.cfg.ack_bytes)
                 };
                 let i = self.alloc_packet(pkt);
+                self.pkts.get_mut(i).wire_bytes += self.int_echo_into(f, i);
                 self.enqueue(port, self.cfg.ack_class, i);
             }
             Action::Timer { timer, at } => self.events.push(at, EventKind::Timer { flow: FlowId(f), timer }),
@@ -107,6 +108,7 @@ impl Network {
 
     /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
     pub(crate) fn window_deliver(&mut self, i: PktId, pkt: Packet, rx_delay: Time) {
+        self.int_keep(pkt.flow, i);
         self.free_packet(i);
         self.flows.slots[pkt.flow as usize].stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
         let now = self.now;
@@ -147,6 +149,7 @@ impl Network {
         ack.hash = hash;
         ack.wire_bytes = self.cfg.ack_bytes;
         ack.payload_bytes = 0;
+        self.pkts.get_mut(i).wire_bytes += self.int_echo(i);
         let port = self.fabric.hosts[h as usize].port;
         self.enqueue(port, self.cfg.ack_class, i);
     }
@@ -155,7 +158,7 @@ impl Network {
     /// gives an RTT sample to the controller; a NAK (or an ACK the NIC is behind) sends the NIC
     /// back (`message_rewind`); the local ACK timeout restarts; the flow may send again if the
     /// outstanding cap held it.
-    pub(crate) fn message_ack(&mut self, ack: Packet) {
+    pub(crate) fn message_ack(&mut self, ack: Packet, int: Option<&IntStack>) {
         let now = self.now;
         let f = ack.flow;
         let nak = ack.kind == PacketKind::Nak;
@@ -174,8 +177,11 @@ impl Network {
         flow.stats.credit_inflight(now, self.cfg.warmup, outstanding);
         while let Some(u) = self.flows.slots[f as usize].message().pop_acked(ack.seq) {
             let rate = if per_packet { u.rate.min(line_rate) } else { fixed };
-            let rtt = self.noisy_rtt(f, completion_rtt(now, u.t_send, u.bytes as u64, rate));
-            self.flows.slots[f as usize].message().on_completion(now, rtt, &u);
+            let clean = completion_rtt(now, u.t_send, u.bytes as u64, rate);
+            let rtt = self.noisy_rtt(f, clean);
+            let input = if self.cfg.signal.0.uses_queues() { self.signal_input(f, clean, int) } else { rtt };
+            let records = int.map_or(&[][..], |st| st.forward());
+            self.flows.slots[f as usize].message().on_completion(now, input, &u, records);
             self.record_rtt(f, rtt);
         }
         let m = self.flows.slots[f as usize].message();

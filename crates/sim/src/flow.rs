@@ -12,7 +12,9 @@ use crate::transport::message::{App, MessageTx};
 use crate::transport::onoff::OnOff;
 use crate::transport::window::WindowTx;
 use rand::Rng as _;
-use rttlab_cc::{Dctcp, Fast, LineRate, Metrics, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
+use crate::packet::IntStack;
+use rttlab_cc::hpcc::BaseRtt;
+use rttlab_cc::{Dctcp, Fast, Hpcc, LineRate, Metrics, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
 use std::collections::VecDeque;
 
 pub struct Flow {
@@ -37,6 +39,10 @@ pub struct Flow {
     pub(crate) live: u32,
     /// FCT of this flow alone on an idle network (`ideal_fct`); zero when unsized.
     pub ideal: Time,
+    /// Its unloaded round trip (`Network::base_rtt`), with telemetry on; else zero.
+    pub base_rtt: Time,
+    /// Window receiver with telemetry: the last data packet's records, for its next ACK.
+    pub(crate) int_echo: Option<Box<IntStack>>,
     /// RPC connections: the messages in flight on it.
     pub messages: Option<Box<Messages>>,
     pub rng: Rng,
@@ -250,7 +256,7 @@ impl Flow {
 impl Network {
     /// The transport and controller of a new connection, as the scenario says (validation
     /// guarantees the controller fits the transport).
-    fn make_tx(&self, line_rate: Rate, spec: &mut FlowSpec) -> Tx {
+    fn make_tx(&self, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec) -> Tx {
         let mss = self.cfg.payload_per_packet as u64;
         match &self.cfg.transport {
             TransportConfig::Window(w) => {
@@ -270,6 +276,14 @@ impl Network {
                     CcConfig::Timely(p) => Box::new(Timely::new(p.clone(), line_rate)),
                     CcConfig::PatchedTimely(p) => Box::new(PatchedTimely::new(p.clone(), line_rate)),
                     CcConfig::Fast(p) => Box::new(Fast::new(p.clone(), line_rate)),
+                    CcConfig::Hpcc(p) => {
+                        let t = match p.base_rtt {
+                            BaseRtt::Max => self.cfg.max_base_rtt,
+                            BaseRtt::Path => base_rtt,
+                            BaseRtt::Fixed(t) => t,
+                        };
+                        Box::new(Hpcc::new(p.clone(), line_rate, t))
+                    }
                     _ => unreachable!("validated: rate controller"),
                 };
                 Tx::Message(Box::new(MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop)))
@@ -302,8 +316,9 @@ impl Network {
             }
             None => Time::ZERO,
         };
+        let base_rtt = if self.cfg.int.is_some() { self.base_rtt(spec.src, spec.dst, hash) } else { Time::ZERO };
         let line_rate = self.fabric.hosts[spec.src as usize].line_rate;
-        let tx = self.make_tx(line_rate, &mut spec);
+        let tx = self.make_tx(line_rate, base_rtt, &mut spec);
         if spec.start >= self.cfg.warmup {
             self.measure.groups[spec.group as usize].flows_started += 1;
         }
@@ -320,6 +335,8 @@ impl Network {
             closing: false,
             live: 0,
             ideal,
+            base_rtt,
+            int_echo: None,
             messages: None,
             rng,
             stats: FlowStats { size: spec.size, ..Default::default() },

@@ -25,6 +25,7 @@ pub mod scenario;
 pub mod stats;
 pub mod switch;
 pub mod table;
+mod telemetry;
 pub mod topology;
 pub mod transport;
 pub mod workload;

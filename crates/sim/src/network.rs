@@ -20,7 +20,9 @@ use crate::transport::window::Action;
 use crate::transport::Timer;
 use crate::workload::Generator;
 use hdrhistogram::Histogram;
-use rttlab_cc::{Rate, Time};
+use crate::telemetry::IntRun;
+use rttlab_cc::hpcc::BaseRtt;
+use rttlab_cc::{Rate, Signal, Time};
 use std::ops::ControlFlow;
 
 /// Events handled between two calls of a run's observer: often enough to stop within
@@ -90,6 +92,12 @@ pub(crate) struct RunConfig {
     pub rate_after_idle: RateAfterIdle,
     pub host_config: HostConfig,
     pub timeseries_interval: Option<Time>,
+    /// In-band telemetry (`switch.int`); `None`: off.
+    pub int: Option<IntRun>,
+    /// TIMELY's input and the `ind` threshold (`cc.signal`).
+    pub signal: (Signal, Time),
+    /// HPCC's `T` with `base_rtt = "max"`: the topology's largest unloaded round trip.
+    pub max_base_rtt: Time,
 }
 
 impl RunConfig {
@@ -106,7 +114,8 @@ impl RunConfig {
             classes: sw.classes as usize,
             ack_class: nic.ack_class as usize,
             payload_per_packet: nic.payload_per_packet() as u32,
-            header_bytes: nic.header.0 as u32,
+            // With telemetry each data packet carries the INT header's hop count.
+            header_bytes: nic.header.0 as u32 + if sw.int == Some(true) { rttlab_cc::int::HEADER_BYTES } else { 0 },
             ack_bytes: nic.ack.0 as u32,
             pfc_frame_bytes: nic.ack.0 as u32,
             segment_bytes: nic.segment().0,
@@ -120,6 +129,9 @@ impl RunConfig {
             rate_after_idle: nic.rate_after_idle.unwrap_or_default(),
             host_config: s.host.clone(),
             timeseries_interval: s.measure.timeseries_interval,
+            int: (sw.int == Some(true)).then_some(IntRun { max_hops: sw.int_max_hops, reverse: s.cc.signal().0.uses_queues() }),
+            signal: s.cc.signal(),
+            max_base_rtt: Time::ZERO,
         }
     }
 }
@@ -431,7 +443,7 @@ impl Network {
             now: Time::ZERO,
             seq_now: 0,
             events: EventQueue::default(),
-            pkts: Slab::default(),
+            pkts: Slab::new(s.switch.int == Some(true)),
             cfg: RunConfig { queue_params, ..RunConfig::new(s) },
             fabric,
             flows: FlowTable::default(),
@@ -441,6 +453,9 @@ impl Network {
             message_rtos: Timers::default(),
             faults: Vec::new(),
         };
+        if matches!(&s.cc, CcConfig::Hpcc(p) if p.base_rtt == BaseRtt::Max) {
+            net.cfg.max_base_rtt = net.max_base_rtt();
+        }
         net.events.push(net.cfg.warmup, EventKind::WarmupEnd);
         net.open_flow_groups(s);
         for g in 0..net.generators.len() {

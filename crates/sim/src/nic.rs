@@ -382,8 +382,9 @@ impl Network {
         match (pkt.kind, &self.flows.slots[pkt.flow as usize].tx) {
             (PacketKind::Data, Tx::Message(_)) => self.message_deliver(h, i, pkt),
             (_, Tx::Message(_)) => {
+                let int = self.pkts.int(i).copied();
                 self.free_packet(i);
-                self.message_ack(pkt);
+                self.message_ack(pkt, int.as_ref());
             }
             (PacketKind::Data, Tx::Window(_)) => self.window_deliver(i, pkt, rx_delay),
             (_, Tx::Window(_)) => {

@@ -2,7 +2,35 @@
 //! reused, so the steady state allocates nothing per packet.
 
 use crate::ids::{PktId, PortId};
-use rttlab_cc::Time;
+use rttlab_cc::{IntHop, Time};
+
+/// The most INT records a packet carries in one direction (`switch.int_max_hops` at most).
+pub const MAX_INT_HOPS: usize = 8;
+
+/// A packet's in-band telemetry (`switch.int`): the records switches pushed at dequeue
+/// (`rttlab_cc::int`), with the egress port each came from. A data packet collects its
+/// forward path's; the receiver echoes them in the ACK (`fwd` of them), which, when the sender
+/// asks for the round trip's queues (`cc.signal`), collects its own path's after them. The port
+/// is the simulator's, not on the wire: the oracle signal reads that port's queue.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct IntStack {
+    pub n: u8,
+    pub fwd: u8,
+    pub hops: [IntHop; 2 * MAX_INT_HOPS],
+    pub ports: [u32; 2 * MAX_INT_HOPS],
+}
+
+impl IntStack {
+    /// The records of the data packet's path.
+    pub fn forward(&self) -> &[IntHop] {
+        &self.hops[..self.fwd as usize]
+    }
+
+    /// Every record: the data packet's path's, then the ACK's.
+    pub fn all(&self) -> &[IntHop] {
+        &self.hops[..self.n as usize]
+    }
+}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PacketKind {
@@ -102,16 +130,23 @@ impl Packet {
     }
 }
 
-/// Packet storage addressed by index with a free list.
+/// Packet storage addressed by index with a free list. With in-band telemetry on, each slot
+/// has an INT stack beside it, emptied when the slot is taken; off, there are none.
 #[derive(Default)]
 pub struct Slab {
     slots: Vec<Packet>,
     free: Vec<PktId>,
+    int: Option<Vec<IntStack>>,
 }
 
 impl Slab {
+    /// A slab whose packets carry INT stacks when `int`.
+    pub fn new(int: bool) -> Slab {
+        Slab { int: int.then(Vec::new), ..Slab::default() }
+    }
+
     pub fn alloc(&mut self, p: Packet) -> PktId {
-        match self.free.pop() {
+        let i = match self.free.pop() {
             Some(i) => {
                 self.slots[i.idx()] = p;
                 i
@@ -120,7 +155,26 @@ impl Slab {
                 self.slots.push(p);
                 PktId((self.slots.len() - 1) as u32)
             }
+        };
+        if let Some(int) = &mut self.int {
+            if int.len() < self.slots.len() {
+                int.resize(self.slots.len(), IntStack::default());
+            }
+            int[i.idx()].n = 0;
+            int[i.idx()].fwd = 0;
         }
+        i
+    }
+
+    /// Packet `i`'s INT stack; `None` with telemetry off.
+    #[inline]
+    pub fn int(&self, i: PktId) -> Option<&IntStack> {
+        self.int.as_ref().map(|v| &v[i.idx()])
+    }
+
+    #[inline]
+    pub fn int_mut(&mut self, i: PktId) -> Option<&mut IntStack> {
+        self.int.as_mut().map(|v| &mut v[i.idx()])
     }
     pub fn free(&mut self, i: PktId) {
         self.free.push(i);

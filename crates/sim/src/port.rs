@@ -366,6 +366,7 @@ impl Network {
         port.occupancy_changed(c, self.now, -(w as i64));
         if let Owner::Switch(s) = port.owner {
             self.switch_dequeued(s, p, c, i, queued_before);
+            self.int_push(p, i);
         }
         i
     }

@@ -123,10 +123,11 @@ fn the_completion_rtt_leaves_out_the_segments_serialization() {
 
 #[test]
 fn the_controller_gets_every_completion_with_the_rate_the_connection_sent_at() {
-    struct Seen(Rc<RefCell<Vec<Completion>>>);
+    struct Seen(Rc<RefCell<Vec<Completion<'static>>>>);
     impl RateController for Seen {
         fn on_completion(&mut self, c: &Completion) {
-            self.0.borrow_mut().push(*c);
+            assert!(c.int.is_empty());
+            self.0.borrow_mut().push(Completion { int: &[], ..*c });
         }
         fn rate(&self) -> Rate {
             G10
@@ -141,8 +142,10 @@ fn the_controller_gets_every_completion_with_the_rate_the_connection_sent_at() {
     assert_eq!(m.release_time(us(16), SEG, CAP, &mut rng()), Some(us(16)));
     m.release(us(16), SEG, PPP);
     // The first segment completes at 20 us: 8000 B handed to the NIC in 20 us, 3.2 Gbps.
-    m.on_completion(us(20), us(3), &first);
-    assert_eq!(*seen.borrow(), vec![Completion { now: us(20), rtt: us(3), acked_bytes: 4000, sending_rate: Some(Rate(3_200_000_000)) }]);
+    m.on_completion(us(20), us(3), &first, &[]);
+    // 4000 B acknowledged of 8000 sent.
+    let expect = Completion { now: us(20), rtt: us(3), acked_bytes: 4000, sending_rate: Some(Rate(3_200_000_000)), snd_una: 4000, snd_nxt: 8000, int: &[] };
+    assert_eq!(*seen.borrow(), vec![expect]);
 }
 
 #[test]

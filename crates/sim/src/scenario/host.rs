@@ -5,7 +5,7 @@ use super::de::Table;
 use super::validate::Context;
 use super::{invalid, ScenarioError};
 use rttlab_cc::swift::Overrides;
-use rttlab_cc::{Bytes, DctcpParams, FastParams, ParamError, PatchedTimelyParams, Rate, RenoParams, SwiftParams, Time, TimelyParams, VegasParams};
+use rttlab_cc::{Bytes, DctcpParams, FastParams, HpccParams, ParamError, PatchedTimelyParams, Signal, Rate, RenoParams, SwiftParams, Time, TimelyParams, VegasParams};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -116,6 +116,8 @@ impl Default for NicConfig {
 impl NicConfig {
     pub const DEFAULT_SEGMENT: Bytes = Bytes(16_000);
     pub const DEFAULT_MAX_OUTSTANDING: Bytes = Bytes(64_000);
+    /// HPCC's default: no cap beyond its window.
+    pub const UNLIMITED_OUTSTANDING: Bytes = Bytes(1 << 40);
     pub const DEFAULT_SEND_QUEUE: u32 = 128;
     /// 4.096 µs × 2^14.
     pub const DEFAULT_RETRANSMIT_TIMEOUT: Time = Time::from_ns(4096 << 14);
@@ -238,6 +240,8 @@ pub enum CcConfig {
     PatchedTimely(PatchedTimelyParams),
     /// FAST* (TIMELY §6.1): TCP FAST's equation on the pacing rate (`rttlab_cc::fast`).
     Fast(FastParams),
+    /// HPCC (SIGCOMM 2019) on in-band telemetry: a window and a rate (`rttlab_cc::hpcc`).
+    Hpcc(HpccParams),
     /// TCP Reno/NewReno (window transport).
     Reno(RenoParams),
     /// DCTCP as in Linux (window transport).
@@ -255,11 +259,26 @@ impl CcConfig {
             CcConfig::Timely(_) => "timely",
             CcConfig::PatchedTimely(_) => "patched_timely",
             CcConfig::Fast(_) => "fast",
+            CcConfig::Hpcc(_) => "hpcc",
             CcConfig::Reno(_) => "reno",
             CcConfig::Dctcp(_) => "dctcp",
             CcConfig::Vegas(_) => "vegas",
             CcConfig::Swift(_) => "swift",
         }
+    }
+
+    /// What TIMELY's gradient runs on, and the `ind` signal's threshold (`rttlab_cc::signal`).
+    pub fn signal(&self) -> (Signal, Time) {
+        match self {
+            CcConfig::Timely(p) => (p.signal, p.signal_threshold),
+            CcConfig::PatchedTimely(p) => (p.signal, p.signal_threshold),
+            _ => (Signal::Rtt, Time::ZERO),
+        }
+    }
+
+    /// Whether the controller reads in-band telemetry (`switch.int`).
+    pub fn reads_int(&self) -> bool {
+        matches!(self, CcConfig::Hpcc(_)) || self.signal().0.uses_queues()
     }
 
     /// Window controllers run on the window transport; rate controllers on the message one.
@@ -383,7 +402,7 @@ impl WindowConfig {
 }
 
 impl CcConfig {
-    pub const ALGORITHMS: &'static [&'static str] = &["none", "timely", "patched_timely", "fast", "reno", "dctcp", "vegas", "swift"];
+    pub const ALGORITHMS: &'static [&'static str] = &["none", "timely", "patched_timely", "fast", "hpcc", "reno", "dctcp", "vegas", "swift"];
 
     /// Swift's keys are read over the defaults of its `profile`.
     pub(crate) fn read(at: &str, value: serde_json::Value) -> Result<CcConfig, ScenarioError> {
@@ -396,6 +415,7 @@ impl CcConfig {
             "timely" => CcConfig::Timely(t.rest()?),
             "patched_timely" => CcConfig::PatchedTimely(t.rest()?),
             "fast" => CcConfig::Fast(t.rest()?),
+            "hpcc" => CcConfig::Hpcc(t.rest()?),
             "reno" => CcConfig::Reno(t.rest()?),
             "dctcp" => CcConfig::Dctcp(t.rest()?),
             "vegas" => CcConfig::Vegas(t.rest()?),
@@ -413,6 +433,7 @@ impl CcConfig {
             CcConfig::Timely(p) => p.validate(),
             CcConfig::PatchedTimely(p) => p.validate(),
             CcConfig::Fast(p) => p.validate(),
+            CcConfig::Hpcc(p) => p.validate(),
             CcConfig::Reno(p) => p.validate(),
             CcConfig::Dctcp(p) => p.validate(),
             CcConfig::Vegas(p) => p.validate(),

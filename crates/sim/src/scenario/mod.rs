@@ -138,6 +138,13 @@ impl Scenario {
             measure: t.take("measure")?.unwrap_or_default(),
         };
         t.finish(Self::KEYS)?;
+        s.switch.int.get_or_insert(s.cc.reads_int());
+        if matches!(s.cc, CcConfig::Hpcc(_)) {
+            // HPCC acknowledges every packet and its window alone limits what is in flight
+            // (reference §6.3).
+            s.nic.segment.get_or_insert(Bytes(s.nic.payload_per_packet()));
+            s.nic.max_outstanding.get_or_insert(NicConfig::UNLIMITED_OUTSTANDING);
+        }
         if !s.transport.is_window() {
             s.nic.segment.get_or_insert(NicConfig::DEFAULT_SEGMENT);
             s.nic.max_outstanding.get_or_insert(NicConfig::DEFAULT_MAX_OUTSTANDING);

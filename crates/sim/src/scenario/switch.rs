@@ -39,6 +39,14 @@ pub struct SwitchConfig {
     /// (ns-3's NetDevice queue, 100 packets by default; Linux's driver ring): ECN marking and
     /// `queue_limit` see only the queue above them, in packets. 0: the discipline sees all.
     pub device_queue: u32,
+    /// In-band network telemetry (HPCC §4.1, reference §6.1; `rttlab_cc::int`): at dequeue
+    /// every switch pushes its egress port's record onto data packets (and onto ACKs when the
+    /// sender asks for the reverse path's queues, `cc.signal`). Absent: on exactly when the
+    /// congestion control reads it (`cc.algorithm = "hpcc"`, `cc.signal` other than `rtt`).
+    pub int: Option<bool>,
+    /// Records a packet collects in one direction; further switches push none (the HPCC
+    /// simulator's header holds 5).
+    pub int_max_hops: u8,
     /// Overrides for some egress ports, applied in order over the settings above.
     pub ports: Vec<PortOverride>,
 }
@@ -130,6 +138,8 @@ impl Default for SwitchConfig {
             queue_limit: None,
             alpha: None,
             device_queue: 0,
+            int: None,
+            int_max_hops: 5,
             ports: Vec::new(),
         }
     }
@@ -208,6 +218,9 @@ impl SwitchConfig {
         }
         if !self.pfc && self.pfc_headroom > Bytes(0) {
             return Err(invalid("switch.pfc_headroom", self.pfc_headroom, "PFC headroom needs switch.pfc = true"));
+        }
+        if !(1..=crate::packet::MAX_INT_HOPS as u8).contains(&self.int_max_hops) {
+            return Err(invalid("switch.int_max_hops", self.int_max_hops, format!("1 to {} records per direction", crate::packet::MAX_INT_HOPS)));
         }
         check_queue("switch", self.pfc.then_some((self.pfc_xoff, self.pfc_xon)), self.buffer, self.ecn.as_ref(), self.queue_limit, self.alpha, self.device_queue)?;
         for (i, o) in self.ports.iter().enumerate() {

@@ -1,7 +1,7 @@
 //! The checks that span sections: each section checks itself against a small [`Context`] (host
 //! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
 
-use super::{invalid, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until};
+use super::{invalid, CcConfig, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until};
 use std::collections::HashMap;
 use rttlab_cc::Time;
 
@@ -108,6 +108,10 @@ impl Scenario {
         if ctx.window {
             self.nic.validate_window()?;
         }
+        if self.switch.int == Some(false) && self.cc.reads_int() {
+            let reads = if matches!(self.cc, CcConfig::Hpcc(_)) { "cc.algorithm = \"hpcc\"".to_string() } else { format!("cc.signal = \"{}\"", serde_json::to_value(self.cc.signal().0).expect("an enum").as_str().unwrap_or_default()) };
+            return Err(invalid("switch.int", false, format!("{reads} reads in-band telemetry: true (or leave it out)")));
+        }
         self.measure.validate(self.duration, connections)
     }
 
@@ -119,9 +123,9 @@ impl Scenario {
         }
         // `kind`: the transport asked for; the algorithm is a controller of the other one.
         let (kind, other, is, takes) = if window {
-            ("window", "message", ("a rate controller", "none, timely, patched_timely, fast"), "a window controller (reno, dctcp, vegas, swift)")
+            ("window", "message", ("a rate controller", "none, timely, patched_timely, fast, hpcc"), "a window controller (reno, dctcp, vegas, swift)")
         } else {
-            ("message", "window", ("a window controller", "reno, dctcp, vegas, swift"), "a rate controller (none, timely, patched_timely, fast)")
+            ("message", "window", ("a window controller", "reno, dctcp, vegas, swift"), "a rate controller (none, timely, patched_timely, fast, hpcc)")
         };
         let name = self.cc.name();
         Err(invalid(

@@ -34,7 +34,7 @@
 //! NIC must go back to (`rewind`). `crate::endpoint` does the rest.
 
 use crate::engine::{exponential, LazyTimer, Rng};
-use rttlab_cc::{Completion, Rate, RateController, Time};
+use rttlab_cc::{Completion, IntHop, Rate, RateController, Time};
 use std::collections::VecDeque;
 
 /// Whether PSN `a` comes before `b`: serial-number order (RFC 1982), so that PSNs may wrap.
@@ -186,7 +186,9 @@ impl MessageTx {
             return None;
         }
         let (bytes, data_at) = self.next_segment(segment);
-        if self.outstanding + bytes > max_outstanding {
+        // A controller's window (HPCC) caps what is in flight too, but never below one segment.
+        let cap = self.cc.window().map_or(max_outstanding, |w| w.max(bytes).min(max_outstanding));
+        if self.outstanding + bytes > cap {
             return None;
         }
         let paced = if self.last_release_bytes == 0 {
@@ -262,13 +264,15 @@ impl MessageTx {
     }
 
     /// Sender: the completion of segment `u` with RTT sample `rtt` (§3.1: completion time minus
-    /// send time minus serialization, noise included) feeds the rate controller, with the rate
-    /// the connection sent at over the segment's round trip: what it handed to the NIC from the
+    /// send time minus serialization, noise included; or the signal `cc.signal` asks for) and
+    /// the telemetry records its ACK echoed feeds the rate controller, with the rate the
+    /// connection sent at over the segment's round trip: what it handed to the NIC from the
     /// segment's release on, over the time since (§5 "Application limited behavior").
-    pub fn on_completion(&mut self, now: Time, rtt: Time, u: &Unacked) {
+    pub fn on_completion(&mut self, now: Time, rtt: Time, u: &Unacked, int: &[IntHop]) {
         let elapsed = now.saturating_sub(u.t_send);
         let sending_rate = (elapsed > Time::ZERO).then(|| Rate::of(self.released - u.released_before, elapsed));
-        self.cc.on_completion(&Completion { now, rtt, acked_bytes: u.bytes as u64, sending_rate });
+        let snd_una = u.released_before + u.bytes as u64;
+        self.cc.on_completion(&Completion { now, rtt, acked_bytes: u.bytes as u64, sending_rate, snd_una, snd_nxt: self.released, int });
     }
 
     /// Sender: everything is sent and acknowledged.
