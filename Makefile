@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.deps-installed
 
-.PHONY: demo test test-rust test-python test-wheel fuzz bench microbench callgrind build clean
+.PHONY: demo cs244 test test-rust test-python test-wheel fuzz bench microbench callgrind build clean
 
 ## Create the virtualenv and install the Python dependencies (once per pyproject change).
 $(STAMP): pyproject.toml
@@ -20,6 +20,10 @@ build: $(STAMP)
 ## The headline reproduction: TIMELY's Table 1 and small-scale figures as an HTML report.
 demo: build
 	$(BIN)/rttlab reproduce timely --out results/timely --force
+
+## The CS244 reproductions of TIMELY and HPCC on in-band telemetry, full length.
+cs244: build
+	$(BIN)/rttlab reproduce cs244 --out results/cs244 --force
 
 test: build test-rust test-python test-wheel
 

@@ -138,6 +138,7 @@ def _load_all() -> None:
     from . import timely  # noqa: F401  (registers the TIMELY experiments)
     from . import swift  # noqa: F401  (registers the Swift experiments)
     from . import dctcp  # noqa: F401  (registers the DCTCP experiments)
+    from . import cs244  # noqa: F401  (registers the CS244 reproductions)
 
 
 _load_all()
