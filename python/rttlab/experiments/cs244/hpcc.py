@@ -20,6 +20,8 @@ TESTBED_QUICK = Plan(warmup_ms=5, measured_ms=5, seeds=(1,))
 #: HPCC acknowledges every packet: one-packet segments.
 HPCC = {"cc": {"algorithm": "hpcc"}, "nic.segment": "1436B"}
 SCHEMES = {"PFC": {"cc": {"algorithm": "none"}}, "TIMELY": {}, "HPCC": HPCC}
+#: The bottleneck's queue and every PFC frame, traced.
+TRACE = {"queue_ports": ["s0-h0"], "queue_interval": "1us", "queue_trace": True, "pfc_trace": True}
 #: Pauses counted only after the initial bursts have drained.
 SETTLED_US = 1000.0
 
@@ -29,7 +31,7 @@ def incast(scheme: str, quick: bool) -> dict[str, Any]:
     s["name"] = f"cs244-hpcc-incast-{scheme}"
     s["flows"][0]["size"] = "2MB" if quick else "20MB"
     s["cc"] = {"algorithm": "hpcc" if scheme == "HPCC" else "none"}
-    s["measure"] = {"queue_ports": ["s0-h0"], "queue_interval": "1us", "queue_trace": True, "pfc_trace": True}
+    s["measure"] = dict(TRACE)
     return s
 
 
@@ -38,7 +40,7 @@ def points(quick: bool) -> list[Point]:
     out = []
     for name, over in SCHEMES.items():
         s = scenario(f"cs244-hpcc-testbed-{name}", over, p, 1)
-        s["measure"] = {"queue_ports": ["s0-h0"], "queue_interval": "1us", "queue_trace": True, "pfc_trace": True}
+        s["measure"] = dict(TRACE)
         out.append(Point({"setup": "testbed", "scheme": name}, s))
     out += [Point({"setup": "fat-incast-100g", "scheme": name}, incast(name, quick)) for name in ["PFC", "HPCC"]]
     return out
