@@ -167,9 +167,10 @@ impl Hpcc {
         w
     }
 
+    /// Keeps `hops` (at most `MAX_HOPS`) as the records the next ACK is measured against.
     fn store(&mut self, hops: &[IntHop]) {
-        self.n_hops = hops.len().min(MAX_HOPS);
-        self.hops[..self.n_hops].copy_from_slice(&hops[..self.n_hops]);
+        self.n_hops = hops.len();
+        self.hops[..self.n_hops].copy_from_slice(hops);
     }
 }
 
@@ -206,7 +207,7 @@ impl RateController for Hpcc {
     }
 
     fn metrics(&self) -> Metrics {
-        Metrics { rate: Some(self.rate()), cwnd_bytes: self.window(), utilization: Some(self.u), ..Metrics::default() }
+        Metrics { rate: Some(self.rate()), cwnd_bytes: self.window(), ..Metrics::default() }
     }
 
     /// Back to `W_init` with no stored records.

@@ -178,6 +178,4 @@ pub struct Metrics {
     /// Swift's fabric and endpoint windows, in packets.
     pub fcwnd_pkts: Option<f64>,
     pub ecwnd_pkts: Option<f64>,
-    /// HPCC's smoothed utilisation `U`.
-    pub utilization: Option<f64>,
 }

@@ -129,7 +129,7 @@ impl RunConfig {
             rate_after_idle: nic.rate_after_idle.unwrap_or_default(),
             host_config: s.host.clone(),
             timeseries_interval: s.measure.timeseries_interval,
-            int: (sw.int == Some(true)).then_some(IntRun { max_hops: sw.int_max_hops, reverse: s.cc.signal().0.uses_queues() }),
+            int: (sw.int == Some(true)).then_some(IntRun { max_hops: sw.int_max_hops }),
             signal: s.cc.signal(),
             max_base_rtt: Time::ZERO,
         }

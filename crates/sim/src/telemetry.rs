@@ -14,8 +14,6 @@ use rttlab_cc::{IntHop, Signal, Time};
 pub(crate) struct IntRun {
     /// Records per direction.
     pub max_hops: u8,
-    /// ACKs collect their own path's records too (a queue signal needs the round trip's).
-    pub reverse: bool,
 }
 
 impl Network {
@@ -28,7 +26,8 @@ impl Network {
         let pkt = self.pkts.get(i);
         let collects = match pkt.kind {
             PacketKind::Data => true,
-            PacketKind::Ack | PacketKind::Nak => run.reverse,
+            // A queue signal needs the round trip's records: ACKs collect their path's too.
+            PacketKind::Ack | PacketKind::Nak => self.cfg.signal.0.uses_queues(),
             _ => false,
         };
         if !collects {
@@ -73,23 +72,24 @@ impl Network {
         }
     }
 
-    /// TIMELY's input for a completion of flow `f` whose ACK brought `int` (`cc.signal`): the
-    /// flow's unloaded round trip plus `f(q)` of the queue vector, each queue as a delay — as
-    /// the packets' records report it, or, for the oracle, as the same ports hold it now.
+    /// TIMELY's input for a completion of flow `f` whose ACK brought `int`, when `cc.signal`
+    /// is a queue signal: the flow's unloaded round trip plus `f(q)` of the queue vector, each
+    /// queue as a delay — as the packets' records report it, or, for the oracle, as the same
+    /// ports hold it now. Without records (telemetry off cannot pass validation) the RTT `rtt`.
     pub(crate) fn signal_input(&self, f: u32, rtt: Time, int: Option<&IntStack>) -> Time {
         let (signal, threshold) = self.cfg.signal;
-        let Some(st) = int.filter(|_| signal.uses_queues()) else { return rtt };
+        let Some(st) = int else { return rtt };
         let mut q = [Time::ZERO; 2 * MAX_INT_HOPS];
-        let n = st.n as usize;
-        for (k, slot) in q[..n].iter_mut().enumerate() {
+        let hops = st.all();
+        for ((slot, hop), &port) in q.iter_mut().zip(hops).zip(&st.ports) {
             *slot = if signal == Signal::Oracle {
-                let port = &self.fabric.ports[st.ports[k] as usize];
+                let port = &self.fabric.ports[port as usize];
                 port.rate.serialization(port.queue_bytes)
             } else {
-                st.hops[k].queue_delay()
+                hop.queue_delay()
             };
         }
-        signal.value(rtt, self.flows.slots[f as usize].base_rtt, &q[..n], threshold)
+        signal.value(rtt, self.flows.slots[f as usize].base_rtt, &q[..hops.len()], threshold)
     }
 
     /// The unloaded round trip from host `src` to `dst` on ECMP hashes `hash`: a full data
