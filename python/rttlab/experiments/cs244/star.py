@@ -74,6 +74,9 @@ def measured(runs: list[Run]) -> pd.DataFrame:
     rows = []
     for r in runs:
         s, q = r.result.summary, r.result.tables["queues"]
+        # The trace starts at 0; only the measured period (the run's last `measured_s`) counts,
+        # as in the summary's numbers.
+        q = q[q.time_us > q.time_us.max() - s["measured_s"] * 1e6]
         rows.append(
             {
                 **r.labels,
