@@ -9,6 +9,7 @@
 //! - a [`WindowController`] is a TCP congestion module: ACKs and loss signals go in, a
 //!   congestion window comes out (Reno, DCTCP, Vegas, Swift).
 
+pub mod dcqcn;
 pub mod dctcp;
 pub mod fast;
 pub mod hpcc;
@@ -21,6 +22,7 @@ pub mod timely;
 pub mod units;
 pub mod vegas;
 
+pub use dcqcn::{Dcqcn, DcqcnParams};
 pub use dctcp::{Dctcp, DctcpParams};
 pub use fast::{Fast, FastParams};
 pub use hpcc::{Hpcc, HpccParams};
@@ -88,6 +90,19 @@ pub trait RateController {
     /// Most bytes the connection may have in flight, for a controller that keeps a window as
     /// well as a rate (HPCC); `None`: only the transport's own cap.
     fn window(&self) -> Option<u64> {
+        None
+    }
+    /// A congestion notification packet (CNP) for the connection arrived (DCQCN). By default
+    /// nothing.
+    fn on_congestion_notification(&mut self, _now: Time) {}
+    /// The connection handed `bytes` to its NIC (DCQCN's byte counter). By default nothing.
+    fn on_sent(&mut self, _now: Time, _bytes: u64) {}
+    /// Runs the controller's own timers up to `now` (DCQCN); the transport calls it before it
+    /// asks for the rate. By default nothing.
+    fn advance(&mut self, _now: Time) {}
+    /// When a timer of the controller's is next due to change its rate, so that a connection
+    /// waiting for its pacer can look again then; `None`: no such timer.
+    fn next_change(&self) -> Option<Time> {
         None
     }
 }
