@@ -158,6 +158,7 @@ TITLES = {
     "swift": "Swift (SIGCOMM 2020), §5 experiments, reproduced with rttlab",
     "dctcp": "DCTCP (SIGCOMM 2010): ns-3's DCTCP example and the queue analysis, reproduced with rttlab",
     "cs244": "The CS244 reproductions of TIMELY (2016, 2019) and HPCC on in-band telemetry, rerun with rttlab",
+    "shootout": "DCQCN, TIMELY, Patched TIMELY, DCTCP, Swift and HPCC on one fat-tree: FCT slowdown per flow size",
 }
 
 

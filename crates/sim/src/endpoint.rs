@@ -138,6 +138,11 @@ impl Network {
         let Some((kind, psn, ece)) = answer else {
             return self.free_packet(i);
         };
+        // DCQCN's notification point: the ACK carries the CNP, at most one per interval.
+        let ece = match self.cfg.cnp_interval {
+            Some(interval) if ece => self.flows.slots[pkt.flow as usize].message().cnp_due(self.now, interval),
+            _ => ece,
+        };
         let flow = &self.flows.slots[pkt.flow as usize];
         let (src, hash) = (flow.src, flow.hash[1]);
         let ack = self.pkts.get_mut(i);
@@ -167,6 +172,10 @@ impl Network {
             return;
         }
         flow.stats.naks += nak as u64;
+        if ack.ecn {
+            // A CNP (DCQCN), or an ECN echo a rate controller may take as one.
+            flow.message().cc.on_congestion_notification(now);
+        }
         // §3.1 and §5: the segment's own time on the wire is left out of the sample, at the
         // rate it left at (a pacing rate, the connection's rate under per-packet rate pacing,
         // else the line rate).

@@ -14,7 +14,7 @@ use crate::transport::window::WindowTx;
 use rand::Rng as _;
 use crate::packet::IntStack;
 use rttlab_cc::hpcc::BaseRtt;
-use rttlab_cc::{Dctcp, Fast, Hpcc, LineRate, Metrics, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
+use rttlab_cc::{Dcqcn, Dctcp, Fast, Hpcc, LineRate, Metrics, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
 use std::collections::VecDeque;
 
 pub struct Flow {
@@ -284,6 +284,7 @@ impl Network {
                         };
                         Box::new(Hpcc::new(p.clone(), line_rate, t))
                     }
+                    CcConfig::Dcqcn(p) => Box::new(Dcqcn::new(p.clone(), line_rate)),
                     _ => unreachable!("validated: rate controller"),
                 };
                 Tx::Message(Box::new(MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop)))

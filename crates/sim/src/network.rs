@@ -73,6 +73,9 @@ pub(crate) struct RunConfig {
     pub cc: CcConfig,
     /// Shared buffer of every switch.
     pub buffer: u64,
+    /// Dynamic PFC thresholds (`switch.pfc_alpha`) and their resume offset.
+    pub pfc_alpha: Option<f64>,
+    pub pfc_resume_offset: u64,
     /// Queue settings of switch egress ports, by `Port::params` (0: `[switch]`'s own).
     pub queue_params: Vec<QueueParams>,
     pub classes: usize,
@@ -94,6 +97,8 @@ pub(crate) struct RunConfig {
     pub timeseries_interval: Option<Time>,
     /// In-band telemetry (`switch.int`); `None`: off.
     pub int: Option<IntRun>,
+    /// DCQCN's notification point: at most one CNP per flow per this interval.
+    pub cnp_interval: Option<Time>,
     /// TIMELY's input and the `ind` threshold (`cc.signal`).
     pub signal: (Signal, Time),
     /// HPCC's `T` with `base_rtt = "max"`: the topology's largest unloaded round trip.
@@ -110,6 +115,8 @@ impl RunConfig {
             transport: s.transport.clone(),
             cc: s.cc.clone(),
             buffer: sw.buffer.0,
+            pfc_alpha: sw.pfc_alpha,
+            pfc_resume_offset: sw.pfc_resume_offset.0,
             queue_params: Vec::new(),
             classes: sw.classes as usize,
             ack_class: nic.ack_class as usize,
@@ -131,6 +138,10 @@ impl RunConfig {
             timeseries_interval: s.measure.timeseries_interval,
             int: (sw.int == Some(true)).then_some(IntRun { max_hops: sw.int_max_hops }),
             signal: s.cc.signal(),
+            cnp_interval: match &s.cc {
+                CcConfig::Dcqcn(p) => Some(p.cnp_interval),
+                _ => None,
+            },
             max_base_rtt: Time::ZERO,
         }
     }
@@ -238,13 +249,7 @@ impl Fabric {
                 if let Some((xoff, xon)) = q.pfc.filter(|&(xoff, xon)| !(xon < xoff && xoff < sw.buffer.0)) {
                     return Err(invalid(format!("{at}.pfc_xoff"), rttlab_cc::Bytes(xoff), format!("need pfc_xon ({}) < pfc_xoff < buffer ({})", rttlab_cc::Bytes(xon), sw.buffer)));
                 }
-                port.params = match params.iter().position(|x| *x == q) {
-                    Some(k) => k as u16,
-                    None => {
-                        params.push(q);
-                        (params.len() - 1) as u16
-                    }
-                };
+                port.params = intern(&mut params, q);
                 any = true;
             }
             if !any {
@@ -254,6 +259,11 @@ impl Fabric {
         let classes = sw.classes as u64;
         for port in self.ports.iter_mut() {
             if let Owner::Switch(s) = port.owner {
+                // Thresholds given for one rate, as this port's rate makes them.
+                if let Some(red) = params[port.params as usize].ecn.and_then(|r| r.scaled_for(port.rate)) {
+                    let q = QueueParams { ecn: Some(red), ..params[port.params as usize].clone() };
+                    port.params = intern(&mut params, q);
+                }
                 port.set_queue_params(&params[port.params as usize]);
                 self.switches[s.idx()].reserved += port.pfc_headroom * classes;
             }
@@ -273,6 +283,15 @@ impl Fabric {
             allowed: "an egress port named NODE-PEER of linked nodes, e.g. \"s0-h0\" (hosts h0.., switches s0..)".into(),
         })
     }
+}
+
+/// The index of `q` among the distinct queue settings, adding it if new.
+fn intern(params: &mut Vec<QueueParams>, q: QueueParams) -> u16 {
+    let k = params.iter().position(|x| *x == q).unwrap_or_else(|| {
+        params.push(q);
+        params.len() - 1
+    });
+    k as u16
 }
 
 /// Connection slots: a retired workload flow's slot goes on `free` until reused, and its

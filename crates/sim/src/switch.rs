@@ -8,6 +8,7 @@ use crate::packet::{Packet, PacketKind};
 use crate::port::{Port, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
 use crate::scenario::{EcnConfig, MarkAt, QueueLen, Spacing};
 use rand::Rng as _;
+use rttlab_cc::Rate;
 
 pub struct Switch {
     pub node: u32,
@@ -21,6 +22,14 @@ pub struct Switch {
     pub drops: u64,
     pub dropped_payload: u64,
     pub marks: u64,
+}
+
+impl Switch {
+    /// The dynamic PFC threshold: `alpha` times the shared buffer (`buffer` less every reserve)
+    /// not in use (the HPCC simulator's `GetPfcThreshold`, reference §9.1).
+    fn dynamic_xoff(&self, alpha: f64, buffer: u64) -> u64 {
+        (alpha * (buffer - self.reserved).saturating_sub(self.used - self.headroom_used) as f64) as u64
+    }
 }
 
 /// What the queues of one switch egress port do, resolved from `[switch]` and its
@@ -50,12 +59,21 @@ pub struct Red {
     pub gentle: bool,
     pub spacing: Spacing,
     pub mark_at: MarkAt,
+    /// The thresholds are for a port of this rate (`EcnConfig::scale_rate`).
+    pub scale_rate: Option<Rate>,
 }
 
 impl Red {
     pub fn new(e: &EcnConfig) -> Red {
         let (kmin, kmax) = e.thresholds();
-        Red { kmin: kmin.amount(), kmax: kmax.amount(), pmax: e.pmax, packets: kmin.packets(), gentle: e.gentle, spacing: e.spacing, mark_at: e.mark_at }
+        Red { kmin: kmin.amount(), kmax: kmax.amount(), pmax: e.pmax, packets: kmin.packets(), gentle: e.gentle, spacing: e.spacing, mark_at: e.mark_at, scale_rate: e.scale_rate }
+    }
+
+    /// The curve for a port of `rate`, if its thresholds scale with the rate.
+    pub fn scaled_for(&self, rate: Rate) -> Option<Red> {
+        let at = self.scale_rate?;
+        let scale = |k: u64| (k as u128 * rate.bps() as u128 / at.bps() as u128) as u64;
+        Some(Red { kmin: scale(self.kmin), kmax: scale(self.kmax), scale_rate: None, ..*self })
     }
 
     /// RED's marking probability for a queue of `q` (algorithms.md §5.1; Floyd and Jacobson
@@ -187,7 +205,8 @@ impl Network {
             inp.headroom_used[c] += w;
             sw.headroom_used += w;
         }
-        if !inp.pausing[c] && inp.ingress_bytes[c] > inp.pfc_xoff {
+        let xoff = self.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, self.cfg.buffer));
+        if !inp.pausing[c] && inp.ingress_bytes[c] > xoff {
             inp.pausing[c] = true;
             self.send_pfc(in_port, c, true);
         }
@@ -238,7 +257,9 @@ impl Network {
         if pkt.in_headroom {
             inp.headroom_used[c] -= w;
         }
-        if inp.pausing[c] && inp.ingress_bytes[c] <= inp.pfc_xon {
+        let sw = &self.fabric.switches[s.idx()];
+        let xon = self.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, self.cfg.buffer).saturating_sub(self.cfg.pfc_resume_offset));
+        if inp.pausing[c] && inp.ingress_bytes[c] <= xon {
             inp.pausing[c] = false;
             self.send_pfc(in_port, c, false);
         }
@@ -264,7 +285,7 @@ mod tests {
     use super::*;
 
     fn red(kmin: u64, kmax: u64, pmax: f64, gentle: bool, spacing: Spacing) -> Red {
-        Red { kmin, kmax, pmax, packets: false, gentle, spacing, mark_at: MarkAt::Dequeue }
+        Red { kmin, kmax, pmax, packets: false, gentle, spacing, mark_at: MarkAt::Dequeue, scale_rate: None }
     }
 
     #[test]

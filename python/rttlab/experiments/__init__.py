@@ -139,6 +139,7 @@ def _load_all() -> None:
     from . import swift  # noqa: F401  (registers the Swift experiments)
     from . import dctcp  # noqa: F401  (registers the DCTCP experiments)
     from . import cs244  # noqa: F401  (registers the CS244 reproductions)
+    from . import shootout  # noqa: F401  (registers the scheme comparison)
 
 
 _load_all()

@@ -119,6 +119,14 @@ impl Table {
         parse(&self.at, Value::Object(self.map))
     }
 
+    /// The keys left, read over `base`: each key given replaces that value of `base`, the rest
+    /// stay (a profile's defaults).
+    pub fn rest_over<T: serde::Serialize + DeserializeOwned>(self, base: &T) -> Result<T, ScenarioError> {
+        let Value::Object(mut map) = serde_json::to_value(base).expect("parameters serialize") else { unreachable!("parameters are a table") };
+        map.extend(self.map);
+        parse(&self.at, Value::Object(map))
+    }
+
     /// The keys left, read through `seed`.
     pub fn rest_seed<T>(self, seed: impl for<'de> DeserializeSeed<'de, Value = T>) -> Result<T, ScenarioError> {
         parse_seed(&self.at, Value::Object(self.map), seed)

@@ -5,7 +5,8 @@ use super::de::Table;
 use super::validate::Context;
 use super::{invalid, ScenarioError};
 use rttlab_cc::swift::Overrides;
-use rttlab_cc::{Bytes, DctcpParams, FastParams, HpccParams, ParamError, PatchedTimelyParams, Signal, Rate, RenoParams, SwiftParams, Time, TimelyParams, VegasParams};
+use rttlab_cc::dcqcn::Profile as DcqcnProfile;
+use rttlab_cc::{Bytes, DcqcnParams, DctcpParams, FastParams, HpccParams, ParamError, PatchedTimelyParams, Signal, Rate, RenoParams, SwiftParams, Time, TimelyParams, VegasParams};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -242,6 +243,9 @@ pub enum CcConfig {
     Fast(FastParams),
     /// HPCC (SIGCOMM 2019) on in-band telemetry: a window and a rate (`rttlab_cc::hpcc`).
     Hpcc(HpccParams),
+    /// DCQCN (SIGCOMM 2015): CNPs from ECN marks cut a per-flow rate limiter
+    /// (`rttlab_cc::dcqcn`); `profile` picks the structure and the defaults of the rest.
+    Dcqcn(DcqcnParams),
     /// TCP Reno/NewReno (window transport).
     Reno(RenoParams),
     /// DCTCP as in Linux (window transport).
@@ -260,6 +264,7 @@ impl CcConfig {
             CcConfig::PatchedTimely(_) => "patched_timely",
             CcConfig::Fast(_) => "fast",
             CcConfig::Hpcc(_) => "hpcc",
+            CcConfig::Dcqcn(_) => "dcqcn",
             CcConfig::Reno(_) => "reno",
             CcConfig::Dctcp(_) => "dctcp",
             CcConfig::Vegas(_) => "vegas",
@@ -402,9 +407,9 @@ impl WindowConfig {
 }
 
 impl CcConfig {
-    pub const ALGORITHMS: &'static [&'static str] = &["none", "timely", "patched_timely", "fast", "hpcc", "reno", "dctcp", "vegas", "swift"];
+    pub const ALGORITHMS: &'static [&'static str] = &["none", "timely", "patched_timely", "fast", "hpcc", "dcqcn", "reno", "dctcp", "vegas", "swift"];
 
-    /// Swift's keys are read over the defaults of its `profile`.
+    /// Swift's and DCQCN's keys are read over the defaults of their `profile`.
     pub(crate) fn read(at: &str, value: serde_json::Value) -> Result<CcConfig, ScenarioError> {
         let mut t = Table::new(at, value)?;
         Ok(match t.tag("algorithm", Self::ALGORITHMS)? {
@@ -416,6 +421,10 @@ impl CcConfig {
             "patched_timely" => CcConfig::PatchedTimely(t.rest()?),
             "fast" => CcConfig::Fast(t.rest()?),
             "hpcc" => CcConfig::Hpcc(t.rest()?),
+            "dcqcn" => {
+                let profile: DcqcnProfile = t.take("profile")?.unwrap_or_default();
+                CcConfig::Dcqcn(t.rest_over(&DcqcnParams::profile(profile))?)
+            }
             "reno" => CcConfig::Reno(t.rest()?),
             "dctcp" => CcConfig::Dctcp(t.rest()?),
             "vegas" => CcConfig::Vegas(t.rest()?),
@@ -434,6 +443,7 @@ impl CcConfig {
             CcConfig::PatchedTimely(p) => p.validate(),
             CcConfig::Fast(p) => p.validate(),
             CcConfig::Hpcc(p) => p.validate(),
+            CcConfig::Dcqcn(p) => p.validate(),
             CcConfig::Reno(p) => p.validate(),
             CcConfig::Dctcp(p) => p.validate(),
             CcConfig::Vegas(p) => p.validate(),

@@ -145,6 +145,13 @@ impl Scenario {
             s.nic.segment.get_or_insert(Bytes(s.nic.payload_per_packet()));
             s.nic.max_outstanding.get_or_insert(NicConfig::UNLIMITED_OUTSTANDING);
         }
+        if let CcConfig::Dcqcn(p) = &s.cc {
+            // DCQCN paces every packet with its NIC's rate limiter and keeps no window (the
+            // HPCC simulator's `dcqcn`); its switches mark by its profile unless told otherwise.
+            s.nic.segment.get_or_insert(Bytes(s.nic.payload_per_packet()));
+            s.nic.max_outstanding.get_or_insert(NicConfig::UNLIMITED_OUTSTANDING);
+            s.switch.ecn.get_or_insert_with(|| EcnConfig::dcqcn(p.profile));
+        }
         if !s.transport.is_window() {
             s.nic.segment.get_or_insert(NicConfig::DEFAULT_SEGMENT);
             s.nic.max_outstanding.get_or_insert(NicConfig::DEFAULT_MAX_OUTSTANDING);

@@ -21,6 +21,14 @@ pub struct SwitchConfig {
     pub pfc_xoff: Bytes,
     /// ... and below which a RESUME follows.
     pub pfc_xon: Bytes,
+    /// Dynamic PFC thresholds (the HPCC simulator's Broadcom-style MMU, reference §9.1): XOFF is
+    /// this fraction of the shared buffer still free (the simulator: 1/8), evaluated as packets
+    /// arrive, and RESUME follows once the ingress is `pfc_resume_offset` below it; `pfc_xoff`
+    /// and `pfc_xon` are then unused. Absent: the static thresholds.
+    pub pfc_alpha: Option<f64>,
+    /// With `pfc_alpha`: how far below the dynamic XOFF an ingress must fall to resume (the
+    /// simulator: 3 KB).
+    pub pfc_resume_offset: Bytes,
     /// Buffer reserved per ingress port and class for what arrives after its PAUSE (the
     /// packets in flight on the link and in the peer's transmitter): a packet that no longer
     /// fits in the shared buffer is held in its ingress's headroom once that ingress has sent
@@ -133,6 +141,8 @@ impl Default for SwitchConfig {
             pfc: true,
             pfc_xoff: Bytes(100_000),
             pfc_xon: Bytes(80_000),
+            pfc_alpha: None,
+            pfc_resume_offset: Bytes(3_000),
             pfc_headroom: Bytes(0),
             ecn: None,
             queue_limit: None,
@@ -169,6 +179,11 @@ pub struct EcnConfig {
     /// joins).
     #[serde(default)]
     pub mark_at: MarkAt,
+    /// The thresholds are for a port of this rate and scale with each port's rate (the HPCC
+    /// simulator: DCQCN's Kmin = 100 KB·bw/25 Gbps, DCTCP's K = 30 KB·bw/10 Gbps; reference
+    /// §5.2, §9.1). Absent: as given on every port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_rate: Option<Rate>,
 }
 
 /// How RED spreads its marks (Floyd and Jacobson 1993 §7; ns-2/ns-3 `RedQueueDisc`'s `Wait`).
@@ -201,6 +216,17 @@ fn one_f64() -> f64 {
 }
 
 impl EcnConfig {
+    /// DCQCN's marking by profile (reference §5.2): the paper's Kmin 5 KB, Kmax 200 KB, Pmax
+    /// 1 %; the HPCC simulator's Kmin 100 KB and Kmax 400 KB at 25 Gbps, scaled with the port's
+    /// rate, Pmax 0.2. RED on each packet independently, at dequeue (§5.1).
+    pub fn dcqcn(profile: rttlab_cc::dcqcn::Profile) -> EcnConfig {
+        let (kmin, kmax, pmax, scale_rate) = match profile {
+            rttlab_cc::dcqcn::Profile::Paper => (5_000, 200_000, 0.01, None),
+            rttlab_cc::dcqcn::Profile::Mellanox => (100_000, 400_000, 0.2, Some(Rate::from_gbps(25))),
+        };
+        EcnConfig { k: None, kmin: Some(QueueLen::Bytes(kmin)), kmax: Some(QueueLen::Bytes(kmax)), pmax, gentle: false, spacing: Spacing::Independent, mark_at: MarkAt::Dequeue, scale_rate }
+    }
+
     /// (kmin, kmax) with `k` as kmin = kmax.
     pub fn thresholds(&self) -> (QueueLen, QueueLen) {
         match (self.k, self.kmin, self.kmax) {
@@ -215,6 +241,12 @@ impl SwitchConfig {
     pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
         if !(1..=8).contains(&self.classes) {
             return Err(invalid("switch.classes", self.classes, "1 to 8 priority classes"));
+        }
+        if let Some(a) = self.pfc_alpha.filter(|a| !(a.is_finite() && *a > 0.0)) {
+            return Err(invalid("switch.pfc_alpha", a, "a positive fraction of the free shared buffer (the HPCC simulator: 0.125)"));
+        }
+        if !self.pfc && self.pfc_alpha.is_some() {
+            return Err(invalid("switch.pfc_alpha", self.pfc_alpha.expect("set"), "dynamic PFC thresholds need switch.pfc = true"));
         }
         if !self.pfc && self.pfc_headroom > Bytes(0) {
             return Err(invalid("switch.pfc_headroom", self.pfc_headroom, "PFC headroom needs switch.pfc = true"));
@@ -272,6 +304,9 @@ impl EcnConfig {
         }
         if !(self.pmax > 0.0 && self.pmax <= 1.0) {
             return Err(invalid(format!("{at}.ecn.pmax"), self.pmax, "a probability in (0, 1]"));
+        }
+        if self.scale_rate == Some(Rate::ZERO) {
+            return Err(invalid(format!("{at}.ecn.scale_rate"), Rate::ZERO, "a positive rate, or absent"));
         }
         Ok(())
     }

@@ -113,6 +113,8 @@ pub struct MessageTx {
     nak_sent: bool,
     /// Receiver: a CE mark arrived on the current segment.
     ce_seen: bool,
+    /// Receiver (DCQCN's NP): when it last sent a CNP.
+    last_cnp: Option<Time>,
     /// Data exists only when offered (`offer`): an RPC connection.
     demand: bool,
 }
@@ -142,6 +144,7 @@ impl MessageTx {
             expected_psn: 0,
             nak_sent: false,
             ce_seen: false,
+            last_cnp: None,
             demand,
         }
     }
@@ -180,7 +183,12 @@ impl MessageTx {
     /// controller has now; `None` while there is nothing to send or the outstanding bytes would
     /// exceed `max_outstanding` (a completion re-arms it). Application messages that have
     /// arrived by `now` are taken in first (`rng`: Poisson arrivals).
+    ///
+    /// A controller with timers of its own (DCQCN) is brought to `now` first, and when one of
+    /// them may raise the rate before the paced time, that is the time returned: the host's
+    /// scheduler then looks again (TIMELY §5's lazy update, for increases too).
     pub fn release_time(&mut self, now: Time, segment: u64, max_outstanding: u64, rng: &mut Rng) -> Option<Time> {
+        self.cc.advance(now);
         self.refill(now, rng);
         if self.unsent == 0 || (self.demand && self.ready == 0) {
             return None;
@@ -196,7 +204,12 @@ impl MessageTx {
         } else {
             self.last_release + self.cc.rate().serialization(self.last_release_bytes)
         };
-        Some(paced.max(data_at).max(self.start).max(now)).filter(|&t| t < self.stop)
+        let at = paced.max(data_at).max(self.start).max(now);
+        let at = match self.cc.next_change() {
+            Some(change) if change < at && data_at <= change => change,
+            _ => at,
+        };
+        Some(at).filter(|&t| t < self.stop)
     }
 
     /// Releases the next segment (at most `segment` bytes, in packets of `payload_per_packet`)
@@ -210,6 +223,7 @@ impl MessageTx {
             self.unsent -= bytes;
         }
         self.outstanding += bytes;
+        self.cc.on_sent(now, bytes);
         self.last_release = now;
         self.last_release_bytes = bytes;
         let packets = bytes.div_ceil(payload_per_packet as u64) as u32;
@@ -247,6 +261,16 @@ impl MessageTx {
         } else {
             Arrival::Discard
         }
+    }
+
+    /// Receiver (DCQCN's notification point, reference §5.1): a marked packet arrived at `now`;
+    /// whether to send a CNP, at most one per `interval`.
+    pub fn cnp_due(&mut self, now: Time, interval: Time) -> bool {
+        let due = self.last_cnp.is_none_or(|t| now >= t + interval);
+        if due {
+            self.last_cnp = Some(now);
+        }
+        due
     }
 
     /// Sender: whether an ACK or NAK of `psn` is older than what is acknowledged already (a

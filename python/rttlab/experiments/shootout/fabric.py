@@ -1,0 +1,185 @@
+"""`rttlab reproduce shootout`: DCQCN (paper and Mellanox profiles), TIMELY, Patched TIMELY,
+DCTCP, Swift and HPCC on the HPCC paper's large-scale setting scaled to a k = 8 fat-tree
+(reference §9.1): 128 hosts on 100 Gbps links, 400 Gbps fabric links, 1 µs per link, 1000 B
+payloads, 32 MB shared buffers with dynamic PFC thresholds (1/8 of the free buffer), WebSearch
+and FB_Hadoop flow sizes at 30 % and 50 % load, and FB_Hadoop at 30 % with an incast add-on."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import Check, Experiment, Outcome, Point, Run, register
+from ...plotting import styled, subplots
+
+#: The HPCC simulator's marking per scheme (reference §9.1), each for a port of `scale_rate`
+#: and scaled with the port's rate: DCQCN's and TIMELY's Kmin 400 KB, Kmax 1600 KB, Pmax 0.2
+#: at 100 Gbps; DCTCP's K = 30 KB at 10 Gbps. TIMELY, Swift and HPCC read no marks.
+RED_100G = {"kmin": "400KB", "kmax": "1600KB", "pmax": 0.2, "scale_rate": "100Gbps"}
+DCTCP_K = {"k": "30KB", "scale_rate": "10Gbps"}
+#: Message-transport schemes keep no window beyond their controller's (the HPCC simulator's
+#: `dcqcn` and `timely`, not their `+w` variants) and pace every packet.
+NO_WINDOW = {"nic.max_outstanding": "1TB", "nic.segment": "1000B"}
+WINDOW = {"transport": {"kind": "window", "delayed_ack": False}}
+SCHEMES: dict[str, dict[str, Any]] = {
+    "DCQCN (paper)": {"cc": {"algorithm": "dcqcn", "profile": "paper"}},
+    "DCQCN (mellanox)": {"cc": {"algorithm": "dcqcn", "profile": "mellanox"}, "switch.ecn": RED_100G},
+    "TIMELY": {"cc": {"algorithm": "timely"}, **NO_WINDOW},
+    "Patched TIMELY": {"cc": {"algorithm": "patched_timely"}, **NO_WINDOW},
+    "DCTCP": {"cc": {"algorithm": "dctcp"}, "switch.ecn": DCTCP_K, **WINDOW},
+    "Swift": {"cc": {"algorithm": "swift"}, **WINDOW},
+    "HPCC": {"cc": {"algorithm": "hpcc"}},
+}
+#: 60 senders in the far pods → host 0, 500 KB each, at 2 % of the hosts' capacity (128 ×
+#: 100 Gbps): 256 Gbps over 240 Mbit per incast.
+INCAST = {"kind": "incast", "senders": "64-123", "receiver": 0, "size": "500KB", "rate": 0.02 * 128 * 100e9 / (60 * 500e3 * 8)}
+WORKLOADS = {
+    "WebSearch 30%": [{"kind": "flow_sizes", "cdf": "websearch", "load": 0.3}],
+    "WebSearch 50%": [{"kind": "flow_sizes", "cdf": "websearch", "load": 0.5}],
+    "FB_Hadoop 30%": [{"kind": "flow_sizes", "cdf": "fb_hadoop", "load": 0.3}],
+    "FB_Hadoop 50%": [{"kind": "flow_sizes", "cdf": "fb_hadoop", "load": 0.5}],
+    "FB_Hadoop 30% + incast": [{"kind": "flow_sizes", "cdf": "fb_hadoop", "load": 0.3}, INCAST],
+}
+QUICK_WORKLOADS = ["FB_Hadoop 30%", "FB_Hadoop 30% + incast"]
+#: Log-spaced size buckets, the x axis of the HPCC paper's Fig. 11.
+BUCKETS = ["1KB", "3KB", "10KB", "30KB", "100KB", "300KB", "1MB", "3MB", "10MB"]
+#: Short flows, whose tail the HPCC paper's claims are about.
+SHORT_BYTES = 10_000
+#: (warm-up, measured) in ms.
+FULL, QUICK = (2, 10), (0.2, 0.8)
+
+
+def scenario(scheme: str, workload: str, quick: bool) -> dict[str, Any]:
+    warm, measured = QUICK if quick else FULL
+    s: dict[str, Any] = {
+        "name": re.sub(r"[^a-z0-9]+", "-", f"shootout {scheme} {workload}".lower()).strip("-"),
+        "seed": 1,
+        "duration": f"{warm + measured:g}ms",
+        "warmup": f"{warm:g}ms",
+        "topology": {"kind": "fat_tree", "k": 8, "link_rate": "100Gbps", "link_delay": "1us", "agg_link": {"rate": "400Gbps"}, "core_link": {"rate": "400Gbps"}},
+        "switch": {"buffer": "32MB", "pfc": True, "pfc_alpha": 0.125},
+        "nic": {"mtu": "1064B"},
+        "workloads": WORKLOADS[workload],
+        "measure": {"fct_buckets": BUCKETS},
+    }
+    for key, value in SCHEMES[scheme].items():
+        section, _, field = key.partition(".")
+        if field:
+            s.setdefault(section, {})[field] = value
+        else:
+            s[key] = value
+    return s
+
+
+def points(quick: bool) -> list[Point]:
+    workloads = QUICK_WORKLOADS if quick else list(WORKLOADS)
+    return [Point({"scheme": s, "workload": w}, scenario(s, w, quick)) for w in workloads for s in SCHEMES]
+
+
+FABRIC_PORT = re.compile(r"^s\d+-s\d+$")
+
+
+def measured(runs: list[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per run: the flow-size workload's slowdown per bucket; and a summary row."""
+    buckets, rows = [], []
+    for r in runs:
+        t, s = r.result.tables, r.result.summary
+        fct = t["fct"]
+        fct = fct[fct.group == "workloads[0]"]
+        for _, b in fct[fct.bucket != "all"].iterrows():
+            buckets.append({**r.labels, "size_max_bytes": b.size_max_bytes, "size_min_bytes": b.size_min_bytes, "flows": b.flows, "slowdown_p50": b.slowdown_p50, "slowdown_p95": b.slowdown_p95, "slowdown_p99": b.slowdown_p99})
+        short = fct[(fct.bucket != "all") & (fct.size_max_bytes.astype(float).fillna(np.inf) <= SHORT_BYTES)]
+        ports = t["ports"]
+        fabric = ports[ports.port.astype(str).str.match(FABRIC_PORT)]
+        allrow = fct[fct.bucket == "all"].iloc[0] if (fct.bucket == "all").any() else None
+        rows.append(
+            {
+                **r.labels,
+                "flows": int(allrow.flows) if allrow is not None else 0,
+                "slowdown_p50": allrow.slowdown_p50 if allrow is not None else np.nan,
+                "slowdown_p95": allrow.slowdown_p95 if allrow is not None else np.nan,
+                "slowdown_p99": allrow.slowdown_p99 if allrow is not None else np.nan,
+                # Short flows' tail: the worst bucket's p99 among those up to SHORT_BYTES.
+                "short_p99": short.slowdown_p99.max() if len(short) else np.nan,
+                "short_p95": short.slowdown_p95.max() if len(short) else np.nan,
+                "pauses": s["pauses"],
+                "fabric_queue_p99_kb": fabric.queue_p99_kb.max(),
+                "throughput_gbps": s["throughput_gbps"],
+                "flows_refused": s["refused"],
+            }
+        )
+    return pd.DataFrame(buckets), pd.DataFrame(rows)
+
+
+@styled
+def plot(buckets: pd.DataFrame) -> Any:
+    workloads = list(dict.fromkeys(buckets.workload))
+    fig, ax = subplots(len(workloads), width=7.0, height=2.2)
+    ax = np.atleast_1d(ax)
+    for a, w in zip(ax, workloads):
+        d = buckets[buckets.workload == w]
+        for scheme, g in d.groupby("scheme", sort=False):
+            g = g[g.flows > 0]
+            x = g.size_max_bytes.astype(float).fillna(g.size_min_bytes.astype(float) * 3)
+            a.plot(x, g.slowdown_p95, marker="o", markersize=2, linewidth=0.8, label=scheme)
+        a.set(xscale="log", yscale="log", xlabel="Flow size, bucket's upper edge (bytes)", ylabel="p95 FCT slowdown", title=w)
+    ax[0].legend(fontsize=5, ncol=2)
+    return fig
+
+
+def analyse(runs: list[Run], quick: bool) -> Outcome:
+    buckets, summary = measured(runs)
+    v = summary.set_index(["workload", "scheme"])
+    checks = []
+    for w in dict.fromkeys(summary.workload):
+        t = v.loc[w]
+        best = t.short_p99.idxmin()
+        checks.append(Check(f"{w}: HPCC has the lowest tail slowdown for short flows (≤ 10 KB, p99)", bool(best == "HPCC"), ", ".join(f"{s} {t.short_p99[s]:.1f}" for s in t.index)))
+    if "FB_Hadoop 30% + incast" in v.index.get_level_values(0) and "FB_Hadoop 30%" in v.index.get_level_values(0):
+        base, inc = v.loc["FB_Hadoop 30%"], v.loc["FB_Hadoop 30% + incast"]
+        infl = inc.short_p99 / base.short_p99
+        for s in ["DCQCN (mellanox)", "TIMELY"]:
+            checks.append(
+                Check(
+                    f"the incast inflates {s}'s short-flow tail more than HPCC's, through PFC",
+                    bool(infl[s] > infl["HPCC"] and inc.pauses[s] > inc.pauses["HPCC"]),
+                    f"short-flow p99 with / without incast: {s} {inc.short_p99[s]:.1f} / {base.short_p99[s]:.1f} ({infl[s]:.2f}×), HPCC {inc.short_p99['HPCC']:.1f} / {base.short_p99['HPCC']:.1f} ({infl['HPCC']:.2f}×); pauses {s} {inc.pauses[s]}, HPCC {inc.pauses['HPCC']}",
+                )
+            )
+    table = pd.DataFrame(
+        [
+            {"quantity": f"{w}, {s}: {q}", "unit": u, "rttlab": v[c][(w, s)], "paper": None}
+            for (w, s) in v.index
+            for q, u, c in [("slowdown p50 / all", "", "slowdown_p50"), ("slowdown p95 / all", "", "slowdown_p95"), ("slowdown p99 / all", "", "slowdown_p99"), ("short-flow p99 slowdown", "", "short_p99"), ("PFC pauses", "", "pauses"), ("fabric queue p99", "KB", "fabric_queue_p99_kb"), ("throughput", "Gbps", "throughput_gbps")]
+        ]
+    )
+    warm, meas = QUICK if quick else FULL
+    discussion = (
+        f"Each run is {warm + meas:g} ms of simulated time, the first {warm:g} ms warm-up; slowdown counts flows of the flow-size "
+        "workload that started after the warm-up and finished in the run, so the largest WebSearch flows (up to 30 MB) are "
+        "under-represented. The incast receiver is fixed (host 0) where the HPCC paper draws it at random. Marking follows the "
+        "HPCC simulator per scheme (DCQCN/Mellanox Kmin 400 KB, Kmax 1600 KB, Pmax 0.2 at 100 Gbps, ×4 at 400 Gbps; DCTCP K = "
+        "300 KB at 100 Gbps); DCQCN (paper) marks by its own profile (5 KB, 200 KB, 1 %). Message-transport schemes keep no "
+        "window of their own. Short-flow tails (p99, worst bucket up to 10 KB): "
+        + "; ".join(f"{w}: " + ", ".join(f"{s} {v.short_p99[(w, s)]:.1f}" for s in SCHEMES if (w, s) in v.index) for w in dict.fromkeys(summary.workload))
+        + "."
+    )
+    return Outcome(figure=plot(buckets), table=table, checks=checks, data={"buckets": buckets, "summary": summary}, discussion=discussion)
+
+
+register(
+    Experiment(
+        name="shootout-fabric",
+        group="shootout",
+        title="Every scheme on one fat-tree: FCT slowdown per flow size (the HPCC paper's Fig. 11 form)",
+        paper=(
+            "HPCC (SIGCOMM 2019) Fig. 11: on a 320-host fat-tree under WebSearch and FB_Hadoop, HPCC has the lowest tail FCT "
+            "slowdown for short flows, and under incast DCQCN's and TIMELY's tails are inflated by PFC pauses."
+        ),
+        points=points,
+        analyse=analyse,
+    )
+)
