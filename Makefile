@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.deps-installed
 
-.PHONY: demo cs244 test test-rust test-python test-wheel fuzz bench microbench callgrind build clean
+.PHONY: demo cs244 shootout test test-rust test-python test-wheel fuzz bench microbench callgrind build clean
 
 ## Create the virtualenv and install the Python dependencies (once per pyproject change).
 $(STAMP): pyproject.toml
@@ -24,6 +24,10 @@ demo: build
 ## The CS244 reproductions of TIMELY and HPCC on in-band telemetry, full length.
 cs244: build
 	$(BIN)/rttlab reproduce cs244 --out results/cs244 --force
+
+## Every scheme on the k = 8 fat-tree (DCQCN, TIMELY, Patched TIMELY, DCTCP, Swift, HPCC).
+shootout: build
+	$(BIN)/rttlab reproduce shootout --out results/shootout --force
 
 test: build test-rust test-python test-wheel
 

@@ -28,9 +28,7 @@
 
 use crate::units::Time;
 use crate::{Metrics, ParamError, AckEvent, Loss, WindowController};
-use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
-use std::fmt;
+use serde::{Deserialize, Serialize};
 
 /// Where a parameter set comes from (reference algorithms.md §3.4).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -221,77 +219,6 @@ impl SwiftParams {
     }
 }
 
-/// Reads Swift's keys over a base parameter set, e.g. a profile's defaults: each key given
-/// replaces that value and the rest stay (`profile` itself is read first, to pick the base).
-pub struct Overrides(pub SwiftParams);
-
-impl Overrides {
-    /// The keys an override may set.
-    pub const KEYS: &'static [&'static str] = &[
-        "ai", "beta", "max_mdf", "base_target", "per_hop", "fs_range", "fs_min_cwnd", "fs_max_cwnd", "min_cwnd", "max_cwnd", "initial_cwnd", "retx_reset_threshold", "flow_scaling", "topology_scaling", "decompose", "endpoint_target", "endpoint_min_cwnd", "endpoint_max_cwnd", "endpoint_ewma", "rtt_smoothing", "guard_rtt",
-    ];
-}
-
-impl<'de> DeserializeSeed<'de> for Overrides {
-    type Value = SwiftParams;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<SwiftParams, D::Error> {
-        struct Keys(SwiftParams);
-        impl<'de> Visitor<'de> for Keys {
-            type Value = SwiftParams;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a table of Swift parameters")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SwiftParams, A::Error> {
-                let mut p = self.0;
-                while let Some(key) = map.next_key_seed(Key)? {
-                    match key.as_str() {
-                        "ai" => p.ai = map.next_value()?,
-                        "beta" => p.beta = map.next_value()?,
-                        "max_mdf" => p.max_mdf = map.next_value()?,
-                        "base_target" => p.base_target = map.next_value()?,
-                        "per_hop" => p.per_hop = map.next_value()?,
-                        "fs_range" => p.fs_range = map.next_value()?,
-                        "fs_min_cwnd" => p.fs_min_cwnd = map.next_value()?,
-                        "fs_max_cwnd" => p.fs_max_cwnd = map.next_value()?,
-                        "min_cwnd" => p.min_cwnd = map.next_value()?,
-                        "max_cwnd" => p.max_cwnd = map.next_value()?,
-                        "initial_cwnd" => p.initial_cwnd = map.next_value()?,
-                        "retx_reset_threshold" => p.retx_reset_threshold = map.next_value()?,
-                        "flow_scaling" => p.flow_scaling = map.next_value()?,
-                        "topology_scaling" => p.topology_scaling = map.next_value()?,
-                        "decompose" => p.decompose = map.next_value()?,
-                        "endpoint_target" => p.endpoint_target = map.next_value()?,
-                        "endpoint_min_cwnd" => p.endpoint_min_cwnd = map.next_value()?,
-                        "endpoint_max_cwnd" => p.endpoint_max_cwnd = map.next_value()?,
-                        "endpoint_ewma" => p.endpoint_ewma = map.next_value()?,
-                        "rtt_smoothing" => p.rtt_smoothing = map.next_value()?,
-                        "guard_rtt" => p.guard_rtt = map.next_value()?,
-                        _ => unreachable!("Key admits only Overrides::KEYS"),
-                    }
-                }
-                Ok(p)
-            }
-        }
-        d.deserialize_map(Keys(self.0))
-    }
-}
-
-/// A key of [`Overrides::KEYS`]; another is an error naming the allowed ones.
-struct Key;
-
-impl<'de> DeserializeSeed<'de> for Key {
-    type Value = String;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
-        let key = String::deserialize(d)?;
-        if !Overrides::KEYS.contains(&key.as_str()) {
-            return Err(de::Error::unknown_field(&key, Overrides::KEYS));
-        }
-        Ok(key)
-    }
-}
-
 /// One window under Algorithm 1: its value, bounds and decrease guard.
 #[derive(Clone, Debug)]
 pub struct Aimd {
@@ -448,17 +375,6 @@ impl WindowController for Swift {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every parameter but `profile` can be overridden, and a key read over a profile keeps the
-    /// profile's other values.
-    #[test]
-    fn overrides_cover_every_parameter() {
-        let fields = serde_json::to_value(SwiftParams::default()).unwrap();
-        let keys: Vec<&str> = fields.as_object().unwrap().keys().map(String::as_str).filter(|&k| k != "profile").collect();
-        assert_eq!(keys, Overrides::KEYS);
-        let p = Overrides(SwiftParams::profile(Profile::Htsim)).deserialize(serde_json::json!({"ai": 2.0})).unwrap();
-        assert_eq!(p, SwiftParams { ai: 2.0, ..SwiftParams::profile(Profile::Htsim) });
-    }
 
     const US: u64 = 1_000_000;
 

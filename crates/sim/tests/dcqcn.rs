@@ -118,3 +118,15 @@ fn bad_dcqcn_and_pfc_settings_name_the_field() {
     let ecn = &s.resolved()["switch"]["ecn"];
     assert_eq!((ecn["kmin"].as_str(), ecn["kmax"].as_str(), ecn["scale_rate"].as_str()), (Some("100KB"), Some("400KB"), Some("25Gbps")), "{ecn}");
 }
+
+#[test]
+fn keys_given_replace_a_profiles_values_and_keep_the_rest() {
+    let resolved = |cc: &str| {
+        let toml = format!("duration = \"1ms\"\n[cc]\n{cc}\n[topology]\nkind = \"star\"\nhosts = 3\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[[flows]]\nsrc = 1\ndst = 0\n");
+        rttlab_sim::Scenario::from_toml(&toml).unwrap_or_else(|e| panic!("{e}")).resolved()["cc"].clone()
+    };
+    let d = resolved("algorithm = \"dcqcn\"\nprofile = \"mellanox\"\nfast_recovery = 3");
+    assert_eq!((d["fast_recovery"].as_u64(), d["increase_timer"].as_str()), (Some(3), Some("300us")), "{d}");
+    let s = resolved("algorithm = \"swift\"\nprofile = \"htsim\"\nai = 2.0\n[transport]\nkind = \"window\"");
+    assert_eq!((s["ai"].as_f64(), s["base_target"].as_str(), s["retx_reset_threshold"].as_u64()), (Some(2.0), Some("20us"), Some(5)), "{s}");
+}

@@ -127,11 +127,6 @@ impl Table {
         parse(&self.at, Value::Object(map))
     }
 
-    /// The keys left, read through `seed`.
-    pub fn rest_seed<T>(self, seed: impl for<'de> DeserializeSeed<'de, Value = T>) -> Result<T, ScenarioError> {
-        parse_seed(&self.at, Value::Object(self.map), seed)
-    }
-
     /// No key may be left: an unknown one is an error listing what is allowed.
     pub fn finish(self, allowed: &[&str]) -> Result<(), ScenarioError> {
         match self.map.keys().next() {

@@ -4,7 +4,6 @@
 use super::de::Table;
 use super::validate::Context;
 use super::{invalid, ScenarioError};
-use rttlab_cc::swift::Overrides;
 use rttlab_cc::dcqcn::Profile as DcqcnProfile;
 use rttlab_cc::{Bytes, DcqcnParams, DctcpParams, FastParams, HpccParams, ParamError, PatchedTimelyParams, Signal, Rate, RenoParams, SwiftParams, Time, TimelyParams, VegasParams};
 use serde::{Deserialize, Serialize};
@@ -430,7 +429,7 @@ impl CcConfig {
             "vegas" => CcConfig::Vegas(t.rest()?),
             _ => {
                 let profile = t.take("profile")?.unwrap_or_default();
-                CcConfig::Swift(t.rest_seed(Overrides(SwiftParams::profile(profile)))?)
+                CcConfig::Swift(t.rest_over(&SwiftParams::profile(profile))?)
             }
         })
     }

@@ -123,9 +123,9 @@ impl Scenario {
         }
         // `kind`: the transport asked for; the algorithm is a controller of the other one.
         let (kind, other, is, takes) = if window {
-            ("window", "message", ("a rate controller", "none, timely, patched_timely, fast, hpcc"), "a window controller (reno, dctcp, vegas, swift)")
+            ("window", "message", ("a rate controller", "none, timely, patched_timely, fast, hpcc, dcqcn"), "a window controller (reno, dctcp, vegas, swift)")
         } else {
-            ("message", "window", ("a window controller", "reno, dctcp, vegas, swift"), "a rate controller (none, timely, patched_timely, fast, hpcc)")
+            ("message", "window", ("a window controller", "reno, dctcp, vegas, swift"), "a rate controller (none, timely, patched_timely, fast, hpcc, dcqcn)")
         };
         let name = self.cc.name();
         Err(invalid(
