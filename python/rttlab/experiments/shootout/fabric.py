@@ -90,7 +90,8 @@ def measured(runs: list[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
         fct = t["fct"]
         fct = fct[fct.group == "workloads[0]"]
         for _, b in fct[fct.bucket != "all"].iterrows():
-            buckets.append({**r.labels, "size_max_bytes": b.size_max_bytes, "size_min_bytes": b.size_min_bytes, "flows": b.flows, "slowdown_p50": b.slowdown_p50, "slowdown_p95": b.slowdown_p95, "slowdown_p99": b.slowdown_p99})
+            top = None if pd.isna(b.size_max_bytes) else float(b.size_max_bytes)
+            buckets.append({**r.labels, "size_max_bytes": top, "size_min_bytes": float(b.size_min_bytes), "flows": b.flows, "slowdown_p50": b.slowdown_p50, "slowdown_p95": b.slowdown_p95, "slowdown_p99": b.slowdown_p99})
         short = fct[(fct.bucket != "all") & (fct.size_max_bytes.astype(float).fillna(np.inf) <= SHORT_BYTES)]
         ports = t["ports"]
         fabric = ports[ports.port.astype(str).str.match(FABRIC_PORT)]
@@ -123,7 +124,7 @@ def plot(buckets: pd.DataFrame) -> Any:
         d = buckets[buckets.workload == w]
         for scheme, g in d.groupby("scheme", sort=False):
             g = g[g.flows > 0]
-            x = g.size_max_bytes.astype(float).fillna(g.size_min_bytes.astype(float) * 3)
+            x = g.size_max_bytes.fillna(g.size_min_bytes * 3)
             a.plot(x, g.slowdown_p95, marker="o", markersize=2, linewidth=0.8, label=scheme)
         a.set(xscale="log", yscale="log", xlabel="Flow size, bucket's upper edge (bytes)", ylabel="p95 FCT slowdown", title=w)
     ax[0].legend(fontsize=5, ncol=2)
