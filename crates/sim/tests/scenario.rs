@@ -68,7 +68,7 @@ fn swift_keys_override_their_profile() {
     assert_eq!((r["cc"]["retx_reset_threshold"].as_u64(), r["cc"]["profile"].as_str()), (Some(5), Some("htsim")));
     assert_eq!(r["transport"]["delayed_ack"], false);
     let e = error(&base(&format!("{window}\nbogus = 1")));
-    assert!(e.starts_with("cc.bogus: unknown field `bogus`, expected one of `ai`"), "{e}");
+    assert!(e.starts_with("cc.bogus: unknown field `bogus`, expected one of `profile`, `ai`"), "{e}");
     let e = error(&base(&format!("{window}\nmax_mdf = \"half\"")));
     assert!(e.starts_with("cc.max_mdf: invalid type"), "{e}");
 }
