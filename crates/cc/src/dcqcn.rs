@@ -170,8 +170,6 @@ pub struct Dcqcn {
     /// `mellanox`: a CNP came since α's last tick, since the last decrease check.
     cnp_for_alpha: bool,
     cnp_for_decrease: bool,
-    /// The time the controller has been brought to.
-    now: Time,
     cuts: u64,
 }
 
@@ -196,7 +194,6 @@ impl Dcqcn {
             next_increase: Time::MAX,
             cnp_for_alpha: false,
             cnp_for_decrease: false,
-            now: Time::ZERO,
             cuts: 0,
             params,
         }
@@ -297,7 +294,6 @@ impl Dcqcn {
                 self.next_increase = next + self.params.increase_timer;
             }
         }
-        self.now = self.now.max(now);
     }
 
     /// α's ticks from `next_alpha` up to `until`: the first takes a pending CNP (`mellanox`),

@@ -205,8 +205,8 @@ impl Network {
             inp.headroom_used[c] += w;
             sw.headroom_used += w;
         }
-        let xoff = self.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, self.cfg.buffer));
-        if !inp.pausing[c] && inp.ingress_bytes[c] > xoff {
+        // The threshold (dynamic with `pfc_alpha`) is looked at only while the ingress runs.
+        if !inp.pausing[c] && inp.ingress_bytes[c] > self.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, self.cfg.buffer)) {
             inp.pausing[c] = true;
             self.send_pfc(in_port, c, true);
         }
@@ -258,8 +258,7 @@ impl Network {
             inp.headroom_used[c] -= w;
         }
         let sw = &self.fabric.switches[s.idx()];
-        let xon = self.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, self.cfg.buffer).saturating_sub(self.cfg.pfc_resume_offset));
-        if inp.pausing[c] && inp.ingress_bytes[c] <= xon {
+        if inp.pausing[c] && inp.ingress_bytes[c] <= self.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, self.cfg.buffer).saturating_sub(self.cfg.pfc_resume_offset)) {
             inp.pausing[c] = false;
             self.send_pfc(in_port, c, false);
         }

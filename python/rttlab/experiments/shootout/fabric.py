@@ -14,6 +14,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from ...scenario import set_key
 
 #: The HPCC simulator's marking per scheme (reference §9.1), each for a port of `scale_rate`
 #: and scaled with the port's rate: DCQCN's and TIMELY's Kmin 400 KB, Kmax 1600 KB, Pmax 0.2
@@ -66,11 +67,7 @@ def scenario(scheme: str, workload: str, quick: bool) -> dict[str, Any]:
         "measure": {"fct_buckets": BUCKETS},
     }
     for key, value in SCHEMES[scheme].items():
-        section, _, field = key.partition(".")
-        if field:
-            s.setdefault(section, {})[field] = value
-        else:
-            s[key] = value
+        set_key(s, key, value)
     return s
 
 
@@ -95,14 +92,12 @@ def measured(runs: list[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
         short = fct[(fct.bucket != "all") & (fct.size_max_bytes.astype(float).fillna(np.inf) <= SHORT_BYTES)]
         ports = t["ports"]
         fabric = ports[ports.port.astype(str).str.match(FABRIC_PORT)]
-        allrow = fct[fct.bucket == "all"].iloc[0] if (fct.bucket == "all").any() else None
+        # The workload's row over all sizes; absent when none of its flows finished.
+        every = fct[fct.bucket == "all"].head(1).to_dict("records") or [{"flows": 0, "slowdown_p50": np.nan, "slowdown_p95": np.nan, "slowdown_p99": np.nan}]
         rows.append(
             {
                 **r.labels,
-                "flows": int(allrow.flows) if allrow is not None else 0,
-                "slowdown_p50": allrow.slowdown_p50 if allrow is not None else np.nan,
-                "slowdown_p95": allrow.slowdown_p95 if allrow is not None else np.nan,
-                "slowdown_p99": allrow.slowdown_p99 if allrow is not None else np.nan,
+                **{k: every[0][k] for k in ["flows", "slowdown_p50", "slowdown_p95", "slowdown_p99"]},
                 # Short flows' tail: the worst bucket's p99 among those up to SHORT_BYTES.
                 "short_p99": short.slowdown_p99.max() if len(short) else np.nan,
                 "short_p95": short.slowdown_p95.max() if len(short) else np.nan,
