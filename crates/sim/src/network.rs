@@ -182,14 +182,15 @@ impl Fabric {
         Fabric { graph, routing, ports, switches, hosts }
     }
 
-    /// The ports `measure.queue_ports` names; absent: the switch port towards every flow
-    /// destination (the peer of that host's NIC port).
+    /// The ports `measure.queue_ports` names, a name with `*` naming every port it matches;
+    /// absent: the switch port towards every flow destination (the peer of that host's NIC port).
     fn sampled_ports(&self, s: &Scenario) -> Result<Vec<(PortId, String)>, ScenarioError> {
         let names: Vec<String> = match &s.measure.queue_ports {
             Some(v) => v.clone(),
             None => {
-                let incast = s.workloads.iter().filter_map(|w| if let Workload::Incast(c) = w { Some(c.receiver) } else { None });
                 let ctx = s.context();
+                let incast = s.workloads.iter().filter_map(|w| if let Workload::Incast(c) = w { Some(&c.receiver) } else { None });
+                let incast = incast.flat_map(|r| ctx.host_set("", Some(r)).expect("validated"));
                 let flow_dsts = s.flows.iter().flat_map(|g| ctx.host_set("", Some(&g.dst)).expect("validated"));
                 let mut dsts: Vec<u32> = flow_dsts.chain(incast).collect();
                 dsts.sort_unstable();
@@ -197,7 +198,21 @@ impl Fabric {
                 dsts.iter().map(|&d| port_name(&self.graph, &self.ports, self.ports[self.hosts[d as usize].port.idx()].peer)).collect()
             }
         };
-        names.into_iter().enumerate().map(|(i, name)| Ok((self.port_named(&name, &format!("measure.queue_ports[{i}]"))?, name))).collect()
+        let mut ports = Vec::new();
+        for (i, name) in names.into_iter().enumerate() {
+            let field = format!("measure.queue_ports[{i}]");
+            if !name.contains('*') {
+                ports.push((self.port_named(&name, &field)?, name));
+                continue;
+            }
+            let all = (0..self.ports.len() as u32).map(|p| (PortId(p), port_name(&self.graph, &self.ports, PortId(p))));
+            let matched: Vec<(PortId, String)> = all.filter(|(p, n)| wildcard_match(&name, n) && ports.iter().all(|(q, _)| q != p)).collect();
+            if matched.is_empty() {
+                return Err(invalid(field, name, "a pattern that matches at least one egress port not already named (`*` matches any characters, e.g. \"s*-s*\")"));
+            }
+            ports.extend(matched);
+        }
+        Ok(ports)
     }
 
     /// Resolves `[switch]` and its `[[switch.ports]]` overrides into the queue settings of every
@@ -283,6 +298,22 @@ impl Fabric {
             allowed: "an egress port named NODE-PEER of linked nodes, e.g. \"s0-h0\" (hosts h0.., switches s0..)".into(),
         })
     }
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any run of characters.
+fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = name.strip_prefix(first) else { return false };
+    let last = pattern.rsplit('*').next().unwrap_or("");
+    let middle: Vec<&str> = parts.collect();
+    for part in &middle[..middle.len().saturating_sub(1)] {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 /// The index of `q` among the distinct queue settings, adding it if new.

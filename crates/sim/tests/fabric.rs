@@ -225,3 +225,76 @@ fn lossy_window_flows_retire_cleanly_and_conserve_bytes() {
     let again = run_net(toml).summary();
     assert_eq!(again, s, "same seed, same results");
 }
+
+/// An incast with several receivers draws one per incast (the HPCC paper's random receiver):
+/// every flow of one incast goes to that receiver, and over many incasts each receiver takes
+/// about its share.
+#[test]
+fn incast_draws_its_receiver_per_incast() {
+    let toml = r#"
+        duration = "20ms"
+        [topology]
+        kind = "star"
+        hosts = 12
+        link_rate = "100Gbps"
+        link_delay = "1us"
+        [measure]
+        flow_records = true
+        [[workloads]]
+        kind = "incast"
+        senders = "4-11"
+        receiver = "0-3"
+        size = "10KB"
+        rate = 20000.0
+        "#;
+    let net = run_net(toml);
+    let tables = net.tables();
+    let records = &tables.iter().find(|(n, _)| *n == "flow_records").expect("flow_records").1;
+    let column = |name: &str| (0..records.rows()).map(|r| records.get(name).expect(name).text(r)).collect::<Vec<String>>();
+    let mut by_incast: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+    for (t, d) in column("start_us").into_iter().zip(column("dst")) {
+        by_incast.entry(t).or_default().insert(d);
+    }
+    assert!(by_incast.len() > 300, "{} incasts finished", by_incast.len());
+    assert!(by_incast.values().all(|d| d.len() == 1), "an incast's flows share one receiver");
+    let per_receiver: Vec<usize> = (0..4).map(|r| by_incast.values().filter(|d| d.contains(&r.to_string())).count()).collect();
+    let mean = by_incast.len() as f64 / 4.0;
+    // Binomial(n, 1/4): each count within 4 standard deviations of n/4.
+    let sd = (by_incast.len() as f64 * 0.25 * 0.75).sqrt();
+    assert!(per_receiver.iter().all(|&c| (c as f64 - mean).abs() < 4.0 * sd), "{per_receiver:?}");
+}
+
+/// `measure.queue_ports` patterns: "s*-s*" samples every switch-to-switch egress (2 per
+/// leaf–spine link) and only those, so each has a queue p99; a pattern that matches nothing is
+/// an error naming it.
+#[test]
+fn queue_port_patterns_sample_every_matching_port() {
+    let toml = |ports: &str| {
+        format!(
+            r#"
+            duration = "1ms"
+            [topology]
+            kind = "leaf_spine"
+            leaves = 3
+            spines = 2
+            hosts_per_leaf = 2
+            link_rate = "10Gbps"
+            link_delay = "1us"
+            [measure]
+            queue_ports = {ports}
+            [[flows]]
+            src = 0
+            dst = 5
+            "#
+        )
+    };
+    let net = run_net(&toml(r#"["s*-s*"]"#));
+    let tables = net.tables();
+    let ports = &tables.iter().find(|(n, _)| *n == "ports").expect("ports").1;
+    // One row per port and class.
+    let sampled: std::collections::BTreeSet<String> = (0..ports.rows()).filter(|&r| ports.get("queue_p99_kb").expect("p99").text(r) != "NaN").map(|r| ports.get("port").expect("port").text(r)).collect();
+    assert_eq!(sampled.len(), 2 * 3 * 2, "{sampled:?}");
+    assert!(sampled.iter().all(|n| n.starts_with('s') && n.contains("-s")), "{sampled:?}");
+    let e = Network::new(&scenario(&toml(r#"["s0-h0", "x*"]"#))).err().expect("an error").to_string();
+    assert!(e.starts_with("measure.queue_ports[1] = x*: a pattern that matches"), "{e}");
+}

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 pub struct MeasureConfig {
     /// Queue occupancy sampling interval.
     pub queue_interval: Time,
-    /// Egress ports to sample, named "NODE-PEER" (e.g. "s0-h0": switch 0 towards host 0).
+    /// Egress ports to sample, named "NODE-PEER" (e.g. "s0-h0": switch 0 towards host 0), or
+    /// patterns where `*` matches any characters ("s*-s*": every switch-to-switch port).
     /// Absent: the switch ports towards every flow destination.
     pub queue_ports: Option<Vec<String>>,
     /// Keep every queue sample as a time series (memory grows with run length).

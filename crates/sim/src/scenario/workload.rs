@@ -128,13 +128,15 @@ pub struct FlowSizesConfig {
     pub max_active: u32,
 }
 
-/// Every sender starts `connections` flows of `size` bytes to `receiver`, at `start`, and again
-/// at every event of a Poisson process of `rate` events per second when a rate is given.
+/// Every sender starts `connections` flows of `size` bytes to one receiver, at `start`, and again
+/// at every event of a Poisson process of `rate` events per second when a rate is given. With
+/// several hosts in `receiver`, each incast draws its receiver uniformly among them (the HPCC
+/// paper's incast goes to a random host, reference algorithms.md §9.1).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IncastConfig {
     pub senders: HostSet,
-    pub receiver: u32,
+    pub receiver: HostSet,
     pub size: Bytes,
     #[serde(default = "one_u32")]
     pub connections: u32,
@@ -246,9 +248,10 @@ impl FlowSizesConfig {
 
 impl IncastConfig {
     fn validate(&self, f: Path, ctx: &Context) -> Result<(), ScenarioError> {
-        let receiver = ctx.host(&f("receiver"), self.receiver)?;
-        if ctx.host_set(&f("senders"), Some(&self.senders))?.contains(&receiver) {
-            return Err(invalid(f("senders"), receiver, "the receiver cannot be a sender"));
+        let receivers = ctx.host_set(&f("receiver"), Some(&self.receiver))?;
+        let senders = ctx.host_set(&f("senders"), Some(&self.senders))?;
+        if let Some(r) = receivers.iter().find(|r| senders.contains(r)) {
+            return Err(invalid(f("senders"), r, "no receiver can be a sender"));
         }
         transfer_size(f("size"), self.size)?;
         if self.connections == 0 {

@@ -100,7 +100,7 @@ impl PeerTable {
 enum Kind {
     Rpc { size: u64, response: u64, max_pending: u32 },
     FlowSizes { max_active: u32 },
-    Incast { receiver: u32, size: u64, connections: u32, max_active: u32 },
+    Incast { size: u64, connections: u32, max_active: u32 },
     Pinger { bytes: u32, max_pending: u32 },
 }
 
@@ -111,6 +111,8 @@ pub struct Generator {
     pub group: u16,
     /// Hosts that act (clients, hosts, senders); an incast acts once for all of them.
     pub sources: Vec<u32>,
+    /// An incast's receivers: one, or several to draw from at each incast.
+    receivers: Vec<u32>,
     rngs: Vec<Rng>,
     peers: Option<PeerTable>,
     cdf: Option<Cdf>,
@@ -152,9 +154,7 @@ impl Generator {
         let (kind, class, cdf) = match cfg {
             Workload::Rpc(c) => (Kind::Rpc { size: c.size.0, response: c.response.unwrap_or(c.size).0, max_pending: c.max_pending }, c.class, None),
             Workload::FlowSizes(c) => (Kind::FlowSizes { max_active: c.max_active }, c.class, Some(Cdf::from_spec(&c.cdf).expect("validated"))),
-            Workload::Incast(c) => {
-                (Kind::Incast { receiver: c.receiver, size: c.size.0, connections: c.connections, max_active: c.max_active }, c.class, None)
-            }
+            Workload::Incast(c) => (Kind::Incast { size: c.size.0, connections: c.connections, max_active: c.max_active }, c.class, None),
             Workload::Pinger(c) => (Kind::Pinger { bytes: c.size.0 as u32, max_pending: c.max_pending }, c.class, None),
         };
         let gap_ps = sources
@@ -174,8 +174,12 @@ impl Generator {
                 p.narrow(&sources, n, &mut rngs);
             }
         }
+        let receivers = match cfg {
+            Workload::Incast(c) => s.host_set(&at("receiver"), Some(&c.receiver))?,
+            _ => Vec::new(),
+        };
         let n = sources.len();
-        Ok(Generator { kind, class, group, sources, rngs, peers, cdf, gap_ps, start, stop: stop.unwrap_or(Time::MAX), conns: HashMap::new(), pending: vec![0; n] })
+        Ok(Generator { kind, class, group, sources, receivers, rngs, peers, cdf, gap_ps, start, stop: stop.unwrap_or(Time::MAX), conns: HashMap::new(), pending: vec![0; n] })
     }
 
     /// The first event of each source: Poisson processes start at `start` (their first arrival
@@ -260,7 +264,12 @@ impl Network {
                 stats.offered_bytes += if measured { size } else { 0 };
                 self.start_ephemeral(h, dst, class, group, size, Origin { generator: g, source: i as u32 });
             }
-            Kind::Incast { receiver, size, connections, max_active } => {
+            Kind::Incast { size, connections, max_active } => {
+                // One receiver takes no draw, so that its runs keep their random streams.
+                let receiver = match gen.receivers.as_slice() {
+                    &[r] => r,
+                    rs => rs[gen.rngs[i].random_range(0..rs.len())],
+                };
                 for s in 0..gen.sources.len() {
                     for _ in 0..connections {
                         let gen = &mut self.generators[g as usize];
