@@ -224,11 +224,11 @@ impl Network {
         let pkt = self.pkts.get_mut(i);
         let out = &mut self.fabric.ports[port.idx()];
         let params = &self.cfg.queue_params[out.params as usize];
-        let (Some(red), PacketKind::Data) = (params.ecn, pkt.kind) else { return };
+        let (Some(red), PacketKind::Data) = (&params.ecn, pkt.kind) else { return };
         let c = pkt.class as usize;
         let q = if red.packets { packets.saturating_sub(params.device_queue) } else { bytes };
         let sw = &mut self.fabric.switches[s.idx()];
-        if out.red[c].mark(q, &red, || sw.rng.random::<f64>()) {
+        if out.red[c].mark(q, red, || sw.rng.random::<f64>()) {
             pkt.ecn = true;
             sw.marks += 1;
             out.stats[c].ecn_marks += 1;
