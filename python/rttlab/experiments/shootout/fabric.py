@@ -115,17 +115,21 @@ def measured(runs: list[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 @styled
 def plot(buckets: pd.DataFrame) -> Any:
+    """One panel per workload, three to a row; the legend takes the first free panel."""
     workloads = list(dict.fromkeys(buckets.workload))
-    fig, ax = subplots(len(workloads), width=7.0, height=2.2)
-    ax = np.atleast_1d(ax)
+    rows = len(workloads) // 3 + 1
+    fig, ax = subplots(3, rows, width=7.0, height=2.1 * rows)
     for a, w in zip(ax, workloads):
         d = buckets[buckets.workload == w]
         for scheme, g in d.groupby("scheme", sort=False):
             g = g[g.flows > 0]
             x = g.size_max_bytes.fillna(g.size_min_bytes * 3)
             a.plot(x, g.slowdown_p95, marker="o", markersize=2, linewidth=0.8, label=scheme)
-        a.set(xscale="log", yscale="log", xlabel="Flow size, bucket's upper edge (bytes)", ylabel="p95 FCT slowdown", title=w)
-    ax[0].legend(fontsize=5, ncol=2)
+        a.set(xscale="log", yscale="log", xlabel="flow size, bucket's top (B)", ylabel="p95 FCT slowdown", title=w)
+    handles, labels = ax[0].get_legend_handles_labels()
+    for a in ax[len(workloads):]:
+        a.axis("off")
+    ax[len(workloads)].legend(handles, labels, loc="center", fontsize=7, frameon=False)
     return fig
 
 
@@ -148,11 +152,16 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
                     f"short-flow p99 with / without incast: {s} {inc.short_p99[s]:.1f} / {base.short_p99[s]:.1f} ({infl[s]:.2f}×), HPCC {inc.short_p99['HPCC']:.1f} / {base.short_p99['HPCC']:.1f} ({infl['HPCC']:.2f}×); pauses {s} {inc.pauses[s]}, HPCC {inc.pauses['HPCC']}",
                 )
             )
+    # Per workload and quantity, every scheme in a row after another, so that they compare at a
+    # glance; p50 and p95 over all sizes, and every bucket, are in the data files.
+    quantities = [("short-flow p99 slowdown", "", "short_p99"), ("slowdown p99, all sizes", "", "slowdown_p99"), ("PFC pauses", "", "pauses"), ("fabric queue p99", "KB", "fabric_queue_p99_kb"), ("throughput", "Gbps", "throughput_gbps")]
     table = pd.DataFrame(
         [
-            {"quantity": f"{w}, {s}: {q}", "unit": u, "rttlab": v[c][(w, s)], "paper": None}
-            for (w, s) in v.index
-            for q, u, c in [("slowdown p50 / all", "", "slowdown_p50"), ("slowdown p95 / all", "", "slowdown_p95"), ("slowdown p99 / all", "", "slowdown_p99"), ("short-flow p99 slowdown", "", "short_p99"), ("PFC pauses", "", "pauses"), ("fabric queue p99", "KB", "fabric_queue_p99_kb"), ("throughput", "Gbps", "throughput_gbps")]
+            {"quantity": f"{w}: {q}, {s}", "unit": u, "rttlab": v[c][(w, s)], "paper": None}
+            for w in dict.fromkeys(summary.workload)
+            for q, u, c in quantities
+            for s in SCHEMES
+            if (w, s) in v.index
         ]
     )
     warm, meas = QUICK if quick else FULL
