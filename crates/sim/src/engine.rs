@@ -201,7 +201,7 @@ impl PartialOrd for Entry {
 /// the queue's internals.
 ///
 /// A calendar queue (Brown, CACM 1988) without resizing: time is cut into buckets of
-/// `2^BUCKET_BITS` ps, and the `SLOTS` buckets from the one being drained on sit in a ring of
+/// `2^bucket_bits` ps, and the `SLOTS` buckets from the one being drained on sit in a ring of
 /// unsorted slots; a bucket is sorted only when its turn comes. Nearly every event of a packet
 /// network falls within a few microseconds (a serialization, a link delay), so a push is an
 /// append and a pop takes from a bucket of a handful of sorted events. Events past the ring
@@ -216,30 +216,41 @@ pub struct EventQueue {
     current: Vec<Entry>,
     /// Events in buckets at or past `cursor + SLOTS` when they were queued.
     overflow: BinaryHeap<Entry>,
+    bucket_bits: u32,
     len: usize,
     next_seq: u64,
     popped: u64,
     peak: usize,
 }
 
-/// A bucket spans 2^9 ps (about 0.5 ns), and the ring 8192 of them (about 4 µs): on the fat-tree
-/// benchmark, narrower buckets cost more in moving from one to the next, wider ones in sorting.
-const BUCKET_BITS: u32 = 9;
 const SLOTS: usize = 1 << 13;
 
-impl Default for EventQueue {
-    fn default() -> Self {
+impl EventQueue {
+    /// A queue whose ring spans at least `horizon` (the buckets' width a power of two): twice
+    /// the longest a packet takes to cross a link (serialization and propagation) keeps nearly
+    /// every packet event in the ring. On the fat-tree benchmark (1 µs links at 100 Gbps: 0.5 ns
+    /// buckets) narrower buckets cost more in moving from one to the next, wider ones in sorting.
+    pub fn new(horizon: Time) -> EventQueue {
+        let width = horizon.ps().div_ceil(SLOTS as u64).max(1);
         EventQueue {
             slots: vec![Vec::new(); SLOTS],
             occupied: [0; SLOTS / 64],
             cursor: 0,
             current: Vec::new(),
             overflow: BinaryHeap::new(),
+            bucket_bits: width.next_power_of_two().trailing_zeros(),
             len: 0,
             next_seq: 0,
             popped: 0,
             peak: 0,
         }
+    }
+}
+
+impl Default for EventQueue {
+    /// A ring of about 4 µs (0.5 ns buckets).
+    fn default() -> Self {
+        EventQueue::new(Time::from_us(4))
     }
 }
 
@@ -270,7 +281,7 @@ impl EventQueue {
 
     #[inline]
     fn insert(&mut self, e: Entry) {
-        let bucket = e.time >> BUCKET_BITS;
+        let bucket = e.time >> self.bucket_bits;
         if bucket <= self.cursor {
             // The bucket being drained (or, after a look past the end, an earlier one: it is
             // then the earliest of all).
@@ -289,7 +300,7 @@ impl EventQueue {
     /// false if no events are left.
     fn advance(&mut self) -> bool {
         let ring = self.next_occupied();
-        let over = self.overflow.peek().map(|e| e.time >> BUCKET_BITS);
+        let over = self.overflow.peek().map(|e| e.time >> self.bucket_bits);
         self.cursor = match (ring, over) {
             (None, None) => return false,
             (Some(r), Some(o)) => r.min(o),
@@ -299,7 +310,7 @@ impl EventQueue {
         std::mem::swap(&mut self.current, &mut self.slots[slot]);
         self.occupied[slot / 64] &= !(1 << (slot % 64));
         // Far events the ring now reaches join it (those of the cursor's bucket, `current`).
-        while let Some(e) = self.overflow.peek().filter(|e| e.time >> BUCKET_BITS < self.cursor + SLOTS as u64) {
+        while let Some(e) = self.overflow.peek().filter(|e| e.time >> self.bucket_bits < self.cursor + SLOTS as u64) {
             let e = *e;
             self.overflow.pop();
             self.insert_unsorted(e);
@@ -310,7 +321,7 @@ impl EventQueue {
 
     /// `insert` for an event of the cursor's bucket while `current` is still unsorted.
     fn insert_unsorted(&mut self, e: Entry) {
-        if e.time >> BUCKET_BITS == self.cursor {
+        if e.time >> self.bucket_bits == self.cursor {
             self.current.push(e);
         } else {
             self.insert(e);

@@ -300,6 +300,12 @@ impl Fabric {
     }
 }
 
+/// The longest a full-size packet takes to cross a link of `graph`: its serialization at the
+/// link's slower direction, and the propagation delay.
+fn slowest_crossing(graph: &Graph, mtu: u64) -> Time {
+    graph.links.iter().map(|l| l.delay + l.rate_ab.min(l.rate_ba).serialization(mtu)).max().unwrap_or(Time::ZERO)
+}
+
 /// Whether `name` matches `pattern`, where `*` stands for any run of characters.
 fn wildcard_match(pattern: &str, name: &str) -> bool {
     let mut parts = pattern.split('*');
@@ -492,7 +498,7 @@ impl Network {
         let mut net = Network {
             now: Time::ZERO,
             seq_now: 0,
-            events: EventQueue::default(),
+            events: EventQueue::new(Time(2 * slowest_crossing(&fabric.graph, s.nic.mtu.0).ps())),
             pkts: Slab::new(s.switch.int == Some(true)),
             cfg: RunConfig { queue_params, ..RunConfig::new(s) },
             fabric,
