@@ -226,11 +226,12 @@ fn lossy_window_flows_retire_cleanly_and_conserve_bytes() {
     assert_eq!(again, s, "same seed, same results");
 }
 
-/// An incast with several receivers draws one per incast (the HPCC paper's random receiver):
-/// every flow of one incast goes to that receiver, and over many incasts each receiver takes
-/// about its share.
+/// An incast with several receivers draws one per incast (the HPCC paper's random receiver), and
+/// with `senders_per_incast` that many distinct senders other than the receiver: every flow of
+/// one incast goes to its receiver, each incast has exactly its senders, and over many incasts
+/// each receiver takes about its share.
 #[test]
-fn incast_draws_its_receiver_per_incast() {
+fn incast_draws_its_receiver_and_senders_per_incast() {
     let toml = r#"
         duration = "20ms"
         [topology]
@@ -242,8 +243,9 @@ fn incast_draws_its_receiver_per_incast() {
         flow_records = true
         [[workloads]]
         kind = "incast"
-        senders = "4-11"
+        senders = "2-11"
         receiver = "0-3"
+        senders_per_incast = 5
         size = "10KB"
         rate = 20000.0
         "#;
@@ -251,13 +253,21 @@ fn incast_draws_its_receiver_per_incast() {
     let tables = net.tables();
     let records = &tables.iter().find(|(n, _)| *n == "flow_records").expect("flow_records").1;
     let column = |name: &str| (0..records.rows()).map(|r| records.get(name).expect(name).text(r)).collect::<Vec<String>>();
-    let mut by_incast: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
-    for (t, d) in column("start_us").into_iter().zip(column("dst")) {
-        by_incast.entry(t).or_default().insert(d);
+    // Per incast (its start time): receivers, and senders.
+    type Ends = (std::collections::BTreeSet<String>, Vec<String>);
+    let mut by_incast: std::collections::BTreeMap<String, Ends> = Default::default();
+    for ((t, d), src) in column("start_us").into_iter().zip(column("dst")).zip(column("src")) {
+        let e = by_incast.entry(t).or_default();
+        e.0.insert(d);
+        e.1.push(src);
     }
     assert!(by_incast.len() > 300, "{} incasts finished", by_incast.len());
-    assert!(by_incast.values().all(|d| d.len() == 1), "an incast's flows share one receiver");
-    let per_receiver: Vec<usize> = (0..4).map(|r| by_incast.values().filter(|d| d.contains(&r.to_string())).count()).collect();
+    for (t, (dst, src)) in &by_incast {
+        assert_eq!(dst.len(), 1, "incast at {t} µs: one receiver");
+        let distinct: std::collections::BTreeSet<&String> = src.iter().collect();
+        assert!(src.len() == 5 && distinct.len() == 5 && !distinct.contains(dst.first().expect("one")), "incast at {t} µs: senders {src:?} to {dst:?}");
+    }
+    let per_receiver: Vec<usize> = (0..4).map(|r| by_incast.values().filter(|(d, _)| d.contains(&r.to_string())).count()).collect();
     let mean = by_incast.len() as f64 / 4.0;
     // Binomial(n, 1/4): each count within 4 standard deviations of n/4.
     let sd = (by_incast.len() as f64 * 0.25 * 0.75).sqrt();

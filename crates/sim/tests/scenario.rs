@@ -117,7 +117,9 @@ fn what_cannot_fit_is_refused_with_its_limit() {
     let e = error(&(base("") + "[[workloads]]\nkind = \"incast\"\nreceiver = 0\nsenders = \"1-3\"\nsize = \"2TB\""));
     assert_eq!(e, "workloads[0].size = 2TB: positive and at most 1TB");
     let e = error(&(base("") + "[[workloads]]\nkind = \"incast\"\nreceiver = \"0-2\"\nsenders = \"2-3\"\nsize = \"1KB\""));
-    assert_eq!(e, "workloads[0].senders = 2: no receiver can be a sender");
+    assert_eq!(e, "workloads[0].senders = 2: no receiver can be a sender (unless senders_per_incast draws senders per incast)");
+    let e = error(&(base("") + "[[workloads]]\nkind = \"incast\"\nreceiver = \"0-2\"\nsenders = \"2-3\"\nsenders_per_incast = 2\nsize = \"1KB\""));
+    assert_eq!(e, "workloads[0].senders_per_incast = 2: 1 to 1 (the senders other than any one receiver)");
     let e = error(&base("").replace("src = 1", "src = \"1-3\"").replace("dst = 0", "dst = 0\nconnections = 400000"));
     assert_eq!(e, "flows[0].connections = 400000: at most 1048576 [[flows]] connections in all (sources × connections, summed over groups)");
     let e = error(&base("").replace("kind = \"star\"\n        hosts = 4", "kind = \"leaf_spine\"\nleaves = 20000\nspines = 1\nhosts_per_leaf = 1"));

@@ -130,13 +130,17 @@ pub struct FlowSizesConfig {
 
 /// Every sender starts `connections` flows of `size` bytes to one receiver, at `start`, and again
 /// at every event of a Poisson process of `rate` events per second when a rate is given. With
-/// several hosts in `receiver`, each incast draws its receiver uniformly among them (the HPCC
-/// paper's incast goes to a random host, reference algorithms.md §9.1).
+/// several hosts in `receiver`, each incast draws its receiver uniformly among them; with
+/// `senders_per_incast`, it draws that many distinct senders from `senders` other than the
+/// receiver (the HPCC paper's incast: 60 random senders to a random host, reference
+/// algorithms.md §9.1).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IncastConfig {
     pub senders: HostSet,
     pub receiver: HostSet,
+    /// Senders drawn per incast; absent: every sender, and no receiver may be a sender.
+    pub senders_per_incast: Option<u32>,
     pub size: Bytes,
     #[serde(default = "one_u32")]
     pub connections: u32,
@@ -250,8 +254,19 @@ impl IncastConfig {
     fn validate(&self, f: Path, ctx: &Context) -> Result<(), ScenarioError> {
         let receivers = ctx.host_set(&f("receiver"), Some(&self.receiver))?;
         let senders = ctx.host_set(&f("senders"), Some(&self.senders))?;
-        if let Some(r) = receivers.iter().find(|r| senders.contains(r)) {
-            return Err(invalid(f("senders"), r, "no receiver can be a sender"));
+        match self.senders_per_incast {
+            None => {
+                if let Some(r) = receivers.iter().find(|r| senders.contains(r)) {
+                    return Err(invalid(f("senders"), r, "no receiver can be a sender (unless senders_per_incast draws senders per incast)"));
+                }
+            }
+            Some(k) => {
+                // Every receiver must leave k senders to draw from.
+                let fewest = receivers.iter().map(|r| senders.iter().filter(|s| *s != r).count()).min().unwrap_or(0);
+                if k == 0 || k as usize > fewest {
+                    return Err(invalid(f("senders_per_incast"), k, format!("1 to {fewest} (the senders other than any one receiver)")));
+                }
+            }
         }
         transfer_size(f("size"), self.size)?;
         if self.connections == 0 {

@@ -100,7 +100,7 @@ impl PeerTable {
 enum Kind {
     Rpc { size: u64, response: u64, max_pending: u32 },
     FlowSizes { max_active: u32 },
-    Incast { size: u64, connections: u32, max_active: u32 },
+    Incast { size: u64, connections: u32, max_active: u32, senders_per_incast: Option<u32> },
     Pinger { bytes: u32, max_pending: u32 },
 }
 
@@ -154,7 +154,7 @@ impl Generator {
         let (kind, class, cdf) = match cfg {
             Workload::Rpc(c) => (Kind::Rpc { size: c.size.0, response: c.response.unwrap_or(c.size).0, max_pending: c.max_pending }, c.class, None),
             Workload::FlowSizes(c) => (Kind::FlowSizes { max_active: c.max_active }, c.class, Some(Cdf::from_spec(&c.cdf).expect("validated"))),
-            Workload::Incast(c) => (Kind::Incast { size: c.size.0, connections: c.connections, max_active: c.max_active }, c.class, None),
+            Workload::Incast(c) => (Kind::Incast { size: c.size.0, connections: c.connections, max_active: c.max_active, senders_per_incast: c.senders_per_incast }, c.class, None),
             Workload::Pinger(c) => (Kind::Pinger { bytes: c.size.0 as u32, max_pending: c.max_pending }, c.class, None),
         };
         let gap_ps = sources
@@ -264,13 +264,19 @@ impl Network {
                 stats.offered_bytes += if measured { size } else { 0 };
                 self.start_ephemeral(h, dst, class, group, size, Origin { generator: g, source: i as u32 });
             }
-            Kind::Incast { size, connections, max_active } => {
-                // One receiver takes no draw, so that its runs keep their random streams.
+            Kind::Incast { size, connections, max_active, senders_per_incast } => {
+                // One receiver and every sender take no draw, so that such runs keep their
+                // random streams.
                 let receiver = match gen.receivers.as_slice() {
                     &[r] => r,
                     rs => rs[gen.rngs[i].random_range(0..rs.len())],
                 };
-                for s in 0..gen.sources.len() {
+                let mut chosen: Vec<usize> = (0..gen.sources.len()).filter(|&s| gen.sources[s] != receiver).collect();
+                if let Some(k) = senders_per_incast {
+                    let (picked, _) = rand::seq::SliceRandom::partial_shuffle(chosen.as_mut_slice(), &mut gen.rngs[i], k as usize);
+                    chosen = picked.to_vec();
+                }
+                for s in chosen {
                     for _ in 0..connections {
                         let gen = &mut self.generators[g as usize];
                         let stats = &mut self.measure.groups[group as usize];

@@ -34,11 +34,10 @@ SCHEMES: dict[str, dict[str, Any]] = {
     "Swift": {"cc": {"algorithm": "swift"}, **WINDOW},
     "HPCC": {"cc": {"algorithm": "hpcc"}},
 }
-#: 60 senders in pods 4–7 → one host of pods 0–3 drawn per incast (the HPCC paper draws the
-#: receiver at random), 500 KB each, at 2 % of the hosts' capacity (128 × 100 Gbps): 256 Gbps
-#: over 240 Mbit per incast. A fixed receiver would take 2.56× its link rate, which no scheme
-#: can carry.
-INCAST = {"kind": "incast", "senders": "64-123", "receiver": "0-63", "size": "500KB", "rate": 0.02 * 128 * 100e9 / (60 * 500e3 * 8)}
+#: Each incast: 60 senders → 1 receiver, all drawn at random among the 128 hosts (reference
+#: §9.1), 500 KB each, at 2 % of the hosts' capacity (128 × 100 Gbps): 256 Gbps over 240 Mbit
+#: per incast. A fixed receiver would take 2.56× its link rate, which no scheme can carry.
+INCAST = {"kind": "incast", "senders": "0-127", "receiver": "0-127", "senders_per_incast": 60, "size": "500KB", "rate": 0.02 * 128 * 100e9 / (60 * 500e3 * 8)}
 WORKLOADS = {
     "WebSearch 30%": [{"kind": "flow_sizes", "cdf": "websearch", "load": 0.3}],
     "WebSearch 50%": [{"kind": "flow_sizes", "cdf": "websearch", "load": 0.5}],
@@ -168,7 +167,7 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     discussion = (
         f"Each run is {warm + meas:g} ms of simulated time, the first {warm:g} ms warm-up; slowdown counts flows of the flow-size "
         "workload that started after the warm-up and finished in the run, so the largest WebSearch flows (up to 30 MB) are "
-        "under-represented. Each incast's receiver is drawn among hosts 0–63, its 60 senders are hosts 64–123. Marking follows the "
+        "under-represented. Each incast draws its receiver and 60 senders at random among the 128 hosts. Marking follows the "
         "HPCC simulator per scheme (DCQCN/Mellanox Kmin 400 KB, Kmax 1600 KB, Pmax 0.2 at 100 Gbps, ×4 at 400 Gbps; DCTCP K = "
         "300 KB at 100 Gbps); DCQCN (paper) marks by its own profile (5 KB, 200 KB, 1 %). Message-transport schemes keep no "
         "window of their own. Short-flow tails (p99, worst bucket up to 10 KB): "
