@@ -225,6 +225,13 @@ pub struct EventQueue {
 
 const SLOTS: usize = 1 << 13;
 
+impl Default for EventQueue {
+    /// A ring of about 4 µs (0.5 ns buckets).
+    fn default() -> Self {
+        EventQueue::new(Time::from_us(4))
+    }
+}
+
 impl EventQueue {
     /// A queue whose ring spans at least `horizon` (the buckets' width a power of two): twice
     /// the longest a packet takes to cross a link (serialization and propagation) keeps nearly
@@ -245,16 +252,7 @@ impl EventQueue {
             peak: 0,
         }
     }
-}
 
-impl Default for EventQueue {
-    /// A ring of about 4 µs (0.5 ns buckets).
-    fn default() -> Self {
-        EventQueue::new(Time::from_us(4))
-    }
-}
-
-impl EventQueue {
     #[inline]
     pub fn push(&mut self, time: Time, kind: EventKind) {
         let seq = self.reserve();
@@ -299,19 +297,14 @@ impl EventQueue {
     /// Moves the cursor to the next bucket that holds events and sorts it into `current`;
     /// false if no events are left.
     fn advance(&mut self) -> bool {
-        let ring = self.next_occupied();
         let over = self.overflow.peek().map(|e| e.time >> self.bucket_bits);
-        self.cursor = match (ring, over) {
-            (None, None) => return false,
-            (Some(r), Some(o)) => r.min(o),
-            (r, o) => r.or(o).expect("one is some"),
-        };
+        let Some(cursor) = [self.next_occupied(), over].into_iter().flatten().min() else { return false };
+        self.cursor = cursor;
         let slot = self.cursor as usize % SLOTS;
         std::mem::swap(&mut self.current, &mut self.slots[slot]);
         self.occupied[slot / 64] &= !(1 << (slot % 64));
         // Far events the ring now reaches join it (those of the cursor's bucket, `current`).
-        while let Some(e) = self.overflow.peek().filter(|e| e.time >> self.bucket_bits < self.cursor + SLOTS as u64) {
-            let e = *e;
+        while let Some(&e) = self.overflow.peek().filter(|e| e.time >> self.bucket_bits < self.cursor + SLOTS as u64) {
             self.overflow.pop();
             self.insert_unsorted(e);
         }

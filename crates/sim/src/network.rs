@@ -306,20 +306,23 @@ fn slowest_crossing(graph: &Graph, mtu: u64) -> Time {
     graph.links.iter().map(|l| l.delay + l.rate_ab.min(l.rate_ba).serialization(mtu)).max().unwrap_or(Time::ZERO)
 }
 
-/// Whether `name` matches `pattern`, where `*` stands for any run of characters.
+/// Whether `name` matches `pattern`, where `*` stands for any run of characters: the text
+/// before the first `*` starts it, the text after the last ends it, and the pieces between
+/// occur in order in what is left.
 fn wildcard_match(pattern: &str, name: &str) -> bool {
-    let mut parts = pattern.split('*');
-    let first = parts.next().unwrap_or("");
-    let Some(mut rest) = name.strip_prefix(first) else { return false };
-    let last = pattern.rsplit('*').next().unwrap_or("");
-    let middle: Vec<&str> = parts.collect();
-    for part in &middle[..middle.len().saturating_sub(1)] {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
+    let pieces: Vec<&str> = pattern.split('*').collect();
+    let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
+    if pieces.len() == 1 {
+        return name == pattern;
+    }
+    let Some(mut rest) = name.strip_prefix(first).and_then(|r| r.strip_suffix(last)) else { return false };
+    for piece in &pieces[1..pieces.len() - 1] {
+        match rest.find(piece) {
+            Some(at) => rest = &rest[at + piece.len()..],
             None => return false,
         }
     }
-    rest.len() >= last.len() && rest.ends_with(last)
+    true
 }
 
 /// The index of `q` among the distinct queue settings, adding it if new.
@@ -788,5 +791,20 @@ impl Network {
 
     pub fn timeseries(&self) -> &TimeSeries {
         &self.measure.timeseries
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wildcard_match;
+
+    #[test]
+    fn wildcard_patterns() {
+        assert!(wildcard_match("s*-s*", "s12-s40"));
+        assert!(!wildcard_match("s*-s*", "s12-h3"));
+        assert!(wildcard_match("*", "h0-s0") && wildcard_match("s0-h0", "s0-h0") && !wildcard_match("s0-h0", "s0-h01"));
+        assert!(wildcard_match("a*b*b", "abb"));
+        assert!(!wildcard_match("a*a", "a"), "prefix and suffix may not overlap");
+        assert!(!wildcard_match("ab*b", "ab"));
     }
 }

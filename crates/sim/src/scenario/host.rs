@@ -3,7 +3,7 @@
 
 use super::de::Table;
 use super::validate::Context;
-use super::{invalid, ScenarioError};
+use super::{invalid, variant_name, ScenarioError};
 use rttlab_cc::dcqcn::Profile as DcqcnProfile;
 use rttlab_cc::{Bytes, DcqcnParams, DctcpParams, FastParams, HpccParams, ParamError, PatchedTimelyParams, Signal, Rate, RenoParams, SwiftParams, Time, TimelyParams, VegasParams};
 use serde::{Deserialize, Serialize};
@@ -342,13 +342,13 @@ impl NicConfig {
             return Err(invalid("nic.retransmit_timeout", t, message_only));
         }
         if let Some(a) = self.arbitration {
-            return Err(invalid("nic.arbitration", serde_json::to_value(a).expect("an enum").as_str().unwrap_or_default(), message_only));
+            return Err(invalid("nic.arbitration", variant_name(a), message_only));
         }
         if let Some(p) = self.rate_pacing {
-            return Err(invalid("nic.rate_pacing", serde_json::to_value(p).expect("an enum").as_str().unwrap_or_default(), message_only));
+            return Err(invalid("nic.rate_pacing", variant_name(p), message_only));
         }
         if let Some(r) = self.rate_after_idle {
-            return Err(invalid("nic.rate_after_idle", serde_json::to_value(r).expect("an enum").as_str().unwrap_or_default(), message_only));
+            return Err(invalid("nic.rate_after_idle", variant_name(r), message_only));
         }
         Ok(())
     }

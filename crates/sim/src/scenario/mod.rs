@@ -82,6 +82,11 @@ pub fn invalid(field: impl Into<String>, value: impl ToString, allowed: impl Int
     ScenarioError::Invalid { field: field.into(), value: value.to_string(), allowed: allowed.into() }
 }
 
+/// A unit enum's name as a scenario spells it (`"qp_round_robin"`), for error messages.
+pub(crate) fn variant_name(v: impl serde::Serialize) -> String {
+    serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
 impl Scenario {
     /// The top-level keys.
     pub const KEYS: &'static [&'static str] =

@@ -245,8 +245,8 @@ impl SwitchConfig {
         if let Some(a) = self.pfc_alpha.filter(|a| !(a.is_finite() && *a > 0.0)) {
             return Err(invalid("switch.pfc_alpha", a, "a positive fraction of the free shared buffer (the HPCC simulator: 0.125)"));
         }
-        if !self.pfc && self.pfc_alpha.is_some() {
-            return Err(invalid("switch.pfc_alpha", self.pfc_alpha.expect("set"), "dynamic PFC thresholds need switch.pfc = true"));
+        if let (false, Some(a)) = (self.pfc, self.pfc_alpha) {
+            return Err(invalid("switch.pfc_alpha", a, "dynamic PFC thresholds need switch.pfc = true"));
         }
         if !self.pfc && self.pfc_headroom > Bytes(0) {
             return Err(invalid("switch.pfc_headroom", self.pfc_headroom, "PFC headroom needs switch.pfc = true"));

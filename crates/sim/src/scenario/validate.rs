@@ -1,7 +1,7 @@
 //! The checks that span sections: each section checks itself against a small [`Context`] (host
 //! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
 
-use super::{invalid, CcConfig, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until};
+use super::{invalid, variant_name, CcConfig, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until};
 use std::collections::HashMap;
 use rttlab_cc::Time;
 
@@ -109,7 +109,7 @@ impl Scenario {
             self.nic.validate_window()?;
         }
         if self.switch.int == Some(false) && self.cc.reads_int() {
-            let reads = if matches!(self.cc, CcConfig::Hpcc(_)) { "cc.algorithm = \"hpcc\"".to_string() } else { format!("cc.signal = \"{}\"", serde_json::to_value(self.cc.signal().0).expect("an enum").as_str().unwrap_or_default()) };
+            let reads = if matches!(self.cc, CcConfig::Hpcc(_)) { "cc.algorithm = \"hpcc\"".to_string() } else { format!("cc.signal = \"{}\"", variant_name(self.cc.signal().0)) };
             return Err(invalid("switch.int", false, format!("{reads} reads in-band telemetry: true (or leave it out)")));
         }
         self.measure.validate(self.duration, connections)

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
+from ..common import ref_row
 from ...plotting import styled, subplots
 from ...scenario import set_key
 
@@ -156,7 +157,7 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     quantities = [("short-flow p99 slowdown", "", "short_p99"), ("slowdown p99, all sizes", "", "slowdown_p99"), ("PFC pauses", "", "pauses"), ("fabric queue p99", "KB", "fabric_queue_p99_kb"), ("throughput", "Gbps", "throughput_gbps")]
     table = pd.DataFrame(
         [
-            {"quantity": f"{w}: {q}, {s}", "unit": u, "rttlab": v[c][(w, s)], "paper": None}
+            ref_row(f"{w}: {q}, {s}", u, v[c][(w, s)], None)
             for w in dict.fromkeys(summary.workload)
             for q, u, c in quantities
             for s in SCHEMES
