@@ -182,11 +182,19 @@ struct Entry {
     b: u32,
 }
 
+impl Entry {
+    /// (time, scheduling order) as one integer, compared without branches.
+    #[inline]
+    fn key(&self) -> u128 {
+        (self.time as u128) << 64 | self.seq_kind as u128
+    }
+}
+
 impl Ord for Entry {
     /// Reversed so that the max-heap pops the earliest (time, seq) first.
     #[inline]
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (o.time, o.seq_kind).cmp(&(self.time, self.seq_kind))
+        o.key().cmp(&self.key())
     }
 }
 impl PartialOrd for Entry {

@@ -42,10 +42,6 @@ pub struct Port {
     /// send, and no event is needed for it.
     done_seq: u64,
     done_queued: bool,
-    /// Packets on the wire towards this port, in arrival order, with their arrival time and
-    /// place in the event order. Only the first is an event in the queue: a link delivers in
-    /// order, so the queue holds one arrival per link instead of one per packet in flight.
-    arriving: VecDeque<(Time, u64, PktId)>,
     /// PFC frames, sent before any class.
     pub control: VecDeque<PktId>,
     pub queues: [VecDeque<PktId>; MAX_CLASSES],
@@ -94,7 +90,6 @@ impl Port {
             busy_until: Time::ZERO,
             done_seq: 0,
             done_queued: false,
-            arriving: VecDeque::new(),
             control: VecDeque::new(),
             queues: Default::default(),
             class_bytes: [0; MAX_CLASSES],
@@ -148,14 +143,6 @@ impl Port {
     #[inline]
     fn busy(&self, now: Time, seq: u64) -> bool {
         self.done_queued || (self.busy_until, self.done_seq) > (now, seq)
-    }
-
-    /// The packet at the head of `arriving` arrived; returns the next one, whose arrival is
-    /// now the link's event.
-    #[inline]
-    pub(crate) fn arrived(&mut self) -> Option<(Time, u64, PktId)> {
-        self.arriving.pop_front();
-        self.arriving.front().copied()
     }
 
     /// The transmit completion (`TxDone`) happened.
@@ -347,12 +334,7 @@ impl Network {
         if queue_completion {
             self.events.push_reserved(done, port.done_seq, EventKind::TxDone { port: p, pkt: matters.then_some(i) });
         }
-        let seq = self.events.reserve();
-        let link = &mut self.fabric.ports[peer.idx()].arriving;
-        link.push_back((arrive, seq, i));
-        if link.len() == 1 {
-            self.events.push_reserved(arrive, seq, EventKind::Arrive { port: peer, pkt: i });
-        }
+        self.events.push(arrive, EventKind::Arrive { port: peer, pkt: i });
     }
 
     /// Bookkeeping for packet `i` leaving class `c` of port `p`'s queue.
@@ -396,13 +378,9 @@ impl Network {
         self.events.push(self.now, EventKind::Kick(p));
     }
 
-    /// Packet `i` has fully arrived through port `p` (store and forward): the next packet on
-    /// the link becomes its event, and this one goes to the switch or host that owns the port,
-    /// or, a PFC frame, to the port's own egress.
+    /// Packet `i` has fully arrived through port `p` (store and forward): it goes to the switch
+    /// or host that owns the port, or, a PFC frame, to the port's own egress.
     pub(crate) fn link_arrive(&mut self, p: PortId, i: PktId) {
-        if let Some((t, seq, next)) = self.fabric.ports[p.idx()].arrived() {
-            self.events.push_reserved(t, seq, EventKind::Arrive { port: p, pkt: next });
-        }
         match (self.pkts.get(i).kind, self.fabric.ports[p.idx()].owner) {
             (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(p, i),
             (_, Owner::Switch(s)) => self.switch_receive(s, p, i),
