@@ -255,12 +255,11 @@ impl Default for EventQueue {
 }
 
 impl EventQueue {
-    /// A queue whose ring spans at least `horizon` (the buckets' width a power of two): twice
-    /// the longest a packet takes to cross a link (serialization and propagation) keeps nearly
-    /// every packet event in the ring. The ring is small (1024 slots) so that it stays in
-    /// cache: on the benchmarks (`make bench`) 1024 slots took 8–14 % fewer cycles than 8192,
-    /// whose narrower buckets hold fewer events to sort but spread them over more memory
-    /// (on the fat-tree, 4 ns buckets of about 30 events each).
+    /// A queue whose ring starts out spanning at least `horizon` (the buckets' width a power of
+    /// two; it then adapts): twice the longest a packet takes to cross a link (serialization
+    /// and propagation) keeps nearly every packet event in the ring. The ring is small (1024
+    /// slots) so that it stays in cache: on the benchmarks (`make bench`) 1024 slots took
+    /// 8–14 % fewer cycles than 8192.
     pub fn new(horizon: Time) -> EventQueue {
         let width = horizon.ps().div_ceil(SLOTS as u64).max(1);
         EventQueue {
