@@ -246,6 +246,8 @@ const SLOTS: usize = 1 << 10;
 /// `BUCKET_EVENTS.end` (a factor 4 apart, so that one step never calls for the step back).
 const BUCKET_EVENTS: std::ops::Range<u64> = 8..32;
 const ADAPT_EVERY: u64 = 1 << 13;
+/// The widest bucket, 2^48 ps (about 5 minutes).
+const MAX_BUCKET_BITS: u32 = 48;
 
 impl Default for EventQueue {
     /// A ring of about 4 µs (4 ns buckets).
@@ -323,16 +325,16 @@ impl EventQueue {
     /// false if no events are left.
     fn advance(&mut self) -> bool {
         self.buckets += 1;
-        if self.popped - self.popped_at_adapt >= ADAPT_EVERY && self.adapt() && !self.current.is_empty() {
-            self.current.sort_unstable();
-            return true;
+        let adapted = self.popped - self.popped_at_adapt >= ADAPT_EVERY && self.adapt();
+        // A resize may have left events in the cursor's own bucket: that bucket is next.
+        if !adapted || self.current.is_empty() {
+            let over = self.overflow.peek().map(|e| e.time >> self.bucket_bits);
+            let Some(cursor) = [self.next_occupied(), over].into_iter().flatten().min() else { return false };
+            self.cursor = cursor;
+            let slot = self.cursor as usize % SLOTS;
+            std::mem::swap(&mut self.current, &mut self.slots[slot]);
+            self.occupied[slot / 64] &= !(1 << (slot % 64));
         }
-        let over = self.overflow.peek().map(|e| e.time >> self.bucket_bits);
-        let Some(cursor) = [self.next_occupied(), over].into_iter().flatten().min() else { return false };
-        self.cursor = cursor;
-        let slot = self.cursor as usize % SLOTS;
-        std::mem::swap(&mut self.current, &mut self.slots[slot]);
-        self.occupied[slot / 64] &= !(1 << (slot % 64));
         // Far events the ring now reaches join it (those of the cursor's bucket, `current`).
         while let Some(&e) = self.overflow.peek().filter(|e| e.time >> self.bucket_bits < self.cursor + SLOTS as u64) {
             self.overflow.pop();
@@ -350,7 +352,7 @@ impl EventQueue {
         let per_bucket = (self.popped - self.popped_at_adapt) / self.buckets;
         (self.popped_at_adapt, self.buckets) = (self.popped, 0);
         let bits = match per_bucket {
-            n if n < BUCKET_EVENTS.start && self.bucket_bits < 48 => self.bucket_bits + 1,
+            n if n < BUCKET_EVENTS.start && self.bucket_bits < MAX_BUCKET_BITS => self.bucket_bits + 1,
             n if n > BUCKET_EVENTS.end && self.bucket_bits > 0 => self.bucket_bits - 1,
             _ => return false,
         };
