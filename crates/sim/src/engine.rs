@@ -209,26 +209,32 @@ impl PartialOrd for Entry {
 /// the queue's internals.
 ///
 /// A calendar queue (Brown, CACM 1988): time is cut into buckets of `2^bucket_bits` ps, and
-/// the `SLOTS` buckets from the one being drained on sit in a ring of unsorted slots; a bucket
-/// is sorted only when its turn comes. Nearly every event of a packet network falls within a
+/// the buckets from the one being drained on sit in a ring of unsorted slots; a bucket is
+/// sorted only when its turn comes. Nearly every event of a packet network falls within a
 /// few microseconds (a serialization, a link delay), so a push is an append and a pop takes
 /// from a bucket of sorted events. Events past the ring (timeouts, workload arrivals) wait in a
 /// binary heap and join the ring as it reaches them.
 ///
-/// As in Brown's design the bucket width follows the events' density: every `ADAPT_EVERY`
-/// events it halves or doubles to keep about `BUCKET_EVENTS` events a bucket. Fewer, and the
-/// queue spends its time moving from one bucket to the next; more, in sorting them. (On
-/// `make bench` the best fixed width was 4 ns on the fat-tree, 31 events a bucket, and 64 ns
-/// on `fat-incast-100g`, whose fabric carries a twentieth of the events per µs.)
+/// As in Brown's design both the bucket width and the number of buckets follow the events:
+/// every `ADAPT_EVERY` events the width halves or doubles to keep about `BUCKET_EVENTS` events
+/// a bucket (fewer, and the queue spends its time moving from one bucket to the next; more, in
+/// sorting them), and the ring grows to twice as many slots as the pending events fill
+/// (`SLOTS_PER_FILLED_BUCKET`), so that its span keeps covering them however many there are:
+/// every packet in flight is a pending event, so a fabric of 1024 hosts keeps a hundred times
+/// more pending than a testbed, and a ring of fixed size would send most of them through the
+/// heap. (On `make bench` the best fixed width was 4 ns on the k = 8 fat-tree, 31 events a
+/// bucket, and 64 ns on `fat-incast-100g`, whose fabric carries a twentieth of the events per
+/// µs.)
 pub struct EventQueue {
-    /// Slot `b % SLOTS` holds bucket `b`'s events, for `cursor < b < cursor + SLOTS`.
+    /// Slot `b % slots.len()` holds bucket `b`'s events, for `cursor < b < cursor + slots.len()`
+    /// (a power of two, at least `MIN_SLOTS`).
     slots: Vec<Vec<Entry>>,
     /// Which slots hold events, one bit each.
-    occupied: [u64; SLOTS / 64],
+    occupied: Vec<u64>,
     /// The bucket being drained; its events are in `current`, sorted latest first.
     cursor: u64,
     current: Vec<Entry>,
-    /// Events in buckets at or past `cursor + SLOTS` when they were queued.
+    /// Events in buckets at or past `cursor + slots.len()` when they were queued.
     overflow: BinaryHeap<Entry>,
     bucket_bits: u32,
     len: usize,
@@ -240,8 +246,15 @@ pub struct EventQueue {
     popped_at_adapt: u64,
 }
 
-/// The ring's slots: few enough that the ring stays in cache.
-const SLOTS: usize = 1 << 10;
+/// The ring's fewest slots (a testbed's events fit, and the ring stays in cache: on the
+/// benchmarks 1024 slots took 8–14 % fewer cycles than a fixed 8192), and its most (2^22
+/// slots: 100 MB of ring for 10⁷ pending events; beyond, the far ones wait in the heap).
+const MIN_SLOTS: usize = 1 << 10;
+const MAX_SLOTS: usize = 1 << 22;
+/// The ring holds this many slots per bucket's worth of pending events, so that its span is
+/// about twice theirs (Brown's queue keeps as many buckets as events, at about 3 gaps a
+/// bucket; here a bucket holds 8 to 32).
+const SLOTS_PER_FILLED_BUCKET: usize = 2;
 /// The events a bucket should hold: the width doubles below `BUCKET_EVENTS.start`, halves above
 /// `BUCKET_EVENTS.end` (a factor 4 apart, so that one step never calls for the step back).
 const BUCKET_EVENTS: std::ops::Range<u64> = 8..32;
@@ -257,16 +270,15 @@ impl Default for EventQueue {
 }
 
 impl EventQueue {
-    /// A queue whose ring starts out spanning at least `horizon` (the buckets' width a power of
-    /// two; it then adapts): twice the longest a packet takes to cross a link (serialization
-    /// and propagation) keeps nearly every packet event in the ring. The ring is small (1024
-    /// slots) so that it stays in cache: on the benchmarks (`make bench`) 1024 slots took
-    /// 8–14 % fewer cycles than 8192.
+    /// A queue whose ring starts out spanning at least `horizon` in `MIN_SLOTS` slots (the
+    /// buckets' width a power of two; width and slots then adapt): twice the longest a packet
+    /// takes to cross a link (serialization and propagation) keeps nearly every packet event
+    /// in the ring.
     pub fn new(horizon: Time) -> EventQueue {
-        let width = horizon.ps().div_ceil(SLOTS as u64).max(1);
+        let width = horizon.ps().div_ceil(MIN_SLOTS as u64).max(1);
         EventQueue {
-            slots: vec![Vec::new(); SLOTS],
-            occupied: [0; SLOTS / 64],
+            slots: vec![Vec::new(); MIN_SLOTS],
+            occupied: vec![0; MIN_SLOTS / 64],
             cursor: 0,
             current: Vec::new(),
             overflow: BinaryHeap::new(),
@@ -312,8 +324,8 @@ impl EventQueue {
             // then the earliest of all).
             let at = self.current.partition_point(|x| *x < e);
             self.current.insert(at, e);
-        } else if bucket < self.cursor + SLOTS as u64 {
-            let slot = bucket as usize % SLOTS;
+        } else if bucket < self.cursor + self.slots.len() as u64 {
+            let slot = bucket as usize & (self.slots.len() - 1);
             self.slots[slot].push(e);
             self.occupied[slot / 64] |= 1 << (slot % 64);
         } else {
@@ -331,12 +343,13 @@ impl EventQueue {
             let over = self.overflow.peek().map(|e| e.time >> self.bucket_bits);
             let Some(cursor) = [self.next_occupied(), over].into_iter().flatten().min() else { return false };
             self.cursor = cursor;
-            let slot = self.cursor as usize % SLOTS;
+            let slot = self.cursor as usize & (self.slots.len() - 1);
             std::mem::swap(&mut self.current, &mut self.slots[slot]);
             self.occupied[slot / 64] &= !(1 << (slot % 64));
         }
         // Far events the ring now reaches join it (those of the cursor's bucket, `current`).
-        while let Some(&e) = self.overflow.peek().filter(|e| e.time >> self.bucket_bits < self.cursor + SLOTS as u64) {
+        let end = self.cursor + self.slots.len() as u64;
+        while let Some(&e) = self.overflow.peek().filter(|e| e.time >> self.bucket_bits < end) {
             self.overflow.pop();
             self.insert_unsorted(e);
         }
@@ -345,23 +358,39 @@ impl EventQueue {
     }
 
     /// With `current` drained: doubles or halves the bucket width if the buckets drained since
-    /// the last look held too few or too many events, and redistributes the ring's events;
-    /// true if it did. The cursor's new bucket is the one holding the old one's start, so every
-    /// event is still at or after it; those of that bucket are in `current`, unsorted.
+    /// the last look held too few or too many events, grows the ring when the pending events
+    /// fill more than half of it (shrinks it when they fill under an eighth), and redistributes
+    /// the ring's and the heap's events; true if it did. The cursor's new bucket is the one
+    /// holding the old one's start, so every event is still at or after it; those of that
+    /// bucket are in `current`, unsorted.
     fn adapt(&mut self) -> bool {
         let per_bucket = (self.popped - self.popped_at_adapt) / self.buckets;
         (self.popped_at_adapt, self.buckets) = (self.popped, 0);
         let bits = match per_bucket {
             n if n < BUCKET_EVENTS.start && self.bucket_bits < MAX_BUCKET_BITS => self.bucket_bits + 1,
             n if n > BUCKET_EVENTS.end && self.bucket_bits > 0 => self.bucket_bits - 1,
-            _ => return false,
+            _ => self.bucket_bits,
         };
+        // Buckets' worth of pending events at the new width (a width step halves or doubles
+        // the events a bucket holds).
+        let filled = (self.len as u64 / per_bucket.max(1)) << self.bucket_bits >> bits;
+        let wanted = (filled as usize).saturating_mul(SLOTS_PER_FILLED_BUCKET).next_power_of_two().clamp(MIN_SLOTS, MAX_SLOTS);
+        let n = self.slots.len();
+        let slots = if wanted > n || wanted * 4 <= n { wanted } else { n };
+        if bits == self.bucket_bits && slots == n {
+            return false;
+        }
         let start = self.cursor << self.bucket_bits;
         let mut ring = Vec::with_capacity(self.len);
         for slot in &mut self.slots {
             ring.append(slot);
         }
-        self.occupied = [0; SLOTS / 64];
+        if slots > n {
+            // Far events the wider ring now reaches join it.
+            ring.extend(std::mem::take(&mut self.overflow));
+        }
+        self.slots.resize_with(slots, Vec::new);
+        self.occupied = vec![0; slots / 64];
         self.bucket_bits = bits;
         self.cursor = start >> bits;
         for e in ring {
@@ -381,19 +410,21 @@ impl EventQueue {
 
     /// The absolute bucket of the first occupied slot after the cursor's, within the ring.
     fn next_occupied(&self) -> Option<u64> {
-        let start = (self.cursor as usize + 1) % SLOTS;
+        let n = self.slots.len();
+        let words = n / 64;
+        let start = (self.cursor as usize + 1) & (n - 1);
         // Words from the one holding `start`, round the ring, back to it (its low bits last).
-        for k in 0..=SLOTS / 64 {
-            let w = (start / 64 + k) % (SLOTS / 64);
+        for k in 0..=words {
+            let w = (start / 64 + k) & (words - 1);
             let mut bits = self.occupied[w];
             if k == 0 {
                 bits &= u64::MAX << (start % 64);
-            } else if k == SLOTS / 64 {
+            } else if k == words {
                 bits &= !(u64::MAX << (start % 64));
             }
             if bits != 0 {
                 let slot = w * 64 + bits.trailing_zeros() as usize;
-                let ahead = (slot + SLOTS - start) % SLOTS;
+                let ahead = (slot + n - start) & (n - 1);
                 return Some(self.cursor + 1 + ahead as u64);
             }
         }
@@ -416,6 +447,14 @@ impl EventQueue {
         Some(Event { time: Time(time), seq: seq_kind >> 4, kind: EventKind::unpack(seq_kind & 0xf, a, b) })
     }
 
+    /// The event that comes next if it is in the bucket being drained (it is unless a bucket
+    /// ends), without taking it: the main loop fetches its operands into the cache while it
+    /// handles the current one.
+    #[inline]
+    pub fn upcoming(&self) -> Option<EventKind> {
+        self.current.last().map(|e| EventKind::unpack(e.seq_kind & 0xf, e.a, e.b))
+    }
+
     /// Events dispatched so far.
     pub fn processed(&self) -> u64 {
         self.popped
@@ -425,6 +464,21 @@ impl EventQueue {
     pub fn peak(&self) -> usize {
         self.peak
     }
+}
+
+/// Asks the CPU to bring the cache line holding `x` closer, without waiting for it: a hint that
+/// changes no result (no-op off x86-64).
+#[inline(always)]
+pub fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and cannot fault; `x` is a valid
+    // reference anyway.
+    #[allow(unused_unsafe)]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// The random generator used everywhere in the simulator.
@@ -540,6 +594,46 @@ mod tests {
         assert_eq!(q.pop_until(Time::MAX), None);
         widths.push(q.bucket_bits);
         assert!(widths[2] < widths[1] && widths[3] > widths[2], "the bucket width (log2 ps) at each phase's start and at the end: {widths:?}");
+    }
+
+    /// The ring grows with the pending events, so that a fabric's worth of packets in flight
+    /// stays out of the heap, and shrinks back when they drain; the order stays a heap's.
+    #[test]
+    fn the_ring_follows_the_pending_count() {
+        let mut q = EventQueue::default();
+        let mut reference = BinaryHeap::new();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut gap = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            80_000 + x % 2_000_000
+        };
+        let mut hold = |q: &mut EventQueue, reference: &mut BinaryHeap<std::cmp::Reverse<(u64, u64)>>, pushes_per_pop: usize, rounds: usize| {
+            for _ in 0..rounds {
+                let e = q.pop_until(Time::MAX).expect("pending events");
+                let std::cmp::Reverse((t, seq)) = reference.pop().expect("as many as the queue");
+                assert_eq!((e.time.ps(), e.seq), (t, seq));
+                for _ in 0..pushes_per_pop {
+                    let at = t + gap();
+                    let seq = q.reserve();
+                    q.push_reserved(Time(at), seq, e.kind);
+                    reference.push(std::cmp::Reverse((at, seq)));
+                }
+            }
+        };
+        let seq = q.reserve();
+        q.push_reserved(Time(0), seq, EventKind::Sample);
+        reference.push(std::cmp::Reverse((0, seq)));
+        // Grow to about 200 000 pending, hold there, then drain to a few hundred.
+        hold(&mut q, &mut reference, 2, 200_000);
+        hold(&mut q, &mut reference, 1, 100_000);
+        let (slots, overflow) = (q.slots.len(), q.overflow.len());
+        assert!(slots >= 16_384, "{slots} slots for {} pending", q.len);
+        assert!(overflow * 100 < q.len, "{overflow} of {} pending events in the heap", q.len);
+        hold(&mut q, &mut reference, 0, 199_700);
+        hold(&mut q, &mut reference, 1, 100_000);
+        assert!(q.slots.len() * 4 <= slots, "{} slots for {} pending, after {slots}", q.slots.len(), q.len);
     }
 
     #[test]

@@ -43,8 +43,8 @@ impl Network {
         if c.drops + c.host_drops == 0 && c.naks > 0 {
             return Err(format!("{} NAKs without a drop: packets of a connection were reordered", c.naks));
         }
-        let port_drops: u64 = self.fabric.ports.iter().flat_map(|p| &p.stats).map(|s| s.drops).sum();
-        let port_marks: u64 = self.fabric.ports.iter().flat_map(|p| &p.stats).map(|s| s.ecn_marks).sum();
+        let port_drops: u64 = self.fabric.ports.iter().flat_map(|p| p.classes()).map(|q| q.stats.drops).sum();
+        let port_marks: u64 = self.fabric.ports.iter().flat_map(|p| p.classes()).map(|q| q.stats.ecn_marks).sum();
         if (port_drops, port_marks) != (c.drops, c.marks) {
             return Err(format!("ports count {port_drops} drops and {port_marks} marks, switches {} and {}", c.drops, c.marks));
         }
@@ -56,23 +56,23 @@ impl Network {
             let port = &self.fabric.ports[h.port.idx()];
             for (c, q) in h.nic.iter().enumerate() {
                 let held: u64 = q.iter().map(|s| s.wire_left(self.cfg.payload_per_packet, self.cfg.header_bytes)).sum();
-                if held != port.nic_bytes[c] {
-                    return Err(format!("host {}: its NIC holds {held} bytes of class {c}, its port counts {}", h.node, port.nic_bytes[c]));
+                if held != port.class[c].nic_bytes {
+                    return Err(format!("host {}: its NIC holds {held} bytes of class {c}, its port counts {}", h.node, port.class[c].nic_bytes));
                 }
             }
         }
         for (i, port) in self.fabric.ports.iter().enumerate() {
             let pausing = (0..MAX_CLASSES).filter(|&c| port.pausing[c]).count() as u64;
-            let resumes: u64 = port.stats.iter().map(|s| s.resumes_sent).sum();
+            let resumes: u64 = port.classes().iter().map(|q| q.stats.resumes_sent).sum();
             if port.pauses_sent() != resumes + pausing {
                 return Err(format!("port {i}: {} PAUSEs, {resumes} RESUMEs, {pausing} classes paused", port.pauses_sent()));
             }
-            if port.headroom_used.iter().any(|&b| b > port.pfc_headroom) {
-                return Err(format!("port {i}: headroom holds {:?}, its reserve is {}", port.headroom_used, port.pfc_headroom));
+            if port.classes().iter().any(|q| q.headroom_used > port.pfc_headroom) {
+                return Err(format!("port {i}: headroom holds {:?}, its reserve is {}", port.classes().iter().map(|q| q.headroom_used).collect::<Vec<_>>(), port.pfc_headroom));
             }
         }
         for sw in &self.fabric.switches {
-            let held: u64 = self.fabric.ports.iter().filter(|p| p.owner == Owner::Switch(SwitchId(sw.node - self.fabric.graph.hosts))).map(|p| p.headroom_used.iter().sum::<u64>()).sum();
+            let held: u64 = self.fabric.ports.iter().filter(|p| p.owner == Owner::Switch(SwitchId(sw.node - self.fabric.graph.hosts))).map(|p| p.classes().iter().map(|q| q.headroom_used).sum::<u64>()).sum();
             if held != sw.headroom_used {
                 return Err(format!("switch {}: headroom in use {}, its ports hold {held}", sw.node, sw.headroom_used));
             }

@@ -576,11 +576,24 @@ impl Network {
                     self.finish();
                     return Ok(());
                 };
+                self.prefetch_upcoming();
                 self.handle(ev);
             }
             if observe(Progress { now: self.now, end: self.cfg.end, events: self.events.processed() }).is_break() {
                 return Err(Stopped);
             }
+        }
+    }
+
+    /// Brings what the next event reads first into the cache while this one is handled: an
+    /// arriving packet and the port it arrives through. At a thousand hosts the packets in
+    /// flight and the ports no longer fit in the cache, and these two loads were a third of
+    /// the run's time.
+    #[inline(always)]
+    fn prefetch_upcoming(&self) {
+        if let Some(EventKind::Arrive { port, pkt }) = self.events.upcoming() {
+            crate::engine::prefetch(self.pkts.get(pkt));
+            crate::engine::prefetch(&self.fabric.ports[port.idx()]);
         }
     }
 

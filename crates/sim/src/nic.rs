@@ -192,7 +192,7 @@ impl Network {
         let p = self.fabric.hosts[h as usize].port;
         self.queue_changes(p);
         let port = &mut self.fabric.ports[p.idx()];
-        port.nic_bytes[c] = port.nic_bytes[c].checked_add_signed(delta).expect("a NIC never sends more than it holds");
+        port.class[c].nic_bytes = port.class[c].nic_bytes.checked_add_signed(delta).expect("a NIC never sends more than it holds");
         port.occupancy_changed(c, self.now, delta);
     }
 

@@ -26,14 +26,12 @@ pub enum Owner {
     Switch(SwitchId),
 }
 
+/// A port's fields are laid out by how often the packet path reads them: what every packet
+/// reads first (one cache line), then PFC, then one line per class (its queue and byte counts)
+/// and that class's statistics. At a thousand hosts the ports no longer fit in the cache, so a
+/// packet's hop costs about as many misses as the lines it touches.
+#[repr(C, align(64))]
 pub struct Port {
-    pub owner: Owner,
-    pub node: u32,
-    /// The port at the other end of the link.
-    pub peer: PortId,
-    pub rate: Rate,
-    /// One-way propagation delay.
-    pub delay: Time,
     /// When the packet being serialized (the last one started) is done.
     pub busy_until: Time,
     /// The place in the event order reserved for that transmit completion (`TxDone`), and
@@ -41,75 +39,93 @@ pub struct Port {
     /// port by then (a packet, a PFC frame); otherwise the completion would find nothing to
     /// send, and no event is needed for it.
     done_seq: u64,
-    done_queued: bool,
-    /// PFC frames, sent before any class.
-    pub control: VecDeque<PktId>,
-    pub queues: [VecDeque<PktId>; MAX_CLASSES],
-    pub class_bytes: [u64; MAX_CLASSES],
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Time,
     /// Bytes queued in all classes.
     pub queue_bytes: u64,
-    /// Host ports: wire bytes of the segments the NIC holds per class and has not yet cut into
-    /// packets (`crate::nic`); they count as this port's queue in its statistics.
-    pub nic_bytes: [u64; MAX_CLASSES],
-    /// The peer asked this egress to stop a class (PFC).
-    pub paused: [bool; MAX_CLASSES],
-    paused_since: [Time; MAX_CLASSES],
-    /// Switch ingress side: bytes held in the switch that arrived through this port, per class.
-    pub ingress_bytes: [u64; MAX_CLASSES],
-    /// A PAUSE for the class was sent to the peer and not yet lifted.
-    pub pausing: [bool; MAX_CLASSES],
-    /// What the `ports` table reports, per class in use (kept apart so that a port stays small).
-    pub stats: Box<[ClassStats]>,
+    /// The port at the other end of the link.
+    pub peer: PortId,
+    pub node: u32,
+    pub owner: Owner,
     /// A switch port's queue settings: an index into `RunConfig::queue_params`, and what the
     /// packet path needs of them at hand (`set_queue_params`).
     pub params: u16,
     /// `QUEUE_ADMIT` (a limit or a dynamic threshold), `QUEUE_MARK_ENQUEUE`, `QUEUE_MARK_DEQUEUE`.
     pub queue_checks: u8,
-    /// PFC thresholds of this port as an ingress (`u64::MAX`: no PFC), its headroom per class,
-    /// and the bytes held there.
+    done_queued: bool,
+    /// Classes in use (`class[..classes]`).
+    classes: u8,
+    /// The peer asked this egress to stop a class (PFC).
+    pub paused: [bool; MAX_CLASSES],
+    /// A PAUSE for the class was sent to the peer and not yet lifted.
+    pub pausing: [bool; MAX_CLASSES],
+    /// PFC thresholds of this port as an ingress (`u64::MAX`: no PFC) and its headroom per class.
     pub pfc_xoff: u64,
     pub pfc_xon: u64,
     pub pfc_headroom: u64,
-    pub headroom_used: [u64; MAX_CLASSES],
-    /// RED's spacing state per class in use.
-    pub red: Box<[RedState]>,
+    /// PFC frames, sent before any class.
+    pub control: VecDeque<PktId>,
     /// Index of the port's queue sampler, if it is sampled, and of its packet capture.
     pub sampler: Option<u32>,
     pub capture: Option<u32>,
+    /// RED's spacing state per class in use.
+    pub red: Box<[RedState]>,
+    paused_since: [Time; MAX_CLASSES],
+    pub class: [ClassQueue; MAX_CLASSES],
+}
+
+/// One priority class of a port: its queue and what it holds, in one cache line, then what the
+/// `ports` table reports of it.
+#[repr(C, align(64))]
+#[derive(Default)]
+pub struct ClassQueue {
+    pub queue: VecDeque<PktId>,
+    /// Bytes queued.
+    pub bytes: u64,
+    /// Host ports: wire bytes of the segments the NIC holds and has not yet cut into packets
+    /// (`crate::nic`); they count as this port's queue in its statistics.
+    pub nic_bytes: u64,
+    /// Switch ingress side: bytes held in the switch that arrived through this port, and of
+    /// those the bytes held in its PFC headroom.
+    pub ingress_bytes: u64,
+    pub headroom_used: u64,
+    pub stats: ClassStats,
 }
 
 impl Port {
     /// The egress of `node` on a link to the port `peer`, carrying `classes` priority classes.
     pub fn new(owner: Owner, node: u32, peer: PortId, rate: Rate, delay: Time, classes: usize) -> Port {
         Port {
-            owner,
-            node,
-            peer,
-            rate,
-            delay,
             busy_until: Time::ZERO,
             done_seq: 0,
-            done_queued: false,
-            control: VecDeque::new(),
-            queues: Default::default(),
-            class_bytes: [0; MAX_CLASSES],
+            rate,
+            delay,
             queue_bytes: 0,
-            nic_bytes: [0; MAX_CLASSES],
-            paused: [false; MAX_CLASSES],
-            paused_since: [Time::ZERO; MAX_CLASSES],
-            ingress_bytes: [0; MAX_CLASSES],
-            pausing: [false; MAX_CLASSES],
-            stats: vec![ClassStats::default(); classes].into_boxed_slice(),
+            peer,
+            node,
+            owner,
             params: 0,
             queue_checks: 0,
+            done_queued: false,
+            classes: classes as u8,
+            paused: [false; MAX_CLASSES],
+            pausing: [false; MAX_CLASSES],
             pfc_xoff: u64::MAX,
             pfc_xon: 0,
             pfc_headroom: 0,
-            headroom_used: [0; MAX_CLASSES],
-            red: vec![RedState::default(); classes].into_boxed_slice(),
+            control: VecDeque::new(),
             sampler: None,
             capture: None,
+            red: vec![RedState::default(); classes].into_boxed_slice(),
+            paused_since: [Time::ZERO; MAX_CLASSES],
+            class: Default::default(),
         }
+    }
+
+    /// The classes in use.
+    pub fn classes(&self) -> &[ClassQueue] {
+        &self.class[..self.classes as usize]
     }
 
     /// Takes the queue settings `q` its `params` index names, keeping at hand what every
@@ -126,13 +142,13 @@ impl Port {
     /// send again. The packet being serialized is never cut: a pause takes effect at the next
     /// packet boundary (802.1Qbb).
     pub fn apply_pfc(&mut self, class: usize, pause: bool, now: Time) -> bool {
-        self.stats[class].pfc_received += 1;
+        self.class[class].stats.pfc_received += 1;
         if pause && !self.paused[class] {
             self.paused[class] = true;
             self.paused_since[class] = now;
         } else if !pause && self.paused[class] {
             self.paused[class] = false;
-            self.stats[class].paused += now - self.paused_since[class];
+            self.class[class].stats.paused += now - self.paused_since[class];
             return true;
         }
         false
@@ -153,7 +169,7 @@ impl Port {
     /// Bytes of class `c` waiting to leave: in the port's queue and, at a host, in its NIC.
     #[inline]
     pub fn occupancy(&self, c: usize) -> u64 {
-        self.class_bytes[c] + self.nic_bytes[c]
+        self.class[c].bytes + self.class[c].nic_bytes
     }
 
     /// Every class's occupancy.
@@ -168,7 +184,7 @@ impl Port {
     #[inline]
     pub(crate) fn occupancy_changed(&mut self, c: usize, now: Time, delta: i64) {
         let occupancy = self.occupancy(c);
-        let st = &mut self.stats[c];
+        let st = &mut self.class[c].stats;
         st.queue_area -= delta as i128 * now.ps() as i128;
         st.queue_max = st.queue_max.max(occupancy);
     }
@@ -176,7 +192,7 @@ impl Port {
     /// The class statistics as they stand at `now`: a pause still in force included, and the
     /// occupancy integral completed to `now`.
     pub fn stats_at(&self, now: Time) -> Vec<ClassStats> {
-        let mut out = self.stats.to_vec();
+        let mut out: Vec<ClassStats> = self.classes().iter().map(|q| q.stats).collect();
         for (c, s) in out.iter_mut().enumerate() {
             if self.paused[c] {
                 s.paused += now - self.paused_since[c];
@@ -190,39 +206,44 @@ impl Port {
     /// the integral restarts from zero there (−occupancy × now, completed by `stats_at`) and
     /// the peak from what is queued now.
     pub(crate) fn start_measuring(&mut self, now: Time) {
-        for c in 0..self.stats.len() {
+        for c in 0..self.classes as usize {
             let occupancy = self.occupancy(c);
-            self.stats[c].queue_area = -(occupancy as i128 * now.ps() as i128);
-            self.stats[c].queue_max = occupancy;
+            self.class[c].stats.queue_area = -(occupancy as i128 * now.ps() as i128);
+            self.class[c].stats.queue_max = occupancy;
         }
     }
 
     /// Bytes sent, all classes.
     pub fn tx_bytes(&self) -> u64 {
-        self.stats.iter().map(|s| s.tx_bytes).sum()
+        self.classes().iter().map(|q| q.stats.tx_bytes).sum()
     }
 
     /// Payload sent, all classes.
     pub fn tx_payload_bytes(&self) -> u64 {
-        self.stats.iter().map(|s| s.tx_payload_bytes).sum()
+        self.classes().iter().map(|q| q.stats.tx_payload_bytes).sum()
     }
 
     /// PAUSE frames sent, all classes.
     pub fn pauses_sent(&self) -> u64 {
-        self.stats.iter().map(|s| s.pauses_sent).sum()
+        self.classes().iter().map(|q| q.stats.pauses_sent).sum()
     }
 
     /// Time the egress spent paused by `now`, summed over classes.
     pub fn paused_time_at(&self, now: Time) -> Time {
-        let open = (0..self.stats.len()).filter(|&c| self.paused[c]).map(|c| now - self.paused_since[c]);
-        self.stats.iter().map(|s| s.paused).chain(open).fold(Time::ZERO, |a, b| a + b)
+        let open = (0..self.classes as usize).filter(|&c| self.paused[c]).map(|c| now - self.paused_since[c]);
+        self.classes().iter().map(|q| q.stats.paused).chain(open).fold(Time::ZERO, |a, b| a + b)
     }
 }
 
 /// One class of one port, as the `ports` table reports it. PFC frames count as pauses and
 /// resumes, not as sent packets.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct ClassStats {
+    /// ∫ occupancy dt in byte·ps, and the peak occupancy in bytes, over the measured period
+    /// (as `Port::stats_at` gives them). First: every enqueue and dequeue updates them.
+    pub queue_area: i128,
+    pub queue_max: u64,
     pub tx_packets: u64,
     pub tx_bytes: u64,
     /// Application payload sent (data packets, retransmissions included).
@@ -238,10 +259,6 @@ pub struct ClassStats {
     /// egress paused.
     pub pfc_received: u64,
     pub paused: Time,
-    /// ∫ occupancy dt in byte·ps, and the peak occupancy in bytes, over the measured period
-    /// (as `Port::stats_at` gives them).
-    pub queue_area: i128,
-    pub queue_max: u64,
 }
 
 impl ClassStats {
@@ -292,7 +309,7 @@ impl Network {
                 if self.fabric.ports[p.idx()].paused[c] {
                     continue;
                 }
-                if let Some(i) = self.fabric.ports[p.idx()].queues[c].pop_front() {
+                if let Some(i) = self.fabric.ports[p.idx()].class[c].queue.pop_front() {
                     next = Some(self.dequeued(p, c, i));
                     break;
                 }
@@ -321,7 +338,7 @@ impl Network {
         let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
         let port = &mut self.fabric.ports[p.idx()];
         if !matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume) {
-            let st = &mut port.stats[pkt.class as usize];
+            let st = &mut port.class[pkt.class as usize].stats;
             st.tx_packets += 1;
             st.tx_bytes += wire;
             st.tx_payload_bytes += payload;
@@ -342,8 +359,8 @@ impl Network {
         self.queue_changes(p);
         let w = self.pkts.get(i).wire_bytes as u64;
         let port = &mut self.fabric.ports[p.idx()];
-        let queued_before = port.class_bytes[c];
-        port.class_bytes[c] -= w;
+        let queued_before = port.class[c].bytes;
+        port.class[c].bytes -= w;
         port.queue_bytes -= w;
         port.occupancy_changed(c, self.now, -(w as i64));
         if let Owner::Switch(s) = port.owner {
@@ -358,8 +375,8 @@ impl Network {
         self.queue_changes(p);
         let w = self.pkts.get(i).wire_bytes as u64;
         let port = &mut self.fabric.ports[p.idx()];
-        port.queues[c].push_back(i);
-        port.class_bytes[c] += w;
+        port.class[c].queue.push_back(i);
+        port.class[c].bytes += w;
         port.queue_bytes += w;
         port.occupancy_changed(c, self.now, w as i64);
         self.try_tx(p);
@@ -373,8 +390,8 @@ impl Network {
         let i = self.pkts.alloc(Packet::new(kind, class as u8, self.cfg.pfc_frame_bytes));
         let port = &mut self.fabric.ports[p.idx()];
         port.control.push_back(i);
-        port.stats[class].pauses_sent += pause as u64;
-        port.stats[class].resumes_sent += !pause as u64;
+        port.class[class].stats.pauses_sent += pause as u64;
+        port.class[class].stats.resumes_sent += !pause as u64;
         self.events.push(self.now, EventKind::Kick(p));
     }
 

@@ -172,12 +172,12 @@ impl Network {
         // Once its ingress has sent PAUSE, a packet goes into that ingress's headroom while it
         // has room, as a Broadcom MMU charges a priority group past XOFF (IEEE 802.1Qbb
         // headroom); otherwise into the shared buffer, which excludes every reserve.
-        let headroom = inp.pausing[c] && inp.headroom_used[c] + w <= inp.pfc_headroom;
+        let headroom = inp.pausing[c] && inp.class[c].headroom_used + w <= inp.pfc_headroom;
         let shared_full = sw.used - sw.headroom_used + w > self.cfg.buffer - sw.reserved;
         if (shared_full && !headroom) || injected || !admitted {
             // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
             sw.drops += 1;
-            self.fabric.ports[egress.idx()].stats[c].drops += 1;
+            self.fabric.ports[egress.idx()].class[c].stats.drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
             self.count_drop(&pkt);
             match pkt.kind {
@@ -200,19 +200,19 @@ impl Network {
         p.in_headroom = headroom;
         p.hops = p.hops.saturating_add(1);
         let inp = &mut self.fabric.ports[in_port.idx()];
-        inp.ingress_bytes[c] += w;
+        inp.class[c].ingress_bytes += w;
         if headroom {
-            inp.headroom_used[c] += w;
+            inp.class[c].headroom_used += w;
             sw.headroom_used += w;
         }
         // The threshold (dynamic with `pfc_alpha`) is looked at only while the ingress runs.
-        if !inp.pausing[c] && inp.ingress_bytes[c] > self.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, self.cfg.buffer)) {
+        if !inp.pausing[c] && inp.class[c].ingress_bytes > self.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, self.cfg.buffer)) {
             inp.pausing[c] = true;
             self.send_pfc(in_port, c, true);
         }
         if mark_at_enqueue {
             let out = &self.fabric.ports[egress.idx()];
-            let queued = (out.class_bytes[c], out.queues[c].len() as u64);
+            let queued = (out.class[c].bytes, out.class[c].queue.len() as u64);
             self.mark(s, egress, i, queued);
         }
         self.enqueue(egress, c, i);
@@ -231,7 +231,7 @@ impl Network {
         if out.red[c].mark(q, red, || sw.rng.random::<f64>()) {
             pkt.ecn = true;
             sw.marks += 1;
-            out.stats[c].ecn_marks += 1;
+            out.class[c].stats.ecn_marks += 1;
         }
     }
 
@@ -248,17 +248,17 @@ impl Network {
         }
         let out = &self.fabric.ports[port.idx()];
         if out.queue_checks & QUEUE_MARK_DEQUEUE != 0 {
-            let packets = out.queues[c].len() as u64 + 1;
+            let packets = out.class[c].queue.len() as u64 + 1;
             self.mark(s, port, i, (queued, packets));
         }
         let in_port = pkt.in_port.expect("a packet queued at a switch came in through a port");
         let inp = &mut self.fabric.ports[in_port.idx()];
-        inp.ingress_bytes[c] -= w;
+        inp.class[c].ingress_bytes -= w;
         if pkt.in_headroom {
-            inp.headroom_used[c] -= w;
+            inp.class[c].headroom_used -= w;
         }
         let sw = &self.fabric.switches[s.idx()];
-        if inp.pausing[c] && inp.ingress_bytes[c] <= self.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, self.cfg.buffer).saturating_sub(self.cfg.pfc_resume_offset)) {
+        if inp.pausing[c] && inp.class[c].ingress_bytes <= self.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, self.cfg.buffer).saturating_sub(self.cfg.pfc_resume_offset)) {
             inp.pausing[c] = false;
             self.send_pfc(in_port, c, false);
         }
@@ -273,10 +273,10 @@ impl Network {
 fn admits(port: &Port, c: usize, w: u64, params: &QueueParams, free: u64) -> bool {
     let within_limit = match params.limit {
         None => true,
-        Some(QueueLen::Packets(n)) => (port.queues[c].len() as u64).saturating_sub(params.device_queue) < n,
-        Some(QueueLen::Bytes(b)) => port.class_bytes[c] + w <= b,
+        Some(QueueLen::Packets(n)) => (port.class[c].queue.len() as u64).saturating_sub(params.device_queue) < n,
+        Some(QueueLen::Bytes(b)) => port.class[c].bytes + w <= b,
     };
-    within_limit && params.alpha.is_none_or(|a| (port.class_bytes[c] + w) as f64 <= a * free as f64)
+    within_limit && params.alpha.is_none_or(|a| (port.class[c].bytes + w) as f64 <= a * free as f64)
 }
 
 #[cfg(test)]
