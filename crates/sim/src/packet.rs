@@ -76,7 +76,9 @@ pub struct Packet {
     /// Application bytes carried (0 for ACKs and PFC frames).
     pub payload_bytes: u32,
     /// Ingress port at the switch currently holding the packet (PFC accounting).
-    pub in_port: Option<PortId>,
+    pub in_port: PortId,
+    /// The packet behind it in the queue it waits in (`PacketQueue`).
+    pub(crate) next: PktId,
     /// The switch holds the packet in its ingress's PFC headroom, not the shared buffer.
     pub in_headroom: bool,
     /// Data: the packet's sequence number (packets, from 0; the message transport's PSN). Ack
@@ -120,13 +122,71 @@ impl Packet {
             hash: 0,
             wire_bytes,
             payload_bytes: 0,
-            in_port: None,
+            in_port: PortId(u32::MAX),
+            next: PktId(u32::MAX),
             in_headroom: false,
             seq: 0,
             sack: [0, 0],
             t_send: Time::ZERO,
             remote_queuing_ns: 0,
         }
+    }
+}
+
+/// A FIFO of packets linked through the packets themselves: a push writes the new packet and
+/// the one before it (both recently touched), a pop reads the packet it returns. A queue kept
+/// in an array of its own would cost a cache miss on that array at every push and pop once a
+/// fabric's queues no longer fit in the cache.
+#[derive(Copy, Clone, Debug)]
+pub struct PacketQueue {
+    head: PktId,
+    tail: PktId,
+    len: u32,
+}
+
+impl Default for PacketQueue {
+    fn default() -> Self {
+        PacketQueue { head: PktId(u32::MAX), tail: PktId(u32::MAX), len: 0 }
+    }
+}
+
+impl PacketQueue {
+    #[inline]
+    pub fn push_back(&mut self, pkts: &mut Slab, i: PktId) {
+        pkts.get_mut(i).next = PktId(u32::MAX);
+        if self.len == 0 {
+            self.head = i;
+        } else {
+            pkts.get_mut(self.tail).next = i;
+        }
+        self.tail = i;
+        self.len += 1;
+    }
+
+    /// Takes the head packet; the one behind it, now the head, is fetched into the cache (it
+    /// leaves one serialization later).
+    #[inline]
+    pub fn pop_front(&mut self, pkts: &Slab) -> Option<PktId> {
+        if self.len == 0 {
+            return None;
+        }
+        let i = self.head;
+        self.head = pkts.get(i).next;
+        self.len -= 1;
+        if self.len > 0 {
+            crate::engine::prefetch(pkts.get(self.head));
+        }
+        Some(i)
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 

@@ -3,7 +3,7 @@
 //! a switch holds that arrived through it, per class, for PFC).
 
 use crate::ids::{PktId, PortId, SwitchId};
-use crate::packet::{Packet, PacketKind};
+use crate::packet::{Packet, PacketKind, PacketQueue};
 use crate::network::Network;
 use crate::engine::EventKind;
 use crate::scenario::MarkAt;
@@ -80,7 +80,7 @@ pub struct Port {
 #[repr(C, align(64))]
 #[derive(Default)]
 pub struct ClassQueue {
-    pub queue: VecDeque<PktId>,
+    pub queue: PacketQueue,
     /// Bytes queued.
     pub bytes: u64,
     /// Host ports: wire bytes of the segments the NIC holds and has not yet cut into packets
@@ -309,7 +309,7 @@ impl Network {
                 if self.fabric.ports[p.idx()].paused[c] {
                     continue;
                 }
-                if let Some(i) = self.fabric.ports[p.idx()].class[c].queue.pop_front() {
+                if let Some(i) = self.fabric.ports[p.idx()].class[c].queue.pop_front(&self.pkts) {
                     next = Some(self.dequeued(p, c, i));
                     break;
                 }
@@ -375,7 +375,7 @@ impl Network {
         self.queue_changes(p);
         let w = self.pkts.get(i).wire_bytes as u64;
         let port = &mut self.fabric.ports[p.idx()];
-        port.class[c].queue.push_back(i);
+        port.class[c].queue.push_back(&mut self.pkts, i);
         port.class[c].bytes += w;
         port.queue_bytes += w;
         port.occupancy_changed(c, self.now, w as i64);

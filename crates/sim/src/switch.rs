@@ -196,7 +196,7 @@ impl Network {
         let mark_at_enqueue = out.queue_checks & QUEUE_MARK_ENQUEUE != 0;
         sw.used += w;
         let p = self.pkts.get_mut(i);
-        p.in_port = Some(in_port);
+        p.in_port = in_port;
         p.in_headroom = headroom;
         p.hops = p.hops.saturating_add(1);
         let inp = &mut self.fabric.ports[in_port.idx()];
@@ -251,7 +251,7 @@ impl Network {
             let packets = out.class[c].queue.len() as u64 + 1;
             self.mark(s, port, i, (queued, packets));
         }
-        let in_port = pkt.in_port.expect("a packet queued at a switch came in through a port");
+        let in_port = pkt.in_port;
         let inp = &mut self.fabric.ports[in_port.idx()];
         inp.class[c].ingress_bytes -= w;
         if pkt.in_headroom {
