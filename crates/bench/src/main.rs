@@ -31,6 +31,9 @@ enum Cmd {
         /// Simulated time to run instead of the scenario's (e.g. 10ms).
         #[arg(long)]
         duration: Option<Time>,
+        /// Set a scenario key first, KEY=VALUE with VALUE in TOML (`--set topology.k=16`).
+        #[arg(long, value_parser = parse_set)]
+        set: Vec<(String, toml::Value)>,
     },
     /// Run a benchmark suite, check its targets on the medians and write the results.
     Suite {
@@ -61,8 +64,19 @@ struct Bench {
     scenario: PathBuf,
     /// Simulated time instead of the scenario's.
     duration: Option<Time>,
+    /// Run the benchmark at each value of one scenario key (`[bench.scale]`), to see how the
+    /// cost per packet grows with the network.
+    scale: Option<Scale>,
     #[serde(default)]
     targets: Targets,
+}
+
+/// One scenario key and the values a scaling benchmark runs it at, smallest network first.
+#[derive(Deserialize, Serialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct Scale {
+    key: String,
+    values: Vec<toml::Value>,
 }
 
 #[derive(Deserialize, Serialize, Clone, Default)]
@@ -80,6 +94,10 @@ struct Targets {
     /// Also run at twice the duration: the peak RSS may grow by at most this fraction (memory
     /// bounded by the network, not the run length).
     max_rss_growth_when_doubled: Option<f64>,
+    /// Scaling benchmarks: data packets/s at the last value at least this fraction of the
+    /// first's (a flat cost per packet is 1), and the peak RSS at the last value below this.
+    min_packet_rate_ratio_largest_to_smallest: Option<f64>,
+    max_peak_rss_mb_at_largest: Option<f64>,
 }
 
 /// What one run measured.
@@ -117,8 +135,15 @@ fn peak_rss_mb() -> Result<f64, String> {
     Ok(kb * 1024.0 / 1e6)
 }
 
-fn run_once(path: &Path, duration: Option<Time>) -> Result<Figures, String> {
-    let mut s = rttlab_sim::Scenario::from_toml_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// `KEY=VALUE` of `--set`, the value read as TOML (a bare word is a string).
+fn parse_set(arg: &str) -> Result<(String, toml::Value), String> {
+    let (key, value) = arg.split_once('=').ok_or(format!("{arg:?}: expected KEY=VALUE, e.g. topology.k=16"))?;
+    let value = toml::from_str::<toml::Table>(&format!("v = {value}")).ok().and_then(|mut t| t.remove("v")).unwrap_or_else(|| toml::Value::String(value.to_string()));
+    Ok((key.trim().to_string(), value))
+}
+
+fn run_once(path: &Path, duration: Option<Time>, set: &[(String, toml::Value)]) -> Result<Figures, String> {
+    let mut s = rttlab_sim::Scenario::from_toml_file_with(path, set).map_err(|e| format!("{}: {e}", path.display()))?;
     s.measure.queue_trace = false;
     s.measure.timeseries_interval = None;
     if let Some(d) = duration {
@@ -151,12 +176,15 @@ fn run_once(path: &Path, duration: Option<Time>) -> Result<Figures, String> {
 }
 
 /// Runs `rttlab-bench run` in a child process and reads its figures.
-fn run_child(scenario: &Path, duration: Option<Time>) -> Result<Figures, String> {
+fn run_child(scenario: &Path, duration: Option<Time>, set: Option<(&str, &toml::Value)>) -> Result<Figures, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut cmd = Command::new(exe);
     cmd.arg("run").arg(scenario);
     if let Some(d) = duration {
         cmd.arg("--duration").arg(d.to_string());
+    }
+    if let Some((key, value)) = set {
+        cmd.arg("--set").arg(format!("{key}={value}"));
     }
     let out = cmd.output().map_err(|e| format!("cannot start a run: {e}"))?;
     if !out.status.success() {
@@ -214,6 +242,17 @@ fn checks(t: &Targets, m: &Figures, doubled: Option<&Figures>) -> Vec<Value> {
     c
 }
 
+/// Prints a line per check; true if every one holds.
+fn report_checks(name: &str, checks: &[Value]) -> bool {
+    let mut all = true;
+    for c in checks {
+        let holds = c["holds"].as_bool() == Some(true);
+        all &= holds;
+        eprintln!("  {} {name}: {} ({})", if holds { "✔" } else { "✘ MISSED" }, c["target"].as_str().unwrap_or(""), c["value"]);
+    }
+    all
+}
+
 fn git_revision(dir: &Path) -> Value {
     let git = |args: &[&str]| {
         Command::new("git").args(args).current_dir(dir).output().ok().filter(|o| o.status.success()).map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
@@ -246,35 +285,54 @@ fn suite(path: &Path, out: &Path, repeat: Option<usize>) -> Result<bool, String>
     let mut all_hold = true;
     for b in &suite.bench {
         let scenario = root.join(&b.scenario);
-        let runs = (0..repeat)
-            .map(|i| {
-                eprintln!("{}: run {}/{repeat}", b.name, i + 1);
-                run_child(&scenario, b.duration)
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("{}: {e}", b.name))?;
+        let runs_at = |set: Option<(&str, &toml::Value)>, duration: Option<Time>| {
+            (0..repeat)
+                .map(|i| {
+                    let at = set.map(|(k, v)| format!(" at {k} = {v}")).unwrap_or_default();
+                    eprintln!("{}: run {}/{repeat}{at}", b.name, i + 1);
+                    run_child(&scenario, duration, set)
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("{}: {e}", b.name))
+        };
+        if let Some(scale) = &b.scale {
+            let (first, last) = match (scale.values.first(), scale.values.last()) {
+                (Some(f), Some(l)) if scale.values.len() >= 2 => (f, l),
+                _ => return Err(format!("{}: scale.values needs at least two values", b.name)),
+            };
+            let mut points = Vec::new();
+            for v in &scale.values {
+                let runs = runs_at(Some((&scale.key, v)), b.duration)?;
+                let m = median(&runs);
+                eprintln!("  {} at {} = {v}: {:.0} k data packets/s, {:.1} M events/s, {:.1} MB peak RSS", b.name, scale.key, m.data_packets_per_s / 1e3, m.events_per_s / 1e6, m.peak_rss_mb);
+                points.push(json!({ "value": v, "median": m, "runs": runs }));
+            }
+            let rate = |p: &Value| p["median"]["data_packets_per_s"].as_f64().unwrap_or(0.0);
+            let (small, large) = (&points[0], &points[points.len() - 1]);
+            let mut checks = Vec::new();
+            if let Some(min) = b.targets.min_packet_rate_ratio_largest_to_smallest {
+                let ratio = rate(large) / rate(small);
+                checks.push(check(format!("data packets/s at {} = {last} at least {min:.3} of {first}'s", scale.key), json!(ratio), ratio >= min));
+            }
+            if let Some(max) = b.targets.max_peak_rss_mb_at_largest {
+                let rss = large["median"]["peak_rss_mb"].as_f64().unwrap_or(f64::INFINITY);
+                checks.push(check(format!("peak_rss_mb at {} = {last} < {max}", scale.key), json!(rss), rss < max));
+            }
+            all_hold &= report_checks(&b.name, &checks);
+            results.push(json!({ "name": b.name, "scenario": b.scenario, "duration": b.duration.map(|d| d.to_string()), "scale": scale, "targets": b.targets, "points": points, "checks": checks }));
+            continue;
+        }
+        let runs = runs_at(None, b.duration)?;
         let m = median(&runs);
         let doubled = match b.targets.max_rss_growth_when_doubled {
             Some(_) => {
                 let d = b.duration.ok_or(format!("{}: max_rss_growth_when_doubled needs a duration to double", b.name))?;
-                let twice = Time(d.ps() * 2);
-                let runs = (0..repeat)
-                    .map(|i| {
-                        eprintln!("{}: run {}/{repeat} at {twice}", b.name, i + 1);
-                        run_child(&scenario, Some(twice))
-                    })
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| format!("{}: {e}", b.name))?;
-                Some(median(&runs))
+                Some(median(&runs_at(None, Some(Time(d.ps() * 2)))?))
             }
             None => None,
         };
         let checks = checks(&b.targets, &m, doubled.as_ref());
-        for c in &checks {
-            let holds = c["holds"].as_bool() == Some(true);
-            all_hold &= holds;
-            eprintln!("  {} {}: {} ({})", if holds { "✔" } else { "✘ MISSED" }, b.name, c["target"].as_str().unwrap_or(""), c["value"]);
-        }
+        all_hold &= report_checks(&b.name, &checks);
         eprintln!(
             "  {}: {:.2} s wall, {:.1} M events/s, {:.0} k data packets/s, {:.3} sim-s/wall-s, {:.1} MB peak RSS",
             b.name,
@@ -314,7 +372,7 @@ fn suite(path: &Path, out: &Path, repeat: Option<usize>) -> Result<bool, String>
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
-        Cmd::Run { scenario, duration } => run_once(&scenario, duration).map(|f| {
+        Cmd::Run { scenario, duration, set } => run_once(&scenario, duration, &set).map(|f| {
             println!("{}", serde_json::to_string_pretty(&f).expect("json"));
             true
         }),

@@ -102,8 +102,24 @@ impl Scenario {
     /// Reads a TOML scenario file; a relative `topology.file` is taken from the file's
     /// directory (as the Python front end does).
     pub fn from_toml_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
+        Self::from_toml_file_with(path, &[])
+    }
+
+    /// [`Scenario::from_toml_file`] with dotted keys set to values first (`topology.k`, 16),
+    /// as `rttlab run --set` does.
+    pub fn from_toml_file_with(path: &std::path::Path, set: &[(String, toml::Value)]) -> Result<Scenario, ScenarioError> {
         let text = std::fs::read_to_string(path).map_err(|e| invalid("scenario", path.display(), format!("cannot be read: {e}")))?;
         let mut table: toml::Table = toml::from_str(&text).map_err(|e| ScenarioError::Syntax { format: "TOML", message: e.to_string() })?;
+        for (key, value) in set {
+            let mut parts: Vec<&str> = key.split('.').collect();
+            let last = parts.pop().filter(|l| !l.is_empty()).ok_or_else(|| invalid(key.as_str(), value, "a dotted key such as topology.k"))?;
+            let mut at = &mut table;
+            for part in parts {
+                let next = at.entry(part).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+                at = next.as_table_mut().ok_or_else(|| invalid(key.as_str(), value, format!("a key under a table, and `{part}` is not one")))?;
+            }
+            at.insert(last.to_string(), value.clone());
+        }
         if let Some(toml::Value::String(file)) = table.get_mut("topology").and_then(|t| t.get_mut("file")) {
             if let Some(dir) = path.parent().filter(|_| std::path::Path::new(file.as_str()).is_relative()) {
                 *file = dir.join(&*file).display().to_string();
