@@ -2,19 +2,13 @@
 //! that moves its data (`transport::message` or `transport::window`); how connections open,
 //! finish and, for workload flows, give their slot back.
 
-use crate::ids::PktId;
-use crate::engine::{rng_stream, splitmix64, Rng, Stream};
-use crate::network::Network;
-use crate::packet::Packet;
-use crate::routing::five_tuple_hash;
-use crate::scenario::{CcConfig, TransportConfig};
+use crate::engine::Rng;
 use crate::transport::message::{App, MessageTx};
 use crate::transport::onoff::OnOff;
 use crate::transport::window::WindowTx;
 use rand::Rng as _;
 use crate::packet::IntStack;
-use rttlab_cc::hpcc::BaseRtt;
-use rttlab_cc::{Dcqcn, Dctcp, Fast, Hpcc, LineRate, Metrics, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
+use rttlab_cc::{Metrics, Rate, Time};
 use std::collections::VecDeque;
 
 pub struct Flow {
@@ -179,15 +173,15 @@ pub struct FlowSpec {
 
 impl FlowSpec {
     /// Payload of a full packet: the MSS, or the write size when smaller.
-    fn packet_bytes(&self, mss: u64) -> u64 {
+    pub(crate) fn packet_bytes(&self, mss: u64) -> u64 {
         self.write.map_or(mss, |w| w.min(mss))
     }
 }
 
 /// First well-known destination port of the 5-tuple: RoCEv2's UDP port for the message
 /// transport, an arbitrary server port for the window transport.
-const ROCEV2_PORT: u16 = 4791;
-const TCP_PORT: u16 = 5001;
+pub(crate) const ROCEV2_PORT: u16 = 4791;
+pub(crate) const TCP_PORT: u16 = 5001;
 
 /// The FCT of `size` payload bytes sent alone at line rate over links `(rate, delay)` in
 /// order: MTU packets of `mss` payload plus `header`, store and forward at every hop, no
@@ -253,197 +247,20 @@ impl Flow {
     }
 }
 
-impl Network {
-    /// The transport and controller of a new connection, as the scenario says (validation
-    /// guarantees the controller fits the transport).
-    fn make_tx(&self, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec) -> Tx {
-        let mss = self.cfg.payload_per_packet as u64;
-        match &self.cfg.transport {
-            TransportConfig::Window(w) => {
-                let mss = spec.packet_bytes(mss);
-                let cc: Box<dyn WindowController> = match &self.cfg.cc {
-                    CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
-                    CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
-                    CcConfig::Vegas(p) => Box::new(Vegas::new(p.clone(), mss)),
-                    CcConfig::Swift(p) => Box::new(Swift::new(p.clone(), mss)),
-                    _ => unreachable!("validated: window controller"),
-                };
-                Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop, spec.onoff.take())))
-            }
-            TransportConfig::Message => {
-                let cc: Box<dyn RateController> = match &self.cfg.cc {
-                    CcConfig::None => Box::new(LineRate(line_rate)),
-                    CcConfig::Timely(p) => Box::new(Timely::new(p.clone(), line_rate)),
-                    CcConfig::PatchedTimely(p) => Box::new(PatchedTimely::new(p.clone(), line_rate)),
-                    CcConfig::Fast(p) => Box::new(Fast::new(p.clone(), line_rate)),
-                    CcConfig::Hpcc(p) => {
-                        let t = match p.base_rtt {
-                            BaseRtt::Max => self.cfg.max_base_rtt,
-                            BaseRtt::Path => base_rtt,
-                            BaseRtt::Fixed(t) => t,
-                        };
-                        Box::new(Hpcc::new(p.clone(), line_rate, t))
-                    }
-                    CcConfig::Dcqcn(p) => Box::new(Dcqcn::new(p.clone(), line_rate)),
-                    _ => unreachable!("validated: rate controller"),
-                };
-                Tx::Message(Box::new(MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop)))
-            }
-        }
-    }
 
-    /// Opens a connection in a free slot (or a new one) and returns its id. The 5-tuple's
-    /// source port is an ephemeral port (49152–65535) drawn from the seed and the connection's
-    /// serial number, so ECMP paths change with the seed.
-    pub(crate) fn open_flow(&mut self, mut spec: FlowSpec) -> u32 {
-        let serial = self.flows.opened;
-        self.flows.opened += 1;
-        let mut rng = rng_stream(self.cfg.seed, Stream::Flow(serial as u32));
-        spec.start += Time(rand::Rng::random_range(&mut rng, 0..=spec.start_jitter.ps()));
-        if let Some(app) = &mut spec.app {
-            app.next_message = spec.start;
-        }
-        if let Some(onoff) = &mut spec.onoff {
-            onoff.start = spec.start;
-        }
-        let sport = 49152 + (splitmix64(self.cfg.seed ^ serial ^ 0x5eed_f10f) % 16384) as u16;
-        let dport = if matches!(self.cfg.transport, TransportConfig::Window(_)) { TCP_PORT } else { ROCEV2_PORT };
-        let hash = [five_tuple_hash(self.cfg.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(self.cfg.seed, spec.dst, spec.src, dport, sport)];
-        let ideal = match spec.size {
-            Some(size) => {
-                let links: Vec<(Rate, Time)> =
-                    self.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (self.fabric.ports[p.idx()].rate, self.fabric.ports[p.idx()].delay)).collect();
-                ideal_fct(size, spec.packet_bytes(self.cfg.payload_per_packet as u64), self.cfg.header_bytes as u64, &links)
-            }
-            None => Time::ZERO,
-        };
-        let base_rtt = if self.cfg.int.is_some() { self.base_rtt(spec.src, spec.dst, hash) } else { Time::ZERO };
-        let line_rate = self.fabric.hosts[spec.src as usize].line_rate;
-        let tx = self.make_tx(line_rate, base_rtt, &mut spec);
-        if spec.start >= self.cfg.warmup {
-            self.measure.groups[spec.group as usize].flows_started += 1;
-        }
-        let flow = Flow {
-            src: spec.src,
-            dst: spec.dst,
-            class: spec.class,
-            start: spec.start,
-            stop: spec.stop,
-            hash,
-            group: spec.group,
-            ephemeral: spec.ephemeral,
-            open: true,
-            closing: false,
-            live: 0,
-            ideal,
-            base_rtt,
-            int_echo: None,
-            messages: None,
-            rng,
-            stats: FlowStats { size: spec.size, ..Default::default() },
-            tx,
-        };
-        match self.flows.free.pop() {
-            Some(f) => {
-                self.flows.slots[f as usize] = flow;
-                f
-            }
-            None => {
-                self.flows.slots.push(flow);
-                self.flows.slots.len() as u32 - 1
-            }
-        }
-    }
-
-    /// The sender of flow `f` has everything acknowledged: a workload flow gives its slot back
-    /// once none of its packets is left in the network.
-    pub(crate) fn sender_done(&mut self, f: u32) {
-        let flow = &mut self.flows.slots[f as usize];
-        flow.closing = flow.ephemeral.is_some();
-    }
-
-    /// Retires flow `f` if it is done and has no packet left: its counters join the totals and
-    /// its slot is reused. Stale timer events of the slot are harmless (`LazyTimer`).
-    pub(crate) fn maybe_retire(&mut self, f: u32) {
-        let flow = &mut self.flows.slots[f as usize];
-        if !(flow.closing && flow.live == 0 && flow.open) {
-            return;
-        }
-        flow.open = false;
-        flow.closing = false;
-        self.flows.retired.absorb(&flow.stats);
-        self.flows.retired_count += 1;
-        self.flows.free.push(f);
-    }
-
-    /// Allocates a data or ACK packet of its flow, counted alive until `free_packet`.
-    pub(crate) fn alloc_packet(&mut self, p: Packet) -> PktId {
-        self.flows.slots[p.flow as usize].live += 1;
-        self.measure.data_sent += (p.kind == crate::packet::PacketKind::Data) as u64;
-        self.pkts.alloc(p)
-    }
-
-    /// Frees data or ACK packet `i`.
-    pub(crate) fn free_packet(&mut self, i: PktId) {
-        let f = self.pkts.get(i).flow;
-        self.flows.slots[f as usize].live -= 1;
-        self.pkts.free(i);
-    }
-
-    /// Receiver side of either transport: `payload` new bytes of flow `f` arrived.
-    pub(crate) fn record_delivery(&mut self, f: u32, payload: u32, wire: u32) {
-        let now = self.now;
-        let flow = &mut self.flows.slots[f as usize];
-        let st = &mut flow.stats;
-        st.delivered_bytes += payload as u64;
-        if now >= self.cfg.warmup {
-            st.measured_bytes += payload as u64;
-            st.measured_wire_bytes += wire as u64;
-            self.measure.groups[flow.group as usize].delivered_bytes += payload as u64;
-        }
-        if st.size == Some(st.delivered_bytes) {
-            st.finish = Some(now);
-            if let Some(origin) = flow.ephemeral {
-                self.generators[origin.generator as usize].finished(origin.source);
-            } else if let Some(pending) = &mut self.flows.pending {
-                *pending -= 1;
-                if *pending == 0 {
-                    // The last connection is done: the run ends once the events of this instant
-                    // have happened (`Network::run` stops after `end`).
-                    self.cfg.end = now.max(self.cfg.warmup);
-                }
-            }
-            if flow.start >= self.cfg.warmup {
-                let (size, fct, ideal) = (st.delivered_bytes, now - flow.start, flow.ideal);
-                self.measure.groups[flow.group as usize].record_fct(&self.measure.fct_buckets, size, fct, ideal);
-                if let Some(r) = &mut self.measure.flow_records {
-                    r.push(crate::stats::FlowRecord { group: flow.group, src: flow.src, dst: flow.dst, size, start: flow.start, fct, ideal });
-                }
-            }
-        }
-        if flow.messages.as_ref().is_some_and(|m| m.queue.front().is_some_and(|m| m.end <= st.delivered_bytes)) {
-            self.messages_delivered(f);
-        }
-    }
-
-    /// Sender side of either transport: flow `f`'s measured RTT `rtt` as its stack sees it, with
-    /// `nic.rtt_noise` (uniform in [0, rtt_noise], from the sending host's stream) added — TIMELY
-    /// §6.1, Fig. 12.
-    pub(crate) fn noisy_rtt(&mut self, f: u32, rtt: Time) -> Time {
-        noisy(rtt, self.cfg.rtt_noise, &mut self.fabric.hosts[self.flows.slots[f as usize].src as usize].rng)
-    }
-
-    /// Sender side of either transport: an RTT sample of flow `f`, counted after the warm-up.
-    pub(crate) fn record_rtt(&mut self, f: u32, rtt: Time) {
-        let st = &mut self.flows.slots[f as usize].stats;
-        st.interval_rtt_sum += rtt.ps() as u128;
-        st.interval_rtt_samples += 1;
-        if self.now >= self.cfg.warmup {
-            st.rtt_sum += rtt.ps() as u128;
-            st.rtt_samples += 1;
-            self.measure.rtt_hist.record(crate::stats::ns(rtt)).expect("auto-resizing histogram");
-        }
-    }
+/// Connection slots: a retired workload flow's slot goes on `free` until reused, and its
+/// counters into `retired`.
+#[derive(Default)]
+pub(crate) struct FlowTable {
+    pub slots: Vec<Flow>,
+    pub free: Vec<u32>,
+    /// Connections opened so far (also the serial number of the next one's random stream).
+    pub opened: u64,
+    /// Counters of retired workload flows, and how many there were.
+    pub retired: FlowStats,
+    pub retired_count: u64,
+    /// `until = "flows_done"`: sized `[[flows]]` connections whose last byte has not arrived.
+    pub pending: Option<u64>,
 }
 
 /// `rtt` plus a uniform draw in [0, `noise`] from `rng` (none when `noise` is zero).

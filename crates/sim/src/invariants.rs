@@ -6,77 +6,75 @@ use crate::network::Network;
 use crate::ids::SwitchId;
 use crate::port::{Owner, MAX_CLASSES};
 
-impl Network {
-    /// Every invariant, or a description of the first one that fails:
-    /// - each connection's live packet count is the number of its data, ACK and NAK packets alive;
-    /// - no connection has more distinct payload delivered than it sent, nor a sized one more
-    ///   than its size;
-    /// - payload is conserved: sent = delivered + duplicate + in flight + dropped;
-    /// - each port has sent one PFC PAUSE more than RESUMEs for each class it is pausing, and
-    ///   as many otherwise (IEEE 802.1Qbb frames alternate per class);
-    /// - a switch's headroom in use is what its ports' headroom holds, each within its reserve;
-    /// - packets stay in order per class: a connection's packets take one path in one class, so
-    ///   with every queue and link on it FIFO, a message-transport receiver sees a gap (and
-    ///   NAKs) only after a drop.
-    pub fn check_invariants(&self) -> Result<(), String> {
-        let mut live = vec![0u32; self.flows.slots.len()];
-        for p in self.pkts.iter_live().filter(|p| p.kind.of_flow()) {
-            live[p.flow as usize] += 1;
-        }
-        for (f, flow) in self.flows.slots.iter().enumerate() {
-            if flow.live != live[f] {
-                return Err(format!("flow {f}: counts {} live packets, the slab holds {}", flow.live, live[f]));
-            }
-            let st = &flow.stats;
-            if st.delivered_bytes > st.tx_bytes || st.size.is_some_and(|size| st.delivered_bytes > size) {
-                return Err(format!("flow {f}: delivered {} bytes of {} sent (size {:?})", st.delivered_bytes, st.tx_bytes, st.size));
-            }
-        }
-        let s = self.summary();
-        if s.bytes_sent != s.bytes_delivered + s.bytes_duplicate + s.bytes_in_flight + s.bytes_dropped {
-            return Err(format!(
-                "payload not conserved: sent {} ≠ delivered {} + duplicate {} + in flight {} + dropped {}",
-                s.bytes_sent, s.bytes_delivered, s.bytes_duplicate, s.bytes_in_flight, s.bytes_dropped
-            ));
-        }
-        let c = self.counters();
-        if c.drops + c.host_drops == 0 && c.naks > 0 {
-            return Err(format!("{} NAKs without a drop: packets of a connection were reordered", c.naks));
-        }
-        let port_drops: u64 = self.fabric.ports.iter().flat_map(|p| p.classes()).map(|q| q.stats.drops).sum();
-        let port_marks: u64 = self.fabric.ports.iter().flat_map(|p| p.classes()).map(|q| q.stats.ecn_marks).sum();
-        if (port_drops, port_marks) != (c.drops, c.marks) {
-            return Err(format!("ports count {port_drops} drops and {port_marks} marks, switches {} and {}", c.drops, c.marks));
-        }
-        let flow_drops: u64 = self.all_stats().map(|s| s.drops).sum();
-        if flow_drops != c.data_drops {
-            return Err(format!("flows count {flow_drops} dropped data packets, the network {}", c.data_drops));
-        }
-        for h in &self.fabric.hosts {
-            let port = &self.fabric.ports[h.port.idx()];
-            for (c, q) in h.nic.iter().enumerate() {
-                let held: u64 = q.iter().map(|s| s.wire_left(self.cfg.payload_per_packet, self.cfg.header_bytes)).sum();
-                if held != port.class[c].nic_bytes {
-                    return Err(format!("host {}: its NIC holds {held} bytes of class {c}, its port counts {}", h.node, port.class[c].nic_bytes));
-                }
-            }
-        }
-        for (i, port) in self.fabric.ports.iter().enumerate() {
-            let pausing = (0..MAX_CLASSES).filter(|&c| port.pausing[c]).count() as u64;
-            let resumes: u64 = port.classes().iter().map(|q| q.stats.resumes_sent).sum();
-            if port.pauses_sent() != resumes + pausing {
-                return Err(format!("port {i}: {} PAUSEs, {resumes} RESUMEs, {pausing} classes paused", port.pauses_sent()));
-            }
-            if port.classes().iter().any(|q| q.headroom_used > port.pfc_headroom) {
-                return Err(format!("port {i}: headroom holds {:?}, its reserve is {}", port.classes().iter().map(|q| q.headroom_used).collect::<Vec<_>>(), port.pfc_headroom));
-            }
-        }
-        for sw in &self.fabric.switches {
-            let held: u64 = self.fabric.ports.iter().filter(|p| p.owner == Owner::Switch(SwitchId(sw.node - self.fabric.graph.hosts))).map(|p| p.classes().iter().map(|q| q.headroom_used).sum::<u64>()).sum();
-            if held != sw.headroom_used {
-                return Err(format!("switch {}: headroom in use {}, its ports hold {held}", sw.node, sw.headroom_used));
-            }
-        }
-        Ok(())
+/// Every invariant, or a description of the first one that fails:
+/// - each connection's live packet count is the number of its data, ACK and NAK packets alive;
+/// - no connection has more distinct payload delivered than it sent, nor a sized one more
+///   than its size;
+/// - payload is conserved: sent = delivered + duplicate + in flight + dropped;
+/// - each port has sent one PFC PAUSE more than RESUMEs for each class it is pausing, and
+///   as many otherwise (IEEE 802.1Qbb frames alternate per class);
+/// - a switch's headroom in use is what its ports' headroom holds, each within its reserve;
+/// - packets stay in order per class: a connection's packets take one path in one class, so
+///   with every queue and link on it FIFO, a message-transport receiver sees a gap (and
+///   NAKs) only after a drop.
+pub(crate) fn check(net: &Network) -> Result<(), String> {
+    let mut live = vec![0u32; net.hosts.flows.slots.len()];
+    for p in net.cx.pkts.iter_live().filter(|p| p.kind.of_flow()) {
+        live[p.flow as usize] += 1;
     }
+    for (f, flow) in net.hosts.flows.slots.iter().enumerate() {
+        if flow.live != live[f] {
+            return Err(format!("flow {f}: counts {} live packets, the slab holds {}", flow.live, live[f]));
+        }
+        let st = &flow.stats;
+        if st.delivered_bytes > st.tx_bytes || st.size.is_some_and(|size| st.delivered_bytes > size) {
+            return Err(format!("flow {f}: delivered {} bytes of {} sent (size {:?})", st.delivered_bytes, st.tx_bytes, st.size));
+        }
+    }
+    let s = net.summary();
+    if s.bytes_sent != s.bytes_delivered + s.bytes_duplicate + s.bytes_in_flight + s.bytes_dropped {
+        return Err(format!(
+            "payload not conserved: sent {} ≠ delivered {} + duplicate {} + in flight {} + dropped {}",
+            s.bytes_sent, s.bytes_delivered, s.bytes_duplicate, s.bytes_in_flight, s.bytes_dropped
+        ));
+    }
+    let c = net.counters();
+    if c.drops + c.host_drops == 0 && c.naks > 0 {
+        return Err(format!("{} NAKs without a drop: packets of a connection were reordered", c.naks));
+    }
+    let port_drops: u64 = net.fabric.ports.iter().flat_map(|p| p.classes()).map(|q| q.stats.drops).sum();
+    let port_marks: u64 = net.fabric.ports.iter().flat_map(|p| p.classes()).map(|q| q.stats.ecn_marks).sum();
+    if (port_drops, port_marks) != (c.drops, c.marks) {
+        return Err(format!("ports count {port_drops} drops and {port_marks} marks, switches {} and {}", c.drops, c.marks));
+    }
+    let flow_drops: u64 = net.all_stats().map(|s| s.drops).sum();
+    if flow_drops != c.data_drops {
+        return Err(format!("flows count {flow_drops} dropped data packets, the network {}", c.data_drops));
+    }
+    for h in &net.hosts.nodes {
+        let port = &net.fabric.ports[h.port.idx()];
+        for (c, q) in h.nic.iter().enumerate() {
+            let held: u64 = q.iter().map(|s| s.wire_left(net.cx.cfg.payload_per_packet, net.cx.cfg.header_bytes)).sum();
+            if held != port.class[c].nic_bytes {
+                return Err(format!("host {}: its NIC holds {held} bytes of class {c}, its port counts {}", h.node, port.class[c].nic_bytes));
+            }
+        }
+    }
+    for (i, port) in net.fabric.ports.iter().enumerate() {
+        let pausing = (0..MAX_CLASSES).filter(|&c| port.pausing[c]).count() as u64;
+        let resumes: u64 = port.classes().iter().map(|q| q.stats.resumes_sent).sum();
+        if port.pauses_sent() != resumes + pausing {
+            return Err(format!("port {i}: {} PAUSEs, {resumes} RESUMEs, {pausing} classes paused", port.pauses_sent()));
+        }
+        if port.classes().iter().any(|q| q.headroom_used > port.pfc_headroom) {
+            return Err(format!("port {i}: headroom holds {:?}, its reserve is {}", port.classes().iter().map(|q| q.headroom_used).collect::<Vec<_>>(), port.pfc_headroom));
+        }
+    }
+    for sw in &net.fabric.switches {
+        let held: u64 = net.fabric.ports.iter().filter(|p| p.owner == Owner::Switch(SwitchId(sw.node - net.fabric.graph.hosts))).map(|p| p.classes().iter().map(|q| q.headroom_used).sum::<u64>()).sum();
+        if held != sw.headroom_used {
+            return Err(format!("switch {}: headroom in use {}, its ports hold {held}", sw.node, sw.headroom_used));
+        }
+    }
+    Ok(())
 }

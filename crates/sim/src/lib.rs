@@ -1,22 +1,26 @@
 //! rttlab's simulator: a deterministic packet-level model of NICs and switch fabrics driven by
 //! the congestion controllers of `rttlab-cc`.
 //!
-//! Layout (docs/architecture.md): `engine` (event queue, timers, random streams), `packet`
-//! (slab), `port` (links and egress queues), `switch` (buffer, ECN, PFC), `nic` (hosts and the
-//! segmenter), `flow` (connections and their counters), `transport::message` (TIMELY's paced
-//! messages, hardware ACKs, RTT samples), `transport::window` (TCP-like stack with loss
-//! recovery), `topology` (graphs and routes), `scenario` (the TOML schema), `stats`, `output`.
+//! Layout (docs/architecture.md): the network is three parts that own their state — the
+//! fabric (`fabric`: `port`s and `switch`es, routes), the hosts (`host`: NICs, connections,
+//! applications) and the run's context (`ctx`: clock and `engine`'s event queue, `packet`s,
+//! `measure`ments) — and `network`'s event loop hands each event to its part. The transports
+//! (`transport::message`, TIMELY's paced messages; `transport::window`, a TCP-like stack) are
+//! state machines the hosts drive; `topology` (graphs), `routing`, `scenario` (the TOML
+//! schema), `workload` (generators), `stats`, `output`.
 
 use std::ops::ControlFlow;
 
-pub mod endpoint;
 pub mod capture;
+mod ctx;
 pub mod engine;
+mod fabric;
 pub mod flow;
+pub mod host;
 pub mod ids;
 pub mod invariants;
+pub mod measure;
 pub mod network;
-pub mod nic;
 pub mod output;
 pub mod packet;
 pub mod port;
@@ -25,7 +29,6 @@ pub mod scenario;
 pub mod stats;
 pub mod switch;
 pub mod table;
-mod telemetry;
 pub mod topology;
 pub mod transport;
 pub mod workload;

@@ -115,380 +115,376 @@ fn us(t: Time) -> f64 {
     t.as_us()
 }
 
-impl Network {
-    pub fn summary(&self) -> Summary {
-        let measured = self.cfg.end - self.cfg.warmup;
-        let secs = measured.as_secs();
-        let measured_bytes: u64 = self.all_stats().map(|s| s.measured_bytes).sum();
-        let measured_wire: u64 = self.all_stats().map(|s| s.measured_wire_bytes).sum();
-        let h = &self.measure.rtt_hist;
-        let rtt_samples: u64 = self.all_stats().map(|s| s.rtt_samples).sum();
-        let rtt_sum: u128 = self.all_stats().map(|s| s.rtt_sum).sum();
-        let q = |quantile: f64| (rtt_samples > 0).then(|| h.value_at_quantile(quantile) as f64 / 1e3);
-        let goodputs: Vec<f64> = self.flows.slots.iter().filter(|f| f.listed()).map(|f| f.stats.measured_bytes as f64).collect();
-        let rpcs = self.rpc_latencies();
-        let rpc = merged(rpcs.iter().map(|g| &g.0));
-        let ping = merged(self.measure.groups.iter().map(|g| &g.ping_rtt));
-        let slowdown = merged(self.measure.groups.iter().map(|g| g.slowdown.last().expect("an all-sizes bucket")));
-        let qs = self.measure.samplers.first().filter(|s| !s.hist.is_empty()).map(|s| &s.hist);
-        let (c, w) = (self.counters(), self.measure.at_warmup);
-        Summary {
-            measured_s: secs,
-            throughput_gbps: measured_wire as f64 * 8.0 / secs / 1e9,
-            goodput_gbps: measured_bytes as f64 * 8.0 / secs / 1e9,
-            rtt_samples,
-            rtt_avg_us: (rtt_samples > 0).then(|| rtt_sum as f64 / rtt_samples as f64 / 1e6),
-            rtt_min_us: (rtt_samples > 0).then(|| h.min() as f64 / 1e3),
-            rtt_p50_us: q(0.5),
-            rtt_p90_us: q(0.9),
-            rtt_p99_us: q(0.99),
-            rtt_p999_us: q(0.999),
-            rtt_max_us: (rtt_samples > 0).then(|| h.max() as f64 / 1e3),
-            jain: jain(&goodputs),
-            pauses: c.pauses - w.pauses,
-            paused_us: us(c.paused - w.paused),
-            drops: c.drops - w.drops,
-            host_drops: c.host_drops - w.host_drops,
-            loss_rate: (c.data_sent > w.data_sent).then(|| (c.data_drops - w.data_drops) as f64 / (c.data_sent - w.data_sent) as f64),
-            ecn_marks: c.marks - w.marks,
-            retransmits: c.retransmits - w.retransmits,
-            timeouts: c.timeouts - w.timeouts,
-            naks: c.naks - w.naks,
-            bytes_sent: self.all_stats().map(|s| s.tx_bytes).sum(),
-            bytes_delivered: self.all_stats().map(|s| s.delivered_bytes).sum(),
-            bytes_in_flight: self.payload_in_flight(),
-            bytes_dropped: self.fabric.switches.iter().map(|s| s.dropped_payload).sum::<u64>() + self.fabric.hosts.iter().map(|h| h.rx_dropped_payload).sum::<u64>(),
-            bytes_duplicate: self.all_stats().map(|s| s.duplicate_bytes).sum(),
-            flows: self.flows.opened,
-            flows_finished: self.flows.slots.iter().filter(|f| f.open && f.stats.finish.is_some()).count() as u64 + self.flows.retired_count,
-            queue_avg_kb: qs.map(|h| h.mean() / 1e3),
-            queue_p99_kb: qs.map(|h| h.value_at_quantile(0.99) as f64 / 1e3),
-            queue_max_kb: qs.map(|h| h.max() as f64 / 1e3),
-            rpcs_completed: self.measure.groups.iter().map(|g| g.rpcs_completed).sum(),
-            rpcs_censored: rpcs.iter().map(|g| g.2).sum(),
-            rpc_p50_us: quantile(&rpc, 0.5, 1e3),
-            rpc_p99_us: quantile(&rpc, 0.99, 1e3),
-            ping_samples: ping.len(),
-            ping_p50_us: quantile(&ping, 0.5, 1e3),
-            ping_p99_us: quantile(&ping, 0.99, 1e3),
-            fct_flows: slowdown.len(),
-            slowdown_p50: quantile(&slowdown, 0.5, 1e3),
-            slowdown_p95: quantile(&slowdown, 0.95, 1e3),
-            slowdown_p99: quantile(&slowdown, 0.99, 1e3),
-            inflight_avg_bytes: {
-                let open = self.flows.slots.iter().filter(|f| f.open).filter_map(|f| self.inflight_area(f)).reduce(|a, b| a + b);
-                let retired = Some(self.flows.retired.inflight_area).filter(|&a| a > 0);
-                open.or(retired).map(|_| (open.unwrap_or(0) + self.flows.retired.inflight_area) as f64 / 1e12 / secs)
-            },
-            refused: self.measure.groups.iter().map(|g| g.rpcs_refused + g.flows_refused + g.pings_refused).sum(),
-            flows_at_min_rate: {
-                let at: Vec<bool> = self.flows.slots.iter().filter(|f| f.listed()).filter_map(|f| f.cc_metrics().at_min_rate).collect();
-                (!at.is_empty()).then(|| at.iter().filter(|&&b| b).count() as u64)
-            },
-        }
-    }
-
-    /// Column tables: `flows` (connections; not workload flows, which `fct` summarises),
-    /// `rtt` (the RTT distribution), `queue_stats`, `queues` (samples, when traced), `ports`,
-    /// `timeseries`, `groups` (per traffic group), `fct` (per group and size bucket),
-    /// `flow_records` (when asked).
-    pub fn tables(&self) -> Tables {
-        let (queue_stats, queues) = self.queue_tables();
-        vec![
-            ("groups", self.groups_table()),
-            ("fct", self.fct_table()),
-            ("flow_records", self.flow_records_table()),
-            ("flows", self.flows_table()),
-            ("rtt", self.rtt_table()),
-            ("queue_stats", queue_stats),
-            ("queues", queues),
-            ("ports", self.ports_table()),
-            ("pfc", self.pfc_table()),
-            ("timeseries", self.timeseries_table()),
-        ]
-    }
-
-    /// A message flow's in-flight integral (byte·ps) from the warm-up to the end; `None` for
-    /// a window flow.
-    fn inflight_area(&self, f: &crate::flow::Flow) -> Option<u128> {
-        let crate::flow::Tx::Message(m) = &f.tx else { return None };
-        let since = f.stats.inflight_since.max(self.cfg.warmup);
-        Some(f.stats.inflight_area + m.outstanding_bytes() as u128 * (self.cfg.end.ps().saturating_sub(since.ps())) as u128)
-    }
-
-    /// Seconds measured (after the warm-up), the denominator of every rate.
-    /// Per traffic group: the RPC latency distribution with the RPCs still open at the end
-    /// counted at their age (right-censored: their latency is at least that), the sum of all
-    /// those latencies, and how many were open. RPCs issued before the warm-up are left out.
-    fn rpc_latencies(&self) -> Vec<(Histogram<u64>, Time, u64)> {
-        let mut out: Vec<(Histogram<u64>, Time, u64)> = self.measure.groups.iter().map(|g| (g.rpc_latency.clone(), g.rpc_latency_sum, 0)).collect();
-        for f in self.flows.slots.iter().filter(|f| f.open) {
-            let Some(msgs) = &f.messages else { continue };
-            for m in msgs.queue.iter().filter(|m| m.issued >= self.cfg.warmup) {
-                let age = self.now - m.issued;
-                let g = &mut out[f.group as usize];
-                g.0.record(age.ps() / 1000).expect("auto-resizing histogram");
-                g.1 += age;
-                g.2 += 1;
-            }
-        }
-        out
-    }
-
-    fn measured_s(&self) -> f64 {
-        (self.cfg.end - self.cfg.warmup).as_secs()
-    }
-
-    /// One row per listed connection.
-    fn flows_table(&self) -> Table {
-        let secs = self.measured_s();
-        let ids: Vec<usize> = (0..self.flows.slots.len()).filter(|&i| self.flows.slots[i].listed()).collect();
-        let f: Vec<&crate::flow::Flow> = ids.iter().map(|&i| &self.flows.slots[i]).collect();
-        let m: Vec<rttlab_cc::Metrics> = f.iter().map(|x| x.cc_metrics()).collect();
-        Table::default()
-            .col("flow", ids)
-            .col("group", f.iter().map(|x| x.group).collect::<Vec<_>>())
-            .col("src", f.iter().map(|x| x.src).collect::<Vec<_>>())
-            .col("dst", f.iter().map(|x| x.dst).collect::<Vec<_>>())
-            .col("class", f.iter().map(|x| x.class).collect::<Vec<_>>())
-            .col("start_us", f.iter().map(|x| us(x.start)).collect::<Vec<_>>())
-            .col("stop_us", f.iter().map(|x| (x.stop < Time::MAX).then(|| us(x.stop))).collect::<Vec<_>>())
-            .col("bytes_sent", f.iter().map(|x| x.stats.tx_bytes).collect::<Vec<_>>())
-            .col("bytes_delivered", f.iter().map(|x| x.stats.delivered_bytes).collect::<Vec<_>>())
-            .col("goodput_gbps", f.iter().map(|x| x.stats.measured_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>())
-            .col("rtt_samples", f.iter().map(|x| x.stats.rtt_samples).collect::<Vec<_>>())
-            .col("rtt_avg_us", f.iter().map(|x| (x.stats.rtt_samples > 0).then(|| x.stats.rtt_sum as f64 / x.stats.rtt_samples as f64 / 1e6)).collect::<Vec<_>>())
-            .col("finish_us", f.iter().map(|x| x.stats.finish.map(us)).collect::<Vec<_>>())
-            .col("retransmits", f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>())
-            .col("timeouts", f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>())
-            .col("naks", f.iter().map(|x| x.stats.naks).collect::<Vec<_>>())
-            .col("drops", f.iter().map(|x| x.stats.drops).collect::<Vec<_>>())
-            .col("ecn_echoed_bytes", f.iter().map(|x| x.stats.ecn_echoed_bytes).collect::<Vec<_>>())
-            .col("inflight_avg_bytes", f.iter().map(|x| self.inflight_area(x).map(|a| a as f64 / 1e12 / secs)).collect::<Vec<_>>())
-            .col("cc_rate_gbps", f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>())
-            .col("at_min_rate", m.iter().map(|x| x.at_min_rate.map(u64::from)).collect::<Vec<_>>())
-            .col("cwnd_bytes", m.iter().map(|x| x.cwnd_bytes).collect::<Vec<_>>())
-            .col("dctcp_alpha", m.iter().map(|x| x.dctcp_alpha).collect::<Vec<_>>())
-            .col("fcwnd_pkts", m.iter().map(|x| x.fcwnd_pkts).collect::<Vec<_>>())
-            .col("ecwnd_pkts", m.iter().map(|x| x.ecwnd_pkts).collect::<Vec<_>>())
-    }
-
-    /// The RTT distribution: each recorded value, its count and the cumulative fraction.
-    fn rtt_table(&self) -> Table {
-        let total = self.measure.rtt_hist.len().max(1) as f64;
-        let mut cum = 0u64;
-        let (mut rtt_us, mut count, mut cdf) = (vec![], vec![], vec![]);
-        for v in self.measure.rtt_hist.iter_recorded() {
-            cum += v.count_at_value();
-            rtt_us.push(v.value_iterated_to() as f64 / 1e3);
-            count.push(v.count_at_value());
-            cdf.push(cum as f64 / total);
-        }
-        Table::default().col("rtt_us", rtt_us).col("count", count).col("cdf", cdf)
-    }
-
-    /// Per sampled port: occupancy statistics; and every sample, when traced.
-    fn queue_tables(&self) -> (Table, Table) {
-        let s = &self.measure.samplers;
-        let queue_stats = Table::default()
-            .col("port", Column::labels(s.iter().map(|x| &x.name)))
-            .col("samples", s.iter().map(|x| x.hist.len()).collect::<Vec<_>>())
-            .col("avg_kb", s.iter().map(|x| x.hist.mean() / 1e3).collect::<Vec<_>>())
-            .col("p50_kb", s.iter().map(|x| x.hist.value_at_quantile(0.5) as f64 / 1e3).collect::<Vec<_>>())
-            .col("p99_kb", s.iter().map(|x| x.hist.value_at_quantile(0.99) as f64 / 1e3).collect::<Vec<_>>())
-            .col("max_kb", s.iter().map(|x| x.hist.max() as f64 / 1e3).collect::<Vec<_>>());
-        let (mut qt, mut qp, mut qb) = (vec![], vec![], vec![]);
-        for (i, x) in s.iter().enumerate() {
-            for &(t, b) in x.trace.iter().flatten() {
-                qt.push(us(t));
-                qp.push(i as u32);
-                qb.push(b);
-            }
-        }
-        let port = Column::Labels { codes: qp, names: s.iter().map(|x| x.name.clone()).collect() };
-        (queue_stats, Table::default().col("time_us", qt).col("port", port).col("bytes", qb))
-    }
-
-    /// Per port and priority class, from the warm-up on: packets and bytes sent, drops and
-    /// ECN marks of packets routed to it, PFC frames it sent (its ingress) and received (its
-    /// egress) and the time its egress was paused, and its occupancy — time-weighted mean (also
-    /// as the time the port takes to send it, `queue_delay_avg_us`) and
-    /// peak for every port; the 99th percentile of the `queue_interval` samples where the port
-    /// is sampled (`measure.queue_ports`), NaN elsewhere. A host port's occupancy includes the
-    /// segments its NIC holds.
-    fn ports_table(&self) -> Table {
-        let secs = self.measured_s();
-        let end = self.cfg.end;
-        let mut rows: Vec<(u32, usize, ClassStats)> = Vec::new();
-        for (i, port) in self.fabric.ports.iter().enumerate() {
-            let now = port.stats_at(end);
-            for (c, st) in now.iter().enumerate() {
-                let before = self.measure.ports_at_warmup.get(i).map_or_else(ClassStats::default, |w| w[c]);
-                rows.push((i as u32, c, st.since(&before)));
-            }
-        }
-        let names = self.port_names();
-        let p99 = |&(p, c, _): &(u32, usize, ClassStats)| {
-            let sampler = self.fabric.ports[p as usize].sampler?;
-            quantile(&self.measure.samplers[sampler as usize].class_hist[c], 0.99, 1e3)
-        };
-        let col = |f: fn(&ClassStats) -> u64| rows.iter().map(|r| f(&r.2)).collect::<Vec<_>>();
-        Table::default()
-            .col("port", Column::Labels { codes: rows.iter().map(|r| r.0).collect(), names })
-            .col("class", rows.iter().map(|r| r.1 as u8).collect::<Vec<_>>())
-            .col("rate_gbps", rows.iter().map(|r| self.fabric.ports[r.0 as usize].rate.as_gbps()).collect::<Vec<_>>())
-            .col("tx_packets", col(|s| s.tx_packets))
-            .col("tx_bytes", col(|s| s.tx_bytes))
-            .col("tx_payload_bytes", col(|s| s.tx_payload_bytes))
-            .col("utilization", rows.iter().map(|r| r.2.tx_bytes as f64 * 8.0 / secs / self.fabric.ports[r.0 as usize].rate.bps() as f64).collect::<Vec<_>>())
-            .col("drops", col(|s| s.drops))
-            .col("ecn_marks", col(|s| s.ecn_marks))
-            .col("pauses_sent", col(|s| s.pauses_sent))
-            .col("resumes_sent", col(|s| s.resumes_sent))
-            .col("pfc_received", col(|s| s.pfc_received))
-            .col("paused_us", rows.iter().map(|r| us(r.2.paused)).collect::<Vec<_>>())
-            .col("paused_fraction", rows.iter().map(|r| r.2.paused.as_secs() / secs).collect::<Vec<_>>())
-            .col("queue_avg_kb", rows.iter().map(|r| r.2.queue_area as f64 / 1e12 / secs / 1e3).collect::<Vec<_>>())
-            .col("queue_delay_avg_us", rows.iter().map(|r| r.2.queue_area as f64 / 1e12 / secs * 8.0 / self.fabric.ports[r.0 as usize].rate.bps() as f64 * 1e6).collect::<Vec<_>>())
-            .col("queue_p99_kb", rows.iter().map(p99).collect::<Vec<_>>())
-            .col("queue_max_kb", rows.iter().map(|r| r.2.queue_max as f64 / 1e3).collect::<Vec<_>>())
-    }
-
-    /// Every port's name, by port index (the labels of the port columns).
-    fn port_names(&self) -> Vec<String> {
-        (0..self.fabric.ports.len() as u32).map(|p| port_name(&self.fabric.graph, &self.fabric.ports, PortId(p))).collect()
-    }
-
-    /// `measure.pfc_trace`: every PFC frame as it reached the egress it pauses or resumes.
-    fn pfc_table(&self) -> Table {
-        let t = self.measure.pfc_trace.as_deref().unwrap_or_default();
-        let names = self.port_names();
-        Table::default()
-            .col("time_us", t.iter().map(|x| us(x.0)).collect::<Vec<_>>())
-            .col("port", Column::Labels { codes: t.iter().map(|x| x.1 .0).collect(), names })
-            .col("class", t.iter().map(|x| x.2).collect::<Vec<_>>())
-            .col("event", Column::labels(t.iter().map(|x| if x.3 { "pause" } else { "resume" })))
-    }
-
-    /// Per traffic group: flows, offered and delivered load, the mean and Jain's index of its
-    /// listed connections' goodputs (`[[flows]]` groups), RPCs (latencies counting the ones
-    /// still open at their age, `rpcs_censored` of them) and pings.
-    fn groups_table(&self) -> Table {
-        let secs = self.measured_s();
-        let g = &self.measure.groups;
-        let rpcs = self.rpc_latencies();
-        let mut goodputs: Vec<Vec<f64>> = vec![Vec::new(); g.len()];
-        for f in self.flows.slots.iter().filter(|f| f.listed()) {
-            goodputs[f.group as usize].push(f.stats.measured_bytes as f64 * 8.0 / secs / 1e9);
-        }
-        let mean = |v: &Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
-        Table::default()
-            .col("group", Column::labels(g.iter().map(|x| &x.name)))
-            .col("kind", Column::labels(g.iter().map(|x| x.kind)))
-            .col("flows_started", g.iter().map(|x| x.flows_started).collect::<Vec<_>>())
-            .col("flows_finished", g.iter().map(|x| x.flows_finished).collect::<Vec<_>>())
-            .col("offered_gbps", g.iter().map(|x| x.offered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>())
-            .col("goodput_gbps", g.iter().map(|x| x.delivered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>())
-            .col("goodput_per_flow_gbps", goodputs.iter().map(mean).collect::<Vec<_>>())
-            .col("jain", goodputs.iter().map(|v| (!v.is_empty()).then(|| jain(v))).collect::<Vec<_>>())
-            .col("rpcs_issued", g.iter().map(|x| x.rpcs_issued).collect::<Vec<_>>())
-            .col("rpcs_completed", g.iter().map(|x| x.rpcs_completed).collect::<Vec<_>>())
-            .col("rpcs_refused", g.iter().map(|x| x.rpcs_refused).collect::<Vec<_>>())
-            .col("flows_refused", g.iter().map(|x| x.flows_refused).collect::<Vec<_>>())
-            .col("rpcs_censored", rpcs.iter().map(|x| x.2).collect::<Vec<_>>())
-            .col("rpc_avg_us", rpcs.iter().map(|x| (!x.0.is_empty()).then(|| us(x.1) / x.0.len() as f64)).collect::<Vec<_>>())
-            .col("rpc_p50_us", rpcs.iter().map(|x| quantile(&x.0, 0.5, 1e3)).collect::<Vec<_>>())
-            .col("rpc_p99_us", rpcs.iter().map(|x| quantile(&x.0, 0.99, 1e3)).collect::<Vec<_>>())
-            .col("pings_sent", g.iter().map(|x| x.pings_sent).collect::<Vec<_>>())
-            .col("pings_refused", g.iter().map(|x| x.pings_refused).collect::<Vec<_>>())
-            .col("ping_samples", g.iter().map(|x| x.ping_rtt.len()).collect::<Vec<_>>())
-            .col("ping_p50_us", g.iter().map(|x| quantile(&x.ping_rtt, 0.5, 1e3)).collect::<Vec<_>>())
-            .col("ping_p99_us", g.iter().map(|x| quantile(&x.ping_rtt, 0.99, 1e3)).collect::<Vec<_>>())
-    }
-
-    /// Per connection and sampling instant. Counters (`retransmits`, `drops`,
-    /// `ecn_echoed_bytes`) are cumulative from the connection's start; `inflight_bytes` is the
-    /// message transport's outstanding payload at the instant.
-    /// `delivered_gbps` is the payload delivered since the connection's previous sample (or
-    /// since one interval before its first) per interval; `cc_rate_gbps` is what its rate
-    /// controller asked for at the sampling instant.
-    fn timeseries_table(&self) -> Table {
-        let ts = &self.measure.timeseries;
-        let interval_s = self.cfg.timeseries_interval.map_or(1.0, |t| t.as_secs());
-        let mut last = std::collections::HashMap::new();
-        let delivered_gbps: Vec<f64> = ts
-            .flow
-            .iter()
-            .zip(&ts.delivered_bytes)
-            .map(|(&f, &d)| (d - last.insert(f, d).unwrap_or(0)) as f64 * 8.0 / interval_s / 1e9)
-            .collect();
-        Table::default()
-            .col("time_us", ts.time.iter().map(|&t| us(t)).collect::<Vec<_>>())
-            .col("flow", ts.flow.clone())
-            .col("delivered_bytes", ts.delivered_bytes.clone())
-            .col("delivered_gbps", delivered_gbps)
-            .col("cc_rate_gbps", ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>())
-            .col("at_min_rate", ts.at_min_rate.iter().map(|x| x.map(u64::from)).collect::<Vec<_>>())
-            .col("cwnd_bytes", ts.cwnd_bytes.clone())
-            .col("fcwnd_pkts", ts.fcwnd.clone())
-            .col("ecwnd_pkts", ts.ecwnd.clone())
-            .col("rtt_us", ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>())
-            .col("inflight_bytes", ts.inflight_bytes.clone())
-            .col("retransmits", ts.retransmits.clone())
-            .col("drops", ts.drops.clone())
-            .col("ecn_echoed_bytes", ts.ecn_echoed_bytes.clone())
+pub(crate) fn summary(net: &Network) -> Summary {
+    let measured = net.cx.cfg.end - net.cx.cfg.warmup;
+    let secs = measured.as_secs();
+    let measured_bytes: u64 = net.all_stats().map(|s| s.measured_bytes).sum();
+    let measured_wire: u64 = net.all_stats().map(|s| s.measured_wire_bytes).sum();
+    let h = &net.cx.measure.rtt_hist;
+    let rtt_samples: u64 = net.all_stats().map(|s| s.rtt_samples).sum();
+    let rtt_sum: u128 = net.all_stats().map(|s| s.rtt_sum).sum();
+    let q = |quantile: f64| (rtt_samples > 0).then(|| h.value_at_quantile(quantile) as f64 / 1e3);
+    let goodputs: Vec<f64> = net.hosts.flows.slots.iter().filter(|f| f.listed()).map(|f| f.stats.measured_bytes as f64).collect();
+    let rpcs = rpc_latencies(net);
+    let rpc = merged(rpcs.iter().map(|g| &g.0));
+    let ping = merged(net.cx.measure.groups.iter().map(|g| &g.ping_rtt));
+    let slowdown = merged(net.cx.measure.groups.iter().map(|g| g.slowdown.last().expect("an all-sizes bucket")));
+    let qs = net.cx.measure.samplers.first().filter(|s| !s.hist.is_empty()).map(|s| &s.hist);
+    let (c, w) = (net.counters(), net.cx.measure.at_warmup);
+    Summary {
+        measured_s: secs,
+        throughput_gbps: measured_wire as f64 * 8.0 / secs / 1e9,
+        goodput_gbps: measured_bytes as f64 * 8.0 / secs / 1e9,
+        rtt_samples,
+        rtt_avg_us: (rtt_samples > 0).then(|| rtt_sum as f64 / rtt_samples as f64 / 1e6),
+        rtt_min_us: (rtt_samples > 0).then(|| h.min() as f64 / 1e3),
+        rtt_p50_us: q(0.5),
+        rtt_p90_us: q(0.9),
+        rtt_p99_us: q(0.99),
+        rtt_p999_us: q(0.999),
+        rtt_max_us: (rtt_samples > 0).then(|| h.max() as f64 / 1e3),
+        jain: jain(&goodputs),
+        pauses: c.pauses - w.pauses,
+        paused_us: us(c.paused - w.paused),
+        drops: c.drops - w.drops,
+        host_drops: c.host_drops - w.host_drops,
+        loss_rate: (c.data_sent > w.data_sent).then(|| (c.data_drops - w.data_drops) as f64 / (c.data_sent - w.data_sent) as f64),
+        ecn_marks: c.marks - w.marks,
+        retransmits: c.retransmits - w.retransmits,
+        timeouts: c.timeouts - w.timeouts,
+        naks: c.naks - w.naks,
+        bytes_sent: net.all_stats().map(|s| s.tx_bytes).sum(),
+        bytes_delivered: net.all_stats().map(|s| s.delivered_bytes).sum(),
+        bytes_in_flight: net.payload_in_flight(),
+        bytes_dropped: net.fabric.switches.iter().map(|s| s.dropped_payload).sum::<u64>() + net.hosts.nodes.iter().map(|h| h.rx_dropped_payload).sum::<u64>(),
+        bytes_duplicate: net.all_stats().map(|s| s.duplicate_bytes).sum(),
+        flows: net.hosts.flows.opened,
+        flows_finished: net.hosts.flows.slots.iter().filter(|f| f.open && f.stats.finish.is_some()).count() as u64 + net.hosts.flows.retired_count,
+        queue_avg_kb: qs.map(|h| h.mean() / 1e3),
+        queue_p99_kb: qs.map(|h| h.value_at_quantile(0.99) as f64 / 1e3),
+        queue_max_kb: qs.map(|h| h.max() as f64 / 1e3),
+        rpcs_completed: net.cx.measure.groups.iter().map(|g| g.rpcs_completed).sum(),
+        rpcs_censored: rpcs.iter().map(|g| g.2).sum(),
+        rpc_p50_us: quantile(&rpc, 0.5, 1e3),
+        rpc_p99_us: quantile(&rpc, 0.99, 1e3),
+        ping_samples: ping.len(),
+        ping_p50_us: quantile(&ping, 0.5, 1e3),
+        ping_p99_us: quantile(&ping, 0.99, 1e3),
+        fct_flows: slowdown.len(),
+        slowdown_p50: quantile(&slowdown, 0.5, 1e3),
+        slowdown_p95: quantile(&slowdown, 0.95, 1e3),
+        slowdown_p99: quantile(&slowdown, 0.99, 1e3),
+        inflight_avg_bytes: {
+            let open = net.hosts.flows.slots.iter().filter(|f| f.open).filter_map(|f| inflight_area(net, f)).reduce(|a, b| a + b);
+            let retired = Some(net.hosts.flows.retired.inflight_area).filter(|&a| a > 0);
+            open.or(retired).map(|_| (open.unwrap_or(0) + net.hosts.flows.retired.inflight_area) as f64 / 1e12 / secs)
+        },
+        refused: net.cx.measure.groups.iter().map(|g| g.rpcs_refused + g.flows_refused + g.pings_refused).sum(),
+        flows_at_min_rate: {
+            let at: Vec<bool> = net.hosts.flows.slots.iter().filter(|f| f.listed()).filter_map(|f| f.cc_metrics().at_min_rate).collect();
+            (!at.is_empty()).then(|| at.iter().filter(|&&b| b).count() as u64)
+        },
     }
 }
 
-impl Network {
-    /// Per group with sized flows and per size bucket (then "all"): flows finished, FCT and
-    /// slowdown quantiles.
-    fn fct_table(&self) -> Table {
-        let edges = &self.measure.fct_buckets;
-        let (mut group, mut bucket, mut lo_col, mut hi_col, mut flows) = (vec![], vec![], vec![], vec![], vec![]);
-        let mut q: [Vec<Option<f64>>; 6] = Default::default();
-        for g in self.measure.groups.iter().filter(|g| !g.fct.last().expect("all sizes").is_empty()) {
-            for (b, (fct, slow)) in g.fct.iter().zip(&g.slowdown).enumerate() {
-                let all = b == edges.len() + 1;
-                let lo = if all || b == 0 { 0 } else { edges[b - 1] };
-                let hi = if all || b == edges.len() { None } else { Some(edges[b]) };
-                group.push(&g.name);
-                bucket.push(if all { "all".to_string() } else { format!("{}-{}", lo, hi.map_or("inf".into(), |h| h.to_string())) });
-                lo_col.push(lo);
-                hi_col.push(hi);
-                flows.push(fct.len());
-                for (i, (h, p)) in [(fct, 0.5), (fct, 0.95), (fct, 0.99), (slow, 0.5), (slow, 0.95), (slow, 0.99)].into_iter().enumerate() {
-                    q[i].push(quantile(h, p, 1e3));
-                }
+/// Column tables: `flows` (connections; not workload flows, which `fct` summarises),
+/// `rtt` (the RTT distribution), `queue_stats`, `queues` (samples, when traced), `ports`,
+/// `timeseries`, `groups` (per traffic group), `fct` (per group and size bucket),
+/// `flow_records` (when asked).
+pub(crate) fn tables(net: &Network) -> Tables {
+    let (queue_stats, queues) = queue_tables(net);
+    vec![
+        ("groups", groups_table(net)),
+        ("fct", fct_table(net)),
+        ("flow_records", flow_records_table(net)),
+        ("flows", flows_table(net)),
+        ("rtt", rtt_table(net)),
+        ("queue_stats", queue_stats),
+        ("queues", queues),
+        ("ports", ports_table(net)),
+        ("pfc", pfc_table(net)),
+        ("timeseries", timeseries_table(net)),
+    ]
+}
+
+/// A message flow's in-flight integral (byte·ps) from the warm-up to the end; `None` for
+/// a window flow.
+fn inflight_area(net: &Network, f: &crate::flow::Flow) -> Option<u128> {
+    let crate::flow::Tx::Message(m) = &f.tx else { return None };
+    let since = f.stats.inflight_since.max(net.cx.cfg.warmup);
+    Some(f.stats.inflight_area + m.outstanding_bytes() as u128 * (net.cx.cfg.end.ps().saturating_sub(since.ps())) as u128)
+}
+
+/// Seconds measured (after the warm-up), the denominator of every rate.
+/// Per traffic group: the RPC latency distribution with the RPCs still open at the end
+/// counted at their age (right-censored: their latency is at least that), the sum of all
+/// those latencies, and how many were open. RPCs issued before the warm-up are left out.
+fn rpc_latencies(net: &Network) -> Vec<(Histogram<u64>, Time, u64)> {
+    let mut out: Vec<(Histogram<u64>, Time, u64)> = net.cx.measure.groups.iter().map(|g| (g.rpc_latency.clone(), g.rpc_latency_sum, 0)).collect();
+    for f in net.hosts.flows.slots.iter().filter(|f| f.open) {
+        let Some(msgs) = &f.messages else { continue };
+        for m in msgs.queue.iter().filter(|m| m.issued >= net.cx.cfg.warmup) {
+            let age = net.cx.now - m.issued;
+            let g = &mut out[f.group as usize];
+            g.0.record(age.ps() / 1000).expect("auto-resizing histogram");
+            g.1 += age;
+            g.2 += 1;
+        }
+    }
+    out
+}
+
+fn measured_s(net: &Network) -> f64 {
+    (net.cx.cfg.end - net.cx.cfg.warmup).as_secs()
+}
+
+/// One row per listed connection.
+fn flows_table(net: &Network) -> Table {
+    let secs = measured_s(net);
+    let ids: Vec<usize> = (0..net.hosts.flows.slots.len()).filter(|&i| net.hosts.flows.slots[i].listed()).collect();
+    let f: Vec<&crate::flow::Flow> = ids.iter().map(|&i| &net.hosts.flows.slots[i]).collect();
+    let m: Vec<rttlab_cc::Metrics> = f.iter().map(|x| x.cc_metrics()).collect();
+    Table::default()
+        .col("flow", ids)
+        .col("group", f.iter().map(|x| x.group).collect::<Vec<_>>())
+        .col("src", f.iter().map(|x| x.src).collect::<Vec<_>>())
+        .col("dst", f.iter().map(|x| x.dst).collect::<Vec<_>>())
+        .col("class", f.iter().map(|x| x.class).collect::<Vec<_>>())
+        .col("start_us", f.iter().map(|x| us(x.start)).collect::<Vec<_>>())
+        .col("stop_us", f.iter().map(|x| (x.stop < Time::MAX).then(|| us(x.stop))).collect::<Vec<_>>())
+        .col("bytes_sent", f.iter().map(|x| x.stats.tx_bytes).collect::<Vec<_>>())
+        .col("bytes_delivered", f.iter().map(|x| x.stats.delivered_bytes).collect::<Vec<_>>())
+        .col("goodput_gbps", f.iter().map(|x| x.stats.measured_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>())
+        .col("rtt_samples", f.iter().map(|x| x.stats.rtt_samples).collect::<Vec<_>>())
+        .col("rtt_avg_us", f.iter().map(|x| (x.stats.rtt_samples > 0).then(|| x.stats.rtt_sum as f64 / x.stats.rtt_samples as f64 / 1e6)).collect::<Vec<_>>())
+        .col("finish_us", f.iter().map(|x| x.stats.finish.map(us)).collect::<Vec<_>>())
+        .col("retransmits", f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>())
+        .col("timeouts", f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>())
+        .col("naks", f.iter().map(|x| x.stats.naks).collect::<Vec<_>>())
+        .col("drops", f.iter().map(|x| x.stats.drops).collect::<Vec<_>>())
+        .col("ecn_echoed_bytes", f.iter().map(|x| x.stats.ecn_echoed_bytes).collect::<Vec<_>>())
+        .col("inflight_avg_bytes", f.iter().map(|x| inflight_area(net, x).map(|a| a as f64 / 1e12 / secs)).collect::<Vec<_>>())
+        .col("cc_rate_gbps", f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>())
+        .col("at_min_rate", m.iter().map(|x| x.at_min_rate.map(u64::from)).collect::<Vec<_>>())
+        .col("cwnd_bytes", m.iter().map(|x| x.cwnd_bytes).collect::<Vec<_>>())
+        .col("dctcp_alpha", m.iter().map(|x| x.dctcp_alpha).collect::<Vec<_>>())
+        .col("fcwnd_pkts", m.iter().map(|x| x.fcwnd_pkts).collect::<Vec<_>>())
+        .col("ecwnd_pkts", m.iter().map(|x| x.ecwnd_pkts).collect::<Vec<_>>())
+}
+
+/// The RTT distribution: each recorded value, its count and the cumulative fraction.
+fn rtt_table(net: &Network) -> Table {
+    let total = net.cx.measure.rtt_hist.len().max(1) as f64;
+    let mut cum = 0u64;
+    let (mut rtt_us, mut count, mut cdf) = (vec![], vec![], vec![]);
+    for v in net.cx.measure.rtt_hist.iter_recorded() {
+        cum += v.count_at_value();
+        rtt_us.push(v.value_iterated_to() as f64 / 1e3);
+        count.push(v.count_at_value());
+        cdf.push(cum as f64 / total);
+    }
+    Table::default().col("rtt_us", rtt_us).col("count", count).col("cdf", cdf)
+}
+
+/// Per sampled port: occupancy statistics; and every sample, when traced.
+fn queue_tables(net: &Network) -> (Table, Table) {
+    let s = &net.cx.measure.samplers;
+    let queue_stats = Table::default()
+        .col("port", Column::labels(s.iter().map(|x| &x.name)))
+        .col("samples", s.iter().map(|x| x.hist.len()).collect::<Vec<_>>())
+        .col("avg_kb", s.iter().map(|x| x.hist.mean() / 1e3).collect::<Vec<_>>())
+        .col("p50_kb", s.iter().map(|x| x.hist.value_at_quantile(0.5) as f64 / 1e3).collect::<Vec<_>>())
+        .col("p99_kb", s.iter().map(|x| x.hist.value_at_quantile(0.99) as f64 / 1e3).collect::<Vec<_>>())
+        .col("max_kb", s.iter().map(|x| x.hist.max() as f64 / 1e3).collect::<Vec<_>>());
+    let (mut qt, mut qp, mut qb) = (vec![], vec![], vec![]);
+    for (i, x) in s.iter().enumerate() {
+        for &(t, b) in x.trace.iter().flatten() {
+            qt.push(us(t));
+            qp.push(i as u32);
+            qb.push(b);
+        }
+    }
+    let port = Column::Labels { codes: qp, names: s.iter().map(|x| x.name.clone()).collect() };
+    (queue_stats, Table::default().col("time_us", qt).col("port", port).col("bytes", qb))
+}
+
+/// Per port and priority class, from the warm-up on: packets and bytes sent, drops and
+/// ECN marks of packets routed to it, PFC frames it sent (its ingress) and received (its
+/// egress) and the time its egress was paused, and its occupancy — time-weighted mean (also
+/// as the time the port takes to send it, `queue_delay_avg_us`) and
+/// peak for every port; the 99th percentile of the `queue_interval` samples where the port
+/// is sampled (`measure.queue_ports`), NaN elsewhere. A host port's occupancy includes the
+/// segments its NIC holds.
+fn ports_table(net: &Network) -> Table {
+    let secs = measured_s(net);
+    let end = net.cx.cfg.end;
+    let mut rows: Vec<(u32, usize, ClassStats)> = Vec::new();
+    for (i, port) in net.fabric.ports.iter().enumerate() {
+        let now = port.stats_at(end);
+        for (c, st) in now.iter().enumerate() {
+            let before = net.cx.measure.ports_at_warmup.get(i).map_or_else(ClassStats::default, |w| w[c]);
+            rows.push((i as u32, c, st.since(&before)));
+        }
+    }
+    let names = port_names(net);
+    let p99 = |&(p, c, _): &(u32, usize, ClassStats)| {
+        let sampler = net.fabric.ports[p as usize].sampler?;
+        quantile(&net.cx.measure.samplers[sampler as usize].class_hist[c], 0.99, 1e3)
+    };
+    let col = |f: fn(&ClassStats) -> u64| rows.iter().map(|r| f(&r.2)).collect::<Vec<_>>();
+    Table::default()
+        .col("port", Column::Labels { codes: rows.iter().map(|r| r.0).collect(), names })
+        .col("class", rows.iter().map(|r| r.1 as u8).collect::<Vec<_>>())
+        .col("rate_gbps", rows.iter().map(|r| net.fabric.ports[r.0 as usize].rate.as_gbps()).collect::<Vec<_>>())
+        .col("tx_packets", col(|s| s.tx_packets))
+        .col("tx_bytes", col(|s| s.tx_bytes))
+        .col("tx_payload_bytes", col(|s| s.tx_payload_bytes))
+        .col("utilization", rows.iter().map(|r| r.2.tx_bytes as f64 * 8.0 / secs / net.fabric.ports[r.0 as usize].rate.bps() as f64).collect::<Vec<_>>())
+        .col("drops", col(|s| s.drops))
+        .col("ecn_marks", col(|s| s.ecn_marks))
+        .col("pauses_sent", col(|s| s.pauses_sent))
+        .col("resumes_sent", col(|s| s.resumes_sent))
+        .col("pfc_received", col(|s| s.pfc_received))
+        .col("paused_us", rows.iter().map(|r| us(r.2.paused)).collect::<Vec<_>>())
+        .col("paused_fraction", rows.iter().map(|r| r.2.paused.as_secs() / secs).collect::<Vec<_>>())
+        .col("queue_avg_kb", rows.iter().map(|r| r.2.queue_area as f64 / 1e12 / secs / 1e3).collect::<Vec<_>>())
+        .col("queue_delay_avg_us", rows.iter().map(|r| r.2.queue_area as f64 / 1e12 / secs * 8.0 / net.fabric.ports[r.0 as usize].rate.bps() as f64 * 1e6).collect::<Vec<_>>())
+        .col("queue_p99_kb", rows.iter().map(p99).collect::<Vec<_>>())
+        .col("queue_max_kb", rows.iter().map(|r| r.2.queue_max as f64 / 1e3).collect::<Vec<_>>())
+}
+
+/// Every port's name, by port index (the labels of the port columns).
+fn port_names(net: &Network) -> Vec<String> {
+    (0..net.fabric.ports.len() as u32).map(|p| port_name(&net.fabric.graph, &net.fabric.ports, PortId(p))).collect()
+}
+
+/// `measure.pfc_trace`: every PFC frame as it reached the egress it pauses or resumes.
+fn pfc_table(net: &Network) -> Table {
+    let t = net.cx.measure.pfc_trace.as_deref().unwrap_or_default();
+    let names = port_names(net);
+    Table::default()
+        .col("time_us", t.iter().map(|x| us(x.0)).collect::<Vec<_>>())
+        .col("port", Column::Labels { codes: t.iter().map(|x| x.1 .0).collect(), names })
+        .col("class", t.iter().map(|x| x.2).collect::<Vec<_>>())
+        .col("event", Column::labels(t.iter().map(|x| if x.3 { "pause" } else { "resume" })))
+}
+
+/// Per traffic group: flows, offered and delivered load, the mean and Jain's index of its
+/// listed connections' goodputs (`[[flows]]` groups), RPCs (latencies counting the ones
+/// still open at their age, `rpcs_censored` of them) and pings.
+fn groups_table(net: &Network) -> Table {
+    let secs = measured_s(net);
+    let g = &net.cx.measure.groups;
+    let rpcs = rpc_latencies(net);
+    let mut goodputs: Vec<Vec<f64>> = vec![Vec::new(); g.len()];
+    for f in net.hosts.flows.slots.iter().filter(|f| f.listed()) {
+        goodputs[f.group as usize].push(f.stats.measured_bytes as f64 * 8.0 / secs / 1e9);
+    }
+    let mean = |v: &Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    Table::default()
+        .col("group", Column::labels(g.iter().map(|x| &x.name)))
+        .col("kind", Column::labels(g.iter().map(|x| x.kind)))
+        .col("flows_started", g.iter().map(|x| x.flows_started).collect::<Vec<_>>())
+        .col("flows_finished", g.iter().map(|x| x.flows_finished).collect::<Vec<_>>())
+        .col("offered_gbps", g.iter().map(|x| x.offered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>())
+        .col("goodput_gbps", g.iter().map(|x| x.delivered_bytes as f64 * 8.0 / secs / 1e9).collect::<Vec<_>>())
+        .col("goodput_per_flow_gbps", goodputs.iter().map(mean).collect::<Vec<_>>())
+        .col("jain", goodputs.iter().map(|v| (!v.is_empty()).then(|| jain(v))).collect::<Vec<_>>())
+        .col("rpcs_issued", g.iter().map(|x| x.rpcs_issued).collect::<Vec<_>>())
+        .col("rpcs_completed", g.iter().map(|x| x.rpcs_completed).collect::<Vec<_>>())
+        .col("rpcs_refused", g.iter().map(|x| x.rpcs_refused).collect::<Vec<_>>())
+        .col("flows_refused", g.iter().map(|x| x.flows_refused).collect::<Vec<_>>())
+        .col("rpcs_censored", rpcs.iter().map(|x| x.2).collect::<Vec<_>>())
+        .col("rpc_avg_us", rpcs.iter().map(|x| (!x.0.is_empty()).then(|| us(x.1) / x.0.len() as f64)).collect::<Vec<_>>())
+        .col("rpc_p50_us", rpcs.iter().map(|x| quantile(&x.0, 0.5, 1e3)).collect::<Vec<_>>())
+        .col("rpc_p99_us", rpcs.iter().map(|x| quantile(&x.0, 0.99, 1e3)).collect::<Vec<_>>())
+        .col("pings_sent", g.iter().map(|x| x.pings_sent).collect::<Vec<_>>())
+        .col("pings_refused", g.iter().map(|x| x.pings_refused).collect::<Vec<_>>())
+        .col("ping_samples", g.iter().map(|x| x.ping_rtt.len()).collect::<Vec<_>>())
+        .col("ping_p50_us", g.iter().map(|x| quantile(&x.ping_rtt, 0.5, 1e3)).collect::<Vec<_>>())
+        .col("ping_p99_us", g.iter().map(|x| quantile(&x.ping_rtt, 0.99, 1e3)).collect::<Vec<_>>())
+}
+
+/// Per connection and sampling instant. Counters (`retransmits`, `drops`,
+/// `ecn_echoed_bytes`) are cumulative from the connection's start; `inflight_bytes` is the
+/// message transport's outstanding payload at the instant.
+/// `delivered_gbps` is the payload delivered since the connection's previous sample (or
+/// since one interval before its first) per interval; `cc_rate_gbps` is what its rate
+/// controller asked for at the sampling instant.
+fn timeseries_table(net: &Network) -> Table {
+    let ts = &net.cx.measure.timeseries;
+    let interval_s = net.cx.cfg.timeseries_interval.map_or(1.0, |t| t.as_secs());
+    let mut last = std::collections::HashMap::new();
+    let delivered_gbps: Vec<f64> = ts
+        .flow
+        .iter()
+        .zip(&ts.delivered_bytes)
+        .map(|(&f, &d)| (d - last.insert(f, d).unwrap_or(0)) as f64 * 8.0 / interval_s / 1e9)
+        .collect();
+    Table::default()
+        .col("time_us", ts.time.iter().map(|&t| us(t)).collect::<Vec<_>>())
+        .col("flow", ts.flow.clone())
+        .col("delivered_bytes", ts.delivered_bytes.clone())
+        .col("delivered_gbps", delivered_gbps)
+        .col("cc_rate_gbps", ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>())
+        .col("at_min_rate", ts.at_min_rate.iter().map(|x| x.map(u64::from)).collect::<Vec<_>>())
+        .col("cwnd_bytes", ts.cwnd_bytes.clone())
+        .col("fcwnd_pkts", ts.fcwnd.clone())
+        .col("ecwnd_pkts", ts.ecwnd.clone())
+        .col("rtt_us", ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>())
+        .col("inflight_bytes", ts.inflight_bytes.clone())
+        .col("retransmits", ts.retransmits.clone())
+        .col("drops", ts.drops.clone())
+        .col("ecn_echoed_bytes", ts.ecn_echoed_bytes.clone())
+}
+
+/// Per group with sized flows and per size bucket (then "all"): flows finished, FCT and
+/// slowdown quantiles.
+fn fct_table(net: &Network) -> Table {
+    let edges = &net.cx.measure.fct_buckets;
+    let (mut group, mut bucket, mut lo_col, mut hi_col, mut flows) = (vec![], vec![], vec![], vec![], vec![]);
+    let mut q: [Vec<Option<f64>>; 6] = Default::default();
+    for g in net.cx.measure.groups.iter().filter(|g| !g.fct.last().expect("all sizes").is_empty()) {
+        for (b, (fct, slow)) in g.fct.iter().zip(&g.slowdown).enumerate() {
+            let all = b == edges.len() + 1;
+            let lo = if all || b == 0 { 0 } else { edges[b - 1] };
+            let hi = if all || b == edges.len() { None } else { Some(edges[b]) };
+            group.push(&g.name);
+            bucket.push(if all { "all".to_string() } else { format!("{}-{}", lo, hi.map_or("inf".into(), |h| h.to_string())) });
+            lo_col.push(lo);
+            hi_col.push(hi);
+            flows.push(fct.len());
+            for (i, (h, p)) in [(fct, 0.5), (fct, 0.95), (fct, 0.99), (slow, 0.5), (slow, 0.95), (slow, 0.99)].into_iter().enumerate() {
+                q[i].push(quantile(h, p, 1e3));
             }
         }
-        let [fct_p50, fct_p95, fct_p99, slow_p50, slow_p95, slow_p99] = q;
-        Table::default()
-            .col("group", Column::labels(group))
-            .col("bucket", Column::labels(bucket))
-            .col("size_min_bytes", lo_col)
-            .col("size_max_bytes", hi_col)
-            .col("flows", flows)
-            .col("fct_p50_us", fct_p50)
-            .col("fct_p95_us", fct_p95)
-            .col("fct_p99_us", fct_p99)
-            .col("slowdown_p50", slow_p50)
-            .col("slowdown_p95", slow_p95)
-            .col("slowdown_p99", slow_p99)
     }
+    let [fct_p50, fct_p95, fct_p99, slow_p50, slow_p95, slow_p99] = q;
+    Table::default()
+        .col("group", Column::labels(group))
+        .col("bucket", Column::labels(bucket))
+        .col("size_min_bytes", lo_col)
+        .col("size_max_bytes", hi_col)
+        .col("flows", flows)
+        .col("fct_p50_us", fct_p50)
+        .col("fct_p95_us", fct_p95)
+        .col("fct_p99_us", fct_p99)
+        .col("slowdown_p50", slow_p50)
+        .col("slowdown_p95", slow_p95)
+        .col("slowdown_p99", slow_p99)
+}
 
-    fn flow_records_table(&self) -> Table {
-        let r = self.measure.flow_records.as_deref().unwrap_or_default();
-        Table::default()
-            .col("group", Column::labels(r.iter().map(|x| &self.measure.groups[x.group as usize].name)))
-            .col("src", r.iter().map(|x| x.src).collect::<Vec<_>>())
-            .col("dst", r.iter().map(|x| x.dst).collect::<Vec<_>>())
-            .col("size_bytes", r.iter().map(|x| x.size).collect::<Vec<_>>())
-            .col("start_us", r.iter().map(|x| us(x.start)).collect::<Vec<_>>())
-            .col("fct_us", r.iter().map(|x| us(x.fct)).collect::<Vec<_>>())
-            .col("ideal_fct_us", r.iter().map(|x| us(x.ideal)).collect::<Vec<_>>())
-            .col("slowdown", r.iter().map(|x| x.fct.ps() as f64 / x.ideal.ps().max(1) as f64).collect::<Vec<_>>())
-    }
+fn flow_records_table(net: &Network) -> Table {
+    let r = net.cx.measure.flow_records.as_deref().unwrap_or_default();
+    Table::default()
+        .col("group", Column::labels(r.iter().map(|x| &net.cx.measure.groups[x.group as usize].name)))
+        .col("src", r.iter().map(|x| x.src).collect::<Vec<_>>())
+        .col("dst", r.iter().map(|x| x.dst).collect::<Vec<_>>())
+        .col("size_bytes", r.iter().map(|x| x.size).collect::<Vec<_>>())
+        .col("start_us", r.iter().map(|x| us(x.start)).collect::<Vec<_>>())
+        .col("fct_us", r.iter().map(|x| us(x.fct)).collect::<Vec<_>>())
+        .col("ideal_fct_us", r.iter().map(|x| us(x.ideal)).collect::<Vec<_>>())
+        .col("slowdown", r.iter().map(|x| x.fct.ps() as f64 / x.ideal.ps().max(1) as f64).collect::<Vec<_>>())
 }
 
 /// Everything a run returns.
@@ -516,11 +512,11 @@ pub fn perf(net: &Network, wall_s: f64) -> Value {
         "events_per_s": events as f64 / wall_s,
         "data_packets": net.data_packets_sent(),
         "data_packets_per_s": net.data_packets_sent() as f64 / wall_s,
-        "simulated_s": net.cfg.end.as_secs(),
-        "sim_seconds_per_wall_second": net.cfg.end.as_secs() / wall_s,
+        "simulated_s": net.cx.cfg.end.as_secs(),
+        "sim_seconds_per_wall_second": net.cx.cfg.end.as_secs() / wall_s,
         "packet_slots": net.packet_high_water(),
         "events_pending_peak": net.events_pending_peak(),
-        "flow_slots": net.flows.slots.len(),
+        "flow_slots": net.hosts.flows.slots.len(),
         "route_entries": net.fabric.routing.table_entries(),
     })
 }
@@ -535,22 +531,20 @@ pub fn meta(s: &Scenario, perf: Value, warnings: Vec<String>) -> Value {
     })
 }
 
-impl Network {
-    /// What makes this run's results doubtful or incomplete, in words for the user.
-    pub fn warnings(&self, summary: &Summary) -> Vec<String> {
-        let mut out = summary.warnings();
-        for c in self.measure.captures.iter().filter(|c| c.refused > 0) {
-            out.push(format!("the packet capture of {} kept its first {} packets (measure.pcap.max_packets, or its share of 1 GiB); {} later ones are not in it", c.name, c.packets, c.refused));
-        }
-        if self.measure.pfc_trace_refused > 0 {
-            out.push(format!(
-                "the PFC timeline (`pfc` table) stopped at {} frames: {} later frames are not in it (the counters in the ports table include them)",
-                crate::scenario::MAX_TRACE_SAMPLES,
-                self.measure.pfc_trace_refused
-            ));
-        }
-        out
+/// What makes this run's results doubtful or incomplete, in words for the user.
+pub(crate) fn warnings(net: &Network, summary: &Summary) -> Vec<String> {
+    let mut out = summary.warnings();
+    for c in net.cx.measure.captures.iter().filter(|c| c.refused > 0) {
+        out.push(format!("the packet capture of {} kept its first {} packets (measure.pcap.max_packets, or its share of 1 GiB); {} later ones are not in it", c.name, c.packets, c.refused));
     }
+    if net.cx.measure.pfc_trace_refused > 0 {
+        out.push(format!(
+            "the PFC timeline (`pfc` table) stopped at {} frames: {} later frames are not in it (the counters in the ports table include them)",
+            crate::scenario::MAX_TRACE_SAMPLES,
+            net.cx.measure.pfc_trace_refused
+        ));
+    }
+    out
 }
 
 impl Summary {

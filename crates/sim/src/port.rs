@@ -3,9 +3,7 @@
 //! a switch holds that arrived through it, per class, for PFC).
 
 use crate::ids::{PktId, PortId, SwitchId};
-use crate::packet::{Packet, PacketKind, PacketQueue};
-use crate::network::Network;
-use crate::engine::EventKind;
+use crate::packet::PacketQueue;
 use crate::scenario::MarkAt;
 use crate::switch::{QueueParams, RedState};
 use crate::topology::Graph;
@@ -38,7 +36,7 @@ pub struct Port {
     /// whether the event is queued. A switch port queues it only when something waits for the
     /// port by then (a packet, a PFC frame); otherwise the completion would find nothing to
     /// send, and no event is needed for it.
-    done_seq: u64,
+    pub(crate) done_seq: u64,
     pub rate: Rate,
     /// One-way propagation delay.
     pub delay: Time,
@@ -53,7 +51,7 @@ pub struct Port {
     pub params: u16,
     /// `QUEUE_ADMIT` (a limit or a dynamic threshold), `QUEUE_MARK_ENQUEUE`, `QUEUE_MARK_DEQUEUE`.
     pub queue_checks: u8,
-    done_queued: bool,
+    pub(crate) done_queued: bool,
     /// Classes in use (`class[..classes]`).
     classes: u8,
     /// The peer asked this egress to stop a class (PFC).
@@ -157,7 +155,7 @@ impl Port {
     /// A packet is being serialized at the instant of the event `(now, seq)`: its completion has
     /// not happened yet in the event order.
     #[inline]
-    fn busy(&self, now: Time, seq: u64) -> bool {
+    pub(crate) fn busy(&self, now: Time, seq: u64) -> bool {
         self.done_queued || (self.busy_until, self.done_seq) > (now, seq)
     }
 
@@ -289,141 +287,3 @@ pub fn port_name(graph: &Graph, ports: &[Port], p: PortId) -> String {
     format!("{}-{}", graph.node_name(port.node), graph.node_name(ports[port.peer.idx()].node))
 }
 
-impl Network {
-    /// Starts serializing the next packet on port `p` if the port is idle: PFC frames first,
-    /// then the classes in strict priority (class 0 first), skipping paused classes. A host port
-    /// draws data packets from its NIC's segment queues in the same class order.
-    pub(crate) fn try_tx(&mut self, p: PortId) {
-        let port = &mut self.fabric.ports[p.idx()];
-        if port.busy(self.now, self.seq_now) {
-            // Something may be waiting for the port: its completion must happen as an event.
-            if !port.done_queued {
-                port.done_queued = true;
-                self.events.push_reserved(port.busy_until, port.done_seq, EventKind::TxDone { port: p, pkt: None });
-            }
-            return;
-        }
-        let mut next = port.control.pop_front();
-        if next.is_none() {
-            for c in 0..self.cfg.classes {
-                if self.fabric.ports[p.idx()].paused[c] {
-                    continue;
-                }
-                if let Some(i) = self.fabric.ports[p.idx()].class[c].queue.pop_front(&self.pkts) {
-                    next = Some(self.dequeued(p, c, i));
-                    break;
-                }
-                if let Owner::Host(h) = self.fabric.ports[p.idx()].owner {
-                    if let Some(i) = self.next_data_packet(h, c) {
-                        next = Some(i);
-                        break;
-                    }
-                }
-            }
-        }
-        let Some(i) = next else { return };
-        if let Some(c) = self.fabric.ports[p.idx()].capture {
-            self.capture(c, i);
-        }
-        // The completion happens as an event when something waits for the port already; at a
-        // host, also when its NIC holds segments or its transport counts the packet's
-        // completion (`host_tx_done`).
-        let port = &self.fabric.ports[p.idx()];
-        let (matters, nic_holds) = match port.owner {
-            Owner::Switch(_) => (false, false),
-            Owner::Host(h) => (self.tx_done_matters(i), self.fabric.hosts[h as usize].nic[..self.cfg.classes].iter().any(|q| !q.is_empty())),
-        };
-        let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
-        let pkt = self.pkts.get(i);
-        let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
-        let port = &mut self.fabric.ports[p.idx()];
-        if !matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume) {
-            let st = &mut port.class[pkt.class as usize].stats;
-            st.tx_packets += 1;
-            st.tx_bytes += wire;
-            st.tx_payload_bytes += payload;
-        }
-        let done = self.now + port.rate.serialization(wire);
-        let (peer, arrive) = (port.peer, done + port.delay);
-        port.busy_until = done;
-        port.done_seq = self.events.reserve();
-        port.done_queued = queue_completion;
-        if queue_completion {
-            self.events.push_reserved(done, port.done_seq, EventKind::TxDone { port: p, pkt: matters.then_some(i) });
-        }
-        self.events.push(arrive, EventKind::Arrive { port: peer, pkt: i });
-    }
-
-    /// Bookkeeping for packet `i` leaving class `c` of port `p`'s queue.
-    fn dequeued(&mut self, p: PortId, c: usize, i: PktId) -> PktId {
-        self.queue_changes(p);
-        let w = self.pkts.get(i).wire_bytes as u64;
-        let port = &mut self.fabric.ports[p.idx()];
-        let queued_before = port.class[c].bytes;
-        port.class[c].bytes -= w;
-        port.queue_bytes -= w;
-        port.occupancy_changed(c, self.now, -(w as i64));
-        if let Owner::Switch(s) = port.owner {
-            self.switch_dequeued(s, p, c, i, queued_before);
-            self.int_push(p, i);
-        }
-        i
-    }
-
-    /// Queues packet `i` on class `c` of port `p` and starts it if the port is idle.
-    pub(crate) fn enqueue(&mut self, p: PortId, c: usize, i: PktId) {
-        self.queue_changes(p);
-        let w = self.pkts.get(i).wire_bytes as u64;
-        let port = &mut self.fabric.ports[p.idx()];
-        port.class[c].queue.push_back(&mut self.pkts, i);
-        port.class[c].bytes += w;
-        port.queue_bytes += w;
-        port.occupancy_changed(c, self.now, w as i64);
-        self.try_tx(p);
-    }
-
-    /// Sends a PFC frame for `class` out of port `p`, ahead of any queued data. The port is
-    /// started by a `Kick` event rather than directly, because this runs in the middle of
-    /// another port's dequeue.
-    pub(crate) fn send_pfc(&mut self, p: PortId, class: usize, pause: bool) {
-        let kind = if pause { PacketKind::Pause } else { PacketKind::Resume };
-        let i = self.pkts.alloc(Packet::new(kind, class as u8, self.cfg.pfc_frame_bytes));
-        let port = &mut self.fabric.ports[p.idx()];
-        port.control.push_back(i);
-        port.class[class].stats.pauses_sent += pause as u64;
-        port.class[class].stats.resumes_sent += !pause as u64;
-        self.events.push(self.now, EventKind::Kick(p));
-    }
-
-    /// Packet `i` has fully arrived through port `p` (store and forward): it goes to the switch
-    /// or host that owns the port, or, a PFC frame, to the port's own egress.
-    pub(crate) fn link_arrive(&mut self, p: PortId, i: PktId) {
-        match (self.pkts.get(i).kind, self.fabric.ports[p.idx()].owner) {
-            (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(p, i),
-            (_, Owner::Switch(s)) => self.switch_receive(s, p, i),
-            (_, Owner::Host(h)) => self.host_arrive(h, i),
-        }
-    }
-
-    /// PFC frame `i` arrived through port `p`: pause or restart that port's egress class.
-    pub(crate) fn receive_pfc(&mut self, p: PortId, i: PktId) {
-        let pkt = *self.pkts.get(i);
-        self.pkts.free(i);
-        let pause = pkt.kind == PacketKind::Pause;
-        let resumed = self.fabric.ports[p.idx()].apply_pfc(pkt.class as usize, pause, self.now);
-        self.measure.record_pfc(self.now, p, pkt.class, pause);
-        if resumed {
-            self.try_tx(p);
-        }
-    }
-
-    /// Port `p`'s occupancy is about to change: its queue sampler, if any, is credited with
-    /// the occupancy that held until now.
-    #[inline(always)]
-    pub(crate) fn queue_changes(&mut self, p: PortId) {
-        let port = &self.fabric.ports[p.idx()];
-        if let Some(sampler) = port.sampler {
-            self.measure.samplers[sampler as usize].observe(self.now, &port.occupancies()[..self.cfg.classes]);
-        }
-    }
-}

@@ -1,13 +1,9 @@
 //! Switches: a shared buffer, forwarding by ECMP on precomputed routes (`routing`), tail drop at the buffer limit,
 //! ECN marking (step or RED) at dequeue or enqueue, and PFC per ingress port and class.
 
-use crate::ids::{PktId, PortId, SwitchId};
 use crate::engine::Rng;
-use crate::network::Network;
-use crate::packet::{Packet, PacketKind};
-use crate::port::{Port, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
+use crate::port::Port;
 use crate::scenario::{EcnConfig, MarkAt, QueueLen, Spacing};
-use rand::Rng as _;
 use rttlab_cc::Rate;
 
 pub struct Switch {
@@ -27,7 +23,7 @@ pub struct Switch {
 impl Switch {
     /// The dynamic PFC threshold: `alpha` times the shared buffer (`buffer` less every reserve)
     /// not in use (the HPCC simulator's `GetPfcThreshold`, reference §9.1).
-    fn dynamic_xoff(&self, alpha: f64, buffer: u64) -> u64 {
+    pub(crate) fn dynamic_xoff(&self, alpha: f64, buffer: u64) -> u64 {
         (alpha * (buffer - self.reserved).saturating_sub(self.used - self.headroom_used) as f64) as u64
     }
 }
@@ -139,138 +135,13 @@ impl RedState {
     }
 }
 
-impl Network {
-    /// Whether `pkt` is a data packet that `Network::lose_once` asked to drop; the fault is
-    /// used up.
-    fn injected_loss(&mut self, pkt: &Packet) -> bool {
-        if self.faults.is_empty() || pkt.kind != PacketKind::Data {
-            return false;
-        }
-        let at = self.faults.iter().position(|&f| f == (pkt.flow, pkt.seq));
-        at.map(|i| self.faults.swap_remove(i)).is_some()
-    }
-
-    /// A packet was dropped: a data packet counts against its flow and the loss rate.
-    pub(crate) fn count_drop(&mut self, pkt: &Packet) {
-        if pkt.kind == PacketKind::Data {
-            self.measure.data_drops += 1;
-            self.flows.slots[pkt.flow as usize].stats.drops += 1;
-        }
-    }
-
-    /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
-    pub(crate) fn switch_receive(&mut self, s: SwitchId, in_port: PortId, i: PktId) {
-        let pkt = *self.pkts.get(i);
-        let injected = self.injected_loss(&pkt);
-        let egress = self.fabric.routing.next_port(s, pkt.dst_host, pkt.hash);
-        let c = pkt.class as usize;
-        let sw = &mut self.fabric.switches[s.idx()];
-        let w = pkt.wire_bytes as u64;
-        let out = &self.fabric.ports[egress.idx()];
-        let admitted = out.queue_checks & QUEUE_ADMIT == 0 || admits(out, c, w, &self.cfg.queue_params[out.params as usize], self.cfg.buffer.saturating_sub(sw.used));
-        let inp = &self.fabric.ports[in_port.idx()];
-        // Once its ingress has sent PAUSE, a packet goes into that ingress's headroom while it
-        // has room, as a Broadcom MMU charges a priority group past XOFF (IEEE 802.1Qbb
-        // headroom); otherwise into the shared buffer, which excludes every reserve.
-        let headroom = inp.pausing[c] && inp.class[c].headroom_used + w <= inp.pfc_headroom;
-        let shared_full = sw.used - sw.headroom_used + w > self.cfg.buffer - sw.reserved;
-        if (shared_full && !headroom) || injected || !admitted {
-            // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
-            sw.drops += 1;
-            self.fabric.ports[egress.idx()].class[c].stats.drops += 1;
-            sw.dropped_payload += pkt.payload_bytes as u64;
-            self.count_drop(&pkt);
-            match pkt.kind {
-                k if k.of_flow() => {
-                    self.free_packet(i);
-                    self.maybe_retire(pkt.flow);
-                }
-                PacketKind::Ping | PacketKind::Pong => {
-                    self.ping_lost(&pkt);
-                    self.pkts.free(i);
-                }
-                _ => self.pkts.free(i),
-            }
-            return;
-        }
-        let mark_at_enqueue = out.queue_checks & QUEUE_MARK_ENQUEUE != 0;
-        sw.used += w;
-        let p = self.pkts.get_mut(i);
-        p.in_port = in_port;
-        p.in_headroom = headroom;
-        p.hops = p.hops.saturating_add(1);
-        let inp = &mut self.fabric.ports[in_port.idx()];
-        inp.class[c].ingress_bytes += w;
-        if headroom {
-            inp.class[c].headroom_used += w;
-            sw.headroom_used += w;
-        }
-        // The threshold (dynamic with `pfc_alpha`) is looked at only while the ingress runs.
-        if !inp.pausing[c] && inp.class[c].ingress_bytes > self.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, self.cfg.buffer)) {
-            inp.pausing[c] = true;
-            self.send_pfc(in_port, c, true);
-        }
-        if mark_at_enqueue {
-            let out = &self.fabric.ports[egress.idx()];
-            let queued = (out.class[c].bytes, out.class[c].queue.len() as u64);
-            self.mark(s, egress, i, queued);
-        }
-        self.enqueue(egress, c, i);
-    }
-
-    /// Marks data packet `i`, queued at egress `port` of switch `s`, CE with the probability
-    /// for a queue of `queued` (bytes, packets).
-    fn mark(&mut self, s: SwitchId, port: PortId, i: PktId, (bytes, packets): (u64, u64)) {
-        let pkt = self.pkts.get_mut(i);
-        let out = &mut self.fabric.ports[port.idx()];
-        let params = &self.cfg.queue_params[out.params as usize];
-        let (Some(red), PacketKind::Data) = (&params.ecn, pkt.kind) else { return };
-        let c = pkt.class as usize;
-        let q = if red.packets { packets.saturating_sub(params.device_queue) } else { bytes };
-        let sw = &mut self.fabric.switches[s.idx()];
-        if out.red[c].mark(q, red, || sw.rng.random::<f64>()) {
-            pkt.ecn = true;
-            sw.marks += 1;
-            out.class[c].stats.ecn_marks += 1;
-        }
-    }
-
-    /// Packet `i` leaves class `c` of egress `port` of switch `s`, which held `queued` bytes in
-    /// that class before it left: release its buffer, lift PFC on its ingress once below XON,
-    /// and with marking at dequeue mark it by that queue (algorithms.md §5.1).
-    pub(crate) fn switch_dequeued(&mut self, s: SwitchId, port: PortId, c: usize, i: PktId, queued: u64) {
-        let pkt = *self.pkts.get(i);
-        let w = pkt.wire_bytes as u64;
-        let sw = &mut self.fabric.switches[s.idx()];
-        sw.used -= w;
-        if pkt.in_headroom {
-            sw.headroom_used -= w;
-        }
-        let out = &self.fabric.ports[port.idx()];
-        if out.queue_checks & QUEUE_MARK_DEQUEUE != 0 {
-            let packets = out.class[c].queue.len() as u64 + 1;
-            self.mark(s, port, i, (queued, packets));
-        }
-        let in_port = pkt.in_port;
-        let inp = &mut self.fabric.ports[in_port.idx()];
-        inp.class[c].ingress_bytes -= w;
-        if pkt.in_headroom {
-            inp.class[c].headroom_used -= w;
-        }
-        let sw = &self.fabric.switches[s.idx()];
-        if inp.pausing[c] && inp.class[c].ingress_bytes <= self.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, self.cfg.buffer).saturating_sub(self.cfg.pfc_resume_offset)) {
-            inp.pausing[c] = false;
-            self.send_pfc(in_port, c, false);
-        }
-    }
-}
 
 /// Whether class `c` of egress `port` takes a packet of `w` bytes under its queue limit and
 /// the dynamic threshold, with `free` bytes of the shared buffer left: the queue above the
 /// device ring stays within `limit`, and the class queue within `alpha · free` (Choudhury
 /// and Hahne 1998).
 #[inline]
-fn admits(port: &Port, c: usize, w: u64, params: &QueueParams, free: u64) -> bool {
+pub(crate) fn admits(port: &Port, c: usize, w: u64, params: &QueueParams, free: u64) -> bool {
     let within_limit = match params.limit {
         None => true,
         Some(QueueLen::Packets(n)) => (port.class[c].queue.len() as u64).saturating_sub(params.device_queue) < n,

@@ -13,10 +13,12 @@
 //! flow's transport; with a host model (`HostConfig`), window-transport packets first wait in
 //! the NIC Rx queue for the stack to process them one at a time (Swift §3.1, Fig. 2).
 
-use crate::ids::{HostId, PktId, PortId};
+use super::Hosts;
+use crate::ctx::Ctx;
 use crate::engine::{EventKind, Rng};
+use crate::fabric::Fabric;
 use crate::flow::Tx;
-use crate::network::Network;
+use crate::ids::{HostId, PktId, PortId};
 use crate::packet::{Packet, PacketKind};
 use crate::port::MAX_CLASSES;
 use crate::scenario::{NicArbitration, RateAfterIdle, RatePacing};
@@ -96,113 +98,119 @@ impl Host {
         }
     }
 }
-
-impl Network {
+impl Hosts {
     /// When message flow `f` may release its next segment (`MessageTx::release_time`).
-    fn release_time(&mut self, f: u32) -> Option<Time> {
+    fn release_time(&mut self, f: u32, cx: &mut Ctx) -> Option<Time> {
         let flow = &mut self.flows.slots[f as usize];
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
-        if m.nic_segments >= self.cfg.send_queue {
+        if m.nic_segments >= cx.cfg.send_queue {
             return None; // the send queue is full: a segment leaving re-arms it
         }
-        m.release_time(self.now, self.cfg.segment_bytes, self.cfg.max_outstanding, &mut flow.rng)
+        m.release_time(cx.now, cx.cfg.segment_bytes, cx.cfg.max_outstanding, &mut flow.rng)
     }
+
 
     /// Puts message flow `f` in its host's scheduler if it is not there and has something to
     /// send (TIMELY §3.3: the rate control engine).
-    pub(crate) fn schedule_flow(&mut self, f: u32) {
+    pub(crate) fn schedule_flow(&mut self, f: u32, cx: &mut Ctx) {
         if self.flows.slots[f as usize].message().in_sched {
             return;
         }
-        if let Some(t) = self.release_time(f) {
+        if let Some(t) = self.release_time(f, cx) {
             let h = self.flows.slots[f as usize].src;
             self.requeue(h, f, t);
-            self.arm_wake(h);
+            self.arm_wake(h, cx);
         }
     }
 
-    fn arm_wake(&mut self, h: u32) {
-        let host = &mut self.fabric.hosts[h as usize];
+
+    fn arm_wake(&mut self, h: u32, cx: &mut Ctx) {
+        let host = &mut self.nodes[h as usize];
         if let Some(Reverse((t, _, _))) = host.sched.peek() {
             if *t < host.wake_at {
                 host.wake_at = *t;
-                self.events.push(*t, EventKind::HostWake(HostId(h)));
+                cx.events.push(*t, EventKind::HostWake(HostId(h)));
             }
         }
     }
 
+
     /// Host `h`'s scheduler: release every segment whose time has come, round-robin.
-    pub(crate) fn host_wake(&mut self, h: u32, at: Time) {
-        let host = &mut self.fabric.hosts[h as usize];
+    pub(crate) fn host_wake(&mut self, h: u32, at: Time, fabric: &mut Fabric, cx: &mut Ctx) {
+        let host = &mut self.nodes[h as usize];
         if at != host.wake_at {
             return; // superseded by an earlier wake-up
         }
         host.wake_at = Time::MAX;
-        while let Some(&Reverse((t, _, f))) = self.fabric.hosts[h as usize].sched.peek() {
-            if t > self.now {
+        while let Some(&Reverse((t, _, f))) = self.nodes[h as usize].sched.peek() {
+            if t > cx.now {
                 break;
             }
-            self.fabric.hosts[h as usize].sched.pop();
+            self.nodes[h as usize].sched.pop();
             self.flows.slots[f as usize].message().in_sched = false;
-            match self.release_time(f) {
+            match self.release_time(f, cx) {
                 None => {}
                 // The rate fell since the time was computed: re-queue (TIMELY §5, lazy update).
-                Some(t) if t > self.now => self.requeue(h, f, t),
+                Some(t) if t > cx.now => self.requeue(h, f, t),
                 Some(_) => {
-                    self.release_segment(f);
-                    self.schedule_flow(f);
+                    self.release_segment(f, fabric, cx);
+                    self.schedule_flow(f, cx);
                 }
             }
         }
-        self.arm_wake(h);
-        let port = self.fabric.hosts[h as usize].port;
-        self.try_tx(port);
+        self.arm_wake(h, cx);
+        let port = self.nodes[h as usize].port;
+        fabric.try_tx(port, self, cx);
     }
+
 
     /// Puts flow `f` in host `h`'s scheduler for time `t`.
     fn requeue(&mut self, h: u32, f: u32, t: Time) {
         self.flows.slots[f as usize].message().in_sched = true;
-        let host = &mut self.fabric.hosts[h as usize];
+        let host = &mut self.nodes[h as usize];
         host.sched.push(Reverse((t, host.sched_seq, f)));
         host.sched_seq += 1;
     }
 
+
     /// Hands flow `f`'s next segment to its NIC (the segmenter); its `t_send` is now
     /// (`MessageTx::release` keeps it).
-    fn release_segment(&mut self, f: u32) {
-        let now = self.now;
+    fn release_segment(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        let now = cx.now;
         let flow = &mut self.flows.slots[f as usize];
         let (src, class) = (flow.src, flow.class);
         let m = flow.message();
-        if self.cfg.rate_after_idle == RateAfterIdle::Reset && m.idle() {
+        if cx.cfg.rate_after_idle == RateAfterIdle::Reset && m.idle() {
             m.cc.restart();
         }
-        let u = m.release(now, self.cfg.segment_bytes, self.cfg.payload_per_packet);
+        let u = m.release(now, cx.cfg.segment_bytes, cx.cfg.payload_per_packet);
         let outstanding_before = m.outstanding_bytes() - u.bytes as u64;
         let seg = Segment { flow: f, bytes: u.bytes, sent: 0, psn: u.first_psn, first: m.nic_segments == 0, next_at: now };
         m.nic_segments += 1;
-        flow.stats.credit_inflight(now, self.cfg.warmup, outstanding_before);
-        self.fabric.hosts[src as usize].nic[class as usize].push_back(seg);
-        self.nic_holds(src, class as usize, seg.wire_left(self.cfg.payload_per_packet, self.cfg.header_bytes) as i64);
+        flow.stats.credit_inflight(now, cx.cfg.warmup, outstanding_before);
+        self.nodes[src as usize].nic[class as usize].push_back(seg);
+        self.nic_holds(src, class as usize, seg.wire_left(cx.cfg.payload_per_packet, cx.cfg.header_bytes) as i64, fabric, cx);
     }
+
 
     /// Host `h`'s NIC holds `delta` more wire bytes of class `c` in segments (fewer if
     /// negative): the host port's queue statistics count them.
-    fn nic_holds(&mut self, h: u32, c: usize, delta: i64) {
-        let p = self.fabric.hosts[h as usize].port;
-        self.queue_changes(p);
-        let port = &mut self.fabric.ports[p.idx()];
+    fn nic_holds(&mut self, h: u32, c: usize, delta: i64, fabric: &mut Fabric, cx: &mut Ctx) {
+        let p = self.nodes[h as usize].port;
+        fabric.queue_changes(p, cx);
+        let port = &mut fabric.ports[p.idx()];
         port.class[c].nic_bytes = port.class[c].nic_bytes.checked_add_signed(delta).expect("a NIC never sends more than it holds");
-        port.occupancy_changed(c, self.now, delta);
+        port.occupancy_changed(c, cx.now, delta);
     }
+
 
     /// The next data packet of class `c` from host `h`'s NIC, if it has one: the next
     /// MTU-sized piece of the oldest segment free to send. Without NIC pacing that is always
     /// the head segment, sent back to back; with it, a segment waits `wire / pacing rate`
     /// between packets and the NIC serves other flows' segments meanwhile.
-    pub(crate) fn next_data_packet(&mut self, h: u32, c: usize) -> Option<PktId> {
-        let now = self.now;
-        let host = &mut self.fabric.hosts[h as usize];
+    pub(crate) fn next_data_packet(&mut self, h: u32, c: usize, fabric: &mut Fabric, cx: &mut Ctx) -> Option<PktId> {
+        let now = cx.now;
+        let host = &mut self.nodes[h as usize];
         let mut wait = Time::MAX;
         let idx = host.nic[c].iter().position(|s| {
             if s.first && s.next_at > now {
@@ -213,22 +221,22 @@ impl Network {
         let Some(idx) = idx else {
             if wait < host.pacer_kick_at {
                 host.pacer_kick_at = wait;
-                self.events.push(wait, EventKind::Kick(host.port));
+                cx.events.push(wait, EventKind::Kick(host.port));
             }
             return None;
         };
         let seg = &mut host.nic[c][idx];
-        let psn = seg.psn.wrapping_add(seg.sent / self.cfg.payload_per_packet);
-        let payload = (seg.bytes - seg.sent).min(self.cfg.payload_per_packet);
+        let psn = seg.psn.wrapping_add(seg.sent / cx.cfg.payload_per_packet);
+        let payload = (seg.bytes - seg.sent).min(cx.cfg.payload_per_packet);
         let first = seg.sent == 0;
         seg.sent += payload;
-        let pace = match (self.cfg.pacing_rate, self.cfg.rate_pacing) {
+        let pace = match (cx.cfg.pacing_rate, cx.cfg.rate_pacing) {
             (Some(fixed), _) => Some(fixed),
             (None, RatePacing::Packet) => Some(self.flows.slots[seg.flow as usize].rate()),
             (None, RatePacing::Segment) => None,
         };
         if let Some(pace) = pace {
-            seg.next_at = now + pace.serialization((payload + self.cfg.header_bytes) as u64);
+            seg.next_at = now + pace.serialization((payload + cx.cfg.header_bytes) as u64);
         }
         let last = seg.sent == seg.bytes;
         let s = *seg;
@@ -239,7 +247,7 @@ impl Network {
             if let Some(next) = queue.iter_mut().find(|x| x.flow == s.flow) {
                 next.first = true;
             }
-        } else if self.cfg.arbitration == NicArbitration::QpRoundRobin && queue.len() > 1 {
+        } else if cx.cfg.arbitration == NicArbitration::QpRoundRobin && queue.len() > 1 {
             // Round-robin: the segment served goes behind every other one.
             let served = queue.remove(idx).expect("the segment just served");
             queue.push_back(served);
@@ -247,15 +255,15 @@ impl Network {
         let flow = &mut self.flows.slots[s.flow as usize];
         let (dst, hash) = (flow.dst, flow.hash[0]);
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
-        let (again, arm) = m.on_transmit(now, psn, self.cfg.retransmit_timeout);
+        let (again, arm) = m.on_transmit(now, psn, cx.cfg.retransmit_timeout);
         flow.stats.tx_bytes += payload as u64;
         flow.stats.retransmits += again as u64;
         if let Some(at) = arm {
-            self.arm_rto(s.flow, at);
+            self.arm_rto(s.flow, at, cx);
         }
         let m = self.flows.slots[s.flow as usize].message();
         m.nic_segments -= last as u32;
-        let reopened = last && m.nic_segments + 1 == self.cfg.send_queue;
+        let reopened = last && m.nic_segments + 1 == cx.cfg.send_queue;
         let pkt = Packet {
             last_of_segment: last,
             first_of_segment: first,
@@ -264,32 +272,34 @@ impl Network {
             hash,
             payload_bytes: payload,
             seq: psn,
-            ..Packet::new(PacketKind::Data, c as u8, payload + self.cfg.header_bytes)
+            ..Packet::new(PacketKind::Data, c as u8, payload + cx.cfg.header_bytes)
         };
-        let i = self.alloc_packet(pkt);
-        self.nic_holds(h, c, -((payload + self.cfg.header_bytes) as i64));
+        let i = self.alloc_packet(pkt, cx);
+        self.nic_holds(h, c, -((payload + cx.cfg.header_bytes) as i64), fabric, cx);
         if reopened {
-            self.schedule_flow(s.flow);
+            self.schedule_flow(s.flow, cx);
         }
         Some(i)
     }
 
+
     /// Queues message flow `f`'s local ACK timeout event at `at` (`LazyTimer` asks rarely).
-    pub(crate) fn arm_rto(&mut self, f: u32, at: Time) {
-        self.message_rtos.push(&mut self.events, at, f, EventKind::MessageRto);
+    pub(crate) fn arm_rto(&mut self, f: u32, at: Time, cx: &mut Ctx) {
+        self.message_rtos.push(&mut cx.events, at, f, EventKind::MessageRto);
     }
+
 
     /// Go-back-N: message flow `f`'s NIC drops what it still had of the flow and sends every
     /// unacknowledged segment again from packet `psn` on (`MessageTx::rewind`), behind the
     /// other flows' segments.
-    pub(crate) fn message_rewind(&mut self, f: u32, psn: u32) {
-        let now = self.now;
-        let ppp = self.cfg.payload_per_packet;
+    pub(crate) fn message_rewind(&mut self, f: u32, psn: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        let now = cx.now;
+        let ppp = cx.cfg.payload_per_packet;
         let flow = &mut self.flows.slots[f as usize];
         let (src, class) = (flow.src as usize, flow.class as usize);
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
-        let queue = &mut self.fabric.hosts[src].nic[class];
-        let header = self.cfg.header_bytes;
+        let queue = &mut self.nodes[src].nic[class];
+        let header = cx.cfg.header_bytes;
         let mut held: i64 = 0;
         queue.retain(|s| {
             if s.flow == f {
@@ -306,90 +316,96 @@ impl Network {
             n += 1;
         }
         m.nic_segments = n;
-        self.nic_holds(src as u32, class, held);
-        let port = self.fabric.hosts[src].port;
-        self.schedule_flow(f);
-        self.try_tx(port);
+        self.nic_holds(src as u32, class, held, fabric, cx);
+        let port = self.nodes[src].port;
+        self.schedule_flow(f, cx);
+        fabric.try_tx(port, self, cx);
     }
+
 
     /// Whether the transmit completion of packet `i` at its host matters to its transport: a
     /// window-transport data packet leaves the host's send queue (TSQ accounting).
-    pub(crate) fn tx_done_matters(&self, i: PktId) -> bool {
-        let pkt = self.pkts.get(i);
+    pub(crate) fn tx_done_matters(&self, i: PktId, cx: &Ctx) -> bool {
+        let pkt = cx.pkts.get(i);
         pkt.kind == PacketKind::Data && matches!(self.flows.slots[pkt.flow as usize].tx, Tx::Window(_))
     }
 
+
     /// The host's NIC finished sending window-transport data packet `i` (a transmit completion
     /// that `tx_done_matters`).
-    pub(crate) fn host_tx_done(&mut self, i: PktId) {
-        let pkt = *self.pkts.get(i);
-        self.window_tx_done(pkt);
+    pub(crate) fn host_tx_done(&mut self, i: PktId, fabric: &mut Fabric, cx: &mut Ctx) {
+        let pkt = *cx.pkts.get(i);
+        self.window_tx_done(pkt, fabric, cx);
         self.maybe_retire(pkt.flow);
     }
+
 
     /// Packet `i` arrived at host `h`'s NIC. Without a host model, or for a packet the NIC
     /// handles itself (message transport, pings), it is processed now; otherwise it joins the
     /// NIC Rx queue, or is dropped when the queue is full.
-    pub(crate) fn host_arrive(&mut self, h: u32, i: PktId) {
-        if !self.cfg.host_config.enabled() {
-            return self.host_receive(h, i, Time::ZERO);
+    pub(crate) fn host_arrive(&mut self, h: u32, i: PktId, fabric: &mut Fabric, cx: &mut Ctx) {
+        if !cx.cfg.host_config.enabled() {
+            return self.host_receive(h, i, Time::ZERO, fabric, cx);
         }
-        let pkt = *self.pkts.get(i);
+        let pkt = *cx.pkts.get(i);
         let software = matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) && matches!(self.flows.slots[pkt.flow as usize].tx, Tx::Window(_));
         if !software {
-            return self.host_receive(h, i, Time::ZERO);
+            return self.host_receive(h, i, Time::ZERO, fabric, cx);
         }
-        let host = &mut self.fabric.hosts[h as usize];
-        if host.rx.len() >= self.cfg.host_config.rx_queue_packets as usize {
+        let host = &mut self.nodes[h as usize];
+        if host.rx.len() >= cx.cfg.host_config.rx_queue_packets as usize {
             host.rx_drops += 1;
             host.rx_dropped_payload += pkt.payload_bytes as u64;
-            self.count_drop(&pkt);
-            self.free_packet(i);
+            self.count_drop(&pkt, cx);
+            self.free_packet(i, cx);
             return self.maybe_retire(pkt.flow);
         }
-        host.rx.push_back((i, self.now));
+        host.rx.push_back((i, cx.now));
         if host.rx.len() == 1 {
-            self.host_rx_start(h);
+            self.host_rx_start(h, cx);
         }
     }
 
+
     /// Host `h`'s stack starts on the packet at the head of its NIC Rx queue (`t3`).
-    fn host_rx_start(&mut self, h: u32) {
-        let (i, _) = self.fabric.hosts[h as usize].rx[0];
-        let done = self.now + self.cfg.host_config.processing(self.pkts.get(i).payload_bytes);
-        self.events.push(done, EventKind::HostRx(HostId(h)));
+    fn host_rx_start(&mut self, h: u32, cx: &mut Ctx) {
+        let (i, _) = self.nodes[h as usize].rx[0];
+        let done = cx.now + cx.cfg.host_config.processing(cx.pkts.get(i).payload_bytes);
+        cx.events.push(done, EventKind::HostRx(HostId(h)));
     }
+
 
     /// Host `h`'s stack finished the head packet (`t4`, `t6`): it goes to its transport with
     /// the time it spent since reaching the NIC, and the next one starts.
-    pub(crate) fn host_rx_done(&mut self, h: u32) {
-        let (i, arrived) = self.fabric.hosts[h as usize].rx.pop_front().expect("a packet in processing");
-        if !self.fabric.hosts[h as usize].rx.is_empty() {
-            self.host_rx_start(h);
+    pub(crate) fn host_rx_done(&mut self, h: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        let (i, arrived) = self.nodes[h as usize].rx.pop_front().expect("a packet in processing");
+        if !self.nodes[h as usize].rx.is_empty() {
+            self.host_rx_start(h, cx);
         }
-        self.host_receive(h, i, self.now - arrived);
+        self.host_receive(h, i, cx.now - arrived, fabric, cx);
     }
+
 
     /// Packet `i` reaches host `h`'s stack `rx_delay` after it reached the NIC: data and ACKs go
     /// to their flow's transport, pings are echoed, echoes recorded.
-    pub(crate) fn host_receive(&mut self, h: u32, i: PktId, rx_delay: Time) {
-        let pkt = *self.pkts.get(i);
+    pub(crate) fn host_receive(&mut self, h: u32, i: PktId, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
+        let pkt = *cx.pkts.get(i);
         match pkt.kind {
-            PacketKind::Ping => return self.ping_echo(h, i),
-            PacketKind::Pong => return self.pong(i, pkt),
+            PacketKind::Ping => return self.ping_echo(h, i, fabric, cx),
+            PacketKind::Pong => return self.pong(i, pkt, cx),
             _ => {}
         }
         match (pkt.kind, &self.flows.slots[pkt.flow as usize].tx) {
-            (PacketKind::Data, Tx::Message(_)) => self.message_deliver(h, i, pkt),
+            (PacketKind::Data, Tx::Message(_)) => self.message_deliver(h, i, pkt, fabric, cx),
             (_, Tx::Message(_)) => {
-                let int = self.pkts.int(i).copied();
-                self.free_packet(i);
-                self.message_ack(pkt, int.as_ref());
+                let int = cx.pkts.int(i).copied();
+                self.free_packet(i, cx);
+                self.message_ack(pkt, int.as_ref(), fabric, cx);
             }
-            (PacketKind::Data, Tx::Window(_)) => self.window_deliver(i, pkt, rx_delay),
+            (PacketKind::Data, Tx::Window(_)) => self.window_deliver(i, pkt, rx_delay, fabric, cx),
             (_, Tx::Window(_)) => {
-                self.free_packet(i);
-                self.window_ack(pkt, rx_delay);
+                self.free_packet(i, cx);
+                self.window_ack(pkt, rx_delay, fabric, cx);
             }
         }
         self.maybe_retire(pkt.flow);

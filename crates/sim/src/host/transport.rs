@@ -6,52 +6,54 @@
 //! go-back-N's rewinds and timeout (its segments are released by the host's scheduler,
 //! `crate::nic`).
 
+use super::Hosts;
+use crate::ctx::Ctx;
+use crate::fabric::Fabric;
 use crate::ids::{FlowId, PktId};
-use crate::engine::EventKind;
+use crate::engine::{Event, EventKind};
 use crate::flow::Tx;
-use crate::network::Network;
 use crate::packet::{IntStack, Packet, PacketKind};
 use crate::scenario::RatePacing;
 use crate::transport::message::{completion_rtt, Arrival};
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowTx};
 use crate::transport::Timer;
 use rttlab_cc::Time;
-
-impl Network {
+impl Hosts {
     /// Runs `step` on window flow `f`'s state machine with the network's action buffer, then
     /// applies the actions. The buffer is reused, so a step allocates nothing.
-    fn window_step(&mut self, f: u32, step: impl FnOnce(&mut WindowTx, &mut crate::engine::Rng, Time, &mut Vec<Action>)) {
+    fn window_step(&mut self, f: u32, step: impl FnOnce(&mut WindowTx, &mut crate::engine::Rng, Time, &mut Vec<Action>), fabric: &mut Fabric, cx: &mut Ctx) {
         let mut out = std::mem::take(&mut self.window_actions);
         let flow = &mut self.flows.slots[f as usize];
         let Tx::Window(w) = &mut flow.tx else { unreachable!("a window-transport path reached a message flow") };
-        step(w, &mut self.fabric.hosts[flow.src as usize].rng, self.cfg.rtt_noise, &mut out);
+        step(w, &mut self.nodes[flow.src as usize].rng, cx.cfg.rtt_noise, &mut out);
         for a in out.drain(..) {
-            self.apply(f, a);
+            self.apply(f, a, fabric, cx);
         }
         self.window_actions = out;
     }
 
-    fn apply(&mut self, f: u32, a: Action) {
+
+    fn apply(&mut self, f: u32, a: Action, fabric: &mut Fabric, cx: &mut Ctx) {
         let flow = &mut self.flows.slots[f as usize];
         match a {
             Action::Data { seq, payload, retransmit } => {
                 flow.stats.retransmits += retransmit as u64;
                 flow.stats.tx_bytes += payload as u64;
-                let (class, port) = (flow.class, self.fabric.hosts[flow.src as usize].port);
+                let (class, port) = (flow.class, self.nodes[flow.src as usize].port);
                 let pkt = Packet {
                     flow: f,
                     dst_host: flow.dst,
                     hash: flow.hash[0],
                     payload_bytes: payload,
                     seq,
-                    t_send: self.now,
-                    ..Packet::new(PacketKind::Data, class, payload + self.cfg.header_bytes)
+                    t_send: cx.now,
+                    ..Packet::new(PacketKind::Data, class, payload + cx.cfg.header_bytes)
                 };
-                let i = self.alloc_packet(pkt);
-                self.enqueue(port, class as usize, i);
+                let i = self.alloc_packet(pkt, cx);
+                fabric.enqueue(port, class as usize, i, self, cx);
             }
             Action::Ack(h) => {
-                let port = self.fabric.hosts[flow.dst as usize].port;
+                let port = self.nodes[flow.dst as usize].port;
                 let pkt = Packet {
                     ecn: h.ece,
                     echo_hops: h.hops,
@@ -62,64 +64,70 @@ impl Network {
                     seq: h.ack,
                     sack: h.sack,
                     t_send: h.ts,
-                    ..Packet::new(PacketKind::Ack, self.cfg.ack_class as u8, self.cfg.ack_bytes)
+                    ..Packet::new(PacketKind::Ack, cx.cfg.ack_class as u8, cx.cfg.ack_bytes)
                 };
-                let i = self.alloc_packet(pkt);
-                self.pkts.get_mut(i).wire_bytes += self.int_echo_into(f, i);
-                self.enqueue(port, self.cfg.ack_class, i);
+                let i = self.alloc_packet(pkt, cx);
+                cx.pkts.get_mut(i).wire_bytes += self.int_echo_into(f, i, cx);
+                fabric.enqueue(port, cx.cfg.ack_class, i, self, cx);
             }
-            Action::Timer { timer, at } => self.events.push(at, EventKind::Timer { flow: FlowId(f), timer }),
-            Action::RttSample(r) => self.record_rtt(f, r),
-            Action::Delivered { payload, wire } => self.record_delivery(f, payload, wire),
+            Action::Timer { timer, at } => cx.events.push(at, EventKind::Timer { flow: FlowId(f), timer }),
+            Action::RttSample(r) => self.record_rtt(f, r, cx),
+            Action::Delivered { payload, wire } => self.record_delivery(f, payload, wire, cx),
             Action::Duplicate { payload } => flow.stats.duplicate_bytes += payload as u64,
             Action::TimedOut => flow.stats.timeouts += 1,
             Action::Done => self.sender_done(f),
         }
     }
 
+
     /// Sends what flow `f`'s window allows.
-    pub(crate) fn window_send(&mut self, f: u32) {
-        let now = self.now;
-        self.window_step(f, |w, _, _, out| w.poll_transmit(now, out));
+    pub(crate) fn window_send(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        let now = cx.now;
+        self.window_step(f, |w, _, _, out| w.poll_transmit(now, out), fabric, cx);
     }
+
 
     /// The host's NIC finished sending window data packet `pkt` (TCP Small Queues).
-    pub(crate) fn window_tx_done(&mut self, pkt: Packet) {
-        let now = self.now;
-        self.window_step(pkt.flow, |w, _, _, out| w.on_transmitted(now, pkt.payload_bytes, out));
+    pub(crate) fn window_tx_done(&mut self, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
+        let now = cx.now;
+        self.window_step(pkt.flow, |w, _, _, out| w.on_transmitted(now, pkt.payload_bytes, out), fabric, cx);
     }
 
+
     /// Sender: an ACK reached the stack `rx_delay` after it reached the NIC.
-    pub(crate) fn window_ack(&mut self, ack: Packet, rx_delay: Time) {
-        let now = self.now;
+    pub(crate) fn window_ack(&mut self, ack: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
+        let now = cx.now;
         let hdr = AckHdr { ack: ack.seq, sack: ack.sack, ece: ack.ecn, ts: ack.t_send, hops: ack.echo_hops, remote_queuing_ns: ack.remote_queuing_ns };
-        self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::flow::noisy(r, noise, rng), out));
+        self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::flow::noisy(r, noise, rng), out), fabric, cx);
     }
+
 
     /// Flow `f`'s timer `timer` has an event now. A stale event of a slot now holding a message
     /// flow does nothing; one of another window flow finds its timers not armed then.
-    pub(crate) fn window_timer(&mut self, f: u32, timer: Timer) {
+    pub(crate) fn window_timer(&mut self, f: u32, timer: Timer, fabric: &mut Fabric, cx: &mut Ctx) {
         if !matches!(self.flows.slots[f as usize].tx, Tx::Window(_)) {
             return;
         }
-        let now = self.now;
-        self.window_step(f, |w, _, _, out| w.on_timer(now, timer, out));
+        let now = cx.now;
+        self.window_step(f, |w, _, _, out| w.on_timer(now, timer, out), fabric, cx);
     }
 
+
     /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
-    pub(crate) fn window_deliver(&mut self, i: PktId, pkt: Packet, rx_delay: Time) {
-        self.int_keep(pkt.flow, i);
-        self.free_packet(i);
+    pub(crate) fn window_deliver(&mut self, i: PktId, pkt: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
+        self.int_keep(pkt.flow, i, cx);
+        self.free_packet(i, cx);
         self.flows.slots[pkt.flow as usize].stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
-        let now = self.now;
+        let now = cx.now;
         let hdr = DataHdr { seq: pkt.seq, payload: pkt.payload_bytes, wire: pkt.wire_bytes, ce: pkt.ecn, ts: pkt.t_send, hops: pkt.hops };
-        self.window_step(pkt.flow, |w, _, _, out| w.on_data(now, &hdr, rx_delay, out));
+        self.window_step(pkt.flow, |w, _, _, out| w.on_data(now, &hdr, rx_delay, out), fabric, cx);
     }
+
 
     /// Message receiver: data packet `i` arrived (`MessageTx::on_data`). Payload in order is
     /// delivered; anything else is discarded. An answer turns the packet into the ACK or NAK in
     /// place (TIMELY §3.1, prompt ACK generation).
-    pub(crate) fn message_deliver(&mut self, h: u32, i: PktId, pkt: Packet) {
+    pub(crate) fn message_deliver(&mut self, h: u32, i: PktId, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
         let flow = &mut self.flows.slots[pkt.flow as usize];
         flow.stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
         let arrival = flow.message().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment);
@@ -128,7 +136,7 @@ impl Network {
         }
         let answer = match arrival {
             Arrival::Deliver { ack } => {
-                self.record_delivery(pkt.flow, pkt.payload_bytes, pkt.wire_bytes);
+                self.record_delivery(pkt.flow, pkt.payload_bytes, pkt.wire_bytes, cx);
                 ack.map(|(psn, ece)| (PacketKind::Ack, psn, ece))
             }
             Arrival::Duplicate { ack } => ack.map(|psn| (PacketKind::Ack, psn, false)),
@@ -136,35 +144,36 @@ impl Network {
             Arrival::Discard => None,
         };
         let Some((kind, psn, ece)) = answer else {
-            return self.free_packet(i);
+            return self.free_packet(i, cx);
         };
         // DCQCN's notification point: the ACK carries the CNP, at most one per interval.
-        let ece = match self.cfg.cnp_interval {
-            Some(interval) if ece => self.flows.slots[pkt.flow as usize].message().cnp_due(self.now, interval),
+        let ece = match cx.cfg.cnp_interval {
+            Some(interval) if ece => self.flows.slots[pkt.flow as usize].message().cnp_due(cx.now, interval),
             _ => ece,
         };
         let flow = &self.flows.slots[pkt.flow as usize];
         let (src, hash) = (flow.src, flow.hash[1]);
-        let ack = self.pkts.get_mut(i);
+        let ack = cx.pkts.get_mut(i);
         ack.kind = kind;
-        ack.class = self.cfg.ack_class as u8;
+        ack.class = cx.cfg.ack_class as u8;
         ack.ecn = ece;
         ack.seq = psn;
         ack.dst_host = src;
         ack.hash = hash;
-        ack.wire_bytes = self.cfg.ack_bytes;
+        ack.wire_bytes = cx.cfg.ack_bytes;
         ack.payload_bytes = 0;
-        self.pkts.get_mut(i).wire_bytes += self.int_echo(i);
-        let port = self.fabric.hosts[h as usize].port;
-        self.enqueue(port, self.cfg.ack_class, i);
+        cx.pkts.get_mut(i).wire_bytes += self.int_echo(i, cx);
+        let port = self.nodes[h as usize].port;
+        fabric.enqueue(port, cx.cfg.ack_class, i, self, cx);
     }
+
 
     /// Message sender: an ACK or NAK of every PSN before `ack.seq`. Each segment it completes
     /// gives an RTT sample to the controller; a NAK (or an ACK the NIC is behind) sends the NIC
     /// back (`message_rewind`); the local ACK timeout restarts; the flow may send again if the
     /// outstanding cap held it.
-    pub(crate) fn message_ack(&mut self, ack: Packet, int: Option<&IntStack>) {
-        let now = self.now;
+    pub(crate) fn message_ack(&mut self, ack: Packet, int: Option<&IntStack>, fabric: &mut Fabric, cx: &mut Ctx) {
+        let now = cx.now;
         let f = ack.flow;
         let nak = ack.kind == PacketKind::Nak;
         let flow = &mut self.flows.slots[f as usize];
@@ -179,53 +188,63 @@ impl Network {
         // §3.1 and §5: the segment's own time on the wire is left out of the sample, at the
         // rate it left at (a pacing rate, the connection's rate under per-packet rate pacing,
         // else the line rate).
-        let line_rate = self.fabric.hosts[flow.src as usize].line_rate;
-        let fixed = self.cfg.pacing_rate.unwrap_or(line_rate);
-        let per_packet = self.cfg.pacing_rate.is_none() && self.cfg.rate_pacing == RatePacing::Packet;
+        let line_rate = self.nodes[flow.src as usize].line_rate;
+        let fixed = cx.cfg.pacing_rate.unwrap_or(line_rate);
+        let per_packet = cx.cfg.pacing_rate.is_none() && cx.cfg.rate_pacing == RatePacing::Packet;
         let outstanding = flow.message().outstanding_bytes();
-        flow.stats.credit_inflight(now, self.cfg.warmup, outstanding);
+        flow.stats.credit_inflight(now, cx.cfg.warmup, outstanding);
         while let Some(u) = self.flows.slots[f as usize].message().pop_acked(ack.seq) {
             let rate = if per_packet { u.rate.min(line_rate) } else { fixed };
             let clean = completion_rtt(now, u.t_send, u.bytes as u64, rate);
-            let rtt = self.noisy_rtt(f, clean);
-            let input = if self.cfg.signal.0.uses_queues() { self.signal_input(f, clean, int) } else { rtt };
+            let rtt = self.noisy_rtt(f, clean, cx);
+            let input = if cx.cfg.signal.0.uses_queues() { self.signal_input(f, clean, int, fabric, cx) } else { rtt };
             let records = int.map_or(&[][..], |st| st.forward());
             self.flows.slots[f as usize].message().on_completion(now, input, &u, records);
-            self.record_rtt(f, rtt);
+            self.record_rtt(f, rtt, cx);
         }
         let m = self.flows.slots[f as usize].message();
         if m.must_rewind(ack.seq, nak) {
-            self.message_rewind(f, ack.seq);
+            self.message_rewind(f, ack.seq, fabric, cx);
         }
-        self.message_rto_restart(f);
+        self.message_rto_restart(f, cx);
         if self.flows.slots[f as usize].message().done() {
             self.sender_done(f);
         } else {
-            self.schedule_flow(f);
+            self.schedule_flow(f, cx);
         }
     }
 
+
     /// Restarts or stops message flow `f`'s local ACK timeout (`MessageTx::restart_rto`).
-    fn message_rto_restart(&mut self, f: u32) {
-        let now = self.now;
-        if let Some(at) = self.flows.slots[f as usize].message().restart_rto(now, self.cfg.retransmit_timeout) {
-            self.arm_rto(f, at);
+    fn message_rto_restart(&mut self, f: u32, cx: &mut Ctx) {
+        let now = cx.now;
+        if let Some(at) = self.flows.slots[f as usize].message().restart_rto(now, cx.cfg.retransmit_timeout) {
+            self.arm_rto(f, at, cx);
+        }
+    }
+
+
+    /// The message transport's timeout queue has its event `ev` now: the connection whose
+    /// timeout it is, if any, looks at its timer (`message_timer`).
+    pub(crate) fn message_rto_event(&mut self, ev: &Event, fabric: &mut Fabric, cx: &mut Ctx) {
+        if let Some(f) = self.message_rtos.pop(&mut cx.events, ev) {
+            self.message_timer(f, fabric, cx);
         }
     }
 
     /// Message flow `f`'s local ACK timeout has an event now: on expiry the NIC goes back to the
     /// oldest unacknowledged packet. A stale event of a slot now holding a window flow does
     /// nothing.
-    pub(crate) fn message_timer(&mut self, f: u32) {
-        let now = self.now;
+    pub(crate) fn message_timer(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        let now = cx.now;
         let Tx::Message(m) = &mut self.flows.slots[f as usize].tx else { return };
         match m.rto_fire(now) {
             Ok(false) => {}
-            Err(at) => self.arm_rto(f, at),
+            Err(at) => self.arm_rto(f, at, cx),
             Ok(true) => {
                 let Some(una) = m.una_psn() else { return };
                 self.flows.slots[f as usize].stats.timeouts += 1;
-                self.message_rewind(f, una);
+                self.message_rewind(f, una, fabric, cx);
             }
         }
     }

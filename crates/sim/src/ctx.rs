@@ -1,0 +1,111 @@
+//! What every part of the network uses and no part owns: the clock and the event queue, the
+//! packets, the measurements, and what the scenario fixes for the whole run. The fabric
+//! (`crate::fabric`) and the hosts (`crate::host`) each take it beside their own state.
+
+use crate::engine::EventQueue;
+use crate::measure::Measurements;
+use crate::packet::Slab;
+use crate::scenario::{CcConfig, HostConfig, NicArbitration, RateAfterIdle, RatePacing, Scenario, TransportConfig};
+use crate::switch::QueueParams;
+use rttlab_cc::{Rate, Signal, Time};
+
+/// The run's context: its clock and events, packets, measurements and configuration.
+pub(crate) struct Ctx {
+    pub now: Time,
+    /// The place in the event order of the event being handled (0 before the first).
+    pub seq_now: u64,
+    pub events: EventQueue,
+    pub pkts: Slab,
+    pub cfg: RunConfig,
+    pub measure: Measurements,
+}
+
+/// What the telemetry (`switch.int`) asks of the run.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct IntRun {
+    /// Records per direction.
+    pub max_hops: u8,
+}
+
+/// What the scenario fixes for the whole run, in the units the packet path uses.
+pub(crate) struct RunConfig {
+    pub end: Time,
+    pub warmup: Time,
+    pub seed: u64,
+    pub transport: TransportConfig,
+    pub cc: CcConfig,
+    /// Shared buffer of every switch.
+    pub buffer: u64,
+    /// Dynamic PFC thresholds (`switch.pfc_alpha`) and their resume offset.
+    pub pfc_alpha: Option<f64>,
+    pub pfc_resume_offset: u64,
+    /// Queue settings of switch egress ports, by `Port::params` (0: `[switch]`'s own).
+    pub queue_params: Vec<QueueParams>,
+    pub classes: usize,
+    pub ack_class: usize,
+    pub payload_per_packet: u32,
+    pub header_bytes: u32,
+    pub ack_bytes: u32,
+    pub pfc_frame_bytes: u32,
+    pub segment_bytes: u64,
+    pub max_outstanding: u64,
+    pub send_queue: u32,
+    pub retransmit_timeout: Time,
+    pub rtt_noise: Time,
+    pub pacing_rate: Option<Rate>,
+    pub arbitration: NicArbitration,
+    pub rate_pacing: RatePacing,
+    pub rate_after_idle: RateAfterIdle,
+    pub host_config: HostConfig,
+    pub timeseries_interval: Option<Time>,
+    /// In-band telemetry (`switch.int`); `None`: off.
+    pub int: Option<IntRun>,
+    /// DCQCN's notification point: at most one CNP per flow per this interval.
+    pub cnp_interval: Option<Time>,
+    /// TIMELY's input and the `ind` threshold (`cc.signal`).
+    pub signal: (Signal, Time),
+    /// HPCC's `T` with `base_rtt = "max"`: the topology's largest unloaded round trip.
+    pub max_base_rtt: Time,
+}
+
+impl RunConfig {
+    pub fn new(s: &Scenario) -> RunConfig {
+        let (nic, sw) = (&s.nic, &s.switch);
+        RunConfig {
+            end: s.duration,
+            warmup: s.warmup,
+            seed: s.seed,
+            transport: s.transport.clone(),
+            cc: s.cc.clone(),
+            buffer: sw.buffer.0,
+            pfc_alpha: sw.pfc_alpha,
+            pfc_resume_offset: sw.pfc_resume_offset.0,
+            queue_params: Vec::new(),
+            classes: sw.classes as usize,
+            ack_class: nic.ack_class as usize,
+            payload_per_packet: nic.payload_per_packet() as u32,
+            // With telemetry each data packet carries the INT header's hop count.
+            header_bytes: nic.header.0 as u32 + if sw.int == Some(true) { rttlab_cc::int::HEADER_BYTES } else { 0 },
+            ack_bytes: nic.ack.0 as u32,
+            pfc_frame_bytes: nic.ack.0 as u32,
+            segment_bytes: nic.segment().0,
+            max_outstanding: nic.max_outstanding().0,
+            send_queue: nic.send_queue(),
+            retransmit_timeout: nic.retransmit_timeout(),
+            rtt_noise: nic.rtt_noise,
+            pacing_rate: nic.pacing_rate,
+            arbitration: nic.arbitration.unwrap_or_default(),
+            rate_pacing: nic.rate_pacing.unwrap_or_default(),
+            rate_after_idle: nic.rate_after_idle.unwrap_or_default(),
+            host_config: s.host.clone(),
+            timeseries_interval: s.measure.timeseries_interval,
+            int: (sw.int == Some(true)).then_some(IntRun { max_hops: sw.int_max_hops }),
+            signal: s.cc.signal(),
+            cnp_interval: match &s.cc {
+                CcConfig::Dcqcn(p) => Some(p.cnp_interval),
+                _ => None,
+            },
+            max_base_rtt: Time::ZERO,
+        }
+    }
+}

@@ -1,0 +1,557 @@
+//! The switching fabric: ports (queues, serialization, propagation, PFC state), switches
+//! (shared buffer, forwarding by ECMP, tail drop, ECN marking, PFC generation) and in-band
+//! telemetry's records, as functions of the fabric's own state, the run's context (`Ctx`:
+//! clock, events, packets, measurements) and, at host ports only, the hosts.
+
+use crate::capture::Endpoints;
+use crate::ctx::{Ctx, RunConfig};
+use crate::engine::{rng_stream, EventKind, Stream};
+use crate::ids::{PktId, PortId, SwitchId};
+use crate::packet::{Packet, PacketKind};
+use crate::port::{port_name, Owner, Port, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
+use crate::routing::Routing;
+use crate::scenario::{invalid, Scenario, ScenarioError, Workload};
+use crate::switch::{admits, QueueParams, Red, Switch};
+use crate::topology::Graph;
+use rand::Rng as _;
+use rttlab_cc::int::HOP_BYTES;
+use rttlab_cc::{IntHop, Time};
+
+/// What the fabric asks of the hosts at their NIC ports, and all it knows of them
+/// (`crate::host::Hosts` answers).
+pub(crate) trait HostPorts {
+    /// Host `h`'s NIC's next data packet of class `c`, if one may leave now.
+    fn next_data_packet(&mut self, h: u32, c: usize, fabric: &mut Fabric, cx: &mut Ctx) -> Option<PktId>;
+    /// Whether the transmit completion of packet `i` at its host matters to its transport.
+    fn tx_done_matters(&self, i: PktId, cx: &Ctx) -> bool;
+    /// Whether host `h`'s NIC holds segments not yet cut into packets.
+    fn nic_holds_segments(&self, h: u32, cx: &Ctx) -> bool;
+    /// Packet `i` has fully arrived at host `h`'s NIC.
+    fn arrive(&mut self, h: u32, i: PktId, fabric: &mut Fabric, cx: &mut Ctx);
+    /// A switch dropped packet `pkt` (slot `i`): it is counted against its flow and freed.
+    fn dropped(&mut self, pkt: &Packet, i: PktId, cx: &mut Ctx);
+    /// The endpoints a packet capture writes for `pkt`.
+    fn endpoints(&self, pkt: &Packet, cx: &Ctx) -> Endpoints;
+}
+
+/// The fabric: the graph, its routes, every port (two per link) and switch. It owns the
+/// switching path: ports' queues and transmissions, switches' buffers, marking and PFC. It
+/// reaches the hosts (`crate::host::Hosts`) only at host ports: for a host port's next
+/// packet, and to hand up what arrives there or is dropped.
+pub(crate) struct Fabric {
+    pub graph: Graph,
+    pub routing: Routing,
+    pub ports: Vec<Port>,
+    pub switches: Vec<Switch>,
+    /// Each host's NIC port.
+    pub host_ports: Vec<PortId>,
+    /// Data packets the first switch they reach drops once (`Network::lose_once`): (flow, seq).
+    pub faults: Vec<(u32, u32)>,
+}
+
+impl Fabric {
+    pub fn new(s: &Scenario) -> Fabric {
+        let graph = Graph::from_scenario(s);
+        let mut ports = Vec::with_capacity(graph.links.len() * 2);
+        let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); graph.nodes() as usize];
+        let owner = |n: u32| if n < graph.hosts { Owner::Host(n) } else { Owner::Switch(SwitchId(n - graph.hosts)) };
+        for l in &graph.links {
+            let (pa, pb) = (ports.len() as u32, ports.len() as u32 + 1);
+            ports.push(Port::new(owner(l.a), l.a, PortId(pb), l.rate_ab, l.delay, s.switch.classes as usize));
+            ports.push(Port::new(owner(l.b), l.b, PortId(pa), l.rate_ba, l.delay, s.switch.classes as usize));
+            node_ports[l.a as usize].push(PortId(pa));
+            node_ports[l.b as usize].push(PortId(pb));
+        }
+        let routing = Routing::build(graph.hosts, &ports, &node_ports);
+        let host_ports = (0..graph.hosts).map(|h| node_ports[h as usize][0]).collect();
+        let switches = (0..graph.switches)
+            .map(|sw| Switch { node: graph.hosts + sw, used: 0, headroom_used: 0, reserved: 0, rng: rng_stream(s.seed, Stream::Switch(sw)), drops: 0, dropped_payload: 0, marks: 0 })
+            .collect();
+        Fabric { graph, routing, ports, switches, host_ports, faults: Vec::new() }
+    }
+
+    /// The ports `measure.queue_ports` names, a name with `*` naming every port it matches;
+    /// absent: the switch port towards every flow destination (the peer of that host's NIC port).
+    pub(crate) fn sampled_ports(&self, s: &Scenario) -> Result<Vec<(PortId, String)>, ScenarioError> {
+        let names: Vec<String> = match &s.measure.queue_ports {
+            Some(v) => v.clone(),
+            None => {
+                let ctx = s.context();
+                let incast = s.workloads.iter().filter_map(|w| if let Workload::Incast(c) = w { Some(&c.receiver) } else { None });
+                let incast = incast.flat_map(|r| ctx.host_set("", Some(r)).expect("validated"));
+                let flow_dsts = s.flows.iter().flat_map(|g| ctx.host_set("", Some(&g.dst)).expect("validated"));
+                let mut dsts: Vec<u32> = flow_dsts.chain(incast).collect();
+                dsts.sort_unstable();
+                dsts.dedup();
+                dsts.iter().map(|&d| port_name(&self.graph, &self.ports, self.ports[self.host_ports[d as usize].idx()].peer)).collect()
+            }
+        };
+        let mut ports = Vec::new();
+        for (i, name) in names.into_iter().enumerate() {
+            let field = format!("measure.queue_ports[{i}]");
+            if !name.contains('*') {
+                ports.push((self.port_named(&name, &field)?, name));
+                continue;
+            }
+            let all = (0..self.ports.len() as u32).map(|p| (PortId(p), port_name(&self.graph, &self.ports, PortId(p))));
+            let matched: Vec<(PortId, String)> = all.filter(|(p, n)| wildcard_match(&name, n) && ports.iter().all(|(q, _)| q != p)).collect();
+            if matched.is_empty() {
+                return Err(invalid(field, name, "a pattern that matches at least one egress port not already named (`*` matches any characters, e.g. \"s*-s*\")"));
+            }
+            ports.extend(matched);
+        }
+        Ok(ports)
+    }
+
+    /// Resolves `[switch]` and its `[[switch.ports]]` overrides into the queue settings of every
+    /// switch port (`Port::params` indexes the distinct ones); an override that names an unknown
+    /// switch or port, or selects no port, is an error naming it.
+    pub(crate) fn queue_params(&mut self, s: &Scenario) -> Result<Vec<QueueParams>, ScenarioError> {
+        let sw = &s.switch;
+        let mut params = vec![QueueParams {
+            pfc: sw.pfc.then_some((sw.pfc_xoff.0, sw.pfc_xon.0)),
+            pfc_headroom: sw.pfc_headroom.0,
+            ecn: sw.ecn.as_ref().map(Red::new),
+            limit: sw.queue_limit,
+            alpha: sw.alpha,
+            device_queue: sw.device_queue as u64,
+        }];
+        for (i, o) in sw.ports.iter().enumerate() {
+            let at = format!("switch.ports[{i}]");
+            let mut selected = vec![true; self.ports.len()];
+            if !o.switches.is_empty() {
+                let mut wanted = std::collections::HashSet::new();
+                for (j, name) in o.switches.iter().enumerate() {
+                    let node = (self.graph.hosts..self.graph.nodes()).find(|&n| self.graph.node_name(n) == *name);
+                    wanted.insert(node.ok_or_else(|| invalid(format!("{at}.switches[{j}]"), name, "the name of a switch (s0, s1, ... or a graph topology's names)"))?);
+                }
+                selected.iter_mut().zip(&self.ports).for_each(|(sel, p)| *sel &= wanted.contains(&p.node));
+            }
+            if !o.ports.is_empty() {
+                let mut named = vec![false; self.ports.len()];
+                for (j, name) in o.ports.iter().enumerate() {
+                    named[self.port_named(name, &format!("{at}.ports[{j}]"))?.idx()] = true;
+                }
+                selected.iter_mut().zip(named).for_each(|(sel, n)| *sel &= n);
+            }
+            if let Some(rate) = o.link_rate {
+                selected.iter_mut().zip(&self.ports).for_each(|(sel, p)| *sel &= p.rate == rate);
+            }
+            let mut any = false;
+            for port in self.ports.iter_mut().zip(&selected).filter_map(|(p, &sel)| (sel && matches!(p.owner, Owner::Switch(_))).then_some(p)) {
+                // Only what this override gives replaces the port's settings so far.
+                let mut q = params[port.params as usize].clone();
+                if let Some(e) = &o.ecn {
+                    q.ecn = Some(Red::new(e));
+                }
+                q.limit = o.queue_limit.or(q.limit);
+                q.alpha = o.alpha.or(q.alpha);
+                q.device_queue = o.device_queue.map_or(q.device_queue, u64::from);
+                q.pfc = q.pfc.map(|(xoff, xon)| (o.pfc_xoff.map_or(xoff, |b| b.0), o.pfc_xon.map_or(xon, |b| b.0)));
+                q.pfc_headroom = o.pfc_headroom.map_or(q.pfc_headroom, |b| b.0);
+                if let Some((xoff, xon)) = q.pfc.filter(|&(xoff, xon)| !(xon < xoff && xoff < sw.buffer.0)) {
+                    return Err(invalid(format!("{at}.pfc_xoff"), rttlab_cc::Bytes(xoff), format!("need pfc_xon ({}) < pfc_xoff < buffer ({})", rttlab_cc::Bytes(xon), sw.buffer)));
+                }
+                port.params = intern(&mut params, q);
+                any = true;
+            }
+            if !any {
+                return Err(invalid(at, "no port", "selectors that match at least one switch egress port"));
+            }
+        }
+        let classes = sw.classes as u64;
+        for port in self.ports.iter_mut() {
+            if let Owner::Switch(s) = port.owner {
+                // Thresholds given for one rate, as this port's rate makes them.
+                if let Some(red) = params[port.params as usize].ecn.and_then(|r| r.scaled_for(port.rate)) {
+                    let q = QueueParams { ecn: Some(red), ..params[port.params as usize].clone() };
+                    port.params = intern(&mut params, q);
+                }
+                port.set_queue_params(&params[port.params as usize]);
+                self.switches[s.idx()].reserved += port.pfc_headroom * classes;
+            }
+        }
+        if let Some(s) = self.switches.iter().position(|x| x.reserved >= sw.buffer.0) {
+            let reserved = rttlab_cc::Bytes(self.switches[s].reserved);
+            return Err(invalid("switch.pfc_headroom", reserved, format!("the headroom {} reserves ({reserved} over its ports and classes) must leave shared buffer (buffer = {})", self.graph.node_name(self.switches[s].node), sw.buffer)));
+        }
+        Ok(params)
+    }
+
+    /// The egress port called `name` ("NODE-PEER"); otherwise an error naming `field`.
+    pub(crate) fn port_named(&self, name: &str, field: &str) -> Result<PortId, ScenarioError> {
+        (0..self.ports.len() as u32).map(PortId).find(|&p| port_name(&self.graph, &self.ports, p) == name).ok_or_else(|| ScenarioError::Invalid {
+            field: field.to_string(),
+            value: name.to_string(),
+            allowed: "an egress port named NODE-PEER of linked nodes, e.g. \"s0-h0\" (hosts h0.., switches s0..)".into(),
+        })
+    }
+
+
+    /// The egress ports a packet of a flow with ECMP hash `hash` crosses from host `src` to
+    /// host `dst`: the source NIC's, then each switch's.
+    pub fn path(&self, src: u32, dst: u32, hash: u32) -> Vec<PortId> {
+        let mut p = self.host_ports[src as usize];
+        let mut path = vec![p];
+        loop {
+            let node = self.ports[self.ports[p.idx()].peer.idx()].node;
+            if node == dst || node < self.graph.hosts || path.len() > self.graph.nodes() as usize {
+                return path;
+            }
+            p = self.routing.next_port(SwitchId(node - self.graph.hosts), dst, hash);
+            path.push(p);
+        }
+    }
+
+    /// Starts serializing the next packet on port `p` if the port is idle: PFC frames first,
+    /// then the classes in strict priority (class 0 first), skipping paused classes. A host port
+    /// draws data packets from its NIC's segment queues in the same class order.
+    pub(crate) fn try_tx(&mut self, p: PortId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+        let port = &mut self.ports[p.idx()];
+        if port.busy(cx.now, cx.seq_now) {
+            // Something may be waiting for the port: its completion must happen as an event.
+            if !port.done_queued {
+                port.done_queued = true;
+                cx.events.push_reserved(port.busy_until, port.done_seq, EventKind::TxDone { port: p, pkt: None });
+            }
+            return;
+        }
+        let mut next = port.control.pop_front();
+        if next.is_none() {
+            for c in 0..cx.cfg.classes {
+                if self.ports[p.idx()].paused[c] {
+                    continue;
+                }
+                if let Some(i) = self.ports[p.idx()].class[c].queue.pop_front(&cx.pkts) {
+                    next = Some(self.dequeued(p, c, i, cx));
+                    break;
+                }
+                if let Owner::Host(h) = self.ports[p.idx()].owner {
+                    if let Some(i) = hosts.next_data_packet(h, c, self, cx) {
+                        next = Some(i);
+                        break;
+                    }
+                }
+            }
+        }
+        let Some(i) = next else { return };
+        if let Some(c) = self.ports[p.idx()].capture {
+            self.capture(c, i, hosts, cx);
+        }
+        // The completion happens as an event when something waits for the port already; at a
+        // host, also when its NIC holds segments or its transport counts the packet's
+        // completion (`host_tx_done`).
+        let port = &self.ports[p.idx()];
+        let (matters, nic_holds) = match port.owner {
+            Owner::Switch(_) => (false, false),
+            Owner::Host(h) => (hosts.tx_done_matters(i, cx), hosts.nic_holds_segments(h, cx)),
+        };
+        let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
+        let pkt = cx.pkts.get(i);
+        let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
+        let port = &mut self.ports[p.idx()];
+        if !matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume) {
+            let st = &mut port.class[pkt.class as usize].stats;
+            st.tx_packets += 1;
+            st.tx_bytes += wire;
+            st.tx_payload_bytes += payload;
+        }
+        let done = cx.now + port.rate.serialization(wire);
+        let (peer, arrive) = (port.peer, done + port.delay);
+        port.busy_until = done;
+        port.done_seq = cx.events.reserve();
+        port.done_queued = queue_completion;
+        if queue_completion {
+            cx.events.push_reserved(done, port.done_seq, EventKind::TxDone { port: p, pkt: matters.then_some(i) });
+        }
+        cx.events.push(arrive, EventKind::Arrive { port: peer, pkt: i });
+    }
+
+
+    /// Bookkeeping for packet `i` leaving class `c` of port `p`'s queue.
+    fn dequeued(&mut self, p: PortId, c: usize, i: PktId, cx: &mut Ctx) -> PktId {
+        self.queue_changes(p, cx);
+        let w = cx.pkts.get(i).wire_bytes as u64;
+        let port = &mut self.ports[p.idx()];
+        let queued_before = port.class[c].bytes;
+        port.class[c].bytes -= w;
+        port.queue_bytes -= w;
+        port.occupancy_changed(c, cx.now, -(w as i64));
+        if let Owner::Switch(s) = port.owner {
+            self.switch_dequeued(s, p, c, i, queued_before, cx);
+            self.int_push(p, i, cx);
+        }
+        i
+    }
+
+
+    /// Queues packet `i` on class `c` of port `p` and starts it if the port is idle.
+    pub(crate) fn enqueue(&mut self, p: PortId, c: usize, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+        self.queue_changes(p, cx);
+        let w = cx.pkts.get(i).wire_bytes as u64;
+        let port = &mut self.ports[p.idx()];
+        port.class[c].queue.push_back(&mut cx.pkts, i);
+        port.class[c].bytes += w;
+        port.queue_bytes += w;
+        port.occupancy_changed(c, cx.now, w as i64);
+        self.try_tx(p, hosts, cx);
+    }
+
+
+    /// Sends a PFC frame for `class` out of port `p`, ahead of any queued data. The port is
+    /// started by a `Kick` event rather than directly, because this runs in the middle of
+    /// another port's dequeue.
+    pub(crate) fn send_pfc(&mut self, p: PortId, class: usize, pause: bool, cx: &mut Ctx) {
+        let kind = if pause { PacketKind::Pause } else { PacketKind::Resume };
+        let i = cx.pkts.alloc(Packet::new(kind, class as u8, cx.cfg.pfc_frame_bytes));
+        let port = &mut self.ports[p.idx()];
+        port.control.push_back(i);
+        port.class[class].stats.pauses_sent += pause as u64;
+        port.class[class].stats.resumes_sent += !pause as u64;
+        cx.events.push(cx.now, EventKind::Kick(p));
+    }
+
+
+    /// Packet `i` has fully arrived through port `p` (store and forward): it goes to the switch
+    /// or host that owns the port, or, a PFC frame, to the port's own egress.
+    pub(crate) fn link_arrive(&mut self, p: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+        match (cx.pkts.get(i).kind, self.ports[p.idx()].owner) {
+            (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(p, i, hosts, cx),
+            (_, Owner::Switch(s)) => self.switch_receive(s, p, i, hosts, cx),
+            (_, Owner::Host(h)) => hosts.arrive(h, i, self, cx),
+        }
+    }
+
+
+    /// PFC frame `i` arrived through port `p`: pause or restart that port's egress class.
+    pub(crate) fn receive_pfc(&mut self, p: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+        let pkt = *cx.pkts.get(i);
+        cx.pkts.free(i);
+        let pause = pkt.kind == PacketKind::Pause;
+        let resumed = self.ports[p.idx()].apply_pfc(pkt.class as usize, pause, cx.now);
+        cx.measure.record_pfc(cx.now, p, pkt.class, pause);
+        if resumed {
+            self.try_tx(p, hosts, cx);
+        }
+    }
+
+
+    /// Port `p`'s occupancy is about to change: its queue sampler, if any, is credited with
+    /// the occupancy that held until now.
+    #[inline(always)]
+    pub(crate) fn queue_changes(&mut self, p: PortId, cx: &mut Ctx) {
+        let port = &self.ports[p.idx()];
+        if let Some(sampler) = port.sampler {
+            cx.measure.samplers[sampler as usize].observe(cx.now, &port.occupancies()[..cx.cfg.classes]);
+        }
+    }
+
+    /// Whether `pkt` is a data packet that `Network::lose_once` asked to drop; the fault is
+    /// used up.
+    fn injected_loss(&mut self, pkt: &Packet) -> bool {
+        if self.faults.is_empty() || pkt.kind != PacketKind::Data {
+            return false;
+        }
+        let at = self.faults.iter().position(|&f| f == (pkt.flow, pkt.seq));
+        at.map(|i| self.faults.swap_remove(i)).is_some()
+    }
+
+
+    /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
+    pub(crate) fn switch_receive(&mut self, s: SwitchId, in_port: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+        let pkt = *cx.pkts.get(i);
+        let injected = self.injected_loss(&pkt);
+        let egress = self.routing.next_port(s, pkt.dst_host, pkt.hash);
+        let c = pkt.class as usize;
+        let sw = &mut self.switches[s.idx()];
+        let w = pkt.wire_bytes as u64;
+        let out = &self.ports[egress.idx()];
+        let admitted = out.queue_checks & QUEUE_ADMIT == 0 || admits(out, c, w, &cx.cfg.queue_params[out.params as usize], cx.cfg.buffer.saturating_sub(sw.used));
+        let inp = &self.ports[in_port.idx()];
+        // Once its ingress has sent PAUSE, a packet goes into that ingress's headroom while it
+        // has room, as a Broadcom MMU charges a priority group past XOFF (IEEE 802.1Qbb
+        // headroom); otherwise into the shared buffer, which excludes every reserve.
+        let headroom = inp.pausing[c] && inp.class[c].headroom_used + w <= inp.pfc_headroom;
+        let shared_full = sw.used - sw.headroom_used + w > cx.cfg.buffer - sw.reserved;
+        if (shared_full && !headroom) || injected || !admitted {
+            // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
+            sw.drops += 1;
+            self.ports[egress.idx()].class[c].stats.drops += 1;
+            sw.dropped_payload += pkt.payload_bytes as u64;
+            hosts.dropped(&pkt, i, cx);
+            return;
+        }
+        let mark_at_enqueue = out.queue_checks & QUEUE_MARK_ENQUEUE != 0;
+        sw.used += w;
+        let p = cx.pkts.get_mut(i);
+        p.in_port = in_port;
+        p.in_headroom = headroom;
+        p.hops = p.hops.saturating_add(1);
+        let inp = &mut self.ports[in_port.idx()];
+        inp.class[c].ingress_bytes += w;
+        if headroom {
+            inp.class[c].headroom_used += w;
+            sw.headroom_used += w;
+        }
+        // The threshold (dynamic with `pfc_alpha`) is looked at only while the ingress runs.
+        if !inp.pausing[c] && inp.class[c].ingress_bytes > cx.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, cx.cfg.buffer)) {
+            inp.pausing[c] = true;
+            self.send_pfc(in_port, c, true, cx);
+        }
+        if mark_at_enqueue {
+            let out = &self.ports[egress.idx()];
+            let queued = (out.class[c].bytes, out.class[c].queue.len() as u64);
+            self.mark(s, egress, i, queued, cx);
+        }
+        self.enqueue(egress, c, i, hosts, cx);
+    }
+
+
+    /// Marks data packet `i`, queued at egress `port` of switch `s`, CE with the probability
+    /// for a queue of `queued` (bytes, packets).
+    fn mark(&mut self, s: SwitchId, port: PortId, i: PktId, (bytes, packets): (u64, u64), cx: &mut Ctx) {
+        let pkt = cx.pkts.get_mut(i);
+        let out = &mut self.ports[port.idx()];
+        let params = &cx.cfg.queue_params[out.params as usize];
+        let (Some(red), PacketKind::Data) = (&params.ecn, pkt.kind) else { return };
+        let c = pkt.class as usize;
+        let q = if red.packets { packets.saturating_sub(params.device_queue) } else { bytes };
+        let sw = &mut self.switches[s.idx()];
+        if out.red[c].mark(q, red, || sw.rng.random::<f64>()) {
+            pkt.ecn = true;
+            sw.marks += 1;
+            out.class[c].stats.ecn_marks += 1;
+        }
+    }
+
+
+    /// Packet `i` leaves class `c` of egress `port` of switch `s`, which held `queued` bytes in
+    /// that class before it left: release its buffer, lift PFC on its ingress once below XON,
+    /// and with marking at dequeue mark it by that queue (algorithms.md §5.1).
+    pub(crate) fn switch_dequeued(&mut self, s: SwitchId, port: PortId, c: usize, i: PktId, queued: u64, cx: &mut Ctx) {
+        let pkt = *cx.pkts.get(i);
+        let w = pkt.wire_bytes as u64;
+        let sw = &mut self.switches[s.idx()];
+        sw.used -= w;
+        if pkt.in_headroom {
+            sw.headroom_used -= w;
+        }
+        let out = &self.ports[port.idx()];
+        if out.queue_checks & QUEUE_MARK_DEQUEUE != 0 {
+            let packets = out.class[c].queue.len() as u64 + 1;
+            self.mark(s, port, i, (queued, packets), cx);
+        }
+        let in_port = pkt.in_port;
+        let inp = &mut self.ports[in_port.idx()];
+        inp.class[c].ingress_bytes -= w;
+        if pkt.in_headroom {
+            inp.class[c].headroom_used -= w;
+        }
+        let sw = &self.switches[s.idx()];
+        if inp.pausing[c] && inp.class[c].ingress_bytes <= cx.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, cx.cfg.buffer).saturating_sub(cx.cfg.pfc_resume_offset)) {
+            inp.pausing[c] = false;
+            self.send_pfc(in_port, c, false, cx);
+        }
+    }
+
+    /// Switch egress `p` dequeued packet `i`: with telemetry on, a data packet (or an ACK
+    /// collecting the reverse path) gets the port's record — its timestamp, bytes sent so far,
+    /// queue after the packet left and line rate, as the HPCC simulator's `SwitchNotifyDequeue`
+    /// writes them — and is 8 bytes longer on the wire from here.
+    pub(crate) fn int_push(&mut self, p: PortId, i: PktId, cx: &mut Ctx) {
+        let Some(run) = cx.cfg.int else { return };
+        let pkt = cx.pkts.get(i);
+        let collects = match pkt.kind {
+            PacketKind::Data => true,
+            // A queue signal needs the round trip's records: ACKs collect their path's too.
+            PacketKind::Ack | PacketKind::Nak => cx.cfg.signal.0.uses_queues(),
+            _ => false,
+        };
+        if !collects {
+            return;
+        }
+        let port = &self.ports[p.idx()];
+        let record = IntHop::encode(cx.now, port.tx_bytes(), port.queue_bytes, port.rate);
+        let st = cx.pkts.int_mut(i).expect("telemetry on: every packet has a stack");
+        if st.n - st.fwd >= run.max_hops {
+            return;
+        }
+        st.hops[st.n as usize] = record;
+        st.ports[st.n as usize] = p.0;
+        st.n += 1;
+        cx.pkts.get_mut(i).wire_bytes += HOP_BYTES;
+    }
+
+
+    /// The unloaded round trip from host `src` to `dst` on ECMP hashes `hash`: a full data
+    /// packet's serialization and propagation on each link there, an ACK's on the way back.
+    pub(crate) fn base_rtt(&self, src: u32, dst: u32, hash: [u32; 2], cfg: &RunConfig) -> Time {
+        let data = (cfg.payload_per_packet + cfg.header_bytes) as u64;
+        let leg = |a, b, h, bytes| {
+            self.path(a, b, h).iter().fold(Time::ZERO, |t, p| {
+                let port = &self.ports[p.idx()];
+                t + port.rate.serialization(bytes) + port.delay
+            })
+        };
+        leg(src, dst, hash[0], data) + leg(dst, src, hash[1], cfg.ack_bytes as u64)
+    }
+
+
+    /// The largest unloaded round trip between any two hosts (HPCC's `T`, the HPCC simulator's
+    /// `GLOBAL_T`).
+    pub(crate) fn max_base_rtt(&self, cfg: &RunConfig) -> Time {
+        let hosts = self.graph.hosts;
+        (0..hosts).flat_map(|a| (0..hosts).filter(move |&b| b != a).map(move |b| (a, b))).map(|(a, b)| self.base_rtt(a, b, [0, 0], cfg)).max().unwrap_or(Time::ZERO)
+    }
+
+    /// Packet `i` starts leaving a captured port: capture `c` records it.
+    #[cold]
+    pub(crate) fn capture(&self, c: u32, i: PktId, hosts: &impl HostPorts, cx: &mut Ctx) {
+        let pkt = cx.pkts.get(i);
+        let ends = hosts.endpoints(pkt, cx);
+        cx.measure.captures[c as usize].record(cx.now, pkt, ends);
+    }
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any run of characters: the text
+/// before the first `*` starts it, the text after the last ends it, and the pieces between
+/// occur in order in what is left.
+fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let pieces: Vec<&str> = pattern.split('*').collect();
+    let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
+    if pieces.len() == 1 {
+        return name == pattern;
+    }
+    let Some(mut rest) = name.strip_prefix(first).and_then(|r| r.strip_suffix(last)) else { return false };
+    for piece in &pieces[1..pieces.len() - 1] {
+        match rest.find(piece) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The index of `q` among the distinct queue settings, adding it if new.
+fn intern(params: &mut Vec<QueueParams>, q: QueueParams) -> u16 {
+    let k = params.iter().position(|x| *x == q).unwrap_or_else(|| {
+        params.push(q);
+        params.len() - 1
+    });
+    k as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wildcard_match;
+
+    #[test]
+    fn wildcard_patterns() {
+        assert!(wildcard_match("s*-s*", "s12-s40"));
+        assert!(!wildcard_match("s*-s*", "s12-h3"));
+        assert!(wildcard_match("*", "h0-s0") && wildcard_match("s0-h0", "s0-h0") && !wildcard_match("s0-h0", "s0-h01"));
+        assert!(wildcard_match("a*b*b", "abb"));
+        assert!(!wildcard_match("a*a", "a"), "prefix and suffix may not overlap");
+        assert!(!wildcard_match("ab*b", "ab"));
+    }
+}

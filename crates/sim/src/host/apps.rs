@@ -1,0 +1,190 @@
+//! The workloads' applications at the hosts: a generator's event for one of its sources (an
+//! RPC, a sized flow, an incast, a ping), RPC connections and their messages, and pings
+//! echoed and timed.
+
+use super::Hosts;
+use crate::ctx::Ctx;
+use crate::engine::EventKind;
+use crate::fabric::Fabric;
+use crate::flow::{FlowSpec, Message, Messages, Origin};
+use crate::ids::PktId;
+use crate::packet::{Packet, PacketKind};
+use crate::stats::ns;
+use crate::workload::{Generator, Kind};
+use rand::Rng as _;
+use rttlab_cc::Time;
+
+impl Hosts {
+    /// Generator `g` acts for its source `i` now.
+    pub(crate) fn workload_event(&mut self, g: u32, i: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        let (now, measured) = (cx.now, cx.now >= cx.cfg.warmup);
+        let gen = &mut self.generators[g as usize];
+        let (i, group) = (i as usize, gen.group);
+        let h = gen.sources[i];
+        if let Some(t) = gen.next_event(i, now) {
+            cx.events.push(t, EventKind::Arrival { generator: g, host: i as u32 });
+        }
+        let gen = &mut self.generators[g as usize];
+        let (class, stats) = (gen.class, &mut cx.measure.groups[group as usize]);
+        let peer = |gen: &mut Generator| gen.peers.as_ref().expect("a generator with peers").pick(i, h, &mut gen.rngs[i]);
+        match gen.kind {
+            Kind::Rpc { size, response, max_pending } => {
+                let server = peer(gen);
+                if !gen.admit(i, max_pending) {
+                    stats.rpcs_refused += measured as u64;
+                    return;
+                }
+                if measured {
+                    stats.rpcs_issued += 1;
+                    stats.offered_bytes += size + response;
+                }
+                let f = self.rpc_connection(g, h, server, class, fabric, cx);
+                self.offer_message(f, size, Message { end: 0, issued: now, client: i as u32 }, cx);
+            }
+            Kind::FlowSizes { max_active } => {
+                let dst = peer(gen);
+                let size = gen.cdf.as_ref().expect("flow sizes have a CDF").sample(&mut gen.rngs[i]);
+                if !gen.admit(i, max_active) {
+                    stats.flows_refused += measured as u64;
+                    return;
+                }
+                stats.offered_bytes += if measured { size } else { 0 };
+                self.start_ephemeral(h, dst, class, group, size, Origin { generator: g, source: i as u32 }, fabric, cx);
+            }
+            Kind::Incast { size, connections, max_active, senders_per_incast } => {
+                // One receiver and every sender take no draw, so that such runs keep their
+                // random streams.
+                let receiver = match gen.receivers.as_slice() {
+                    &[r] => r,
+                    rs => rs[gen.rngs[i].random_range(0..rs.len())],
+                };
+                let mut chosen: Vec<usize> = (0..gen.sources.len()).filter(|&s| gen.sources[s] != receiver).collect();
+                if let Some(k) = senders_per_incast {
+                    let (picked, _) = rand::seq::SliceRandom::partial_shuffle(chosen.as_mut_slice(), &mut gen.rngs[i], k as usize);
+                    chosen = picked.to_vec();
+                }
+                for s in chosen {
+                    for _ in 0..connections {
+                        let gen = &mut self.generators[g as usize];
+                        let stats = &mut cx.measure.groups[group as usize];
+                        if !gen.admit(s, max_active) {
+                            stats.flows_refused += measured as u64;
+                            continue;
+                        }
+                        stats.offered_bytes += if measured { size } else { 0 };
+                        let src = gen.sources[s];
+                        self.start_ephemeral(src, receiver, class, group, size, Origin { generator: g, source: s as u32 }, fabric, cx);
+                    }
+                }
+            }
+            Kind::Pinger { bytes, max_pending } => {
+                let dst = peer(gen);
+                let hash = gen.rngs[i].random();
+                if !gen.admit(i, max_pending) {
+                    stats.pings_refused += measured as u64;
+                    return;
+                }
+                stats.pings_sent += measured as u64;
+                let ping = Packet { flow: i as u32, dst_host: dst, hash, seq: g, t_send: now, ..Packet::new(PacketKind::Ping, class, bytes) };
+                let p = cx.pkts.alloc(ping);
+                let port = self.nodes[h as usize].port;
+                fabric.enqueue(port, class as usize, p, self, cx);
+            }
+        }
+    }
+
+
+    /// A fresh connection for one sized transfer, started now.
+    fn start_ephemeral(&mut self, src: u32, dst: u32, class: u8, group: u16, size: u64, origin: Origin, fabric: &mut Fabric, cx: &mut Ctx) {
+        let spec = FlowSpec { src, dst, class, group, start: cx.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), write: None, app: None, onoff: None, ephemeral: Some(origin), demand: false };
+        let f = self.open_flow(spec, fabric, cx);
+        self.start_flow(f, fabric, cx);
+    }
+
+
+    /// The request connection from `client` to `server` of RPC generator `g`, opened with its
+    /// response connection on first use.
+    fn rpc_connection(&mut self, g: u32, client: u32, server: u32, class: u8, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
+        if let Some(&f) = self.generators[g as usize].conns.get(&(client, server)) {
+            return f;
+        }
+        let group = self.generators[g as usize].group;
+        let spec = |src, dst| FlowSpec { src, dst, class, group, start: cx.now, start_jitter: Time::ZERO, stop: Time::MAX, size: None, write: None, app: None, onoff: None, ephemeral: None, demand: true };
+        let (a, b) = (spec(client, server), spec(server, client));
+        let req = self.open_flow(a, fabric, cx);
+        let resp = self.open_flow(b, fabric, cx);
+        for (f, peer, request) in [(req, resp, true), (resp, req, false)] {
+            self.flows.slots[f as usize].messages = Some(Box::new(Messages { queue: Default::default(), offered: 0, peer, request, generator: g }));
+        }
+        self.generators[g as usize].conns.insert((client, server), req);
+        req
+    }
+
+
+    /// Queues message `m` of `bytes` on connection `f` and lets it send.
+    fn offer_message(&mut self, f: u32, bytes: u64, mut m: Message, cx: &mut Ctx) {
+        let flow = &mut self.flows.slots[f as usize];
+        let msgs = flow.messages.as_mut().expect("an RPC connection");
+        msgs.offered += bytes;
+        m.end = msgs.offered;
+        msgs.queue.push_back(m);
+        flow.message().offer(bytes);
+        self.schedule_flow(f, cx);
+    }
+
+
+    /// Connection `f` delivered one or more whole messages: a server answers a request, a
+    /// client completes an RPC.
+    pub(crate) fn messages_delivered(&mut self, f: u32, cx: &mut Ctx) {
+        let now = cx.now;
+        loop {
+            let flow = &mut self.flows.slots[f as usize];
+            let delivered = flow.stats.delivered_bytes;
+            let msgs = flow.messages.as_mut().expect("an RPC connection");
+            let Some(m) = msgs.queue.front().copied().filter(|m| m.end <= delivered) else { return };
+            msgs.queue.pop_front();
+            let (peer, request, g, group) = (msgs.peer, msgs.request, msgs.generator, flow.group);
+            let gen = &mut self.generators[g as usize];
+            if request {
+                let Kind::Rpc { response, .. } = gen.kind else { unreachable!("RPC connections belong to RPC generators") };
+                self.offer_message(peer, response, m, cx);
+            } else {
+                gen.finished(m.client);
+                if m.issued >= cx.cfg.warmup {
+                    let stats = &mut cx.measure.groups[group as usize];
+                    stats.rpcs_completed += 1;
+                    stats.rpc_latency.record(ns(now - m.issued)).expect("auto-resizing histogram");
+                    stats.rpc_latency_sum += now - m.issued;
+                }
+            }
+        }
+    }
+
+
+    /// A ping arrived at host `h`: its NIC echoes it at once, in the same class.
+    pub(crate) fn ping_echo(&mut self, h: u32, i: PktId, fabric: &mut Fabric, cx: &mut Ctx) {
+        let p = cx.pkts.get_mut(i);
+        p.kind = PacketKind::Pong;
+        p.dst_host = self.generators[p.seq as usize].sources[p.flow as usize];
+        let c = p.class as usize;
+        let port = self.nodes[h as usize].port;
+        fabric.enqueue(port, c, i, self, cx);
+    }
+
+
+    /// An echo came back to its pinger: one round trip.
+    pub(crate) fn pong(&mut self, i: PktId, p: Packet, cx: &mut Ctx) {
+        cx.pkts.free(i);
+        let gen = &mut self.generators[p.seq as usize];
+        gen.finished(p.flow);
+        if p.t_send >= cx.cfg.warmup {
+            cx.measure.groups[gen.group as usize].ping_rtt.record(ns(cx.now - p.t_send)).expect("auto-resizing histogram");
+        }
+    }
+
+
+    /// A probe or its echo was dropped: it is no longer outstanding.
+    pub(crate) fn ping_lost(&mut self, p: &Packet) {
+        self.generators[p.seq as usize].finished(p.flow);
+    }
+}

@@ -1,0 +1,227 @@
+//! A host's connections over their life: opening one (its transport and controller, its
+//! 5-tuple and ideal FCT), its packets counted alive, what it delivers and the RTT samples it
+//! takes, finishing, and for workload flows retiring its slot.
+
+use super::Hosts;
+use crate::ctx::Ctx;
+use crate::engine::{rng_stream, splitmix64, Stream};
+use crate::fabric::Fabric;
+use crate::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, Tx, ROCEV2_PORT, TCP_PORT};
+use crate::ids::PktId;
+use crate::packet::{Packet, PacketKind};
+use crate::routing::five_tuple_hash;
+use crate::scenario::{CcConfig, TransportConfig};
+use crate::transport::message::MessageTx;
+use crate::transport::window::WindowTx;
+use rttlab_cc::hpcc::BaseRtt;
+use rttlab_cc::{Dcqcn, Dctcp, Fast, Hpcc, LineRate, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
+
+impl Hosts {
+    /// The transport and controller of a new connection, as the scenario says (validation
+    /// guarantees the controller fits the transport).
+    fn make_tx(&self, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> Tx {
+        let mss = cx.cfg.payload_per_packet as u64;
+        match &cx.cfg.transport {
+            TransportConfig::Window(w) => {
+                let mss = spec.packet_bytes(mss);
+                let cc: Box<dyn WindowController> = match &cx.cfg.cc {
+                    CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
+                    CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
+                    CcConfig::Vegas(p) => Box::new(Vegas::new(p.clone(), mss)),
+                    CcConfig::Swift(p) => Box::new(Swift::new(p.clone(), mss)),
+                    _ => unreachable!("validated: window controller"),
+                };
+                Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop, spec.onoff.take())))
+            }
+            TransportConfig::Message => {
+                let cc: Box<dyn RateController> = match &cx.cfg.cc {
+                    CcConfig::None => Box::new(LineRate(line_rate)),
+                    CcConfig::Timely(p) => Box::new(Timely::new(p.clone(), line_rate)),
+                    CcConfig::PatchedTimely(p) => Box::new(PatchedTimely::new(p.clone(), line_rate)),
+                    CcConfig::Fast(p) => Box::new(Fast::new(p.clone(), line_rate)),
+                    CcConfig::Hpcc(p) => {
+                        let t = match p.base_rtt {
+                            BaseRtt::Max => cx.cfg.max_base_rtt,
+                            BaseRtt::Path => base_rtt,
+                            BaseRtt::Fixed(t) => t,
+                        };
+                        Box::new(Hpcc::new(p.clone(), line_rate, t))
+                    }
+                    CcConfig::Dcqcn(p) => Box::new(Dcqcn::new(p.clone(), line_rate)),
+                    _ => unreachable!("validated: rate controller"),
+                };
+                Tx::Message(Box::new(MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop)))
+            }
+        }
+    }
+
+
+    /// Opens a connection in a free slot (or a new one) and returns its id. The 5-tuple's
+    /// source port is an ephemeral port (49152–65535) drawn from the seed and the connection's
+    /// serial number, so ECMP paths change with the seed.
+    pub(crate) fn open_flow(&mut self, mut spec: FlowSpec, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
+        let serial = self.flows.opened;
+        self.flows.opened += 1;
+        let mut rng = rng_stream(cx.cfg.seed, Stream::Flow(serial as u32));
+        spec.start += Time(rand::Rng::random_range(&mut rng, 0..=spec.start_jitter.ps()));
+        if let Some(app) = &mut spec.app {
+            app.next_message = spec.start;
+        }
+        if let Some(onoff) = &mut spec.onoff {
+            onoff.start = spec.start;
+        }
+        let sport = 49152 + (splitmix64(cx.cfg.seed ^ serial ^ 0x5eed_f10f) % 16384) as u16;
+        let dport = if matches!(cx.cfg.transport, TransportConfig::Window(_)) { TCP_PORT } else { ROCEV2_PORT };
+        let hash = [five_tuple_hash(cx.cfg.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(cx.cfg.seed, spec.dst, spec.src, dport, sport)];
+        let ideal = match spec.size {
+            Some(size) => {
+                let links: Vec<(Rate, Time)> =
+                    fabric.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (fabric.ports[p.idx()].rate, fabric.ports[p.idx()].delay)).collect();
+                ideal_fct(size, spec.packet_bytes(cx.cfg.payload_per_packet as u64), cx.cfg.header_bytes as u64, &links)
+            }
+            None => Time::ZERO,
+        };
+        let base_rtt = if cx.cfg.int.is_some() { fabric.base_rtt(spec.src, spec.dst, hash, &cx.cfg) } else { Time::ZERO };
+        let line_rate = self.nodes[spec.src as usize].line_rate;
+        let tx = self.make_tx(line_rate, base_rtt, &mut spec, cx);
+        if spec.start >= cx.cfg.warmup {
+            cx.measure.groups[spec.group as usize].flows_started += 1;
+        }
+        let flow = Flow {
+            src: spec.src,
+            dst: spec.dst,
+            class: spec.class,
+            start: spec.start,
+            stop: spec.stop,
+            hash,
+            group: spec.group,
+            ephemeral: spec.ephemeral,
+            open: true,
+            closing: false,
+            live: 0,
+            ideal,
+            base_rtt,
+            int_echo: None,
+            messages: None,
+            rng,
+            stats: FlowStats { size: spec.size, ..Default::default() },
+            tx,
+        };
+        match self.flows.free.pop() {
+            Some(f) => {
+                self.flows.slots[f as usize] = flow;
+                f
+            }
+            None => {
+                self.flows.slots.push(flow);
+                self.flows.slots.len() as u32 - 1
+            }
+        }
+    }
+
+
+    /// The sender of flow `f` has everything acknowledged: a workload flow gives its slot back
+    /// once none of its packets is left in the network.
+    pub(crate) fn sender_done(&mut self, f: u32) {
+        let flow = &mut self.flows.slots[f as usize];
+        flow.closing = flow.ephemeral.is_some();
+    }
+
+
+    /// Retires flow `f` if it is done and has no packet left: its counters join the totals and
+    /// its slot is reused. Stale timer events of the slot are harmless (`LazyTimer`).
+    pub(crate) fn maybe_retire(&mut self, f: u32) {
+        let flow = &mut self.flows.slots[f as usize];
+        if !(flow.closing && flow.live == 0 && flow.open) {
+            return;
+        }
+        flow.open = false;
+        flow.closing = false;
+        self.flows.retired.absorb(&flow.stats);
+        self.flows.retired_count += 1;
+        self.flows.free.push(f);
+    }
+
+
+    /// Allocates a data or ACK packet of its flow, counted alive until `free_packet`.
+    pub(crate) fn alloc_packet(&mut self, p: Packet, cx: &mut Ctx) -> PktId {
+        self.flows.slots[p.flow as usize].live += 1;
+        cx.measure.data_sent += (p.kind == crate::packet::PacketKind::Data) as u64;
+        cx.pkts.alloc(p)
+    }
+
+
+    /// Frees data or ACK packet `i`.
+    pub(crate) fn free_packet(&mut self, i: PktId, cx: &mut Ctx) {
+        let f = cx.pkts.get(i).flow;
+        self.flows.slots[f as usize].live -= 1;
+        cx.pkts.free(i);
+    }
+
+
+    /// Receiver side of either transport: `payload` new bytes of flow `f` arrived.
+    pub(crate) fn record_delivery(&mut self, f: u32, payload: u32, wire: u32, cx: &mut Ctx) {
+        let now = cx.now;
+        let flow = &mut self.flows.slots[f as usize];
+        let st = &mut flow.stats;
+        st.delivered_bytes += payload as u64;
+        if now >= cx.cfg.warmup {
+            st.measured_bytes += payload as u64;
+            st.measured_wire_bytes += wire as u64;
+            cx.measure.groups[flow.group as usize].delivered_bytes += payload as u64;
+        }
+        if st.size == Some(st.delivered_bytes) {
+            st.finish = Some(now);
+            if let Some(origin) = flow.ephemeral {
+                self.generators[origin.generator as usize].finished(origin.source);
+            } else if let Some(pending) = &mut self.flows.pending {
+                *pending -= 1;
+                if *pending == 0 {
+                    // The last connection is done: the run ends once the events of this instant
+                    // have happened (`Network::run` stops after `end`).
+                    cx.cfg.end = now.max(cx.cfg.warmup);
+                }
+            }
+            if flow.start >= cx.cfg.warmup {
+                let (size, fct, ideal) = (st.delivered_bytes, now - flow.start, flow.ideal);
+                cx.measure.groups[flow.group as usize].record_fct(&cx.measure.fct_buckets, size, fct, ideal);
+                if let Some(r) = &mut cx.measure.flow_records {
+                    r.push(crate::stats::FlowRecord { group: flow.group, src: flow.src, dst: flow.dst, size, start: flow.start, fct, ideal });
+                }
+            }
+        }
+        if flow.messages.as_ref().is_some_and(|m| m.queue.front().is_some_and(|m| m.end <= st.delivered_bytes)) {
+            self.messages_delivered(f, cx);
+        }
+    }
+
+
+    /// Sender side of either transport: flow `f`'s measured RTT `rtt` as its stack sees it, with
+    /// `nic.rtt_noise` (uniform in [0, rtt_noise], from the sending host's stream) added — TIMELY
+    /// §6.1, Fig. 12.
+    pub(crate) fn noisy_rtt(&mut self, f: u32, rtt: Time, cx: &mut Ctx) -> Time {
+        noisy(rtt, cx.cfg.rtt_noise, &mut self.nodes[self.flows.slots[f as usize].src as usize].rng)
+    }
+
+
+    /// Sender side of either transport: an RTT sample of flow `f`, counted after the warm-up.
+    pub(crate) fn record_rtt(&mut self, f: u32, rtt: Time, cx: &mut Ctx) {
+        let st = &mut self.flows.slots[f as usize].stats;
+        st.interval_rtt_sum += rtt.ps() as u128;
+        st.interval_rtt_samples += 1;
+        if cx.now >= cx.cfg.warmup {
+            st.rtt_sum += rtt.ps() as u128;
+            st.rtt_samples += 1;
+            cx.measure.rtt_hist.record(crate::stats::ns(rtt)).expect("auto-resizing histogram");
+        }
+    }
+
+
+    /// A packet was dropped: a data packet counts against its flow and the loss rate.
+    pub(crate) fn count_drop(&mut self, pkt: &Packet, cx: &mut Ctx) {
+        if pkt.kind == PacketKind::Data {
+            cx.measure.data_drops += 1;
+            self.flows.slots[pkt.flow as usize].stats.drops += 1;
+        }
+    }
+}

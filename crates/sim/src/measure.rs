@@ -1,0 +1,130 @@
+//! What a run measures as it goes: per-group statistics, the RTT histogram, queue samplers,
+//! packet captures, the PFC timeline, time series and whole-network counters. Bounded by the
+//! network, not the run's length, unless a scenario asks for traces.
+
+use crate::capture::Capture;
+use crate::fabric::Fabric;
+use crate::ids::PortId;
+use crate::port::ClassStats;
+use crate::scenario::{Scenario, ScenarioError, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
+use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
+use hdrhistogram::Histogram;
+use rttlab_cc::Time;
+
+/// What the run measures as it goes.
+pub(crate) struct Measurements {
+    /// Per traffic group: the `[[flows]]` groups, then the `[[workloads]]` generators.
+    pub groups: Vec<GroupStats>,
+    pub fct_buckets: Vec<u64>,
+    pub flow_records: Option<Vec<FlowRecord>>,
+    pub rtt_hist: Histogram<u64>,
+    pub samplers: Vec<QueueSampler>,
+    pub timeseries: TimeSeries,
+    /// Counters as they stood when the warm-up ended, overall and per port.
+    pub at_warmup: Counters,
+    pub ports_at_warmup: Vec<Vec<ClassStats>>,
+    /// `measure.pfc_trace`: every PFC frame as it reached the egress it pauses or resumes
+    /// (time, port, class, pause), up to `MAX_TRACE_SAMPLES`; the frames beyond are counted.
+    pub pfc_trace: Option<Vec<(Time, PortId, u8, bool)>>,
+    pub pfc_trace_refused: u64,
+    /// `measure.pcap`: one capture per port named.
+    pub captures: Vec<Capture>,
+    /// Data packets sent (first transmissions and retransmissions), and dropped anywhere.
+    pub data_sent: u64,
+    pub data_drops: u64,
+}
+
+impl Measurements {
+    /// The groups' statistics and a queue sampler on each sampled port.
+    pub fn new(s: &Scenario, fabric: &mut Fabric) -> Result<Measurements, ScenarioError> {
+        let buckets = s.measure.fct_buckets.len();
+        let flows = s.flows.iter().enumerate().map(|(i, g)| GroupStats::new(g.name.clone().unwrap_or_else(|| format!("flows[{i}]")), "flows", buckets));
+        let workloads = s.workloads.iter().enumerate().map(|(w, cfg)| GroupStats::new(format!("workloads[{w}]"), cfg.kind(), buckets));
+        let mut samplers = Vec::new();
+        for (p, name) in fabric.sampled_ports(s)? {
+            fabric.ports[p.idx()].sampler = Some(samplers.len() as u32);
+            samplers.push(QueueSampler::new(p, name, s.measure.queue_interval, s.warmup, s.measure.queue_trace, s.switch.classes as usize));
+        }
+        let mut captures = Vec::new();
+        if let Some(pcap) = &s.measure.pcap {
+            for (i, name) in pcap.ports.iter().enumerate() {
+                let p = fabric.port_named(name, &format!("measure.pcap.ports[{i}]"))?;
+                if fabric.ports[p.idx()].capture.is_some() {
+                    return Err(ScenarioError::Invalid { field: format!("measure.pcap.ports[{i}]"), value: name.clone(), allowed: "each port once".into() });
+                }
+                fabric.ports[p.idx()].capture = Some(captures.len() as u32);
+                let share = MAX_CAPTURE_BYTES / pcap.ports.len() as u64;
+                captures.push(Capture::new(p, name.clone(), pcap.snaplen.0 as u32, pcap.max_packets, share));
+            }
+        }
+        Ok(Measurements {
+            groups: flows.chain(workloads).collect(),
+            fct_buckets: s.measure.fct_buckets.iter().map(|b| b.0).collect(),
+            flow_records: s.measure.flow_records.then(Vec::new),
+            rtt_hist: histogram(),
+            samplers,
+            timeseries: TimeSeries::default(),
+            at_warmup: Counters::default(),
+            ports_at_warmup: Vec::new(),
+            pfc_trace: s.measure.pfc_trace.then(Vec::new),
+            pfc_trace_refused: 0,
+            captures,
+            data_sent: 0,
+            data_drops: 0,
+        })
+    }
+}
+
+impl Measurements {
+    /// Notes a PFC frame that reached egress `port` at `now`, when the PFC timeline is kept.
+    pub fn record_pfc(&mut self, now: Time, port: PortId, class: u8, pause: bool) {
+        if let Some(t) = &mut self.pfc_trace {
+            if (t.len() as u64) < MAX_TRACE_SAMPLES {
+                t.push((now, port, class, pause));
+            } else {
+                self.pfc_trace_refused += 1;
+            }
+        }
+    }
+}
+
+/// Whole-network event counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counters {
+    pub pauses: u64,
+    pub paused: Time,
+    pub drops: u64,
+    pub marks: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub naks: u64,
+    /// Drops at hosts' full NIC Rx queues.
+    pub host_drops: u64,
+    /// Data packets sent, and dropped anywhere.
+    pub data_sent: u64,
+    pub data_drops: u64,
+}
+
+/// Per-connection samples taken every `measure.timeseries_interval`.
+#[derive(Default)]
+pub struct TimeSeries {
+    pub time: Vec<Time>,
+    pub flow: Vec<u32>,
+    pub delivered_bytes: Vec<u64>,
+    pub rate_bps: Vec<u64>,
+    pub at_min_rate: Vec<Option<bool>>,
+    /// Window flows' congestion window (`None` for message flows).
+    pub cwnd_bytes: Vec<Option<u64>>,
+    /// Swift flows' fabric and endpoint windows, in packets.
+    pub fcwnd: Vec<Option<f64>>,
+    pub ecwnd: Vec<Option<f64>>,
+    /// Mean of the RTT samples taken since the previous sample (`None`: none).
+    pub rtt: Vec<Option<Time>>,
+    /// Message flows' outstanding payload (`None` for window flows).
+    pub inflight_bytes: Vec<Option<u64>>,
+    /// Counters from the connection's start: retransmitted packets, dropped data packets, and
+    /// payload that arrived marked CE.
+    pub retransmits: Vec<u64>,
+    pub drops: Vec<u64>,
+    pub ecn_echoed_bytes: Vec<u64>,
+}
