@@ -49,11 +49,12 @@ fuzz: build
 	RTTLAB_FUZZ_EXAMPLES=$${RTTLAB_FUZZ_EXAMPLES:-2000} $(BIN)/pytest -q tests/test_fuzz.py
 
 ## Speed: the benchmark suite (bench/suite.toml), medians of 3 runs checked against its targets,
-## written to bench/results.json, and the Python front end's overhead (bench/python_overhead.py); `make microbench` runs the criterion micro-benchmarks.
+## written to bench/results.json, the Python front end's overhead (bench/python_overhead.py) and a Python controller's cost (bench/python_controllers.py); `make microbench` runs the criterion micro-benchmarks.
 bench: build
 	cargo build --release --quiet -p rttlab-bench
 	./target/release/rttlab-bench suite bench/suite.toml --out bench/results.json
 	$(BIN)/python bench/python_overhead.py
+	$(BIN)/python bench/python_controllers.py
 
 microbench:
 	cargo bench -p rttlab-bench

@@ -26,5 +26,9 @@ rttlab="$tmp/venv/bin/rttlab"
 "$tmp/venv/bin/python" -c 'import json; s = json.load(open("summary.json")); assert s["flows"] == 40 and s["bytes_delivered"] > 0 and s["rtt_samples"] > 0, s'
 "$rttlab" reproduce timely-table1 --quick --no-progress --cache "$tmp/cache" --out report > /dev/null
 test -s report/index.html && test -s report/data/timely-table1-table1.csv
-echo "wheel check of $(basename "$tmp"/wheel/*.whl) outside the repository: list --scenarios, run timely-testbed, reproduce timely-table1 --quick"
-echo "wheel: 3 passed, 0 failed"
+# A congestion controller written in Python, in the user's own directory, run by the wheel.
+cp "$repo/examples/timely.py" mytimely.py
+"$rttlab" run timely-testbed --set duration=20ms --set warmup=5ms --set cc.algorithm=python --set cc.class=mytimely:Timely --json > python-cc.json
+"$tmp/venv/bin/python" -c 'import json; a, b = json.load(open("summary.json")), json.load(open("python-cc.json")); assert a == b, "the Python TIMELY differs from the native one"'
+echo "wheel check of $(basename "$tmp"/wheel/*.whl) outside the repository: list --scenarios, run timely-testbed, reproduce timely-table1 --quick, a Python controller"
+echo "wheel: 4 passed, 0 failed"

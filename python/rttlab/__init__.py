@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from . import _core
+from .controller import ControllerError, RateController, WindowController, class_path, prepare
 from .progress import RunProgress
 from .result import Result
 from .scenario import ScenarioLike, apply_overrides, load, resolve, to_json
@@ -18,21 +19,30 @@ __version__ = _core.__version__
 
 #: Raised when an internal check of the simulator fails: a bug in rttlab, never bad input.
 InternalError = _core.InternalError
-__all__ = ["run", "load", "resolve", "Result", "InternalError", "__version__"]
+__all__ = ["run", "load", "resolve", "Result", "RateController", "WindowController", "ControllerError", "InternalError", "__version__"]
 
 
-def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, seed: int | None = None, progress: bool = False) -> Result:
+def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, seed: int | None = None, progress: bool = False, controller: type | None = None) -> Result:
     """Runs one scenario: a dict, a TOML file path or TOML text. ``overrides`` maps dotted keys
     to values (``{"nic.segment": "32KB"}``); ``seed`` replaces the scenario's seed; ``progress``
-    draws a progress bar on stderr. Raises ``ValueError`` naming the field, the value and what
-    is allowed if the scenario is invalid, and ``KeyboardInterrupt`` within milliseconds of a
-    Ctrl-C (nothing of the run is kept)."""
-    s = apply_overrides(load(scenario), overrides)
+    draws a progress bar on stderr. ``controller``, a subclass of `RateController` or
+    `WindowController`, runs every connection (``cc.algorithm = "python"``; the scenario's own
+    ``cc`` keys are kept only if it was already a Python controller's, and ``overrides`` may
+    set the class's parameters: ``{"cc.alpha": 0.1}``). Raises ``ValueError`` naming the field,
+    the value and what is allowed if the scenario is invalid, ``ControllerError`` (caused by the
+    controller's own exception) if a Python controller fails, and ``KeyboardInterrupt`` within
+    milliseconds of a Ctrl-C (nothing of the run is kept)."""
+    s = load(scenario)
+    if controller is not None:
+        cc = s.get("cc") if isinstance(s.get("cc"), dict) and s["cc"].get("algorithm") == "python" else {}
+        s["cc"] = {**cc, "algorithm": "python", "class": class_path(controller)}
+    s = apply_overrides(s, overrides)
     if seed is not None:
         s["seed"] = seed
+    python = prepare(s, controller)
     text = to_json(s)
     if not progress:
-        return Result.from_native(*_core.run(text))
+        return Result.from_native(*_core.run(text, None, python))
     with RunProgress() as bar:
-        out = _core.run(text, bar)
+        out = _core.run(text, bar, python)
     return Result.from_native(*out)

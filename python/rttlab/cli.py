@@ -7,11 +7,12 @@ import argparse
 import json
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Any, NoReturn
 
 
-from . import InternalError, __version__, load, presets, run
+from . import ControllerError, InternalError, __version__, load, presets, run
 from .outputs import check_file, check_result_dir, write_file
 from .result import FORMATS, Result
 from .scenario import apply_overrides, parse_value
@@ -308,6 +309,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"rttlab: error: {printable(str(e))}", file=sys.stderr)
         return 2
+    except ControllerError as e:  # the user's controller failed: their traceback, then what
+        cause = e.__cause__
+        if cause is not None:
+            traceback.print_exception(cause, file=sys.stderr)
+        print(f"rttlab: error: {printable(str(e))}", file=sys.stderr)
+        return 1
     except InternalError as e:  # a bug: say so, without a traceback (EX_SOFTWARE)
         print(f"rttlab: {printable(str(e))}", file=sys.stderr)
         return 70

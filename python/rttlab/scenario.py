@@ -16,7 +16,7 @@ import tomli_w
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import _core, presets
+from . import _core, controller, presets
 
 #: A scenario as the API takes it: a dict, a TOML file path, a preset's name, or TOML text.
 ScenarioLike = Mapping[str, Any] | str | Path
@@ -160,6 +160,8 @@ def to_toml(scenario: dict[str, Any]) -> str:
 
 
 def resolve(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The validated scenario with every default filled in."""
+    """The validated scenario with every default filled in (a Python controller's parameters
+    too, `rttlab.controller.prepare`)."""
     s = apply_overrides(load(scenario), overrides)
+    controller.prepare(s)
     return json.loads(_core.resolve_json(to_json(s)))

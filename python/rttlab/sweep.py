@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 import pandas as pd
 from tqdm import tqdm
 
-from . import _core
+from . import _core, controller
 from .outputs import atomic_write, prepare_cache
 from .result import Result
 from .scenario import apply_overrides, resolve, to_json
@@ -40,9 +40,12 @@ def _engine_id() -> str:
 
 
 def scenario_key(resolved: dict[str, Any]) -> str:
-    """The cache key of a resolved scenario under this simulator build."""
+    """The cache key of a resolved scenario under this simulator build (and, for a Python
+    controller, the file that defines it: an edited controller runs again)."""
     text = json.dumps(resolved, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(f"{_engine_id()}\n{text}".encode()).hexdigest()
+    cc = resolved.get("cc") or {}
+    code = controller.source_hash(controller.import_class(cc["class"])) if cc.get("algorithm") == "python" else ""
+    return hashlib.sha256(f"{_engine_id()}{code}\n{text}".encode()).hexdigest()
 
 
 class Interrupted(KeyboardInterrupt):
@@ -60,7 +63,10 @@ def _init_worker() -> None:
 
 
 def _run_json(resolved: dict[str, Any]) -> str:
-    return _core.run_json(to_json(resolved))
+    # A worker imports a Python controller's class by its path (`cc.class`).
+    s = copy.deepcopy(resolved)
+    python = controller.prepare(s)
+    return _core.run_json(to_json(s), None, python)
 
 
 def _run_keyed(item: tuple[str, dict[str, Any]]) -> tuple[str, str]:

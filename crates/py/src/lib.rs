@@ -1,7 +1,8 @@
 //! Thin PyO3 bindings: a scenario as JSON text in; out, the result's tables as NumPy arrays
 //! (`run`) or everything as JSON text (`run_json`, for the run cache). Invalid
 //! scenarios raise `ValueError` with the field, the value and what is allowed; the simulation
-//! runs without holding the GIL. A panic (a bug in rttlab) never reaches Python as a Rust
+//! runs without holding the GIL, unless its controllers are written in Python
+//! (`controllers`), which run under it. A panic (a bug in rttlab) never reaches Python as a Rust
 //! backtrace: it is caught here and raised as `InternalError` with its message and location.
 
 use pyo3::create_exception;
@@ -9,6 +10,9 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+
+mod controllers;
+use controllers::{ControllerError, Failure, PyControllers};
 use rttlab_sim::table::Column;
 use std::cell::RefCell;
 use rttlab_sim::RunError;
@@ -34,13 +38,21 @@ fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 /// How often a run calls its `observe` callback, at most.
 const OBSERVE_INTERVAL: Duration = Duration::from_millis(100);
 
-/// Runs a scenario given as JSON to its output, without the GIL.
+/// A controller written in Python: its class and its resolved parameters.
+type Controller = (Py<PyAny>, Py<PyDict>);
+
+/// Runs a scenario given as JSON to its output, without the GIL (with it when `controller`,
+/// `cc.algorithm = "python"`'s class and parameters, is given: its methods run as the
+/// simulation goes).
 ///
 /// Every few milliseconds the run checks for signals, so Ctrl-C raises `KeyboardInterrupt`
 /// promptly. `observe(now_ps, end_ps, events)`, if given, is called about every 100 ms of wall
-/// time (for progress); if it returns true the run stops and raises `KeyboardInterrupt`.
-fn simulate(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>) -> PyResult<rttlab_sim::output::Output> {
+/// time (for progress); if it returns true the run stops and raises `KeyboardInterrupt`. A
+/// Python controller that raises stops the run with `ControllerError`, caused by its exception.
+fn simulate(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>, controller: Option<Controller>) -> PyResult<rttlab_sim::output::Output> {
     let s = rttlab_sim::Scenario::from_json(scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let failure = std::rc::Rc::new(Failure::default());
+    let failed = failure.stop_flag();
     let mut stopped_by: Option<PyErr> = None;
     let mut last = Instant::now();
     let mut check = |p: rttlab_sim::Progress| {
@@ -55,15 +67,26 @@ fn simulate(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>) -> PyRes
                 }
             });
             match err {
-                None => ControlFlow::Continue(()),
-                Some(e) => {
-                    stopped_by = Some(e);
+                None if !failed.load(std::sync::atomic::Ordering::Relaxed) => ControlFlow::Continue(()),
+                err => {
+                    stopped_by = err;
                     ControlFlow::Break(())
                 }
             }
         })
     };
-    let out = py.detach(|| guarded(|| Ok(rttlab_sim::run_observed(&s, &mut check))))?;
+    let out = match controller {
+        None => py.detach(|| guarded(|| Ok(rttlab_sim::run_observed(&s, &mut check))))?,
+        Some((class, params)) => {
+            let built = PyControllers::new(py, class, params, failure.clone())?;
+            let out = guarded(|| Ok(rttlab_sim::run_observed_with(&s, Some(Box::new(built)), &mut check)))?;
+            // A controller that failed after the run's last look at its observer still fails it.
+            if let Some(e) = failure.take() {
+                return Err(e);
+            }
+            out
+        }
+    };
     match out {
         Ok(out) => Ok(out),
         Err(RunError::Invalid(e)) => Err(PyValueError::new_err(e.to_string())),
@@ -74,9 +97,9 @@ fn simulate(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>) -> PyRes
 /// Runs a scenario given as JSON; returns `{"summary", "tables", "dtypes", "meta"}` as JSON
 /// (what the run cache stores). See `simulate` for `observe`.
 #[pyfunction]
-#[pyo3(signature = (scenario, observe=None))]
-fn run_json(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>) -> PyResult<String> {
-    Ok(simulate(py, scenario, observe)?.to_json())
+#[pyo3(signature = (scenario, observe=None, controller=None))]
+fn run_json(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>, controller: Option<Controller>) -> PyResult<String> {
+    Ok(simulate(py, scenario, observe, controller)?.to_json())
 }
 
 /// Runs a scenario given as JSON; returns `(summary JSON, meta JSON, tables, pcaps)`, where
@@ -86,9 +109,9 @@ fn run_json(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>) -> PyRes
 /// `pcaps` maps each captured port's name to its pcap file's bytes. See `simulate` for
 /// `observe`.
 #[pyfunction]
-#[pyo3(signature = (scenario, observe=None))]
-fn run<'py>(py: Python<'py>, scenario: &str, observe: Option<Py<PyAny>>) -> PyResult<(String, String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    let out = simulate(py, scenario, observe)?;
+#[pyo3(signature = (scenario, observe=None, controller=None))]
+fn run<'py>(py: Python<'py>, scenario: &str, observe: Option<Py<PyAny>>, controller: Option<Controller>) -> PyResult<(String, String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let out = simulate(py, scenario, observe, controller)?;
     let tables = PyDict::new(py);
     for (name, table) in out.tables {
         let cols = PyDict::new(py);
@@ -135,6 +158,20 @@ fn quantity(text: &str) -> Option<(&'static str, f64)> {
     }
 }
 
+/// `text` as a quantity in the simulator's own units: ("ps", picoseconds) for a duration,
+/// ("bps", bit/s) for a rate, ("bytes", bytes) for a size; `None` if it is none of these.
+#[pyfunction]
+fn base_units(text: &str) -> Option<(&'static str, u64)> {
+    use rttlab_cc::{Bytes, Rate, Time};
+    if let Ok(t) = text.parse::<Time>() {
+        Some(("ps", t.ps()))
+    } else if let Ok(r) = text.parse::<Rate>() {
+        Some(("bps", r.bps()))
+    } else {
+        text.parse::<Bytes>().ok().map(|b| ("bytes", b.0))
+    }
+}
+
 /// Panics on purpose, so that tests can check how a bug reaches the user.
 #[pyfunction]
 fn _panic_for_test() -> PyResult<()> {
@@ -153,6 +190,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_json, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(base_units, m)?)?;
+    m.add_class::<controllers::Completion>()?;
+    m.add_class::<controllers::Ack>()?;
+    m.add("ControllerError", m.py().get_type::<ControllerError>())?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

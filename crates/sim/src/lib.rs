@@ -14,6 +14,7 @@ use std::ops::ControlFlow;
 pub mod capture;
 mod ctx;
 pub mod engine;
+mod external;
 mod fabric;
 pub mod flow;
 pub mod host;
@@ -33,6 +34,7 @@ pub mod topology;
 pub mod transport;
 pub mod workload;
 
+pub use external::Controllers;
 pub use network::{Network, Progress, Stopped};
 pub use output::{Output, Summary};
 pub use scenario::{Scenario, ScenarioError};
@@ -57,8 +59,13 @@ pub enum RunError {
 /// Builds and runs a scenario, calling `observe` every [`network::OBSERVE_EVERY`] events (for
 /// progress displays and interruption); a break stops the run without a result.
 pub fn run_observed(s: &Scenario, observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<Output, RunError> {
+    run_observed_with(s, None, observe)
+}
+
+/// [`run_observed`] with the builder of `cc.algorithm = "python"`'s controllers.
+pub fn run_observed_with(s: &Scenario, controllers: Option<Box<dyn Controllers>>, observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<Output, RunError> {
     let t0 = std::time::Instant::now();
-    let mut net = Network::new(s)?;
+    let mut net = Network::with_controllers(s, controllers)?;
     net.run_observed(observe)?;
     debug_assert_eq!(net.check_invariants(), Ok(()));
     let wall = t0.elapsed().as_secs_f64();

@@ -19,7 +19,8 @@ use crate::table::Tables;
 use crate::packet::{PacketKind, Slab};
 use crate::port::{Owner, Port};
 use crate::routing::Routing;
-use crate::scenario::{CcConfig, Scenario, ScenarioError};
+use crate::external::Controllers;
+use crate::scenario::{invalid, CcConfig, Scenario, ScenarioError};
 use crate::stats::GroupStats;
 use crate::topology::Graph;
 use crate::workload::Generator;
@@ -55,6 +56,15 @@ pub struct Network {
 
 impl Network {
     pub fn new(s: &Scenario) -> Result<Network, ScenarioError> {
+        Network::with_controllers(s, None)
+    }
+
+    /// The network of `s`, whose `cc.algorithm = "python"` controllers `controllers` builds
+    /// (required then, unused otherwise).
+    pub fn with_controllers(s: &Scenario, controllers: Option<Box<dyn Controllers>>) -> Result<Network, ScenarioError> {
+        if matches!(s.cc, CcConfig::Python(_)) && controllers.is_none() {
+            return Err(invalid("cc.algorithm", "python", "a controller written in Python runs from Python: rttlab.run(...) or the rttlab command, not the simulator alone"));
+        }
         let mut fabric = Fabric::new(s);
         let queue_params = fabric.queue_params(s)?;
         let measure = Measurements::new(s, &mut fabric)?;
@@ -63,7 +73,7 @@ impl Network {
         let generators = (0..s.workloads.len())
             .map(|w| Generator::new(s, w, (first_workload_group + w) as u16, &fabric.routing, &line_rates))
             .collect::<Result<Vec<_>, _>>()?;
-        let hosts = Hosts::new(s, &fabric, generators);
+        let hosts = Hosts::new(s, &fabric, generators, controllers);
         let mut cx = Ctx {
             now: Time::ZERO,
             seq_now: 0,

@@ -19,7 +19,7 @@ use rttlab_cc::{Dcqcn, Dctcp, Fast, Hpcc, LineRate, PatchedTimely, Rate, RateCon
 impl Hosts {
     /// The transport and controller of a new connection, as the scenario says (validation
     /// guarantees the controller fits the transport).
-    fn make_tx(&self, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> Tx {
+    fn make_tx(&mut self, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> Tx {
         let mss = cx.cfg.payload_per_packet as u64;
         match &cx.cfg.transport {
             TransportConfig::Window(w) => {
@@ -29,6 +29,7 @@ impl Hosts {
                     CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
                     CcConfig::Vegas(p) => Box::new(Vegas::new(p.clone(), mss)),
                     CcConfig::Swift(p) => Box::new(Swift::new(p.clone(), mss)),
+                    CcConfig::Python(_) => self.external.as_mut().expect("checked by Network::with_controllers").window(mss),
                     _ => unreachable!("validated: window controller"),
                 };
                 Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop, spec.onoff.take())))
@@ -48,6 +49,7 @@ impl Hosts {
                         Box::new(Hpcc::new(p.clone(), line_rate, t))
                     }
                     CcConfig::Dcqcn(p) => Box::new(Dcqcn::new(p.clone(), line_rate)),
+                    CcConfig::Python(_) => self.external.as_mut().expect("checked by Network::with_controllers").rate(line_rate),
                     _ => unreachable!("validated: rate controller"),
                 };
                 Tx::Message(Box::new(MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop)))

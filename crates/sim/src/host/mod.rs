@@ -17,6 +17,7 @@ mod telemetry;
 mod transport;
 
 use crate::ctx::Ctx;
+use crate::external::Controllers;
 use crate::engine::{rng_stream, EventKind, Stream, Timers};
 use crate::capture::Endpoints;
 use crate::fabric::{Fabric, HostPorts};
@@ -42,19 +43,21 @@ pub(crate) struct Hosts {
     window_actions: Vec<Action>,
     /// The message transport's local ACK timeout events (`transport::message`).
     message_rtos: Timers,
+    /// Builds `cc.algorithm = "python"`'s controllers (`crate::external`).
+    external: Option<Box<dyn Controllers>>,
 }
 
 impl Hosts {
     /// Each host on its NIC port of the fabric, with its random stream; the workloads'
     /// generators.
-    pub fn new(s: &Scenario, fabric: &Fabric, generators: Vec<Generator>) -> Hosts {
+    pub fn new(s: &Scenario, fabric: &Fabric, generators: Vec<Generator>, external: Option<Box<dyn Controllers>>) -> Hosts {
         let nodes = (0..fabric.graph.hosts)
             .map(|h| {
                 let p = fabric.host_ports[h as usize];
                 Host::new(h, p, fabric.ports[p.idx()].rate, rng_stream(s.seed, Stream::Host(h)))
             })
             .collect();
-        Hosts { nodes, flows: FlowTable::default(), generators, window_actions: Vec::new(), message_rtos: Timers::default() }
+        Hosts { nodes, flows: FlowTable::default(), generators, window_actions: Vec::new(), message_rtos: Timers::default(), external }
     }
 
 

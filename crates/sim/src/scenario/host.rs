@@ -253,6 +253,21 @@ pub enum CcConfig {
     Vegas(VegasParams),
     /// Swift (SIGCOMM 2020) (window transport); `profile` picks the defaults of the rest.
     Swift(SwiftParams),
+    /// A controller written in Python (`rttlab.RateController` or `rttlab.WindowController`),
+    /// run through `crate::Controllers`: the front end that runs the simulation imports
+    /// `class` and checks its parameters (the other keys) and its kind against the transport.
+    Python(PythonCc),
+}
+
+/// `cc.algorithm = "python"`: the class and its parameters, as the Python front end resolved
+/// them (every default of the class written out).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PythonCc {
+    /// `module:Class`, importable where the simulation runs.
+    pub class: String,
+    /// The class's parameters.
+    #[serde(flatten)]
+    pub params: serde_json::Map<String, serde_json::Value>,
 }
 
 impl CcConfig {
@@ -268,6 +283,7 @@ impl CcConfig {
             CcConfig::Dctcp(_) => "dctcp",
             CcConfig::Vegas(_) => "vegas",
             CcConfig::Swift(_) => "swift",
+            CcConfig::Python(_) => "python",
         }
     }
 
@@ -406,7 +422,7 @@ impl WindowConfig {
 }
 
 impl CcConfig {
-    pub const ALGORITHMS: &'static [&'static str] = &["none", "timely", "patched_timely", "fast", "hpcc", "dcqcn", "reno", "dctcp", "vegas", "swift"];
+    pub const ALGORITHMS: &'static [&'static str] = &["none", "timely", "patched_timely", "fast", "hpcc", "dcqcn", "reno", "dctcp", "vegas", "swift", "python"];
 
     /// Swift's and DCQCN's keys are read over the defaults of their `profile`.
     pub(crate) fn read(at: &str, value: serde_json::Value) -> Result<CcConfig, ScenarioError> {
@@ -427,6 +443,10 @@ impl CcConfig {
             "reno" => CcConfig::Reno(t.rest()?),
             "dctcp" => CcConfig::Dctcp(t.rest()?),
             "vegas" => CcConfig::Vegas(t.rest()?),
+            "python" => {
+                let class = t.require("class")?;
+                CcConfig::Python(PythonCc { class, params: t.rest()? })
+            }
             _ => {
                 let profile = t.take("profile")?.unwrap_or_default();
                 CcConfig::Swift(t.rest_over(&SwiftParams::profile(profile))?)
@@ -447,6 +467,8 @@ impl CcConfig {
             CcConfig::Dctcp(p) => p.validate(),
             CcConfig::Vegas(p) => p.validate(),
             CcConfig::Swift(p) => p.validate(),
+            // The class checks its own parameters, in the front end that loads it.
+            CcConfig::Python(_) => Ok(()),
         };
         checked.map_err(|ParamError { field, value, allowed }| invalid(format!("cc.{field}"), value, allowed))
     }

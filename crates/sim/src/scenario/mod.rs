@@ -17,7 +17,7 @@ mod traffic;
 mod validate;
 mod workload;
 
-pub use host::{CcConfig, HostConfig, NicArbitration, NicConfig, RateAfterIdle, RatePacing, TransportConfig, WindowConfig};
+pub use host::{CcConfig, HostConfig, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, TransportConfig, WindowConfig};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfig};
 pub use graph::{GraphConfig, GraphLink};
