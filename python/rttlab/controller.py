@@ -235,9 +235,14 @@ def prepare(scenario: dict[str, Any], controller: type | None = None) -> tuple[t
 
 
 def source_hash(cls: type) -> str:
-    """A hash of the file that defines ``cls``: the run cache's key includes it, so an edited
-    controller is run again."""
+    """A hash of the code that defines ``cls`` (its module's file, else its own source, as a
+    notebook keeps it): the run cache's key includes it, so an edited controller runs again.
+    Without either, a fresh token: such a class's runs are never taken from the cache."""
     try:
-        return hashlib.sha256(Path(inspect.getfile(cls)).read_bytes()).hexdigest()[:16]
+        code = Path(inspect.getfile(cls)).read_bytes()
     except (OSError, TypeError):
-        return "unknown"
+        try:
+            code = inspect.getsource(cls).encode()
+        except (OSError, TypeError):
+            code = os.urandom(16)
+    return hashlib.sha256(code).hexdigest()[:16]

@@ -209,14 +209,13 @@ impl Instance {
     /// `method()` as a number, or `None` if it raised or returned something else (kept).
     fn number(&self, py: Python<'_>, method: &str, allowed: &str) -> Option<f64> {
         let v = self.call(py, method, ())?;
-        match v.extract::<f64>() {
-            Ok(x) => Some(x),
-            Err(_) => {
-                let shown = v.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
-                self.failure.bad_value(py, &self.class, method, shown, allowed);
-                None
-            }
-        }
+        v.extract::<f64>().map_err(|_| self.refuse(py, method, &v, allowed)).ok()
+    }
+
+    /// Keeps the error for `value`, which `method` returned and no controller may.
+    fn refuse(&self, py: Python<'_>, method: &str, value: &Bound<'_, PyAny>, allowed: &str) {
+        let shown = value.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
+        self.failure.bad_value(py, &self.class, method, shown, allowed);
     }
 
     /// A positive, finite number of `method()`, or `None` (the failure kept).
@@ -236,14 +235,7 @@ impl Instance {
         if v.is_none() {
             return None;
         }
-        match v.extract::<u64>() {
-            Ok(x) => Some(x),
-            Err(_) => {
-                let shown = v.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
-                self.failure.bad_value(py, &self.class, method, shown, what);
-                None
-            }
-        }
+        v.extract::<u64>().map_err(|_| self.refuse(py, method, &v, what)).ok()
     }
 
     /// The controller's `metrics()` dict as the simulator's `Metrics`.

@@ -148,14 +148,11 @@ fn resolve_json(scenario: &str) -> PyResult<String> {
 /// (`"bytes"`); `None` if it is none of these. The scenario's own parser reads it.
 #[pyfunction]
 fn quantity(text: &str) -> Option<(&'static str, f64)> {
-    use rttlab_cc::{Bytes, Rate, Time};
-    if let Ok(t) = text.parse::<Time>() {
-        Some(("us", t.as_us()))
-    } else if let Ok(r) = text.parse::<Rate>() {
-        Some(("gbps", r.as_gbps()))
-    } else {
-        text.parse::<Bytes>().ok().map(|b| ("bytes", b.0 as f64))
-    }
+    base_units(text).map(|(unit, n)| match unit {
+        "ps" => ("us", rttlab_cc::Time(n).as_us()),
+        "bps" => ("gbps", rttlab_cc::Rate(n).as_gbps()),
+        _ => ("bytes", n as f64),
+    })
 }
 
 /// `text` as a quantity in the simulator's own units: ("ps", picoseconds) for a duration,

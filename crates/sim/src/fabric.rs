@@ -187,7 +187,6 @@ impl Fabric {
         })
     }
 
-
     /// The egress ports a packet of a flow with ECMP hash `hash` crosses from host `src` to
     /// host `dst`: the source NIC's, then each switch's.
     pub fn path(&self, src: u32, dst: u32, hash: u32) -> Vec<PortId> {
@@ -267,7 +266,6 @@ impl Fabric {
         cx.events.push(arrive, EventKind::Arrive { port: peer, pkt: i });
     }
 
-
     /// Bookkeeping for packet `i` leaving class `c` of port `p`'s queue.
     fn dequeued(&mut self, p: PortId, c: usize, i: PktId, cx: &mut Ctx) -> PktId {
         self.queue_changes(p, cx);
@@ -284,7 +282,6 @@ impl Fabric {
         i
     }
 
-
     /// Queues packet `i` on class `c` of port `p` and starts it if the port is idle.
     pub(crate) fn enqueue(&mut self, p: PortId, c: usize, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
         self.queue_changes(p, cx);
@@ -296,7 +293,6 @@ impl Fabric {
         port.occupancy_changed(c, cx.now, w as i64);
         self.try_tx(p, hosts, cx);
     }
-
 
     /// Sends a PFC frame for `class` out of port `p`, ahead of any queued data. The port is
     /// started by a `Kick` event rather than directly, because this runs in the middle of
@@ -311,7 +307,6 @@ impl Fabric {
         cx.events.push(cx.now, EventKind::Kick(p));
     }
 
-
     /// Packet `i` has fully arrived through port `p` (store and forward): it goes to the switch
     /// or host that owns the port, or, a PFC frame, to the port's own egress.
     pub(crate) fn link_arrive(&mut self, p: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
@@ -321,7 +316,6 @@ impl Fabric {
             (_, Owner::Host(h)) => hosts.arrive(h, i, self, cx),
         }
     }
-
 
     /// PFC frame `i` arrived through port `p`: pause or restart that port's egress class.
     pub(crate) fn receive_pfc(&mut self, p: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
@@ -334,7 +328,6 @@ impl Fabric {
             self.try_tx(p, hosts, cx);
         }
     }
-
 
     /// Port `p`'s occupancy is about to change: its queue sampler, if any, is credited with
     /// the occupancy that held until now.
@@ -355,7 +348,6 @@ impl Fabric {
         let at = self.faults.iter().position(|&f| f == (pkt.flow, pkt.seq));
         at.map(|i| self.faults.swap_remove(i)).is_some()
     }
-
 
     /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
     pub(crate) fn switch_receive(&mut self, s: SwitchId, in_port: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
@@ -406,7 +398,6 @@ impl Fabric {
         self.enqueue(egress, c, i, hosts, cx);
     }
 
-
     /// Marks data packet `i`, queued at egress `port` of switch `s`, CE with the probability
     /// for a queue of `queued` (bytes, packets).
     fn mark(&mut self, s: SwitchId, port: PortId, i: PktId, (bytes, packets): (u64, u64), cx: &mut Ctx) {
@@ -423,7 +414,6 @@ impl Fabric {
             out.class[c].stats.ecn_marks += 1;
         }
     }
-
 
     /// Packet `i` leaves class `c` of egress `port` of switch `s`, which held `queued` bytes in
     /// that class before it left: release its buffer, lift PFC on its ingress once below XON,
@@ -482,7 +472,6 @@ impl Fabric {
         cx.pkts.get_mut(i).wire_bytes += HOP_BYTES;
     }
 
-
     /// The unloaded round trip from host `src` to `dst` on ECMP hashes `hash`: a full data
     /// packet's serialization and propagation on each link there, an ACK's on the way back.
     pub(crate) fn base_rtt(&self, src: u32, dst: u32, hash: [u32; 2], cfg: &RunConfig) -> Time {
@@ -495,7 +484,6 @@ impl Fabric {
         };
         leg(src, dst, hash[0], data) + leg(dst, src, hash[1], cfg.ack_bytes as u64)
     }
-
 
     /// The largest unloaded round trip between any two hosts (HPCC's `T`, the HPCC simulator's
     /// `GLOBAL_T`).

@@ -247,7 +247,6 @@ impl Flow {
     }
 }
 
-
 /// Connection slots: a retired workload flow's slot goes on `free` until reused, and its
 /// counters into `retired`.
 #[derive(Default)]

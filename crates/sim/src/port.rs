@@ -278,7 +278,6 @@ impl ClassStats {
         }
     }
 
-
 }
 
 /// A port's name, "NODE-PEER": the egress of NODE on its link to PEER (e.g. "s0-h0").
@@ -286,4 +285,3 @@ pub fn port_name(graph: &Graph, ports: &[Port], p: PortId) -> String {
     let port = &ports[p.idx()];
     format!("{}-{}", graph.node_name(port.node), graph.node_name(ports[port.peer.idx()].node))
 }
-

@@ -135,7 +135,6 @@ impl RedState {
     }
 }
 
-
 /// Whether class `c` of egress `port` takes a packet of `w` bytes under its queue limit and
 /// the dynamic threshold, with `free` bytes of the shared buffer left: the queue above the
 /// device ring stays within `limit`, and the class queue within `alpha · free` (Choudhury

@@ -93,14 +93,12 @@ impl Hosts {
         }
     }
 
-
     /// A fresh connection for one sized transfer, started now.
     fn start_ephemeral(&mut self, src: u32, dst: u32, class: u8, group: u16, size: u64, origin: Origin, fabric: &mut Fabric, cx: &mut Ctx) {
         let spec = FlowSpec { src, dst, class, group, start: cx.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), write: None, app: None, onoff: None, ephemeral: Some(origin), demand: false };
         let f = self.open_flow(spec, fabric, cx);
         self.start_flow(f, fabric, cx);
     }
-
 
     /// The request connection from `client` to `server` of RPC generator `g`, opened with its
     /// response connection on first use.
@@ -120,7 +118,6 @@ impl Hosts {
         req
     }
 
-
     /// Queues message `m` of `bytes` on connection `f` and lets it send.
     fn offer_message(&mut self, f: u32, bytes: u64, mut m: Message, cx: &mut Ctx) {
         let flow = &mut self.flows.slots[f as usize];
@@ -131,7 +128,6 @@ impl Hosts {
         flow.message().offer(bytes);
         self.schedule_flow(f, cx);
     }
-
 
     /// Connection `f` delivered one or more whole messages: a server answers a request, a
     /// client completes an RPC.
@@ -160,7 +156,6 @@ impl Hosts {
         }
     }
 
-
     /// A ping arrived at host `h`: its NIC echoes it at once, in the same class.
     pub(crate) fn ping_echo(&mut self, h: u32, i: PktId, fabric: &mut Fabric, cx: &mut Ctx) {
         let p = cx.pkts.get_mut(i);
@@ -171,7 +166,6 @@ impl Hosts {
         fabric.enqueue(port, c, i, self, cx);
     }
 
-
     /// An echo came back to its pinger: one round trip.
     pub(crate) fn pong(&mut self, i: PktId, p: Packet, cx: &mut Ctx) {
         cx.pkts.free(i);
@@ -181,7 +175,6 @@ impl Hosts {
             cx.measure.groups[gen.group as usize].ping_rtt.record(ns(cx.now - p.t_send)).expect("auto-resizing histogram");
         }
     }
-
 
     /// A probe or its echo was dropped: it is no longer outstanding.
     pub(crate) fn ping_lost(&mut self, p: &Packet) {

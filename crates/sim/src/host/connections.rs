@@ -57,7 +57,6 @@ impl Hosts {
         }
     }
 
-
     /// Opens a connection in a free slot (or a new one) and returns its id. The 5-tuple's
     /// source port is an ephemeral port (49152–65535) drawn from the seed and the connection's
     /// serial number, so ECMP paths change with the seed.
@@ -121,14 +120,12 @@ impl Hosts {
         }
     }
 
-
     /// The sender of flow `f` has everything acknowledged: a workload flow gives its slot back
     /// once none of its packets is left in the network.
     pub(crate) fn sender_done(&mut self, f: u32) {
         let flow = &mut self.flows.slots[f as usize];
         flow.closing = flow.ephemeral.is_some();
     }
-
 
     /// Retires flow `f` if it is done and has no packet left: its counters join the totals and
     /// its slot is reused. Stale timer events of the slot are harmless (`LazyTimer`).
@@ -144,7 +141,6 @@ impl Hosts {
         self.flows.free.push(f);
     }
 
-
     /// Allocates a data or ACK packet of its flow, counted alive until `free_packet`.
     pub(crate) fn alloc_packet(&mut self, p: Packet, cx: &mut Ctx) -> PktId {
         self.flows.slots[p.flow as usize].live += 1;
@@ -152,14 +148,12 @@ impl Hosts {
         cx.pkts.alloc(p)
     }
 
-
     /// Frees data or ACK packet `i`.
     pub(crate) fn free_packet(&mut self, i: PktId, cx: &mut Ctx) {
         let f = cx.pkts.get(i).flow;
         self.flows.slots[f as usize].live -= 1;
         cx.pkts.free(i);
     }
-
 
     /// Receiver side of either transport: `payload` new bytes of flow `f` arrived.
     pub(crate) fn record_delivery(&mut self, f: u32, payload: u32, wire: u32, cx: &mut Ctx) {
@@ -197,14 +191,12 @@ impl Hosts {
         }
     }
 
-
     /// Sender side of either transport: flow `f`'s measured RTT `rtt` as its stack sees it, with
     /// `nic.rtt_noise` (uniform in [0, rtt_noise], from the sending host's stream) added — TIMELY
     /// §6.1, Fig. 12.
     pub(crate) fn noisy_rtt(&mut self, f: u32, rtt: Time, cx: &mut Ctx) -> Time {
         noisy(rtt, cx.cfg.rtt_noise, &mut self.nodes[self.flows.slots[f as usize].src as usize].rng)
     }
-
 
     /// Sender side of either transport: an RTT sample of flow `f`, counted after the warm-up.
     pub(crate) fn record_rtt(&mut self, f: u32, rtt: Time, cx: &mut Ctx) {
@@ -217,7 +209,6 @@ impl Hosts {
             cx.measure.rtt_hist.record(crate::stats::ns(rtt)).expect("auto-resizing histogram");
         }
     }
-
 
     /// A packet was dropped: a data packet counts against its flow and the loss rate.
     pub(crate) fn count_drop(&mut self, pkt: &Packet, cx: &mut Ctx) {

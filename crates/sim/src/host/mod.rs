@@ -60,7 +60,6 @@ impl Hosts {
         Hosts { nodes, flows: FlowTable::default(), generators, window_actions: Vec::new(), message_rtos: Timers::default(), external }
     }
 
-
     /// Lets connection `f` send from its start: a message flow joins its host's scheduler, a
     /// window flow sends its first window (at once, or by a timer at its start).
     pub(crate) fn start_flow(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
@@ -71,7 +70,6 @@ impl Hosts {
             Tx::Window(_) => cx.events.push(start, EventKind::Timer { flow: FlowId(f), timer: Timer::Start }),
         }
     }
-
 
     /// Opens and starts every `[[flows]]` connection.
     pub(crate) fn open_flow_groups(&mut self, s: &Scenario, fabric: &mut Fabric, cx: &mut Ctx) {

@@ -98,6 +98,7 @@ impl Host {
         }
     }
 }
+
 impl Hosts {
     /// When message flow `f` may release its next segment (`MessageTx::release_time`).
     fn release_time(&mut self, f: u32, cx: &mut Ctx) -> Option<Time> {
@@ -108,7 +109,6 @@ impl Hosts {
         }
         m.release_time(cx.now, cx.cfg.segment_bytes, cx.cfg.max_outstanding, &mut flow.rng)
     }
-
 
     /// Puts message flow `f` in its host's scheduler if it is not there and has something to
     /// send (TIMELY §3.3: the rate control engine).
@@ -123,7 +123,6 @@ impl Hosts {
         }
     }
 
-
     fn arm_wake(&mut self, h: u32, cx: &mut Ctx) {
         let host = &mut self.nodes[h as usize];
         if let Some(Reverse((t, _, _))) = host.sched.peek() {
@@ -133,7 +132,6 @@ impl Hosts {
             }
         }
     }
-
 
     /// Host `h`'s scheduler: release every segment whose time has come, round-robin.
     pub(crate) fn host_wake(&mut self, h: u32, at: Time, fabric: &mut Fabric, cx: &mut Ctx) {
@@ -163,7 +161,6 @@ impl Hosts {
         fabric.try_tx(port, self, cx);
     }
 
-
     /// Puts flow `f` in host `h`'s scheduler for time `t`.
     fn requeue(&mut self, h: u32, f: u32, t: Time) {
         self.flows.slots[f as usize].message().in_sched = true;
@@ -171,7 +168,6 @@ impl Hosts {
         host.sched.push(Reverse((t, host.sched_seq, f)));
         host.sched_seq += 1;
     }
-
 
     /// Hands flow `f`'s next segment to its NIC (the segmenter); its `t_send` is now
     /// (`MessageTx::release` keeps it).
@@ -192,7 +188,6 @@ impl Hosts {
         self.nic_holds(src, class as usize, seg.wire_left(cx.cfg.payload_per_packet, cx.cfg.header_bytes) as i64, fabric, cx);
     }
 
-
     /// Host `h`'s NIC holds `delta` more wire bytes of class `c` in segments (fewer if
     /// negative): the host port's queue statistics count them.
     fn nic_holds(&mut self, h: u32, c: usize, delta: i64, fabric: &mut Fabric, cx: &mut Ctx) {
@@ -202,7 +197,6 @@ impl Hosts {
         port.class[c].nic_bytes = port.class[c].nic_bytes.checked_add_signed(delta).expect("a NIC never sends more than it holds");
         port.occupancy_changed(c, cx.now, delta);
     }
-
 
     /// The next data packet of class `c` from host `h`'s NIC, if it has one: the next
     /// MTU-sized piece of the oldest segment free to send. Without NIC pacing that is always
@@ -282,12 +276,10 @@ impl Hosts {
         Some(i)
     }
 
-
     /// Queues message flow `f`'s local ACK timeout event at `at` (`LazyTimer` asks rarely).
     pub(crate) fn arm_rto(&mut self, f: u32, at: Time, cx: &mut Ctx) {
         self.message_rtos.push(&mut cx.events, at, f, EventKind::MessageRto);
     }
-
 
     /// Go-back-N: message flow `f`'s NIC drops what it still had of the flow and sends every
     /// unacknowledged segment again from packet `psn` on (`MessageTx::rewind`), behind the
@@ -322,14 +314,12 @@ impl Hosts {
         fabric.try_tx(port, self, cx);
     }
 
-
     /// Whether the transmit completion of packet `i` at its host matters to its transport: a
     /// window-transport data packet leaves the host's send queue (TSQ accounting).
     pub(crate) fn tx_done_matters(&self, i: PktId, cx: &Ctx) -> bool {
         let pkt = cx.pkts.get(i);
         pkt.kind == PacketKind::Data && matches!(self.flows.slots[pkt.flow as usize].tx, Tx::Window(_))
     }
-
 
     /// The host's NIC finished sending window-transport data packet `i` (a transmit completion
     /// that `tx_done_matters`).
@@ -338,7 +328,6 @@ impl Hosts {
         self.window_tx_done(pkt, fabric, cx);
         self.maybe_retire(pkt.flow);
     }
-
 
     /// Packet `i` arrived at host `h`'s NIC. Without a host model, or for a packet the NIC
     /// handles itself (message transport, pings), it is processed now; otherwise it joins the
@@ -366,14 +355,12 @@ impl Hosts {
         }
     }
 
-
     /// Host `h`'s stack starts on the packet at the head of its NIC Rx queue (`t3`).
     fn host_rx_start(&mut self, h: u32, cx: &mut Ctx) {
         let (i, _) = self.nodes[h as usize].rx[0];
         let done = cx.now + cx.cfg.host_config.processing(cx.pkts.get(i).payload_bytes);
         cx.events.push(done, EventKind::HostRx(HostId(h)));
     }
-
 
     /// Host `h`'s stack finished the head packet (`t4`, `t6`): it goes to its transport with
     /// the time it spent since reaching the NIC, and the next one starts.
@@ -384,7 +371,6 @@ impl Hosts {
         }
         self.host_receive(h, i, cx.now - arrived, fabric, cx);
     }
-
 
     /// Packet `i` reaches host `h`'s stack `rx_delay` after it reached the NIC: data and ACKs go
     /// to their flow's transport, pings are echoed, echoes recorded.

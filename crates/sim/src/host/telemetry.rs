@@ -3,7 +3,6 @@
 //! their controller reads — HPCC's per-hop records, or TIMELY's input from the hop-by-hop queue
 //! vector (`cc.signal`, `rttlab_cc::signal`). The wire format is `rttlab_cc::int`'s.
 
-
 use super::Hosts;
 use crate::ctx::Ctx;
 use crate::fabric::Fabric;
@@ -26,7 +25,6 @@ impl Hosts {
         }
     }
 
-
     /// The window transport's ACK is a new packet: it gets flow `f`'s last echo (`int_keep`).
     pub(crate) fn int_echo_into(&mut self, f: u32, ack: PktId, cx: &mut Ctx) -> u32 {
         let Some(kept) = self.flows.slots[f as usize].int_echo.as_deref().copied() else { return 0 };
@@ -35,14 +33,12 @@ impl Hosts {
         self.int_echo(ack, cx)
     }
 
-
     /// Window receiver: keeps data packet `i`'s records for flow `f`'s next ACK.
     pub(crate) fn int_keep(&mut self, f: u32, i: PktId, cx: &mut Ctx) {
         if let Some(st) = cx.pkts.int(i).copied() {
             **self.flows.slots[f as usize].int_echo.get_or_insert_default() = st;
         }
     }
-
 
     /// TIMELY's input for a completion of flow `f` whose ACK brought `int`, when `cc.signal`
     /// is a queue signal: the flow's unloaded round trip plus `f(q)` of the queue vector, each

@@ -32,7 +32,6 @@ impl Hosts {
         self.window_actions = out;
     }
 
-
     fn apply(&mut self, f: u32, a: Action, fabric: &mut Fabric, cx: &mut Ctx) {
         let flow = &mut self.flows.slots[f as usize];
         match a {
@@ -79,13 +78,11 @@ impl Hosts {
         }
     }
 
-
     /// Sends what flow `f`'s window allows.
     pub(crate) fn window_send(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
         self.window_step(f, |w, _, _, out| w.poll_transmit(now, out), fabric, cx);
     }
-
 
     /// The host's NIC finished sending window data packet `pkt` (TCP Small Queues).
     pub(crate) fn window_tx_done(&mut self, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
@@ -93,14 +90,12 @@ impl Hosts {
         self.window_step(pkt.flow, |w, _, _, out| w.on_transmitted(now, pkt.payload_bytes, out), fabric, cx);
     }
 
-
     /// Sender: an ACK reached the stack `rx_delay` after it reached the NIC.
     pub(crate) fn window_ack(&mut self, ack: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
         let hdr = AckHdr { ack: ack.seq, sack: ack.sack, ece: ack.ecn, ts: ack.t_send, hops: ack.echo_hops, remote_queuing_ns: ack.remote_queuing_ns };
         self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::flow::noisy(r, noise, rng), out), fabric, cx);
     }
-
 
     /// Flow `f`'s timer `timer` has an event now. A stale event of a slot now holding a message
     /// flow does nothing; one of another window flow finds its timers not armed then.
@@ -112,7 +107,6 @@ impl Hosts {
         self.window_step(f, |w, _, _, out| w.on_timer(now, timer, out), fabric, cx);
     }
 
-
     /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
     pub(crate) fn window_deliver(&mut self, i: PktId, pkt: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
         self.int_keep(pkt.flow, i, cx);
@@ -122,7 +116,6 @@ impl Hosts {
         let hdr = DataHdr { seq: pkt.seq, payload: pkt.payload_bytes, wire: pkt.wire_bytes, ce: pkt.ecn, ts: pkt.t_send, hops: pkt.hops };
         self.window_step(pkt.flow, |w, _, _, out| w.on_data(now, &hdr, rx_delay, out), fabric, cx);
     }
-
 
     /// Message receiver: data packet `i` arrived (`MessageTx::on_data`). Payload in order is
     /// delivered; anything else is discarded. An answer turns the packet into the ACK or NAK in
@@ -166,7 +159,6 @@ impl Hosts {
         let port = self.nodes[h as usize].port;
         fabric.enqueue(port, cx.cfg.ack_class, i, self, cx);
     }
-
 
     /// Message sender: an ACK or NAK of every PSN before `ack.seq`. Each segment it completes
     /// gives an RTT sample to the controller; a NAK (or an ACK the NIC is behind) sends the NIC
@@ -214,7 +206,6 @@ impl Hosts {
         }
     }
 
-
     /// Restarts or stops message flow `f`'s local ACK timeout (`MessageTx::restart_rto`).
     fn message_rto_restart(&mut self, f: u32, cx: &mut Ctx) {
         let now = cx.now;
@@ -222,7 +213,6 @@ impl Hosts {
             self.arm_rto(f, at, cx);
         }
     }
-
 
     /// The message transport's timeout queue has its event `ev` now: the connection whose
     /// timeout it is, if any, looks at its timer (`message_timer`).
