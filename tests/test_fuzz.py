@@ -49,10 +49,10 @@ def short_runs(monkeypatch):
     `Stop`."""
 
     def cut(run):
-        def short(text, observe=None):
+        def short(text, observe=None, controller=None):
             t0 = time.monotonic()
             try:
-                return run(text, lambda *_: time.monotonic() - t0 > 0.3)
+                return run(text, lambda *_: time.monotonic() - t0 > 0.3, controller)
             except KeyboardInterrupt:
                 raise Stop from None
 

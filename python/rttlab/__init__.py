@@ -42,7 +42,7 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, s
     python = prepare(s, controller)
     text = to_json(s)
     if not progress:
-        return Result.from_native(*_core.run(text, None, python))
+        return Result.from_native(*_core.run(text, controller=python))
     with RunProgress() as bar:
-        out = _core.run(text, bar, python)
+        out = _core.run(text, bar, controller=python)
     return Result.from_native(*out)

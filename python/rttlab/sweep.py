@@ -66,7 +66,7 @@ def _run_json(resolved: dict[str, Any]) -> str:
     # A worker imports a Python controller's class by its path (`cc.class`).
     s = copy.deepcopy(resolved)
     python = controller.prepare(s)
-    return _core.run_json(to_json(s), None, python)
+    return _core.run_json(to_json(s), controller=python)
 
 
 def _run_keyed(item: tuple[str, dict[str, Any]]) -> tuple[str, str]:
