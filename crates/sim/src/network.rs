@@ -314,6 +314,11 @@ impl Network {
         &self.cx.measure.groups
     }
 
+    /// The `[[workloads]]` generators, in order.
+    pub fn generators(&self) -> &[Generator] {
+        &self.hosts.generators
+    }
+
     pub fn timeseries(&self) -> &TimeSeries {
         &self.cx.measure.timeseries
     }

@@ -308,3 +308,66 @@ fn queue_port_patterns_sample_every_matching_port() {
     let e = Network::new(&scenario(&toml(r#"["s0-h0", "x*"]"#))).err().expect("an error").to_string();
     assert!(e.starts_with("measure.queue_ports[1] = x*: a pattern that matches"), "{e}");
 }
+
+/// Each RPC client keeps `servers_per_client` servers among the longest-path candidates: with the
+/// balanced assignment every server serves the same number of clients (m of the 16 or 128 hosts
+/// each, all of them clients and servers); the random one leaves some servers hot.
+#[test]
+fn balanced_server_sets_give_every_server_as_many_clients() {
+    let in_degrees = |k: u32, m: u32, assignment: &str| {
+        let rpc = format!("[[workloads]]\nkind = \"rpc\"\npeers = \"longest_path\"\nservers_per_client = {m}\nserver_assignment = \"{assignment}\"\nsize = \"64KB\"\nrate = 100.0");
+        let net = Network::new(&common::scenario(&fat_tree_with(k, "1ms", &rpc))).unwrap();
+        let g = &net.generators()[0];
+        let table = g.peers.as_ref().expect("an RPC generator has peers");
+        let mut degree: HashMap<u32, u32> = HashMap::new();
+        for (i, &client) in g.sources.iter().enumerate() {
+            let servers = table.of(i);
+            assert_eq!(servers.len(), m as usize, "client {client}");
+            for &s in servers {
+                assert_eq!(net.routing().hops(client, s), Some(6), "client {client}'s server {s} is across the core");
+                *degree.entry(s).or_default() += 1;
+            }
+        }
+        let hosts = g.sources.len() as u32;
+        (0..hosts).map(|h| degree.get(&h).copied().unwrap_or(0)).collect::<Vec<u32>>()
+    };
+    for (k, m) in [(4, 1), (4, 2), (4, 4), (8, 1), (8, 2), (8, 4), (8, 8)] {
+        let d = in_degrees(k, m, "balanced");
+        assert!(d.iter().all(|&x| x == m), "k = {k}, m = {m}: in-degrees {d:?}");
+    }
+    let random = in_degrees(8, 4, "random");
+    assert!(random.iter().max() > random.iter().min(), "random sets happen to be balanced: {random:?}");
+}
+
+/// One connection per (client, server) pair carries every RPC between them, its rate controller's
+/// state kept from one RPC to the next: while a connection is idle between RPCs its TIMELY rate
+/// stays where the last RPC's completions left it (below the line rate after the incast's
+/// queue), not back at the start.
+#[test]
+fn an_rpc_connection_keeps_its_rate_between_rpcs() {
+    let rpc = r#"
+        [nic]
+        segment = "16KB"
+        [cc]
+        algorithm = "timely"
+        [[workloads]]
+        kind = "rpc"
+        clients = [0, 1, 2, 3]
+        servers = [15]
+        size = "256KB"
+        response = "1KB"
+        rate = 1000.0
+        [measure]
+        timeseries_interval = "20us"
+    "#;
+    let net = run_net(&fat_tree_with(4, "20ms", rpc));
+    assert_eq!(net.flows().len(), 8, "a request and a response connection per client");
+    let g = &net.groups()[0];
+    assert!(g.rpcs_completed >= 50, "{} RPCs completed", g.rpcs_completed);
+    for f in net.flows().iter().filter(|f| f.dst == 15) {
+        assert!(f.stats.delivered_bytes >= 10 * 256_000, "a request connection carried {} bytes", f.stats.delivered_bytes);
+    }
+    let ts = net.timeseries();
+    let idle_below_line = (0..ts.time.len()).filter(|&i| ts.inflight_bytes[i] == Some(0) && ts.rate_bps[i] < 10_000_000_000 && net.flows()[ts.flow[i] as usize].dst == 15).count();
+    assert!(idle_below_line > 50, "{idle_below_line} idle samples of request connections below line rate");
+}

@@ -23,7 +23,7 @@ pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfi
 pub use graph::{GraphConfig, GraphLink};
 pub use topology::{ChainConfig, FatTreeConfig, HostCounts, HostLink, LeafSpineConfig, StarConfig, TierLink, Topology};
 pub use traffic::{Arrivals, FlowGroup, HostSet, Until};
-pub use workload::{CdfSpec, FlowSizesConfig, IncastConfig, Peers, PingerConfig, RpcConfig, Workload};
+pub use workload::{CdfSpec, FlowSizesConfig, IncastConfig, Peers, PingerConfig, RpcConfig, ServerAssignment, Workload};
 
 use de::{read_list, Table};
 use rttlab_cc::{Bytes, Time};

@@ -69,10 +69,14 @@ pub struct RpcConfig {
     pub servers: Option<HostSet>,
     #[serde(default)]
     pub peers: Peers,
-    /// Each client keeps this many servers, drawn once among its candidates, and sends each RPC
-    /// to one of them; absent: any candidate. Few servers per client mean few connections,
-    /// each carrying many RPCs, so that its rate controller has something to pace.
+    /// Each client keeps this many servers, chosen once among its candidates, and sends each
+    /// RPC to one of them; absent: any candidate, drawn anew per RPC. Few servers per client
+    /// mean few connections, each carrying many RPCs, so that its rate controller has something
+    /// to pace (TIMELY §6.2 publishes neither the set nor its size).
     pub servers_per_client: Option<u32>,
+    /// How the servers of `servers_per_client` are chosen.
+    #[serde(default)]
+    pub server_assignment: ServerAssignment,
     /// Request bytes.
     pub size: Bytes,
     /// Response bytes; absent: `size`.
@@ -88,6 +92,18 @@ pub struct RpcConfig {
     /// `rpcs_refused`), which bounds memory when the offered load exceeds what the network takes.
     #[serde(default = "default_backlog_limit")]
     pub max_pending: u32,
+}
+
+/// How each client's `servers_per_client` servers are chosen among its candidates.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerAssignment {
+    /// Every server serves as many clients as the candidates allow (the most loaded at most
+    /// one more than the least): no server is hot by construction.
+    #[default]
+    Balanced,
+    /// Each client draws its servers independently: some servers serve many clients.
+    Random,
 }
 
 /// The default of every workload's backlog limit (`max_pending`, `max_active`).

@@ -16,14 +16,14 @@ pub mod cdf;
 
 use crate::engine::{exponential, rng_stream, Rng, Stream};
 use crate::routing::Routing;
-use crate::scenario::{Peers, Scenario, ScenarioError, Workload};
+use crate::scenario::{Peers, Scenario, ScenarioError, ServerAssignment, Workload};
 use cdf::Cdf;
 use rand::Rng as _;
 use rttlab_cc::Time;
 use std::collections::HashMap;
 
 /// Candidate peers of each source host.
-pub(crate) struct PeerTable {
+pub struct PeerTable {
     lists: Vec<Vec<u32>>,
     /// Index into `lists` per source.
     of_source: Vec<u32>,
@@ -62,21 +62,36 @@ impl PeerTable {
         Ok(PeerTable { lists, of_source })
     }
 
-    /// Keeps, for each source, `n` distinct candidates drawn once (all when it has fewer).
-    fn narrow(&mut self, sources: &[u32], n: u32, rngs: &mut [Rng]) {
-        let mut lists = Vec::with_capacity(sources.len());
+    /// Keeps, for each source, `n` distinct candidates chosen once (all when it has fewer):
+    /// drawn independently (`Random`), or (`Balanced`) so that every candidate is chosen by
+    /// as many sources as the candidate lists allow (`balance`).
+    fn narrow(&mut self, sources: &[u32], n: u32, assignment: ServerAssignment, rngs: &mut [Rng]) {
+        let mut lists: Vec<Vec<u32>> = Vec::with_capacity(sources.len());
         for (i, &h) in sources.iter().enumerate() {
             let mut list: Vec<u32> = self.lists[self.of_source[i] as usize].iter().copied().filter(|&c| c != h).collect();
-            let keep = (n as usize).min(list.len());
-            for j in 0..keep {
+            let shuffled = match assignment {
+                ServerAssignment::Random => (n as usize).min(list.len()),
+                ServerAssignment::Balanced => list.len(),
+            };
+            for j in 0..shuffled {
                 let k = rngs[i].random_range(j..list.len());
                 list.swap(j, k);
             }
-            list.truncate(keep);
             lists.push(list);
         }
+        self.lists = match assignment {
+            ServerAssignment::Random => lists.into_iter().map(|mut l| {
+                l.truncate(n as usize);
+                l
+            }).collect(),
+            ServerAssignment::Balanced => balance(&lists, n as usize),
+        };
         self.of_source = (0..sources.len() as u32).collect();
-        self.lists = lists;
+    }
+
+    /// The candidates kept for source `i`.
+    pub fn of(&self, i: usize) -> &[u32] {
+        &self.lists[self.of_source[i] as usize]
     }
 
     pub(crate) fn pick(&self, i: usize, h: u32, rng: &mut Rng) -> u32 {
@@ -86,6 +101,83 @@ impl PeerTable {
             if c != h {
                 return c;
             }
+        }
+    }
+}
+
+/// For each source, `n` of its candidates (`candidates[i]`, in a random order; all of them when
+/// it has fewer) such that every candidate is chosen by at most `⌈choices / candidates⌉`
+/// sources, or one more where the lists allow no better: a b-matching of the bipartite graph
+/// of sources and candidates, grown one choice at a time along shortest augmenting paths (a
+/// source takes a candidate with room, or one that another source gives up for a candidate of
+/// its own with room), each source's candidates looked at in its random order.
+fn balance(candidates: &[Vec<u32>], n: usize) -> Vec<Vec<u32>> {
+    let wanted: Vec<usize> = candidates.iter().map(|l| n.min(l.len())).collect();
+    let mut servers: Vec<u32> = candidates.iter().flatten().copied().collect();
+    servers.sort_unstable();
+    servers.dedup();
+    let index: HashMap<u32, usize> = servers.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+    let lists: Vec<Vec<usize>> = candidates.iter().map(|l| l.iter().map(|s| index[s]).collect()).collect();
+    let mut m = Matching { chosen: vec![Vec::new(); lists.len()], holders: vec![Vec::new(); servers.len()], cap: wanted.iter().sum::<usize>().div_ceil(servers.len().max(1)) };
+    for src in 0..lists.len() {
+        while m.chosen[src].len() < wanted[src] {
+            if !m.augment(src, &lists) {
+                m.cap += 1; // the lists allow no assignment this even
+            }
+        }
+    }
+    m.chosen.into_iter().map(|l| l.into_iter().map(|si| servers[si]).collect()).collect()
+}
+
+/// A partial assignment of servers (by index) to sources, each server held by at most `cap`.
+struct Matching {
+    chosen: Vec<Vec<usize>>,
+    holders: Vec<Vec<usize>>,
+    cap: usize,
+}
+
+impl Matching {
+    /// Gives source `src` one more server along a shortest augmenting path; false if no path
+    /// reaches a server with room.
+    fn augment(&mut self, src: usize, lists: &[Vec<usize>]) -> bool {
+        // `from[server]`: the source that reached it; `through[source]`: the server it holds
+        // and was reached through (none for `src`).
+        let mut from: HashMap<usize, usize> = HashMap::new();
+        let mut through: Vec<Option<usize>> = vec![None; lists.len()];
+        let mut seen = vec![false; lists.len()];
+        let mut queue = std::collections::VecDeque::from([src]);
+        seen[src] = true;
+        while let Some(x) = queue.pop_front() {
+            for &si in &lists[x] {
+                if self.chosen[x].contains(&si) || from.contains_key(&si) {
+                    continue;
+                }
+                from.insert(si, x);
+                if self.holders[si].len() < self.cap {
+                    self.shift(src, si, x, &from, &through);
+                    return true;
+                }
+                for &y in &self.holders[si] {
+                    if !seen[y] {
+                        (seen[y], through[y]) = (true, Some(si));
+                        queue.push_back(y);
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Applies the path ending with source `x` taking server `si`: each source on it takes the
+    /// server after it and gives up the one it was reached through, back to `src`.
+    fn shift(&mut self, src: usize, mut si: usize, mut x: usize, from: &HashMap<usize, usize>, through: &[Option<usize>]) {
+        loop {
+            self.chosen[x].push(si);
+            self.holders[si].push(x);
+            let Some(held) = through[x].filter(|_| x != src) else { return };
+            self.chosen[x].retain(|&c| c != held);
+            self.holders[held].retain(|&h| h != x);
+            (si, x) = (held, from[&held]);
         }
     }
 }
@@ -109,7 +201,7 @@ pub struct Generator {
     /// An incast's receivers: one, or several to draw from at each incast.
     pub(crate) receivers: Vec<u32>,
     pub(crate) rngs: Vec<Rng>,
-    pub(crate) peers: Option<PeerTable>,
+    pub peers: Option<PeerTable>,
     pub(crate) cdf: Option<Cdf>,
     /// Mean gap between a source's arrivals, in ps.
     gap_ps: Vec<f64>,
@@ -166,7 +258,7 @@ impl Generator {
         let mut rngs: Vec<Rng> = sources.iter().map(|&h| rng_stream(s.seed, Stream::Workload(w as u32, h))).collect();
         if let (Workload::Rpc(c), Some(p)) = (cfg, peers.as_mut()) {
             if let Some(n) = c.servers_per_client {
-                p.narrow(&sources, n, &mut rngs);
+                p.narrow(&sources, n, c.server_assignment, &mut rngs);
             }
         }
         let receivers = match cfg {
