@@ -129,9 +129,9 @@ impl Port {
     /// Takes the queue settings `q` its `params` index names, keeping at hand what every
     /// packet checks.
     pub fn set_queue_params(&mut self, q: &QueueParams) {
-        self.queue_checks = (q.limit.is_some() || q.alpha.is_some()) as u8 * QUEUE_ADMIT
-            | q.ecn.is_some_and(|r| r.mark_at == MarkAt::Enqueue) as u8 * QUEUE_MARK_ENQUEUE
-            | q.ecn.is_some_and(|r| r.mark_at == MarkAt::Dequeue) as u8 * QUEUE_MARK_DEQUEUE;
+        self.queue_checks = ((q.limit.is_some() || q.alpha.is_some()) as u8 * QUEUE_ADMIT)
+            | (q.ecn.is_some_and(|r| r.mark_at == MarkAt::Enqueue) as u8 * QUEUE_MARK_ENQUEUE)
+            | (q.ecn.is_some_and(|r| r.mark_at == MarkAt::Dequeue) as u8 * QUEUE_MARK_DEQUEUE);
         (self.pfc_xoff, self.pfc_xon) = q.pfc.unwrap_or((u64::MAX, 0));
         self.pfc_headroom = q.pfc_headroom;
     }

@@ -49,7 +49,7 @@ impl Hosts {
                     return;
                 }
                 stats.offered_bytes += if measured { size } else { 0 };
-                self.start_ephemeral(h, dst, class, group, size, Origin { generator: g, source: i as u32 }, fabric, cx);
+                self.start_ephemeral(h, dst, size, Origin { generator: g, source: i as u32 }, fabric, cx);
             }
             Kind::Incast { size, connections, max_active, senders_per_incast } => {
                 // One receiver and every sender take no draw, so that such runs keep their
@@ -73,7 +73,7 @@ impl Hosts {
                         }
                         stats.offered_bytes += if measured { size } else { 0 };
                         let src = gen.sources[s];
-                        self.start_ephemeral(src, receiver, class, group, size, Origin { generator: g, source: s as u32 }, fabric, cx);
+                        self.start_ephemeral(src, receiver, size, Origin { generator: g, source: s as u32 }, fabric, cx);
                     }
                 }
             }
@@ -93,8 +93,10 @@ impl Hosts {
         }
     }
 
-    /// A fresh connection for one sized transfer, started now.
-    fn start_ephemeral(&mut self, src: u32, dst: u32, class: u8, group: u16, size: u64, origin: Origin, fabric: &mut Fabric, cx: &mut Ctx) {
+    /// A fresh connection for one sized transfer of `origin`'s generator, started now.
+    fn start_ephemeral(&mut self, src: u32, dst: u32, size: u64, origin: Origin, fabric: &mut Fabric, cx: &mut Ctx) {
+        let gen = &self.generators[origin.generator as usize];
+        let (class, group) = (gen.class, gen.group);
         let spec = FlowSpec { src, dst, class, group, start: cx.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), write: None, app: None, onoff: None, ephemeral: Some(origin), demand: false };
         let f = self.open_flow(spec, fabric, cx);
         self.start_flow(f, fabric, cx);

@@ -119,8 +119,8 @@ fn balance(candidates: &[Vec<u32>], n: usize) -> Vec<Vec<u32>> {
     let index: HashMap<u32, usize> = servers.iter().enumerate().map(|(i, &s)| (s, i)).collect();
     let lists: Vec<Vec<usize>> = candidates.iter().map(|l| l.iter().map(|s| index[s]).collect()).collect();
     let mut m = Matching { chosen: vec![Vec::new(); lists.len()], holders: vec![Vec::new(); servers.len()], cap: wanted.iter().sum::<usize>().div_ceil(servers.len().max(1)) };
-    for src in 0..lists.len() {
-        while m.chosen[src].len() < wanted[src] {
+    for (src, &want) in wanted.iter().enumerate() {
+        while m.chosen[src].len() < want {
             if !m.augment(src, &lists) {
                 m.cap += 1; // the lists allow no assignment this even
             }
