@@ -440,11 +440,13 @@ fn timeseries_table(net: &Network) -> Table {
 
 /// Per group with sized flows and per size bucket (then "all"): flows finished, FCT and
 /// slowdown quantiles.
+/// Per group with sized flows and size bucket: the flows that finished (`flows`, which the FCT
+/// and slowdown quantiles describe) of those started after the warm-up (`flows_started`).
 fn fct_table(net: &Network) -> Table {
     let edges = &net.cx.measure.fct_buckets;
-    let (mut group, mut bucket, mut lo_col, mut hi_col, mut flows) = (vec![], vec![], vec![], vec![], vec![]);
+    let (mut group, mut bucket, mut lo_col, mut hi_col, mut flows, mut started) = (vec![], vec![], vec![], vec![], vec![], vec![]);
     let mut q: [Vec<Option<f64>>; 6] = Default::default();
-    for g in net.cx.measure.groups.iter().filter(|g| !g.fct.last().expect("all sizes").is_empty()) {
+    for g in net.cx.measure.groups.iter().filter(|g| g.sized_started.last().is_some_and(|&n| n > 0)) {
         for (b, (fct, slow)) in g.fct.iter().zip(&g.slowdown).enumerate() {
             let all = b == edges.len() + 1;
             let lo = if all || b == 0 { 0 } else { edges[b - 1] };
@@ -454,6 +456,7 @@ fn fct_table(net: &Network) -> Table {
             lo_col.push(lo);
             hi_col.push(hi);
             flows.push(fct.len());
+            started.push(g.sized_started[b]);
             for (i, (h, p)) in [(fct, 0.5), (fct, 0.95), (fct, 0.99), (slow, 0.5), (slow, 0.95), (slow, 0.99)].into_iter().enumerate() {
                 q[i].push(quantile(h, p, 1e3));
             }
@@ -466,6 +469,7 @@ fn fct_table(net: &Network) -> Table {
         .col("size_min_bytes", lo_col)
         .col("size_max_bytes", hi_col)
         .col("flows", flows)
+        .col("flows_started", started)
         .col("fct_p50_us", fct_p50)
         .col("fct_p95_us", fct_p95)
         .col("fct_p99_us", fct_p99)

@@ -77,6 +77,9 @@ pub struct GroupStats {
     /// ns and slowdown (FCT / ideal FCT) in thousandths.
     pub fct: Vec<Histogram<u64>>,
     pub slowdown: Vec<Histogram<u64>>,
+    /// Per size bucket as `fct`: sized flows started, finished or not (the FCT statistics
+    /// count only those that finished).
+    pub sized_started: Vec<u64>,
     pub rpcs_issued: u64,
     pub rpcs_completed: u64,
     pub rpcs_refused: u64,
@@ -103,6 +106,7 @@ impl GroupStats {
             delivered_bytes: 0,
             fct: (0..buckets + 2).map(|_| histogram()).collect(),
             slowdown: (0..buckets + 2).map(|_| histogram()).collect(),
+            sized_started: vec![0; buckets + 2],
             rpcs_issued: 0,
             rpcs_completed: 0,
             rpcs_refused: 0,
@@ -115,16 +119,32 @@ impl GroupStats {
         }
     }
 
+    /// A flow started: of `size` bytes, if sized.
+    pub fn record_start(&mut self, buckets: &[u64], size: Option<u64>) {
+        self.flows_started += 1;
+        if let Some(size) = size {
+            for i in self.buckets_of(buckets, size) {
+                self.sized_started[i] += 1;
+            }
+        }
+    }
+
     /// A flow of `size` bytes finished in `fct`; alone it would have taken `ideal`.
     pub fn record_fct(&mut self, buckets: &[u64], size: u64, fct: Time, ideal: Time) {
         self.flows_finished += 1;
-        let b = buckets.partition_point(|&edge| edge < size);
-        let all = self.fct.len() - 1;
         let slowdown = (fct.ps() as u128 * 1000 / ideal.ps().max(1) as u128) as u64;
-        for i in [b, all] {
+        for i in self.buckets_of(buckets, size) {
             self.fct[i].record(ns(fct)).expect("auto-resizing histogram");
             self.slowdown[i].record(slowdown.max(1)).expect("auto-resizing histogram");
         }
+    }
+}
+
+impl GroupStats {
+    /// The statistics' indices a flow of `size` bytes counts in: its bucket of `buckets`
+    /// (edges; past the last, the open one) and all sizes.
+    fn buckets_of(&self, buckets: &[u64], size: u64) -> [usize; 2] {
+        [buckets.partition_point(|&edge| edge < size), self.fct.len() - 1]
     }
 }
 

@@ -180,6 +180,20 @@ fn flow_sizes_offer_their_target_load_on_the_host_links() {
     assert!((net.flows().len() as u64) < s.flows / 50, "{} slots for {} flows", net.flows().len(), s.flows);
     assert!(s.fct_flows > 0 && s.slowdown_p50.unwrap() >= 1.0);
     assert_eq!(s.bytes_sent, s.bytes_delivered + s.bytes_in_flight + s.bytes_dropped + s.bytes_duplicate);
+    // The fct table counts per size bucket the flows started and those that finished: the
+    // buckets add up to all sizes, which are the group's flows started; some large ones are
+    // still running at the end.
+    let tables = net.tables();
+    let fct = &tables.iter().find(|(n, _)| *n == "fct").expect("an fct table").1;
+    let num = |r: usize, col: &str| fct.get(col).expect(col).text(r).parse::<u64>().expect("a count");
+    let rows: Vec<usize> = (0..fct.rows()).collect();
+    let all = *rows.iter().find(|&&r| fct.get("bucket").unwrap().text(r) == "all").expect("an all-sizes row");
+    let buckets: Vec<usize> = rows.iter().copied().filter(|&r| r != all).collect();
+    assert_eq!(buckets.iter().map(|&r| num(r, "flows_started")).sum::<u64>(), num(all, "flows_started"));
+    assert_eq!(buckets.iter().map(|&r| num(r, "flows")).sum::<u64>(), num(all, "flows"));
+    assert_eq!(num(all, "flows_started"), net.groups()[0].flows_started);
+    assert!(buckets.iter().all(|&r| num(r, "flows") <= num(r, "flows_started")));
+    assert!(num(all, "flows") < num(all, "flows_started"), "every flow finished by the end");
 }
 
 /// Window-transport flows with drops and retransmissions: stale packets of retired flows never

@@ -86,7 +86,7 @@ impl Hosts {
         let line_rate = self.nodes[spec.src as usize].line_rate;
         let tx = self.make_tx(line_rate, base_rtt, &mut spec, cx);
         if spec.start >= cx.cfg.warmup {
-            cx.measure.groups[spec.group as usize].flows_started += 1;
+            cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, spec.size);
         }
         let flow = Flow {
             src: spec.src,
