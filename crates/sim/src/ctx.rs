@@ -58,6 +58,8 @@ pub(crate) struct RunConfig {
     pub rate_after_idle: RateAfterIdle,
     pub host_config: HostConfig,
     pub timeseries_interval: Option<Time>,
+    /// FCT statistics count sized flows started in `[warmup, fct_until)` (`measure.fct_until`).
+    pub fct_until: Time,
     /// In-band telemetry (`switch.int`); `None`: off.
     pub int: Option<IntRun>,
     /// DCQCN's notification point: at most one CNP per flow per this interval.
@@ -99,6 +101,7 @@ impl RunConfig {
             rate_after_idle: nic.rate_after_idle.unwrap_or_default(),
             host_config: s.host.clone(),
             timeseries_interval: s.measure.timeseries_interval,
+            fct_until: s.measure.fct_until.unwrap_or(Time::MAX),
             int: (sw.int == Some(true)).then_some(IntRun { max_hops: sw.int_max_hops }),
             signal: s.cc.signal(),
             cnp_interval: match &s.cc {

@@ -119,7 +119,7 @@ impl GroupStats {
         }
     }
 
-    /// A flow started: of `size` bytes, if sized.
+    /// A flow started: of `size` bytes, if sized and counted by the FCT statistics.
     pub fn record_start(&mut self, buckets: &[u64], size: Option<u64>) {
         self.flows_started += 1;
         if let Some(size) = size {

@@ -385,3 +385,46 @@ fn an_rpc_connection_keeps_its_rate_between_rpcs() {
     let idle_below_line = (0..ts.time.len()).filter(|&i| ts.inflight_bytes[i] == Some(0) && ts.rate_bps[i] < 10_000_000_000 && net.flows()[ts.flow[i] as usize].dst == 15).count();
     assert!(idle_below_line > 50, "{idle_below_line} idle samples of request connections below line rate");
 }
+
+/// `measure.fct_until`: the FCT statistics count the flows that start before it, and the run goes
+/// on under the same load until they finish: every counted flow finishes, where counting every
+/// flow to the end leaves the large late ones out.
+#[test]
+fn fct_until_counts_flows_that_have_time_to_finish() {
+    let toml = |measure: &str| {
+        format!(
+            r#"
+            duration = "60ms"
+            warmup = "5ms"
+            [topology]
+            kind = "fat_tree"
+            k = 4
+            link_rate = "10Gbps"
+            link_delay = "1us"
+            [[workloads]]
+            kind = "flow_sizes"
+            cdf = "alistorage"
+            load = 0.4
+            [measure]
+            {measure}
+            "#
+        )
+    };
+    let counts = |measure: &str| {
+        let net = run_net(&toml(measure));
+        let tables = net.tables();
+        let fct = &tables.iter().find(|(n, _)| *n == "fct").expect("an fct table").1;
+        let all = (0..fct.rows()).find(|&r| fct.get("bucket").unwrap().text(r) == "all").expect("all sizes");
+        let num = |col: &str| fct.get(col).unwrap().text(all).parse::<u64>().unwrap();
+        (num("flows"), num("flows_started"))
+    };
+    let (done, started) = counts("");
+    assert!(done < started, "{done} of {started} flows finished");
+    let (done_until, started_until) = counts("fct_until = \"30ms\"");
+    assert_eq!(done_until, started_until, "every flow started before 30 ms finished by 60 ms");
+    assert!(started_until * 10 < started * 6, "{started_until} flows counted in 25 ms, {started} in 55 ms");
+    for bad in ["5ms", "61ms"] {
+        let e = rttlab_sim::Scenario::from_toml(&toml(&format!("fct_until = \"{bad}\""))).unwrap_err().to_string();
+        assert!(e.contains("measure.fct_until") && e.contains("after the warm-up (5ms) and at most the duration (60ms)"), "{e}");
+    }
+}

@@ -86,7 +86,8 @@ impl Hosts {
         let line_rate = self.nodes[spec.src as usize].line_rate;
         let tx = self.make_tx(line_rate, base_rtt, &mut spec, cx);
         if spec.start >= cx.cfg.warmup {
-            cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, spec.size);
+            let sized = spec.size.filter(|_| spec.start < cx.cfg.fct_until);
+            cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, sized);
         }
         let flow = Flow {
             src: spec.src,
@@ -178,7 +179,7 @@ impl Hosts {
                     cx.cfg.end = now.max(cx.cfg.warmup);
                 }
             }
-            if flow.start >= cx.cfg.warmup {
+            if flow.start >= cx.cfg.warmup && flow.start < cx.cfg.fct_until {
                 let (size, fct, ideal) = (st.delivered_bytes, now - flow.start, flow.ideal);
                 cx.measure.groups[flow.group as usize].record_fct(&cx.measure.fct_buckets, size, fct, ideal);
                 if let Some(r) = &mut cx.measure.flow_records {

@@ -112,7 +112,7 @@ impl Scenario {
             let reads = if matches!(self.cc, CcConfig::Hpcc(_)) { "cc.algorithm = \"hpcc\"".to_string() } else { format!("cc.signal = \"{}\"", variant_name(self.cc.signal().0)) };
             return Err(invalid("switch.int", false, format!("{reads} reads in-band telemetry: true (or leave it out)")));
         }
-        self.measure.validate(self.duration, connections)
+        self.measure.validate(self.warmup, self.duration, connections)
     }
 
     /// Window controllers run on the window transport; rate controllers on the message one.
