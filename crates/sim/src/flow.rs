@@ -260,6 +260,9 @@ pub(crate) struct FlowTable {
     pub retired_count: u64,
     /// `until = "flows_done"`: sized `[[flows]]` connections whose last byte has not arrived.
     pub pending: Option<u64>,
+    /// `until = "flows_done"` with `measure.fct_until`: workload flows the FCT statistics count
+    /// whose last byte has not arrived.
+    pub counted_pending: u64,
 }
 
 /// `rtt` plus a uniform draw in [0, `noise`] from `rng` (none when `noise` is zero).

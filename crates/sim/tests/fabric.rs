@@ -423,6 +423,15 @@ fn fct_until_counts_flows_that_have_time_to_finish() {
     let (done_until, started_until) = counts("fct_until = \"30ms\"");
     assert_eq!(done_until, started_until, "every flow started before 30 ms finished by 60 ms");
     assert!(started_until * 10 < started * 6, "{started_until} flows counted in 25 ms, {started} in 55 ms");
+    // With until = "flows_done" the run ends once they have: before its 60 ms.
+    let net = run_net(&toml("fct_until = \"30ms\"").replace("warmup = \"5ms\"", "warmup = \"5ms\"\nuntil = \"flows_done\""));
+    assert!(net.end() < Time::from_us(60_000) && net.end() >= Time::from_us(30_000), "ended at {}", net.end());
+    let tables = net.tables();
+    let fct = &tables.iter().find(|(n, _)| *n == "fct").expect("an fct table").1;
+    let all = (0..fct.rows()).find(|&r| fct.get("bucket").unwrap().text(r) == "all").expect("all sizes");
+    assert_eq!(fct.get("flows").unwrap().text(all), fct.get("flows_started").unwrap().text(all), "every counted flow finished");
+    let e = rttlab_sim::Scenario::from_toml(&toml("").replace("warmup = \"5ms\"", "warmup = \"5ms\"\nuntil = \"flows_done\"")).unwrap_err().to_string();
+    assert!(e.contains("measure.fct_until with a flow_sizes or incast workload"), "{e}");
     for bad in ["5ms", "61ms"] {
         let e = rttlab_sim::Scenario::from_toml(&toml(&format!("fct_until = \"{bad}\""))).unwrap_err().to_string();
         assert!(e.contains("measure.fct_until") && e.contains("after the warm-up (5ms) and at most the duration (60ms)"), "{e}");

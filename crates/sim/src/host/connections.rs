@@ -88,6 +88,9 @@ impl Hosts {
         if spec.start >= cx.cfg.warmup {
             let sized = spec.size.filter(|_| spec.start < cx.cfg.fct_until);
             cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, sized);
+            if sized.is_some() && spec.ephemeral.is_some() && self.flows.pending.is_some() && cx.cfg.fct_until != Time::MAX {
+                self.flows.counted_pending += 1;
+            }
         }
         let flow = Flow {
             src: spec.src,
@@ -169,15 +172,21 @@ impl Hosts {
         }
         if st.size == Some(st.delivered_bytes) {
             st.finish = Some(now);
+            let counted = flow.start >= cx.cfg.warmup && flow.start < cx.cfg.fct_until;
             if let Some(origin) = flow.ephemeral {
                 self.generators[origin.generator as usize].finished(origin.source);
+                if counted && self.flows.pending.is_some() && cx.cfg.fct_until != Time::MAX {
+                    self.flows.counted_pending -= 1;
+                }
             } else if let Some(pending) = &mut self.flows.pending {
                 *pending -= 1;
-                if *pending == 0 {
-                    // The last connection is done: the run ends once the events of this instant
-                    // have happened (`Network::run` stops after `end`).
-                    cx.cfg.end = now.max(cx.cfg.warmup);
-                }
+            }
+            // The last connection waited for is done (and the window of counted flows is
+            // over): the run ends once the events of this instant have happened
+            // (`Network::run` stops after `end`).
+            let window_over = cx.cfg.fct_until == Time::MAX || now >= cx.cfg.fct_until;
+            if self.flows.pending == Some(0) && self.flows.counted_pending == 0 && window_over {
+                cx.cfg.end = now.max(cx.cfg.warmup);
             }
             if flow.start >= cx.cfg.warmup && flow.start < cx.cfg.fct_until {
                 let (size, fct, ideal) = (st.delivered_bytes, now - flow.start, flow.ideal);

@@ -42,7 +42,9 @@ pub enum Until {
     #[default]
     Duration,
     /// The run ends when the last byte of the last sized `[[flows]]` connection arrives (an
-    /// incast "until the last flow completes"), or at `duration` if that comes first.
+    /// incast "until the last flow completes") and, with `measure.fct_until`, once that time
+    /// has passed, of every workload flow the FCT statistics count; or at `duration` if that
+    /// comes first.
     FlowsDone,
 }
 

@@ -1,7 +1,7 @@
 //! The checks that span sections: each section checks itself against a small [`Context`] (host
 //! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
 
-use super::{invalid, variant_name, CcConfig, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until};
+use super::{invalid, variant_name, CcConfig, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until, Workload};
 use std::collections::HashMap;
 use rttlab_cc::Time;
 
@@ -136,13 +136,15 @@ impl Scenario {
         ))
     }
 
-    /// `until = "flows_done"` needs sized `[[flows]]` connections to wait for.
+    /// `until = "flows_done"` needs flows to wait for: sized `[[flows]]` connections, or the
+    /// workload flows `measure.fct_until` counts.
     fn validate_until(&self) -> Result<(), ScenarioError> {
         if self.until != Until::FlowsDone {
             return Ok(());
         }
-        if self.flows.is_empty() {
-            return Err(invalid("until", "flows_done", "needs [[flows]] groups with a size; or until = \"duration\""));
+        let sized_workload = self.workloads.iter().any(|w| matches!(w, Workload::FlowSizes(_) | Workload::Incast(_)));
+        if self.flows.is_empty() && !(sized_workload && self.measure.fct_until.is_some()) {
+            return Err(invalid("until", "flows_done", "needs [[flows]] groups with a size, or measure.fct_until with a flow_sizes or incast workload; or until = \"duration\""));
         }
         if let Some(i) = self.flows.iter().position(|g| g.size.is_none()) {
             return Err(invalid("until", "flows_done", format!("every [[flows]] group needs a size (flows[{i}] has none); or until = \"duration\"")));
