@@ -6,7 +6,7 @@
 
 use rttlab_cc::{Completion, LineRate, Rate, RateController, Time};
 use rttlab_sim::engine::{rng_stream, Stream};
-use rttlab_sim::transport::message::{completion_rtt, psn_before, App, Arrival, MessageTx, Unacked};
+use rttlab_sim::transport::message::{completion_rtt, psn_before, App, Arrival, HostWait, MessageTx, Unacked};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -21,7 +21,12 @@ fn us(x: u64) -> Time {
 }
 
 fn conn(size: Option<u64>) -> MessageTx {
-    MessageTx::new(Box::new(LineRate(G10)), size, None, false, Time::ZERO, Time::MAX)
+    MessageTx::new(Box::new(LineRate(G10)), size, None, false, Time::ZERO, Time::MAX, wait())
+}
+
+/// Counting what the host holds back from time 0, on a 10 Gbps link.
+fn wait() -> HostWait {
+    HostWait::new(Time::ZERO, G10)
 }
 
 fn rng() -> rttlab_sim::engine::Rng {
@@ -69,7 +74,7 @@ fn a_sized_flow_ends_with_a_short_segment_and_is_done_when_all_is_acknowledged()
 
 #[test]
 fn start_and_stop_bound_the_release_times() {
-    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, None, false, us(5), us(10));
+    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, None, false, us(5), us(10), wait());
     let mut r = rng();
     assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), Some(us(5)));
     m.release(us(5), SEG, PPP);
@@ -79,7 +84,7 @@ fn start_and_stop_bound_the_release_times() {
 #[test]
 fn an_application_limited_source_sends_its_messages_as_they_arrive() {
     let app = App { rate: Rate(1_000_000_000), message: 1000, poisson: false, next_message: Time::ZERO };
-    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, Some(app), false, Time::ZERO, Time::MAX);
+    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, Some(app), false, Time::ZERO, Time::MAX, wait());
     let mut r = rng();
     assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), Some(Time::ZERO));
     assert_eq!(m.release(Time::ZERO, SEG, PPP).bytes, 1000, "one message is there");
@@ -92,15 +97,46 @@ fn an_application_limited_source_sends_its_messages_as_they_arrive() {
 
 #[test]
 fn an_on_demand_connection_sends_only_what_is_offered() {
-    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, None, true, Time::ZERO, Time::MAX);
+    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, None, true, Time::ZERO, Time::MAX, wait());
     let mut r = rng();
     assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), None);
-    m.offer(20_000);
+    m.offer(Time::ZERO, 20_000);
     let mut sizes = Vec::new();
     while let Some(t) = m.release_time(Time::ZERO, SEG, CAP, &mut r) {
         sizes.push(m.release(t, SEG, PPP).bytes);
     }
     assert_eq!(sizes, vec![16_000, 4_000]);
+}
+
+#[test]
+fn the_host_counts_the_wait_for_the_rate_and_the_bytes_it_holds() {
+    // 1 Gbps on a 10 Gbps link; 32 000 B offered at once go as two 16 000 B segments.
+    let mut m = MessageTx::new(Box::new(LineRate(Rate(1_000_000_000))), None, None, true, Time::ZERO, Time::MAX, wait());
+    let mut r = rng();
+    m.offer(Time::ZERO, 32_000);
+    assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), Some(Time::ZERO));
+    m.release(Time::ZERO, SEG, PPP);
+    // The second may go at once but for the rate: 16 000 B at 1 Gbps is 128 µs.
+    assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), Some(us(128)));
+    assert_eq!(m.release_time(us(128), SEG, CAP, &mut r), Some(us(128)), "asked again when its time comes");
+    m.release(us(128), SEG, PPP);
+    assert_eq!((m.wait.segments, m.wait.below_line_rate, m.wait.rate_wait), (2, 2, us(128)));
+    // 16 000 B waited from 0 to 128 µs: over 256 µs, 8000 B on average.
+    assert_eq!(m.host_queue_avg_bytes(us(256)), Some(8000.0));
+
+    // An application's messages count from their arrival, though taken in later: 1000 B at
+    // 8 and 16 µs taken in at 20 µs wait 12 + 4 µs, 800 B on average over 20 µs; at line rate
+    // nothing waits for the rate.
+    let app = App { rate: Rate(1_000_000_000), message: 1000, poisson: false, next_message: Time::ZERO };
+    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, Some(app), false, Time::ZERO, Time::MAX, wait());
+    m.release_time(Time::ZERO, SEG, CAP, &mut r);
+    m.release(Time::ZERO, SEG, PPP);
+    assert_eq!(m.release_time(us(20), SEG, CAP, &mut r), Some(us(20)));
+    m.release(us(20), SEG, PPP);
+    assert_eq!(m.host_queue_avg_bytes(us(20)), Some(800.0));
+    assert_eq!((m.wait.segments, m.wait.below_line_rate, m.wait.rate_wait), (2, 0, Time::ZERO));
+    // A backlogged connection has no application queue to speak of.
+    assert_eq!(conn(None).host_queue_avg_bytes(us(20)), None);
 }
 
 #[test]
@@ -135,7 +171,7 @@ fn the_controller_gets_every_completion_with_the_rate_the_connection_sent_at() {
     }
     let seen = Rc::new(RefCell::new(Vec::new()));
     let app = App { rate: Rate(2_000_000_000), message: 4000, poisson: false, next_message: Time::ZERO };
-    let mut m = MessageTx::new(Box::new(Seen(seen.clone())), None, Some(app), false, Time::ZERO, Time::MAX);
+    let mut m = MessageTx::new(Box::new(Seen(seen.clone())), None, Some(app), false, Time::ZERO, Time::MAX, wait());
     m.release_time(Time::ZERO, SEG, CAP, &mut rng());
     let first = m.release(Time::ZERO, SEG, PPP);
     // The next message arrives at 16 us (4000 B at 2 Gbps) and is released then.

@@ -127,7 +127,7 @@ impl Hosts {
         msgs.offered += bytes;
         m.end = msgs.offered;
         msgs.queue.push_back(m);
-        flow.message().offer(bytes);
+        flow.message().offer(cx.now, bytes);
         self.schedule_flow(f, cx);
     }
 

@@ -11,7 +11,7 @@ use crate::ids::PktId;
 use crate::packet::{Packet, PacketKind};
 use crate::routing::five_tuple_hash;
 use crate::scenario::{CcConfig, TransportConfig};
-use crate::transport::message::MessageTx;
+use crate::transport::message::{HostWait, MessageTx};
 use crate::transport::window::WindowTx;
 use rttlab_cc::hpcc::BaseRtt;
 use rttlab_cc::{Dcqcn, Dctcp, Fast, Hpcc, LineRate, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
@@ -52,7 +52,7 @@ impl Hosts {
                     CcConfig::Python(_) => self.external.as_mut().expect("checked by Network::with_controllers").rate(line_rate),
                     _ => unreachable!("validated: rate controller"),
                 };
-                Tx::Message(Box::new(MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop)))
+                Tx::Message(Box::new(MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop, HostWait::new(cx.cfg.warmup, line_rate))))
             }
         }
     }

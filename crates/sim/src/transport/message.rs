@@ -79,6 +79,47 @@ pub struct App {
     pub next_message: Time,
 }
 
+/// What a connection's host holds back, counted from `from` (the warm-up's end): TIMELY's
+/// large-scale result rests on it ("low network queuing is maintained by moving queuing from the
+/// shared network to the end-host", §6.2).
+#[derive(Clone, Copy, Debug)]
+pub struct HostWait {
+    from: Time,
+    /// The connection's line rate, which a rate below counts as binding.
+    line_rate: Rate,
+    /// Segments released, and those released while the rate was below the line rate.
+    pub segments: u64,
+    pub below_line_rate: u64,
+    /// Σ over segments of the time each waited for the rate alone: from when its data was
+    /// there, the outstanding cap and the send queue let it go, to its release.
+    pub rate_wait: Time,
+    /// ∫ (bytes the application handed over and the transport has not released) dt, byte·ps,
+    /// credited up to `since`.
+    pub queue_area: u128,
+    since: Time,
+}
+
+impl HostWait {
+    pub fn new(from: Time, line_rate: Rate) -> HostWait {
+        HostWait { from, line_rate, segments: 0, below_line_rate: 0, rate_wait: Time::ZERO, queue_area: 0, since: Time::ZERO }
+    }
+
+    /// Credits the queue integral with `bytes` waiting from `at` (no earlier than the last
+    /// credit) to `now`.
+    fn credit(&mut self, at: Time, now: Time, bytes: u64) {
+        let since = at.max(self.from);
+        if now > since {
+            self.queue_area += bytes as u128 * (now - since).ps() as u128;
+        }
+    }
+
+    /// The queue holds `bytes` until `now`, when it changes: credit since the last change.
+    fn changes(&mut self, now: Time, bytes: u64) {
+        self.credit(self.since, now, bytes);
+        self.since = now;
+    }
+}
+
 /// A message-transport flow's sender and receiver state.
 pub struct MessageTx {
     pub cc: Box<dyn RateController>,
@@ -117,12 +158,16 @@ pub struct MessageTx {
     last_cnp: Option<Time>,
     /// Data exists only when offered (`offer`): an RPC connection.
     demand: bool,
+    /// When the next segment was free to go but for the rate (`release_time` said so first).
+    eligible_at: Option<Time>,
+    pub wait: HostWait,
 }
 
 impl MessageTx {
     /// A connection of `size` bytes (`None`: unbounded, or on demand when `demand`), fed by `app`
-    /// if application-limited, sending from `start` and no new data from `stop`.
-    pub fn new(cc: Box<dyn RateController>, size: Option<u64>, app: Option<App>, demand: bool, start: Time, stop: Time) -> MessageTx {
+    /// if application-limited, sending from `start` and no new data from `stop`, counting what
+    /// its host holds back in `wait`.
+    pub fn new(cc: Box<dyn RateController>, size: Option<u64>, app: Option<App>, demand: bool, start: Time, stop: Time, wait: HostWait) -> MessageTx {
         MessageTx {
             cc,
             start,
@@ -146,19 +191,26 @@ impl MessageTx {
             ce_seen: false,
             last_cnp: None,
             demand,
+            eligible_at: None,
+            wait,
         }
     }
 
-    /// The application hands `bytes` more to send (on-demand connections).
-    pub fn offer(&mut self, bytes: u64) {
+    /// The application hands `bytes` more to send at `now` (on-demand connections).
+    pub fn offer(&mut self, now: Time, bytes: u64) {
+        self.wait.changes(now, self.ready);
         self.ready += bytes;
     }
 
-    /// Moves application messages that have arrived by `now` into `ready`.
+    /// Moves application messages that have arrived by `now` into `ready`, crediting the host
+    /// queue from each one's arrival.
     fn refill(&mut self, now: Time, rng: &mut Rng) {
         let Some(app) = &mut self.app else { return };
+        self.wait.changes(now, self.ready);
         while app.next_message <= now && self.ready < self.unsent {
-            self.ready = (self.ready + app.message).min(self.unsent);
+            let bytes = app.message.min(self.unsent - self.ready);
+            self.wait.credit(app.next_message, now, bytes);
+            self.ready += bytes;
             let mean = app.rate.serialization(app.message);
             let gap = if app.poisson {
                 exponential(rng, mean.ps() as f64)
@@ -209,14 +261,22 @@ impl MessageTx {
             Some(change) if change < at && data_at <= change => change,
             _ => at,
         };
-        Some(at).filter(|&t| t < self.stop)
+        let at = Some(at).filter(|&t| t < self.stop)?;
+        self.eligible_at.get_or_insert(data_at.max(self.start).max(now));
+        Some(at)
     }
 
     /// Releases the next segment (at most `segment` bytes, in packets of `payload_per_packet`)
     /// to the NIC at `now`, numbering its packets.
     pub fn release(&mut self, now: Time, segment: u64, payload_per_packet: u32) -> Unacked {
         let (bytes, _) = self.next_segment(segment);
+        if let Some(eligible) = self.eligible_at.take().filter(|_| now >= self.wait.from) {
+            self.wait.segments += 1;
+            self.wait.below_line_rate += u64::from(self.cc.rate() < self.wait.line_rate);
+            self.wait.rate_wait += now - eligible;
+        }
         if self.app.is_some() || self.demand {
+            self.wait.changes(now, self.ready);
             self.ready -= bytes;
         }
         if self.unsent != u64::MAX {
@@ -343,6 +403,19 @@ impl MessageTx {
     /// Bytes released and not yet completed.
     pub fn outstanding_bytes(&self) -> u64 {
         self.outstanding
+    }
+
+    /// The time average of the bytes the application handed over and the transport had not
+    /// released, from the warm-up to `end`; `None` for a connection without an application
+    /// (backlogged or sized), whose data is all there from the start.
+    pub fn host_queue_avg_bytes(&self, end: Time) -> Option<f64> {
+        if self.app.is_none() && !self.demand {
+            return None;
+        }
+        let mut w = self.wait;
+        w.changes(end, self.ready);
+        let span = end.saturating_sub(w.from);
+        (span > Time::ZERO).then(|| w.queue_area as f64 / span.ps() as f64)
     }
 
     /// Sender: it has sent before and nothing is outstanding (`nic.rate_after_idle`).
