@@ -76,6 +76,13 @@ def test_large_scale_trends_on_the_quick_fabric(report):
     # Below saturation both carry what is offered.
     light = fig19[fig19.load == 0.2]
     assert ((light.accepted - light.offered).abs() < 0.01 * light.offered).all()
+    # Every reading of the clients' server sets runs; PFC never waits for a rate, and TIMELY's
+    # rate holds segments back longer on persistent connections than with a server per RPC.
+    r = pd.read_csv(out / "data" / "timely-fig19-readings.csv")
+    assert set(r.reading) == {"m = 1", "m = 2", "m = 4", "m = 8", "per RPC"}
+    assert (r[r.system == "PFC"].rate_wait_us == 0).all() and (r[r.system == "PFC"].below_line_rate == 0).all()
+    top = r[(r.system == "TIMELY") & (r.load == r.load.max())].set_index("reading").rate_wait_us
+    assert (top.drop("per RPC") > top["per RPC"]).all(), top
 
 
 def test_trends_the_paper_states(report):
