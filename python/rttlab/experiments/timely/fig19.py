@@ -60,9 +60,9 @@ def plot(readings: pd.DataFrame, sens: pd.DataFrame) -> Any:
         x = d[d.system == s]
         line = ax.plot(x.offered / top, x.accepted / top, marker="o", label=f"{s}: accepted")
         ax.plot(x.offered / top, x.hottest_link / top, linestyle="--", color=line[0].get_color(), linewidth=0.8, label=f"{s}: busiest host link")
-    ax.set(xlabel="Offered load (normalised)", ylabel="Load (normalised)", xlim=(0, 1.05), ylim=(0, 1.15), title=f"Reading: {DEFAULT}, 64 KB outstanding")
+    ax.set(xlabel="Offered load (normalised)", ylabel="Load (normalised)", xlim=(0, 1.05), ylim=(0, 1.15), title=f"{DEFAULT}, 64 KB outstanding")
     ax.legend(loc="upper left", fontsize=5.5)
-    per_reading(cx, readings, lambda v: v.accepted / top, "Accepted load (normalised)", "Every reading (TIMELY solid, PFC dashed)", systems=tuple(SYSTEMS))
+    per_reading(cx, readings, lambda v: v.accepted / top, "Accepted load (normalised)", "Every reading (PFC dashed)", systems=tuple(SYSTEMS))
     cx.plot([0, 1], [0, 1], color="0.7", linestyle=":")
     limits = sens[sens.peers == DEFAULT]
     for s in SYSTEMS:
