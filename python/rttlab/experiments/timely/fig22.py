@@ -62,17 +62,17 @@ def plot(readings: pd.DataFrame) -> Any:
         ax.set_xticks(range(len(BACKGROUND)), [f"{bg:g}" for bg in BACKGROUND])
         ax.set_xlabel("Background load (of Fig. 19's largest)")
     a.axhline(1.0, color="0.6", linestyle=":")
-    a.set(ylabel="Background throughput\n(normalised to alone)", ylim=(0, 1.15))
-    b.set(ylabel="99th-percentile RTT (µs)", ylim=(0, None))
-    a.legend(loc="lower left")
-    b.legend(loc="upper left")
+    a.set(ylabel="Background throughput\n(normalised to alone)", ylim=(0, 1.3))
+    b.set(ylabel="99th-percentile RTT (µs)", ylim=(0, 1.3 * d.ping_p99_us.max()))
+    a.legend(loc="upper center", ncol=2)
+    b.legend(loc="upper center", ncol=2)
     a.set_title(f"Reading: {DEFAULT}")
     for i, (reading, x) in enumerate(readings.groupby("reading", sort=False)):
         for s in SYSTEMS:
             v = x[x.system == s]
             c.plot(v.background, v.normalised, marker="o", markersize=3, color=PALETTE[i], linestyle="-" if s == "TIMELY" else "--", label=f"{reading}, {s}")
     c.axhline(1.0, color="0.6", linestyle=":")
-    c.set(xlabel="Background load (of Fig. 19's largest)", ylabel="Background throughput\n(normalised to alone)", title="Every reading (TIMELY solid, PFC dashed)", ylim=(0, 1.15))
+    c.set(xlabel="Background load (of Fig. 19's largest)", ylabel="Background throughput\n(normalised to alone)", title="Every reading (PFC dashed)", ylim=(0, 1.15))
     c.legend(fontsize=5, ncol=2)
     return fig
 
