@@ -210,17 +210,9 @@ pub(crate) fn tables(net: &Network) -> Tables {
 /// A message flow's in-flight integral (byte·ps) from the warm-up to the end; `None` for
 /// a window flow.
 fn inflight_area(net: &Network, f: &crate::flow::Flow) -> Option<u128> {
-    let m = message(f)?;
+    let m = f.message_tx()?;
     let since = f.stats.inflight_since.max(net.cx.cfg.warmup);
     Some(f.stats.inflight_area + m.outstanding_bytes() as u128 * (net.cx.cfg.end.ps().saturating_sub(since.ps())) as u128)
-}
-
-/// A connection's message transport, if it has one.
-fn message(f: &crate::flow::Flow) -> Option<&crate::transport::message::MessageTx> {
-    match &f.tx {
-        crate::flow::Tx::Message(m) => Some(m),
-        crate::flow::Tx::Window(_) => None,
-    }
 }
 
 /// Per traffic group: the RPC latency distribution with the RPCs still open at the end
@@ -272,10 +264,10 @@ fn flows_table(net: &Network) -> Table {
         .col("drops", f.iter().map(|x| x.stats.drops).collect::<Vec<_>>())
         .col("ecn_echoed_bytes", f.iter().map(|x| x.stats.ecn_echoed_bytes).collect::<Vec<_>>())
         .col("inflight_avg_bytes", f.iter().map(|x| inflight_area(net, x).map(|a| a as f64 / 1e12 / secs)).collect::<Vec<_>>())
-        .col("segments", f.iter().map(|x| message(x).map(|m| m.wait.segments)).collect::<Vec<_>>())
-        .col("segments_below_line_rate", f.iter().map(|x| message(x).map(|m| m.wait.below_line_rate)).collect::<Vec<_>>())
-        .col("rate_wait_us", f.iter().map(|x| message(x).map(|m| us(m.wait.rate_wait))).collect::<Vec<_>>())
-        .col("host_queue_avg_bytes", f.iter().map(|x| message(x).and_then(|m| m.host_queue_avg_bytes(net.cx.cfg.end))).collect::<Vec<_>>())
+        .col("segments", f.iter().map(|x| x.message_tx().map(|m| m.wait.segments)).collect::<Vec<_>>())
+        .col("segments_below_line_rate", f.iter().map(|x| x.message_tx().map(|m| m.wait.below_line_rate)).collect::<Vec<_>>())
+        .col("rate_wait_us", f.iter().map(|x| x.message_tx().map(|m| us(m.wait.rate_wait))).collect::<Vec<_>>())
+        .col("host_queue_avg_bytes", f.iter().map(|x| x.message_tx().and_then(|m| m.host_queue_avg_bytes(net.cx.cfg.end))).collect::<Vec<_>>())
         .col("cc_rate_gbps", f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>())
         .col("at_min_rate", m.iter().map(|x| x.at_min_rate.map(u64::from)).collect::<Vec<_>>())
         .col("cwnd_bytes", m.iter().map(|x| x.cwnd_bytes).collect::<Vec<_>>())

@@ -95,7 +95,7 @@ pub struct HostWait {
     pub rate_wait: Time,
     /// ∫ (bytes the application handed over and the transport has not released) dt, byte·ps,
     /// credited up to `since`.
-    pub queue_area: u128,
+    queue_area: u128,
     since: Time,
 }
 

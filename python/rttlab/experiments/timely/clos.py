@@ -107,7 +107,7 @@ def rows(runs: list[Run]) -> pd.DataFrame:
         hosts = r.result.meta["scenario"]["topology"]["k"] ** 3 / 4
         s = r.result.summary
         f = r.result.flows
-        rpc = f[f.group == int((r.result.groups.kind == "rpc").to_numpy().argmax())]
+        rpc = f[f.group == g.index.get_loc("rpc")]
         segments = rpc.segments.sum()
         p = r.result.ports
         names = p["port"].astype(str)
@@ -140,17 +140,19 @@ def by_load(runs: list[Run], by: list[str]) -> pd.DataFrame:
     return d.groupby(by, sort=False).mean().reset_index()
 
 
-def verdicts(d: pd.DataFrame, test: Callable[[pd.DataFrame], tuple[bool, str]]) -> tuple[bool, str]:
-    """A stated trend under every reading: whether it holds under `DEFAULT`, and for each
-    reading ✔ or ✘ with the numbers that decide it (``test`` takes one reading's rows of
-    `by_load`)."""
+def verdicts(d: pd.DataFrame, test: Callable[[pd.DataFrame], tuple[bool, str]]) -> tuple[bool, str, list[str]]:
+    """A stated trend under every reading: whether it holds under `DEFAULT`; for each reading
+    ✔ or ✘ with the numbers that decide it; and the readings under which it holds (``test``
+    takes one reading's rows)."""
     out = {reading: test(x) for reading, x in d.groupby("reading", sort=False)}
-    return out[DEFAULT][0], "; ".join(f"{reading} {'✔' if ok else '✘'} {text}" for reading, (ok, text) in out.items())
+    text = "; ".join(f"{reading} {'✔' if ok else '✘'} {why}" for reading, (ok, why) in out.items())
+    return out[DEFAULT][0], text, [reading for reading, (ok, _) in out.items() if ok]
 
 
-def holds_under(d: pd.DataFrame, test: Callable[[pd.DataFrame], tuple[bool, str]]) -> list[str]:
-    """The readings under which ``test`` holds."""
-    return [reading for reading, x in d.groupby("reading", sort=False) if test(x)[0]]
+def ratios(d: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """PFC over TIMELY for ``keys``, per load (one reading's rows of `by_load`)."""
+    v = d.set_index(["system", "load"])
+    return pd.DataFrame({k: v[k]["PFC"] / v[k]["TIMELY"] for k in keys})
 
 
 def per_reading(ax: Any, d: pd.DataFrame, y: Callable[[pd.DataFrame], pd.Series], ylabel: str, title: str, *, logy: bool = False, systems: tuple[str, ...] = ("TIMELY",)) -> None:
@@ -172,7 +174,6 @@ def pfc_over_timely(d: pd.DataFrame, key: str) -> Callable[[pd.DataFrame], pd.Se
     """For `per_reading`: PFC's ``key`` over TIMELY's at each load of the reading."""
 
     def ratio(timely: pd.DataFrame) -> pd.Series:
-        pfc = d[(d.system == "PFC") & (d.reading == timely.reading.iloc[0])].set_index("load")[key]
-        return (pfc / timely.set_index("load")[key]).to_numpy()
+        return ratios(d[d.reading == timely.reading.iloc[0]], [key])[key].sort_index().to_numpy()
 
     return ratio

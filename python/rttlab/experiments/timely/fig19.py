@@ -13,7 +13,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
-from .clos import DEFAULT, SYSTEMS, by_load, clos_plan, holds_under, load_points, per_reading, scenario, verdicts
+from .clos import DEFAULT, SYSTEMS, by_load, clos_plan, load_points, per_reading, scenario, verdicts
 from ..common import ref_row
 
 #: Accepted below this fraction of offered: the network is saturated.
@@ -101,7 +101,7 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     sens = pd.concat([base, by_load([r for r in runs if "peers" in r.labels], ["reading", "system", "load", "max_outstanding_kb", "peers"]).drop(columns="reading")], ignore_index=True)
     sat = {s: saturation(d, s) for s in SYSTEMS}
     fmt = lambda x: "none up to the largest load" if x is None else f"{x:.1f} of the host links"  # noqa: E731
-    higher, verdict = verdicts(readings, later)
+    higher, verdict, held = verdicts(readings, later)
     v = d.set_index(["system", "load"])
     s = sens.set_index(["peers", "max_outstanding_kb", "system"]).accepted
     gap = {(peers, kb): s[peers][kb]["TIMELY"] - s[peers][kb]["PFC"] for peers, kb in sorted({(a, b) for a, b, _ in s.index})}
@@ -140,7 +140,6 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         if limits and hot and paced
         else ""
     )
-    held = holds_under(readings, later)
     discussion = (
         f"Under the readings of each client's server set, TIMELY saturates later than PFC under "
         f"{', '.join(held) if held else 'none'} ({verdict}). "

@@ -10,7 +10,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Run, register
 from ...plotting import styled, subplots
-from .clos import DEFAULT, SYSTEMS, by_load, clos_plan, holds_under, load_points, per_reading, pfc_over_timely, verdicts
+from .clos import DEFAULT, SYSTEMS, by_load, clos_plan, load_points, per_reading, pfc_over_timely, ratios, verdicts
 from ..common import ref_row
 
 #: TIMELY lowers the median and p99 RTT by about this factor (§6.2 text).
@@ -39,12 +39,6 @@ def latency_plot(readings: pd.DataFrame, keys: dict[str, str], ylabel: str, more
     return fig
 
 
-def ratios(d: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """PFC over TIMELY for ``keys``, per load."""
-    v = d.set_index(["system", "load"])
-    return pd.DataFrame({k: v[k]["PFC"] / v[k]["TIMELY"] for k in keys})
-
-
 def lower_when_loaded(key: str) -> Callable[[pd.DataFrame], tuple[bool, str]]:
     """Whether ``key`` is lower with TIMELY at every load from 0.5 of the links up (one
     reading's rows of `by_load`), with PFC / TIMELY at those loads."""
@@ -62,9 +56,8 @@ def lower_checks(readings: pd.DataFrame, keys: dict[str, str]) -> tuple[list[Che
     sentence naming the readings under which each holds."""
     checks, held = [], []
     for key, what in keys.items():
-        ok, text = verdicts(readings, lower_when_loaded(key))
+        ok, text, under = verdicts(readings, lower_when_loaded(key))
         checks.append(Check(f"{what} is lower with TIMELY at every load from 0.5 of the links up (reading {DEFAULT}; every reading listed, PFC / TIMELY)", ok, text))
-        under = holds_under(readings, lower_when_loaded(key))
         held.append(f"{what} is lower with TIMELY under {', '.join(under) if under else 'no reading'}")
     return checks, "; ".join(held) + "."
 

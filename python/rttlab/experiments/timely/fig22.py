@@ -15,7 +15,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import PALETTE, styled, subplots
-from .clos import DEFAULT, READINGS, SYSTEMS, clos_plan, holds_under, rows, scenario, verdicts
+from .clos import DEFAULT, READINGS, SYSTEMS, clos_plan, rows, scenario, verdicts
 from ..common import ref_row
 
 #: Background loads as fractions of Fig. 19's largest offered load.
@@ -89,15 +89,20 @@ def summary(runs: list[Run]) -> pd.DataFrame:
     return out.reset_index()
 
 
-def pfc_loses(d: pd.DataFrame) -> tuple[bool, str]:
+def lost(d: pd.DataFrame, system: str) -> list[float]:
+    """The fraction of background throughput ``system`` loses to the incast, per background
+    load (one reading's rows of `summary`)."""
     v = d.set_index(["system", "background"]).normalised
-    loss = [1 - v["PFC"][bg] for bg in BACKGROUND]
+    return [1 - v[system][bg] for bg in BACKGROUND]
+
+
+def pfc_loses(d: pd.DataFrame) -> tuple[bool, str]:
+    loss = lost(d, "PFC")
     return all(x > 0.05 for x in loss), "(" + ", ".join(f"{x:.0%}" for x in loss) + " lost)"
 
 
 def timely_keeps(d: pd.DataFrame) -> tuple[bool, str]:
-    v = d.set_index(["system", "background"]).normalised
-    loss = [1 - v["TIMELY"][bg] for bg in BACKGROUND]
+    loss = lost(d, "TIMELY")
     return all(x < 0.05 for x in loss), "(" + ", ".join(f"{-x:+.0%}" for x in loss) + ")"
 
 
@@ -110,14 +115,17 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     readings = summary(runs)
     out = readings[readings.reading == DEFAULT].drop(columns="reading")
     v = out.set_index(["system", "background"])
-    loss = {s: [1 - v.normalised[s][bg] for bg in BACKGROUND] for s in SYSTEMS}
+    loss = {s: lost(out, s) for s in SYSTEMS}
     trends = [
         ("with the incast, PFC loses background throughput (more than 5 % at every background load)", pfc_loses),
         ("TIMELY does not (within 5 % at every background load)", timely_keeps),
         ("p99 RTT with the incast is lower with TIMELY (every background load)", lower_rtt),
     ]
-    checks = [Check(f"{claim} (reading {DEFAULT}; every reading listed)", *verdicts(readings, test)) for claim, test in trends]
-    held = {claim.split(" (")[0]: holds_under(readings, test) for claim, test in trends}
+    checks, held = [], {}
+    for claim, test in trends:
+        ok, text, under = verdicts(readings, test)
+        checks.append(Check(f"{claim} (reading {DEFAULT}; every reading listed)", ok, text))
+        held[claim.split(" (")[0]] = under
     table = pd.DataFrame(
         [ref_row(f"{s}: background throughput lost at {bg:g}", "%", 100 * (1 - v.normalised[s][bg]), None) for s in SYSTEMS for bg in BACKGROUND]
         + [
