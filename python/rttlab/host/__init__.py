@@ -1,0 +1,14 @@
+"""The real host: rttlab's controllers as Linux TCP congestion control (BPF struct_ops) in a
+network-namespace testbed on this machine, with results in the simulator's form.
+
+>>> import rttlab.host
+>>> rttlab.host.missing() or rttlab.host.run("scenarios/host-dctcp.toml").summary
+
+Needs root, the kernel's BTF, clang, bpftool and libbpf's headers (docs/host.md).
+"""
+
+from .build import HostUnavailable, missing
+from .run import run
+from .testbed import remove_all
+
+__all__ = ["run", "missing", "remove_all", "HostUnavailable"]

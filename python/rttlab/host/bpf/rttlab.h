@@ -1,0 +1,107 @@
+/* rttlab's congestion controllers as Linux TCP congestion control (BPF struct_ops): what every
+ * controller shares. The algorithms are those of crates/cc, in fixed point (BPF has no floating
+ * point); docs/host.md states each rule's fixed-point form and its error bound.
+ *
+ * Parameters are read-only globals (`const volatile`) that the loader (host/loader.c) sets by
+ * name before the object is loaded. Every decision goes to the ring buffer `events` as one
+ * `struct rttlab_event`, which the replay (rttlab.host.replay) feeds through crates/cc. */
+#ifndef RTTLAB_H
+#define RTTLAB_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Fixed-point scale of weights and factors: Q16. */
+#define Q 16
+#define ONE (1ULL << Q)
+
+/* Values the kernel headers define as macros (BTF has no macros). */
+#define TCP_CONG_NEEDS_ECN 0x2
+#define TCP_ECN_OK 1
+#define TCP_ECN_DEMAND_CWR 4
+#define CA_ACK_ECE (1 << 2)
+
+/* What one logged decision records (56 bytes, little endian; rttlab/host/replay.py reads it
+ * with the same layout). `state` is the controller's state after the decision, in its own
+ * units (see each controller). */
+struct rttlab_event {
+	__u64 t_ns;     /* the kernel's clock (tcp_mstamp: the ACK's arrival), ns */
+	__u32 port;     /* the connection's local port */
+	__u16 kind;     /* EV_* */
+	__u16 flags;    /* controller-specific (ECE, CWR...) */
+	__s64 rtt_us;   /* the RTT sample, µs (-1: none) */
+	__u64 acked;    /* bytes this ACK acknowledges (packets for window controllers' counts) */
+	__u64 value;    /* the decision: rate in bit/s, or cwnd in packets·2^16 */
+	__s64 aux;      /* more state: the gradient's EWMA (ps), the smoothed RTT (ps), α·2^16 */
+	__u64 aux2;     /* more state: Swift's last decrease (ps) */
+};
+
+/* What a record is: a connection's start, a decision on an ACK, a loss (fast recovery), a
+ * retransmission timeout, an RTT sample alone. */
+enum { EV_INIT = 0, EV_ACK = 1, EV_LOSS = 2, EV_TIMEOUT = 3, EV_RTT = 4 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24);
+} events SEC(".maps");
+
+/* Events the ring buffer had no room for (the reader was too slow): reported with the run. */
+__u64 lost_events = 0;
+
+static __always_inline void log_event(struct sock *sk, __u64 t_ns, __u16 kind, __u16 flags, __s64 rtt_us, __u64 acked, __u64 value, __s64 aux, __u64 aux2)
+{
+	struct rttlab_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&lost_events, 1);
+		return;
+	}
+	e->t_ns = t_ns;
+	e->port = sk->__sk_common.skc_num;
+	e->kind = kind;
+	e->flags = flags;
+	e->rtt_us = rtt_us;
+	e->acked = acked;
+	e->value = value;
+	e->aux = aux;
+	e->aux2 = aux2;
+	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk)
+{
+	return (struct tcp_sock *)sk;
+}
+
+static __always_inline struct inet_connection_sock *inet_csk(const struct sock *sk)
+{
+	return (struct inet_connection_sock *)sk;
+}
+
+static __always_inline void *inet_csk_ca(const struct sock *sk)
+{
+	return (void *)inet_csk(sk)->icsk_ca_priv;
+}
+
+/* `a·b/c` rounded to nearest, for non-negative operands whose product fits in 64 bits. */
+static __always_inline __u64 mul_div(__u64 a, __u64 b, __u64 c)
+{
+	return (a * b + c / 2) / c;
+}
+
+/* Signed division rounded to nearest (BPF's signed division rounds toward zero; clang lowers
+ * it only with -mcpu=v4, so it is done on magnitudes). */
+static __always_inline __s64 sdiv_round(__s64 a, __u64 c)
+{
+	__u64 m = a < 0 ? -a : a;
+	__s64 q = (m + c / 2) / c;
+	return a < 0 ? -q : q;
+}
+
+extern void tcp_reno_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
+extern __u32 tcp_reno_ssthresh(struct sock *sk) __ksym;
+extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
+
+#endif

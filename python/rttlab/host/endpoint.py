@@ -1,0 +1,169 @@
+"""The testbed's traffic: one process per namespace, run as a script (no rttlab import, so that
+it starts in milliseconds), that sends or receives the scenario's connections as real TCP and
+writes what it saw as JSON.
+
+    endpoint.py receive PORT CC START WARMUP END OUT
+    endpoint.py send DST PORT CC END OUT FLOWS_JSON
+
+Times are ``time.monotonic()`` seconds, the same clock in every network namespace. A sender's
+connection writes a 12-byte header (flow number, size; size 0: send until the end), then its
+data; the receiver counts each connection's bytes, notes them at the warm-up's end and at the
+end, and when a sized connection's last byte arrived.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import socket
+import struct
+import sys
+import threading
+import time
+
+HEADER = struct.Struct("<IQ")
+#: Bytes a sender hands over per call (a backlogged flow checks its stop time between calls).
+SEND_CHUNK = 1 << 20
+#: Bytes a receiver lets arrive before it reads. Data that arrives while the application
+#: reads waits in the socket's backlog and is acknowledged in one stretch ACK when the read
+#: ends, which would make the reader's pace the ACKs' (the kernel's RTT samples grow with it):
+#: reading seldom, and discarding the data without a copy (MSG_TRUNC), keeps the socket free.
+LOWAT = 1 << 20
+#: Seconds a receiver reads on after the end.
+GRACE = 0.3
+# struct tcp_info (include/uapi/linux/tcp.h): the offsets of the fields read here.
+TCP_INFO_LEN = 232
+INFO_FIELDS = {"total_retrans": (100, "I"), "min_rtt_us": (148, "I"), "delivered_ce": (196, "I"), "bytes_sent": (200, "Q"), "bytes_retrans": (208, "Q")}
+
+
+def set_cc(sock: socket.socket, cc: str) -> None:
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+
+
+def tcp_info(sock: socket.socket) -> dict[str, int]:
+    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN)
+    return {k: struct.unpack_from("<" + f, raw, off)[0] for k, (off, f) in INFO_FIELDS.items() if off + struct.calcsize(f) <= len(raw)}
+
+
+def receive(port: int, cc: str, start: float, warmup: float, end: float, out: str) -> None:
+    lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    set_cc(lsock, cc)
+    lsock.bind(("0.0.0.0", port))
+    lsock.listen(1024)
+    lsock.setblocking(False)
+    sel = selectors.DefaultSelector()
+    sel.register(lsock, selectors.EVENT_READ, None)
+    buf = bytearray(LOWAT)
+    conns: dict[socket.socket, dict] = {}
+    flows: dict[int, dict] = {}
+    print("ready", flush=True)
+    noted = ended = False
+    while True:
+        now = time.monotonic()
+        if not noted and now >= start + warmup:
+            for c in flows.values():
+                c["at_warmup"] = c["bytes"]
+            noted = True
+        if not ended and now >= end:
+            for c in flows.values():
+                c["at_end"] = c["bytes"]
+            ended = True
+        # Reading on past the end lets the senders stop first (no reset counts as an error).
+        if now >= end + GRACE:
+            break
+        for key, _ in sel.select(timeout=1e-3):
+            if key.data is None:
+                try:
+                    c, _ = lsock.accept()
+                except BlockingIOError:
+                    continue
+                c.setblocking(False)
+                conns[c] = {"header": b""}
+                sel.register(c, selectors.EVENT_READ, c)
+                continue
+            c = key.data
+            state = conns[c]
+            try:
+                if "rec" not in state:
+                    # The header first, then the data, discarded unread.
+                    part = c.recv(HEADER.size - len(state["header"]))
+                    n = len(part)
+                    state["header"] += part
+                else:
+                    n = c.recv_into(buf, len(buf), socket.MSG_TRUNC)
+            except BlockingIOError:
+                continue
+            except ConnectionError:
+                n = 0
+            if n == 0:
+                sel.unregister(c)
+                c.close()
+                continue
+            if "rec" not in state:
+                if len(state["header"]) < HEADER.size:
+                    continue
+                flow, size = HEADER.unpack(state["header"])
+                flows[flow] = state["rec"] = {"bytes": 0, "size": size, "first": time.monotonic(), "finish": None, "at_warmup": 0 if not noted else None, "at_end": None}
+            else:
+                state["rec"]["bytes"] += n
+            rec = state["rec"]
+            if rec["size"] and rec["finish"] is None and rec["bytes"] >= rec["size"]:
+                rec["finish"] = time.monotonic()
+            # Woken once LOWAT bytes (or a sized flow's rest) are there, not by every packet.
+            left = rec["size"] - rec["bytes"] if rec["size"] else LOWAT
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT, max(1, min(left, LOWAT)))
+    with open(out, "w") as f:
+        json.dump({str(k): v for k, v in flows.items()}, f)
+
+
+def send(dst: str, port: int, cc: str, end: float, out: str, flows: list[dict]) -> None:
+    results: dict[int, dict] = {}
+    # The data: zeros from an in-memory file, handed to the socket by sendfile (no copy through
+    # this process, which would otherwise take a core of the testbed's few).
+    zeros = os.memfd_create("rttlab-zeros")
+    os.ftruncate(zeros, SEND_CHUNK)
+    source = os.fdopen(zeros, "rb")
+
+    def one(spec: dict) -> None:
+        delay = spec["start"] - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        set_cc(s, cc)
+        s.connect((dst, port))
+        rec = {"port": s.getsockname()[1], "start": time.monotonic(), "error": None}
+        results[spec["flow"]] = rec
+        size = spec["size"]
+        stop = min(end, spec.get("stop", end))
+        try:
+            s.sendall(HEADER.pack(spec["flow"], size))
+            left = size
+            while (left > 0 if size else True) and time.monotonic() < stop:
+                n = min(left, SEND_CHUNK) if size else SEND_CHUNK
+                s.settimeout(max(stop - time.monotonic(), 0.001))
+                s.sendfile(source, 0, n)
+                left -= n
+        except (socket.timeout, ConnectionError) as e:
+            if not isinstance(e, socket.timeout):
+                rec["error"] = repr(e)
+        rec.update(tcp_info(s))
+        s.close()
+
+    threads = [threading.Thread(target=one, args=(spec,)) for spec in flows]
+    for t in threads:
+        t.start()
+    print("ready", flush=True)
+    for t in threads:
+        t.join()
+    with open(out, "w") as f:
+        json.dump({str(k): v for k, v in results.items()}, f)
+
+
+if __name__ == "__main__":
+    role, *args = sys.argv[1:]
+    if role == "receive":
+        receive(int(args[0]), args[1], float(args[2]), float(args[3]), float(args[4]), args[5])
+    else:
+        send(args[0], int(args[1]), args[2], float(args[3]), args[4], json.loads(args[5]))

@@ -1,0 +1,424 @@
+"""`rttlab.host.run`: a scenario on the testbed, as real TCP through the kernel, its result in
+the simulator's `Result` form.
+
+A run builds the testbed (`testbed`), registers the controller (`bpf/`, through the loader),
+attaches the ECN marker to the switch's ports towards receivers, starts one receiving and
+one sending process per host (`endpoint.py`), samples the switch's queues from their qdiscs
+while the flows run, and then fills the summary and tables from what the receivers counted,
+what each socket's ``TCP_INFO`` says, and the decisions the controller logged.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from ..result import Result
+from ..scenario import ScenarioLike, apply_overrides, load, resolve
+from . import build, logs
+from .params import LINUX, Program, bps, program, ps, size
+from .testbed import SWITCH, Link, Testbed, address, host_ns
+
+ENDPOINT = Path(__file__).with_name("endpoint.py")
+PORT = 5001
+#: Payload of one full-size packet: the MTU less IP and TCP headers with timestamps (52 bytes).
+TCP_OVERHEAD = 52
+#: Seconds the processes get to start before the flows do.
+LEAD = 0.5
+
+
+def expand_hosts(field: str, value: Any, hosts: int) -> list[int]:
+    """A host set of the star: a number, ``"a-b"``, ``"a,b,c"`` (each a number or a range), or
+    a list of numbers."""
+    parts = value if isinstance(value, list) else str(value).split(",")
+    out: list[int] = []
+    for part in parts:
+        text = str(part).strip()
+        lo, _, hi = text.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise ValueError(f"{field} = {value!r}: the testbed takes host numbers, \"a-b\" ranges, or lists of them")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    if bad := [h for h in out if h >= hosts]:
+        raise ValueError(f"{field} = {value!r}: host {bad[0]} is not among the star's {hosts} hosts")
+    return out
+
+
+def _linux_cc(s: dict[str, Any]) -> str | None:
+    cc = s.get("cc")
+    if isinstance(cc, dict) and cc.get("algorithm") == "linux":
+        name = cc.get("name")
+        if name not in LINUX:
+            raise ValueError(f"cc.name = {name!r}: one of {', '.join(LINUX)} with cc.algorithm = \"linux\"")
+        return name
+    return None
+
+
+#: The most link delay a scenario may ask of the testbed, whose links add none of their own.
+MAX_LINK_DELAY_PS = 5 * 10**6
+
+#: Keys the testbed cannot honour when a scenario sets them, and why.
+UNSUPPORTED = {
+    "switch.pfc": "the testbed has no PFC",
+    "switch.ecn.kmin": "the testbed's marker marks on one threshold (switch.ecn.k)",
+    "switch.ecn.kmax": "the testbed's marker marks on one threshold (switch.ecn.k)",
+    "switch.int": "the kernel has no in-band telemetry",
+    "measure.pcap": "the testbed does not capture packets",
+    "host.rx_packet_time": "the hosts are the kernel's own",
+    "host.rx_copy_rate": "the hosts are the kernel's own",
+    "workloads": "the testbed runs [[flows]] only",
+    "nic.pacing_rate": "the kernel paces by the controller's rate",
+}
+
+
+def _explicit(s: Mapping[str, Any], key: str) -> Any:
+    node: Any = s
+    for part in key.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def check(raw: Mapping[str, Any], s: dict[str, Any]) -> None:
+    """Raises ``ValueError`` naming the first key the testbed cannot honour."""
+    for key, why in UNSUPPORTED.items():
+        v = _explicit(raw, key)
+        if v not in (None, False, [], {}, "0ps", "0us", 0):
+            raise ValueError(f"{key} = {v!r}: {why}")
+    topo = s["topology"]
+    delays = [topo["link_delay"], *(hl.get("delay") for hl in topo.get("host_links") or [])]
+    if any(d and ps(d) > MAX_LINK_DELAY_PS for d in delays):
+        raise ValueError(f"topology.link_delay = {topo['link_delay']!r}: the testbed cannot add delay (no netem here); its links have the kernel's own, a few microseconds (at most {MAX_LINK_DELAY_PS // 10**6}us may be asked; the measured base RTT is in meta host.base_rtt_us)")
+    if topo["kind"] != "star":
+        raise ValueError(f"topology.kind = {topo['kind']!r}: the testbed builds a star (one switch)")
+    if not s.get("flows"):
+        raise ValueError("flows: the testbed runs [[flows]] and the scenario has none")
+    if _explicit(raw, "switch.ecn.mark_at") == "dequeue":
+        raise ValueError("switch.ecn.mark_at = 'dequeue': the testbed's marker sees packets as they join the queue (\"enqueue\")")
+
+
+def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, tso: bool | None = None, progress: bool = False) -> Result:
+    """Runs ``scenario`` on the testbed and returns its `Result`: the same summary keys and
+    tables as the simulator's, filled with what the kernel measured (keys it cannot measure are
+    None, tables it has nothing for are empty). ``tso``: the hosts' NICs segment TCP's bursts
+    (default: on for the rate-based controllers, whose segments are the bursts; off for the
+    window ones, every packet on its own). Needs root, the kernel's BTF and the tools
+    (`build.missing` says which); raises ``ValueError`` naming a scenario key the testbed cannot
+    honour."""
+    raw = apply_overrides(load(scenario), overrides)
+    linux = _linux_cc(raw)
+    as_sim = dict(raw, cc={"algorithm": "reno"}) if linux else raw
+    s = resolve(as_sim)
+    if linux:
+        s["cc"] = {"algorithm": "linux", "name": linux}
+    check(raw, s)
+    hosts = s["topology"]["hosts"]
+    rates = [bps(s["topology"]["link_rate"])] * hosts
+    for hl in s["topology"].get("host_links") or []:
+        if hl.get("rate"):
+            rates[hl["host"]] = bps(hl["rate"])
+    mss = size(s["nic"]["mtu"]) - TCP_OVERHEAD
+    flows = _flows(s, hosts)
+    senders = sorted({f["src"] for f in flows})
+    prog = program(s, min(rates[h] for h in senders), mss)
+    if tso is None:
+        tso = prog.transport == "message"
+    built = build.build()
+    buffer = size(s["switch"]["buffer"])
+    links = [Link(r, buffer) for r in rates]
+    duration, warmup = ps(s["duration"]) / 1e12, ps(s["warmup"]) / 1e12
+    with tempfile.TemporaryDirectory(prefix="rttlab-host-") as tmp, Testbed(links, tso=tso) as bed:
+        work = Path(tmp)
+        procs: list[subprocess.Popen] = []
+        try:
+            cc_loader = _start_loader(built, prog, work / "cc.bin", procs) if prog.obj else None
+            receivers = sorted({f["dst"] for f in flows})
+            ecn = s["switch"].get("ecn")
+            markers = {h: _start_marker(built, bed, h, rates[h], buffer, ecn, work / f"marker{h}.bin", procs) for h in receivers}
+            if not s["transport"].get("delayed_ack", True):
+                for h in receivers:
+                    _quickack(h)
+            start = time.monotonic() + LEAD
+            end = start + duration
+            for h in receivers:
+                _spawn(procs, host_ns(h), "receive", PORT, prog.kernel_name, start, warmup, end, work / f"rx{h}.json")
+            for h in senders:
+                specs = [{"flow": f["flow"], "size": f["size"], "start": start + f["start"], "stop": start + f["stop"]} for f in flows if f["src"] == h]
+                dst = {f["dst"] for f in flows if f["src"] == h}
+                if len(dst) > 1:
+                    raise ValueError(f"flows: host {h} sends to {sorted(dst)}; the testbed's senders send to one host each")
+                _spawn(procs, host_ns(h), "send", address(dst.pop()), PORT, prog.kernel_name, end, work / f"tx{h}.json", json.dumps(specs))
+            queues = _sample_queues(bed, receivers, start, end, s)
+            for p in procs:
+                if p.args[-1:] and "endpoint.py" in " ".join(map(str, p.args)):
+                    p.wait(timeout=max(end - time.monotonic(), 0) + 10)
+            counters = {h: _stop(p) for h, p in markers.items()}
+            cc_counters = _stop(cc_loader) if cc_loader else {}
+            return _result(s, prog, tso, flows, work, queues, counters, cc_counters, bed, start)
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGINT)
+            for p in procs:
+                try:
+                    p.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+
+
+def _flows(s: dict[str, Any], hosts: int) -> list[dict[str, Any]]:
+    """The `[[flows]]` connections one by one: number, group, endpoints, start and stop (s from
+    the run's start), size (0: until the end)."""
+    out = []
+    end = ps(s["duration"]) / 1e12
+    for gi, g in enumerate(s["flows"]):
+        if g.get("rate") is not None:
+            raise ValueError(f"flows[{gi}].rate = {g['rate']!r}: the testbed's flows are backlogged or sized")
+        srcs = expand_hosts(f"flows[{gi}].src", g["src"], hosts)
+        dsts = expand_hosts(f"flows[{gi}].dst", g["dst"], hosts)
+        for i, h in enumerate(srcs):
+            start = (ps(g["start"]) + ps(g["start_step"]) * i) / 1e12
+            for _ in range(g["connections"]):
+                out.append({
+                    "flow": len(out),
+                    "group": gi,
+                    "src": h,
+                    "dst": dsts[min(i, len(dsts) - 1)],
+                    "start": start,
+                    "stop": ps(g["stop"]) / 1e12 if g.get("stop") else end,
+                    "size": size(g["size"]) if g.get("size") else 0,
+                })
+    return out
+
+
+def _spawn(procs: list, ns: str, *args: Any) -> subprocess.Popen:
+    p = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, str(ENDPOINT), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs.append(p)
+    _ready(p, f"the endpoint in {ns}")
+    return p
+
+
+def _ready(p: subprocess.Popen, what: str) -> None:
+    line = p.stdout.readline() if p.stdout else ""
+    if line.strip() != "ready":
+        p.wait(timeout=5)
+        raise RuntimeError(f"{what} did not start: {(p.stderr.read() if p.stderr else '').strip() or line}")
+
+
+def _start_loader(built: build.Built, prog: Program, out: Path, procs: list, ns: str | None = None, target: str | None = None) -> subprocess.Popen:
+    cmd = [str(built.loader), str(built.obj(prog.obj)), target or prog.ops, str(out), *(f"{k}={v}" for k, v in prog.params.items())]
+    if ns:
+        cmd = ["ip", "netns", "exec", ns, *cmd]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs.append(p)
+    _ready(p, f"the BPF loader ({prog.obj}, {target or prog.ops})")
+    return p
+
+
+def _start_marker(built, bed, h: int, rate: int, buffer: int, ecn: dict | None, out: Path, procs: list) -> subprocess.Popen:
+    k = size(ecn["k"]) if ecn and ecn.get("k") else (1 << 62)
+    marker = Program("marker", None, "", {"rate_bps": rate, "limit_bytes": buffer, "k_bytes": k}, "")
+    return _start_loader(built, marker, out, procs, ns=SWITCH, target=f"tc:{bed.port(h)}")
+
+
+def _quickack(h: int) -> None:
+    """Delayed ACKs off at the receiver (the route's quickack), as `transport.delayed_ack = false`."""
+    from .testbed import run as sh
+
+    sh("ip", "route", "change", "10.77.0.0/16", "dev", "eth0", "quickack", "1", ns=host_ns(h))
+
+
+def _stop(p: subprocess.Popen) -> dict[str, int]:
+    """Stops a loader; its counters."""
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=10)
+    if p.returncode:
+        raise RuntimeError(f"the BPF loader failed: {err.strip()}")
+    return {k: int(v) for k, v in (line.split() for line in out.splitlines() if line.strip() and line.strip() != "ready")}
+
+
+def _sample_queues(bed: Testbed, ports: list[int], start: float, end: float, s: dict) -> list[tuple[float, int, int]]:
+    """(time from start in s, host, bytes) of each switch port towards a receiver, read from its
+    qdisc every millisecond (or `measure.queue_interval`, if longer) until the end."""
+    interval = max(ps(s["measure"]["queue_interval"]) / 1e12, 1e-3)
+    tc = subprocess.Popen(["ip", "netns", "exec", SWITCH, "tc", "-s", "-j", "-batch", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    samples = []
+    try:
+        t = start
+        while t < end:
+            delay = t - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            for h in ports:
+                tc.stdin.write(f"qdisc show dev {bed.port(h)}\n")
+                tc.stdin.flush()
+                line = tc.stdout.readline()
+                samples.append((time.monotonic() - start, h, sum(q.get("backlog", 0) for q in json.loads(line))))
+            t += interval
+    finally:
+        tc.stdin.close()
+        tc.wait(timeout=5)
+    return samples
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _percentiles(x: np.ndarray, qs: tuple[float, ...]) -> list[float | None]:
+    return [float(np.percentile(x, q)) if len(x) else None for q in qs]
+
+
+def _result(s: dict, prog: Program, tso: bool, flows: list[dict], work: Path, queues: list, markers: dict[int, dict], cc_counters: dict, bed: Testbed, start: float) -> Result:
+    duration, warmup = ps(s["duration"]) / 1e12, ps(s["warmup"]) / 1e12
+    measured = duration - warmup
+    rx: dict[int, dict] = {}
+    tx: dict[int, dict] = {}
+    for f in flows:
+        rx.setdefault(f["dst"], _read_json(work / f"rx{f['dst']}.json"))
+        tx.setdefault(f["src"], _read_json(work / f"tx{f['src']}.json"))
+    events = logs.read(work / "cc.bin") if prog.obj else np.zeros(0, logs.EVENT)
+    # Decisions (every record but a connection's start) and the RTT samples among them.
+    decisions = events[events["kind"] != logs.EV_INIT]
+    t0_ns = start * 1e9  # bpf_ktime_get_ns and time.monotonic are both CLOCK_MONOTONIC
+    t_us = (decisions["t_ns"].astype(np.float64) - t0_ns) / 1e3
+    samples = decisions[(decisions["rtt_us"] > 0) & (t_us >= warmup * 1e6)]
+    measured_rtt = samples["rtt_us"].astype(np.float64)
+    rows = []
+    for f in flows:
+        r = rx[f["dst"]].get(str(f["flow"]), {})
+        t = tx[f["src"]].get(str(f["flow"]), {})
+        port = t.get("port")
+        mine = decisions[decisions["port"] == port] if port is not None else decisions[:0]
+        mine_rtt = samples["rtt_us"][samples["port"] == port]
+        last = mine[-1] if len(mine) else None
+        got = (r.get("at_end") or 0) - (r.get("at_warmup") or 0)
+        finish = (r["finish"] - start) * 1e6 if r.get("finish") else None
+        rows.append({
+            "flow": f["flow"], "group": f["group"], "src": f["src"], "dst": f["dst"], "class": 1,
+            "start_us": f["start"] * 1e6, "stop_us": f["stop"] * 1e6,
+            "bytes_sent": t.get("bytes_sent"), "bytes_delivered": r.get("bytes"),
+            "goodput_gbps": got * 8 / measured / 1e9,
+            "rtt_samples": len(mine_rtt), "rtt_avg_us": float(mine_rtt.mean()) if len(mine_rtt) else None,
+            "finish_us": finish, "retransmits": t.get("total_retrans"),
+            "ecn_echoed_bytes": t["delivered_ce"] * (size(s["nic"]["mtu"]) - TCP_OVERHEAD) if "delivered_ce" in t else None,
+            "min_rtt_us": t.get("min_rtt_us"),
+            "cc_rate_gbps": last["value"] / 1e9 if last is not None and prog.transport == "message" else None,
+            "cwnd_bytes": None,
+            "dctcp_alpha": last["aux"] / 65536 if last is not None and prog.obj == "dctcp" else None,
+            "fcwnd_pkts": last["value"] / 2**32 if last is not None and prog.obj == "swift" else None,
+            "port": port, "error": t.get("error"),
+        })
+    flows_df = pd.DataFrame(rows)
+    good = flows_df["goodput_gbps"].to_numpy(dtype=float)
+    jain = float(good.sum() ** 2 / (len(good) * (good**2).sum())) if len(good) and (good**2).sum() > 0 else None
+    q = pd.DataFrame(queues, columns=["time_s", "port", "bytes"])
+    q_measured = q[q["time_s"] >= warmup]
+    queue_df = pd.DataFrame({"time_us": q["time_s"] * 1e6, "port": q["port"].map(lambda h: f"sw.{bed.port(h)}"), "bytes": q["bytes"]})
+    qstats = [{"port": f"sw.{bed.port(h)}", "samples": len(g), "avg_kb": g["bytes"].mean() / 1e3, "p50_kb": g["bytes"].quantile(0.5) / 1e3, "p99_kb": g["bytes"].quantile(0.99) / 1e3, "max_kb": g["bytes"].max() / 1e3} for h, g in q_measured.groupby("port")]
+    qs = q_measured["bytes"].to_numpy(dtype=float)
+    # The queue as each packet found it (the marker's copy of the port's queue, at its arrival):
+    # packets come in bursts, so they find more than the time average the qdisc shows.
+    seen = np.concatenate([logs.read(work / f"marker{h}.bin") for h in markers] or [np.zeros(0, logs.EVENT)])
+    seen = seen[(seen["t_ns"].astype(np.float64) - start * 1e9) >= warmup * 1e9]["value"].astype(np.float64)
+    marks = sum(m.get("marks", 0) for m in markers.values())
+    packets = sum(m.get("packets", 0) for m in markers.values())
+    drops = _qdisc_drops(bed, sorted(markers))
+    values, counts = np.unique(measured_rtt, return_counts=True)
+    rtt_df = pd.DataFrame({"rtt_us": values, "count": counts, "cdf": np.cumsum(counts) / max(counts.sum(), 1)})
+    p = _percentiles(measured_rtt, (0, 50, 90, 99, 99.9, 100))
+    summary = {
+        "measured_s": measured,
+        "throughput_gbps": float(good.sum()),
+        "goodput_gbps": float(good.sum()),
+        "rtt_samples": int(len(measured_rtt)),
+        "rtt_avg_us": float(measured_rtt.mean()) if len(measured_rtt) else None,
+        "rtt_min_us": p[0], "rtt_p50_us": p[1], "rtt_p90_us": p[2], "rtt_p99_us": p[3], "rtt_p999_us": p[4], "rtt_max_us": p[5],
+        "jain": jain,
+        "pauses": 0, "paused_us": 0.0,
+        "drops": drops,
+        "ecn_marks": marks,
+        "marking_fraction": marks / packets if packets else None,
+        "retransmits": int(flows_df["retransmits"].fillna(0).sum()),
+        "bytes_sent": int(flows_df["bytes_sent"].fillna(0).sum()),
+        "bytes_delivered": int(flows_df["bytes_delivered"].fillna(0).sum()),
+        "flows": len(flows),
+        "flows_finished": int(flows_df["finish_us"].notna().sum()),
+        "queue_avg_kb": float(qs.mean() / 1e3) if len(qs) else None,
+        "queue_p50_kb": float(np.percentile(qs, 50) / 1e3) if len(qs) else None,
+        "queue_p99_kb": float(np.percentile(qs, 99) / 1e3) if len(qs) else None,
+        "queue_max_kb": float(qs.max() / 1e3) if len(qs) else None,
+        "queue_seen_p50_kb": float(np.percentile(seen, 50) / 1e3) if len(seen) else None,
+        "queue_seen_p99_kb": float(np.percentile(seen, 99) / 1e3) if len(seen) else None,
+    }
+    ts = _timeseries(decisions, t_us, flows_df, prog, s)
+    base = flows_df["min_rtt_us"].dropna()
+    meta = {
+        "rttlab_version": __version__,
+        "seed": s.get("seed"),
+        "scenario": s,
+        "host": {
+            "kernel": platform.release(),
+            "controller": prog.kernel_name,
+            "program": prog.obj,
+            "params": prog.params,
+            "tso": tso,
+            "mss_bytes": size(s["nic"]["mtu"]) - TCP_OVERHEAD,
+            "base_rtt_us": {"min": float(base.min()), "median": float(base.median())} if len(base) else None,
+            "marker_packets": packets,
+            "lost_records": cc_counters.get("lost_events", 0) + sum(m.get("lost_events", 0) for m in markers.values()),
+            "stale_removed": bed.stale,
+        },
+        "warnings": [f"flow {r['flow']}: {r['error']}" for r in rows if r.get("error")],
+    }
+    tables = {name: pd.DataFrame() for name in ("flows", "rtt", "queues", "queue_stats", "ports", "pfc", "timeseries", "groups", "fct", "flow_records")}
+    tables.update(flows=flows_df, rtt=rtt_df, queues=queue_df, queue_stats=pd.DataFrame(qstats), timeseries=ts)
+    return Result(summary=summary, meta=meta, tables=tables)
+
+
+def _qdisc_drops(bed: Testbed, ports: list[int]) -> int:
+    from .testbed import run as sh
+
+    total = 0
+    for h in ports:
+        out = sh("tc", "-s", "-j", "qdisc", "show", "dev", bed.port(h), ns=SWITCH).stdout
+        total += sum(q.get("drops", 0) for q in json.loads(out))
+    return total
+
+
+def _timeseries(acks: np.ndarray, t_us: np.ndarray, flows: pd.DataFrame, prog: Program, s: dict) -> pd.DataFrame:
+    """Each connection's controller state at every `measure.timeseries_interval` (its last
+    decision before that instant), from the logged decisions."""
+    interval = s["measure"].get("timeseries_interval")
+    if not interval or not len(acks):
+        return pd.DataFrame()
+    dt_us = ps(interval) / 1e6
+    by_port = {p: f for f, p in zip(flows["flow"], flows["port"]) if p is not None and not (isinstance(p, float) and math.isnan(p))}
+    df = pd.DataFrame({"port": acks["port"], "t": t_us, "value": acks["value"].astype(float), "aux": acks["aux"].astype(float), "rtt_us": acks["rtt_us"].astype(float)})
+    df = df[df["port"].isin(by_port) & (df["t"] >= 0)]
+    df["time_us"] = (np.floor(df["t"] / dt_us) + 1) * dt_us
+    last = df.groupby(["port", "time_us"]).last().reset_index()
+    out = pd.DataFrame({"time_us": last["time_us"], "flow": last["port"].map(by_port)})
+    if prog.transport == "message":
+        out["cc_rate_gbps"] = last["value"] / 1e9
+    elif prog.obj == "swift":
+        out["fcwnd_pkts"] = last["value"] / 2**32
+    elif prog.obj == "dctcp":
+        out["cwnd_pkts"] = last["value"]
+        out["dctcp_alpha"] = last["aux"] / 65536
+    out["rtt_us"] = last["rtt_us"].where(last["rtt_us"] > 0)
+    return out.sort_values(["time_us", "flow"]).reset_index(drop=True)
