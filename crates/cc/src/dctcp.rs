@@ -47,6 +47,12 @@ impl DctcpParams {
     }
 }
 
+/// The once-per-window estimate: `(1 − g)·α + g·F`, `F` the marked fraction of what the window
+/// acknowledged (`marked` of `acked`, bytes or packets).
+pub fn update_alpha(alpha: f64, g: f64, acked: u64, marked: u64) -> f64 {
+    (1.0 - g) * alpha + g * (marked as f64 / acked as f64)
+}
+
 #[derive(Clone, Debug)]
 pub struct Dctcp {
     pub params: DctcpParams,
@@ -74,8 +80,7 @@ impl WindowController for Dctcp {
             self.marked += a.acked_bytes;
         }
         if a.snd_una >= self.window_end && self.acked > 0 {
-            let f = self.marked as f64 / self.acked as f64;
-            self.alpha = (1.0 - self.params.g) * self.alpha + self.params.g * f;
+            self.alpha = update_alpha(self.alpha, self.params.g, self.acked, self.marked);
             self.acked = 0;
             self.marked = 0;
             self.window_end = a.snd_nxt;

@@ -9,7 +9,7 @@
 //! `q' = C·T_low`. Updates are weighted by `df` as in TIMELY §5 (the fluid model applies them
 //! once per `max(Seg/R, minRTT)`), the thresholds and caps are TIMELY's.
 
-use crate::timely::{check_common, check_rate_bounds, check_signal, DEFAULT_SIGNAL_THRESHOLD, rate_bounds, update_weight, GradientFilter, UpdateScaling};
+use crate::timely::{check_common, check_rate_bounds, check_signal, DEFAULT_SIGNAL_THRESHOLD, rate_bounds, update_weight, GradientFilter, RateState, UpdateScaling};
 use crate::{Completion, Metrics, ParamError, Rate, RateController, Signal, Time};
 use serde::{Deserialize, Serialize};
 
@@ -94,6 +94,15 @@ impl PatchedTimely {
     pub fn new(params: PatchedTimelyParams, line_rate: Rate) -> PatchedTimely {
         let (rate, max_rate) = rate_bounds(params.initial_rate, params.max_rate, line_rate);
         PatchedTimely { params, rate, max_rate, start_rate: rate, filter: GradientFilter::default(), last_update: None }
+    }
+
+    /// The controller in state `st` (its `hai_count` unused).
+    pub fn resume(params: PatchedTimelyParams, line_rate: Rate, st: RateState) -> PatchedTimely {
+        PatchedTimely { rate: st.rate_bps, filter: st.filter, last_update: st.last_update, ..PatchedTimely::new(params, line_rate) }
+    }
+
+    pub fn state(&self) -> RateState {
+        RateState { rate_bps: self.rate, filter: self.filter.clone(), hai_count: 0, last_update: self.last_update }
     }
 }
 

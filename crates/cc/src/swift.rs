@@ -286,7 +286,41 @@ pub struct Swift {
     endpoint_delay: Option<f64>,
 }
 
+/// What Swift's fabric window carries from one ACK to the next: another implementation's
+/// state (rttlab.host's kernel program logs its), from which `Swift::resume` replays its next
+/// decision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwiftState {
+    /// The fabric window, packets.
+    pub fcwnd: f64,
+    pub t_last_decrease: Time,
+    /// The smoothed RTT, ps (0 before the first sample).
+    pub srtt_ps: f64,
+    pub last_rtt: Time,
+    pub retransmit_cnt: u32,
+}
+
 impl Swift {
+    /// The controller in state `st`, its endpoint window where `new` starts it.
+    pub fn resume(params: SwiftParams, packet_bytes: u64, st: SwiftState) -> Swift {
+        let mut s = Swift::new(params, packet_bytes);
+        s.fabric.cwnd = st.fcwnd;
+        s.fabric.t_last_decrease = st.t_last_decrease;
+        s.srtt = st.srtt_ps;
+        s.last_rtt = st.last_rtt;
+        s.retransmit_cnt = st.retransmit_cnt;
+        s
+    }
+
+    pub fn state(&self) -> SwiftState {
+        SwiftState { fcwnd: self.fabric.cwnd, t_last_decrease: self.fabric.t_last_decrease, srtt_ps: self.srtt, last_rtt: self.last_rtt, retransmit_cnt: self.retransmit_cnt }
+    }
+
+    /// The fabric target for the current window on a path of `hops` switches (§3.5).
+    pub fn target(&self, hops: u8) -> Time {
+        self.params.target_delay(hops, self.fabric.cwnd)
+    }
+
     pub fn new(params: SwiftParams, packet_bytes: u64) -> Swift {
         let endpoint = if params.decompose {
             Aimd::new(params.endpoint_max_cwnd, params.endpoint_min_cwnd, params.endpoint_max_cwnd)

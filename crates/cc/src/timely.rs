@@ -207,13 +207,24 @@ pub fn rate_bounds(initial_rate: Option<Rate>, max_rate: Option<Rate>, line_rate
 
 /// The RTT-gradient filter shared by TIMELY and Patched TIMELY: EWMA of consecutive RTT
 /// differences, normalised by the fixed minimum RTT (Algorithm 1, lines 1–4).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct GradientFilter {
     prev_rtt: Option<f64>,
     rtt_diff: f64,
 }
 
 impl GradientFilter {
+    /// A filter whose last sample was `prev_rtt` and whose smoothed difference is
+    /// `rtt_diff_ps`: another implementation's state, to replay its next update.
+    pub fn resume(prev_rtt: Option<Time>, rtt_diff_ps: f64) -> GradientFilter {
+        GradientFilter { prev_rtt: prev_rtt.map(|t| t.ps() as f64), rtt_diff: rtt_diff_ps }
+    }
+
+    /// The smoothed RTT difference in picoseconds.
+    pub fn rtt_diff_ps(&self) -> f64 {
+        self.rtt_diff
+    }
+
     /// Takes a sample; returns (raw difference to the previous sample in ps, normalised
     /// gradient). The first sample has no predecessor and counts as a zero difference.
     pub fn update(&mut self, rtt: Time, alpha: f64, min_rtt: Time) -> (f64, f64) {
@@ -248,10 +259,31 @@ pub struct Timely {
     last_update: Option<Time>,
 }
 
+/// What TIMELY and Patched TIMELY carry from one completion to the next: another
+/// implementation's state (rttlab.host's kernel programs log theirs), from which
+/// `Timely::resume` replays its next decision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateState {
+    pub rate_bps: f64,
+    pub filter: GradientFilter,
+    /// TIMELY's HAI counter (Patched TIMELY has none).
+    pub hai_count: u32,
+    pub last_update: Option<Time>,
+}
+
 impl Timely {
     pub fn new(params: TimelyParams, line_rate: Rate) -> Timely {
         let (rate, max_rate) = rate_bounds(params.initial_rate, params.max_rate, line_rate);
         Timely { params, rate, max_rate, start_rate: rate, filter: GradientFilter::default(), hai_count: 0, last_update: None }
+    }
+
+    /// The controller in state `st`.
+    pub fn resume(params: TimelyParams, line_rate: Rate, st: RateState) -> Timely {
+        Timely { rate: st.rate_bps, filter: st.filter, hai_count: st.hai_count, last_update: st.last_update, ..Timely::new(params, line_rate) }
+    }
+
+    pub fn state(&self) -> RateState {
+        RateState { rate_bps: self.rate, filter: self.filter.clone(), hai_count: self.hai_count, last_update: self.last_update }
     }
 
     /// True while HAI is in force (the last `hai_threshold` completions counted).

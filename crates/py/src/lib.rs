@@ -7,11 +7,12 @@
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
-use numpy::IntoPyArray;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 mod controllers;
+mod replay;
 use controllers::{ControllerError, Failure, PyControllers};
 use rttlab_sim::table::Column;
 use std::cell::RefCell;
@@ -169,6 +170,37 @@ fn base_units(text: &str) -> Option<(&'static str, u64)> {
     }
 }
 
+/// The differential test's reference (`replay`): one connection's records from a kernel
+/// controller, field by field, replayed under the scenario's `[cc]` (JSON, with the parameters
+/// the kernel ran with). Returns (kernel, reference, bound, exempt) per record as arrays.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn cc_replay<'py>(
+    py: Python<'py>,
+    scenario: &str,
+    line_rate_bps: u64,
+    packet_bytes: u64,
+    seg_ser_ps: u64,
+    records: (PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, u16>, PyReadonlyArray1<'py, u16>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, u64>),
+) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<bool>>)> {
+    guarded(|| {
+        let s = rttlab_sim::Scenario::from_json(scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let (t_ns, kind, flags, rtt_us, acked, value, aux, aux2) = &records;
+        let r = replay::Records {
+            t_ns: t_ns.as_slice()?,
+            kind: kind.as_slice()?,
+            flags: flags.as_slice()?,
+            rtt_us: rtt_us.as_slice()?,
+            acked: acked.as_slice()?,
+            value: value.as_slice()?,
+            aux: aux.as_slice()?,
+            aux2: aux2.as_slice()?,
+        };
+        let out = replay::replay(&s.cc, rttlab_cc::Rate(line_rate_bps), packet_bytes, seg_ser_ps, &r).map_err(PyValueError::new_err)?;
+        Ok((out.kernel.into_pyarray(py), out.reference.into_pyarray(py), out.bound.into_pyarray(py), out.exempt.into_pyarray(py)))
+    })
+}
+
 /// Panics on purpose, so that tests can check how a bug reaches the user.
 #[pyfunction]
 fn _panic_for_test() -> PyResult<()> {
@@ -188,6 +220,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_json, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(base_units, m)?)?;
+    m.add_function(wrap_pyfunction!(cc_replay, m)?)?;
     m.add_class::<controllers::Completion>()?;
     m.add_class::<controllers::Ack>()?;
     m.add("ControllerError", m.py().get_type::<ControllerError>())?;

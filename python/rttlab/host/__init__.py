@@ -8,7 +8,8 @@ Needs root, the kernel's BTF, clang, bpftool and libbpf's headers (docs/host.md)
 """
 
 from .build import HostUnavailable, missing
+from .replay import replay
 from .run import run
 from .testbed import remove_all
 
-__all__ = ["run", "missing", "remove_all", "HostUnavailable"]
+__all__ = ["run", "replay", "missing", "remove_all", "HostUnavailable"]

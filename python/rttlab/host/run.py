@@ -111,14 +111,15 @@ def check(raw: Mapping[str, Any], s: dict[str, Any]) -> None:
         raise ValueError("switch.ecn.mark_at = 'dequeue': the testbed's marker sees packets as they join the queue (\"enqueue\")")
 
 
-def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, tso: bool | None = None, progress: bool = False) -> Result:
+def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, tso: bool | None = None, decisions: bool = False) -> Result:
     """Runs ``scenario`` on the testbed and returns its `Result`: the same summary keys and
     tables as the simulator's, filled with what the kernel measured (keys it cannot measure are
     None, tables it has nothing for are empty). ``tso``: the hosts' NICs segment TCP's bursts
     (default: on for the rate-based controllers, whose segments are the bursts; off for the
     window ones, every packet on its own). Needs root, the kernel's BTF and the tools
     (`build.missing` says which); raises ``ValueError`` naming a scenario key the testbed cannot
-    honour."""
+    honour. ``decisions``: keep every record the controller logged, as the table ``decisions``
+    (for `rttlab.host.replay`)."""
     raw = apply_overrides(load(scenario), overrides)
     linux = _linux_cc(raw)
     as_sim = dict(raw, cc={"algorithm": "reno"}) if linux else raw
@@ -168,7 +169,10 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
                     p.wait(timeout=max(end - time.monotonic(), 0) + 10)
             counters = {h: _stop(p) for h, p in markers.items()}
             cc_counters = _stop(cc_loader) if cc_loader else {}
-            return _result(s, prog, tso, flows, work, queues, counters, cc_counters, bed, start)
+            result = _result(s, prog, tso, flows, work, queues, counters, cc_counters, bed, start)
+            if decisions:
+                result.tables["decisions"] = pd.DataFrame(logs.read(work / "cc.bin") if prog.obj else np.zeros(0, logs.EVENT))
+            return result
         finally:
             for p in procs:
                 if p.poll() is None:
@@ -292,7 +296,9 @@ def _result(s: dict, prog: Program, tso: bool, flows: list[dict], work: Path, qu
         rx.setdefault(f["dst"], _read_json(work / f"rx{f['dst']}.json"))
         tx.setdefault(f["src"], _read_json(work / f"tx{f['src']}.json"))
     events = logs.read(work / "cc.bin") if prog.obj else np.zeros(0, logs.EVENT)
-    # Decisions (every record but a connection's start) and the RTT samples among them.
+    # The senders' decisions (every record but a connection's start) and the RTT samples among
+    # them, by the sender's local port (a receiver's sockets, local port PORT, log too).
+    events = events[events["port"] >> 16 == PORT]
     decisions = events[events["kind"] != logs.EV_INIT]
     t0_ns = start * 1e9  # bpf_ktime_get_ns and time.monotonic are both CLOCK_MONOTONIC
     t_us = (decisions["t_ns"].astype(np.float64) - t0_ns) / 1e3
@@ -303,8 +309,8 @@ def _result(s: dict, prog: Program, tso: bool, flows: list[dict], work: Path, qu
         r = rx[f["dst"]].get(str(f["flow"]), {})
         t = tx[f["src"]].get(str(f["flow"]), {})
         port = t.get("port")
-        mine = decisions[decisions["port"] == port] if port is not None else decisions[:0]
-        mine_rtt = samples["rtt_us"][samples["port"] == port]
+        mine = decisions[decisions["port"] & 0xFFFF == port] if port is not None else decisions[:0]
+        mine_rtt = samples["rtt_us"][samples["port"] & 0xFFFF == port]
         last = mine[-1] if len(mine) else None
         got = (r.get("at_end") or 0) - (r.get("at_warmup") or 0)
         finish = (r["finish"] - start) * 1e6 if r.get("finish") else None
@@ -408,7 +414,7 @@ def _timeseries(acks: np.ndarray, t_us: np.ndarray, flows: pd.DataFrame, prog: P
         return pd.DataFrame()
     dt_us = ps(interval) / 1e6
     by_port = {p: f for f, p in zip(flows["flow"], flows["port"]) if p is not None and not (isinstance(p, float) and math.isnan(p))}
-    df = pd.DataFrame({"port": acks["port"], "t": t_us, "value": acks["value"].astype(float), "aux": acks["aux"].astype(float), "rtt_us": acks["rtt_us"].astype(float)})
+    df = pd.DataFrame({"port": acks["port"] & 0xFFFF, "t": t_us, "value": acks["value"].astype(float), "aux": acks["aux"].astype(float), "rtt_us": acks["rtt_us"].astype(float)})
     df = df[df["port"].isin(by_port) & (df["t"] >= 0)]
     df["time_us"] = (np.floor(df["t"] / dt_us) + 1) * dt_us
     last = df.groupby(["port", "time_us"]).last().reset_index()

@@ -11,6 +11,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -29,7 +30,7 @@ char LICENSE[] SEC("license") = "GPL";
  * units (see each controller). */
 struct rttlab_event {
 	__u64 t_ns;     /* the kernel's clock (tcp_mstamp: the ACK's arrival), ns */
-	__u32 port;     /* the connection's local port */
+	__u32 port;     /* the connection: its local port, and its remote port << 16 */
 	__u16 kind;     /* EV_* */
 	__u16 flags;    /* controller-specific (ECE, CWR...) */
 	__s64 rtt_us;   /* the RTT sample, µs (-1: none) */
@@ -59,7 +60,7 @@ static __always_inline void log_event(struct sock *sk, __u64 t_ns, __u16 kind, _
 		return;
 	}
 	e->t_ns = t_ns;
-	e->port = sk->__sk_common.skc_num;
+	e->port = sk->__sk_common.skc_num | (__u32)bpf_ntohs(sk->__sk_common.skc_dport) << 16;
 	e->kind = kind;
 	e->flags = flags;
 	e->rtt_us = rtt_us;

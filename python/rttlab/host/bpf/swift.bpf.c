@@ -118,9 +118,15 @@ SEC("struct_ops/swift_acked")
 void BPF_PROG(swift_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	struct swift *s = inet_csk_ca(sk);
-	s->retransmit_cnt = 0;
-	if (sample->rtt_us <= 0)
+	if (sample->rtt_us <= 0) {
+		/* Every ACK resets the count (line 2); logged when it was not zero already. */
+		if (s->retransmit_cnt) {
+			s->retransmit_cnt = 0;
+			log_event(sk, bpf_ktime_get_ns(), EV_ACK, 0, -1, sample->pkts_acked, s->cwnd_q32, s->srtt_ps, s->t_last_decrease_ps);
+		}
 		return;
+	}
+	s->retransmit_cnt = 0;
 	__u64 now = now_ps();
 	__u64 rtt = (__u64)sample->rtt_us * 1000000;
 	s->last_rtt_ps = rtt;

@@ -35,12 +35,13 @@ const volatile __u64 seg_ser_ps = 262144000;    /* a segment's serialization at 
 
 struct timely {
 	__u64 rate_bps;
-	__u64 prev_rtt_ps;   /* 0: no sample yet */
+	__u64 prev_rtt_ps;
 	__s64 rtt_diff_ps;   /* the EWMA of RTT differences */
-	__u64 last_update_ps; /* 0: no update yet */
+	__u64 last_update_ps;
 	__u32 hai_count;
 	__u32 patched;
 	__u32 acked_packets; /* since the last completion */
+	__u32 have_prev;     /* prev_rtt_ps and last_update_ps hold a sample */
 };
 
 static __always_inline __u64 now_ps(void)
@@ -64,6 +65,7 @@ static __always_inline void start(struct sock *sk, __u32 patched)
 	s->hai_count = 0;
 	s->patched = patched;
 	s->acked_packets = 0;
+	s->have_prev = 0;
 	sk->sk_pacing_status = SK_PACING_NEEDED;
 	apply(sk, s);
 	log_event(sk, bpf_ktime_get_ns(), EV_INIT, patched, -1, 0, s->rate_bps, 0, 0);
@@ -95,17 +97,18 @@ static __always_inline void completion(struct sock *sk, struct timely *s, __u64 
 	__u64 raw_rtt = rtt_us * 1000000;
 	__u64 rtt = raw_rtt > seg_ser_ps ? raw_rtt - seg_ser_ps : 0;
 	/* The gradient filter: raw difference, EWMA, normalised by min_rtt (Algorithm 1 l. 1–4). */
-	__s64 raw = s->prev_rtt_ps ? (__s64)(rtt - s->prev_rtt_ps) : 0;
+	__s64 raw = s->have_prev ? (__s64)(rtt - s->prev_rtt_ps) : 0;
 	s->prev_rtt_ps = rtt;
 	s->rtt_diff_ps = sdiv_round((__s64)(ONE - alpha_q16) * s->rtt_diff_ps + (__s64)alpha_q16 * raw, ONE);
 	__s64 g_q16 = sdiv_round(s->rtt_diff_ps * (__s64)ONE, min_rtt_ps);
 	/* df = min((now − last) / min_rtt, 1) (§5). */
 	__u64 df = ONE;
-	if (s->last_update_ps) {
+	if (s->have_prev) {
 		__u64 since = now > s->last_update_ps ? now - s->last_update_ps : 0;
 		df = since >= min_rtt_ps ? ONE : mul_div(since, ONE, min_rtt_ps);
 	}
 	s->last_update_ps = now;
+	s->have_prev = 1;
 	__u64 df_inc = update_scaling == 2 ? ONE : df;
 	__u64 df_high = df_inc;
 	__u64 df_grad = update_scaling == 0 ? df : ONE;
@@ -154,7 +157,7 @@ static __always_inline void completion(struct sock *sk, struct timely *s, __u64 
 		new = min_rate_bps;
 	s->rate_bps = new;
 	apply(sk, s);
-	log_event(sk, now / 1000, EV_ACK, s->hai_count, rtt_us, acked, new, s->rtt_diff_ps, 0);
+	log_event(sk, now / 1000, EV_ACK, s->hai_count < 0xffff ? s->hai_count : 0xffff, rtt_us, acked, new, s->rtt_diff_ps, 0);
 }
 
 SEC("struct_ops/timely_init")
