@@ -1,5 +1,6 @@
 """The ``rttlab`` command: ``run`` a scenario, ``sweep`` one over a grid, ``list`` the experiments,
-``reproduce`` a paper's tables and figures as an HTML report beside the published numbers."""
+``reproduce`` a paper's tables and figures as an HTML report beside the published numbers,
+``host run`` a scenario on the real kernel."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from . import ControllerError, InternalError, __version__, load, presets, run
 from .outputs import check_file, check_result_dir, write_file
 from .result import FORMATS, Result
 from .scenario import apply_overrides, parse_value
+from .host.build import HostError
 from .sweep import Interrupted, default_cache, grid, run_all, sweep_table
 
 SUMMARY_ROWS = [
@@ -135,6 +137,59 @@ def show_progress(args: argparse.Namespace) -> bool:
 
 def cache_dir(args: argparse.Namespace) -> Path | None:
     return None if args.no_cache else Path(args.cache) if args.cache else default_cache()
+
+
+HOST_ROWS = [
+    ("goodput_gbps", "goodput", "Gbps"),
+    ("rtt_p50_us", "RTT p50 (kernel)", "µs"),
+    ("rtt_p99_us", "RTT p99 (kernel)", "µs"),
+    ("jain", "Jain's index", ""),
+    ("drops", "drops", ""),
+    ("ecn_marks", "ECN marks", ""),
+    ("marking_fraction", "marked fraction", ""),
+    ("retransmits", "retransmissions", ""),
+    ("queue_avg_kb", "queue average", "KB"),
+    ("queue_p99_kb", "queue p99", "KB"),
+    ("queue_seen_p50_kb", "queue at arrival p50", "KB"),
+    ("queue_seen_p99_kb", "queue at arrival p99", "KB"),
+    ("flows_finished", "flows finished", ""),
+]
+
+
+def cmd_host_run(args: argparse.Namespace) -> int:
+    from . import host
+
+    overrides = parse_sets(args.set)
+    if args.out:
+        check_result_dir(args.out, force=args.force)
+    tso = None if args.tso == "auto" else args.tso == "on"
+    result = host.run(args.scenario, overrides, tso=tso, decisions=args.decisions)
+    if args.out:
+        result.save(args.out, force=args.force, format=args.format)
+    for w in result.meta.get("warnings", []):
+        print(f"rttlab: warning: {w}", file=sys.stderr)
+    if args.json:
+        json.dump(result.summary, sys.stdout, indent=2)
+        print()
+        return 0
+    h = result.meta["host"]
+    sc = result.meta["scenario"]
+    print(f"{sc.get('name') or args.scenario} on the kernel ({h['kernel']}, {h['controller']}, TSO {'on' if h['tso'] else 'off'}): {sc['duration']}, warm-up {sc['warmup']}")
+    for key, label, unit in HOST_ROWS:
+        print(f"  {label:<22} {fmt(result.summary.get(key)):>10} {unit}")
+    if h["base_rtt_us"]:
+        print(f"  {'base RTT (min, median)':<22} {h['base_rtt_us']['min']:>5.0f}, {h['base_rtt_us']['median']:.0f} µs")
+    if args.out:
+        print(f"wrote {args.out}/")
+    return 0
+
+
+def cmd_host_clean(args: argparse.Namespace) -> int:
+    from . import host
+
+    gone = host.remove_all()
+    print("\n".join(f"removed {g}" for g in gone) or "nothing of the testbed's was left")
+    return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -303,6 +358,21 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--quick", action="store_true", help="short runs, one seed (for CI)")
     add_runner_options(rp)
     rp.set_defaults(func=cmd_reproduce)
+
+    hp = sub.add_parser("host", help="the real host: a scenario as Linux TCP in network namespaces (root, kernel BTF; docs/host.md)")
+    hsub = hp.add_subparsers(dest="host_command", required=True, metavar="COMMAND")
+    hr = hsub.add_parser("run", help="run a star scenario on the kernel: rttlab's controllers as BPF congestion control")
+    hr.add_argument("scenario", help="scenario TOML file, or a preset's name (rttlab list --scenarios)")
+    hr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key (repeatable)")
+    hr.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    hr.add_argument("--out", metavar="DIR", help="write summary, metadata and tables into the new directory DIR")
+    hr.add_argument("--format", choices=FORMATS, default="csv", help="the tables' format with --out")
+    hr.add_argument("--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)")
+    hr.add_argument("--tso", choices=("auto", "on", "off"), default="auto", help="the hosts' NICs segment TCP's bursts (auto: on for TIMELY and Patched TIMELY, off for the window controllers)")
+    hr.add_argument("--decisions", action="store_true", help="keep every decision the controller logged (table decisions)")
+    hr.set_defaults(func=cmd_host_run)
+    hc = hsub.add_parser("clean", help="remove whatever a crashed host run left (namespaces rttlab-*, struct_ops rttlab_*)")
+    hc.set_defaults(func=cmd_host_clean)
     args = p.parse_args(argv)
     try:
         return args.func(args)
@@ -313,6 +383,9 @@ def main(argv: list[str] | None = None) -> int:
         cause = e.__cause__
         if cause is not None:
             traceback.print_exception(cause, file=sys.stderr)
+        print(f"rttlab: error: {printable(str(e))}", file=sys.stderr)
+        return 1
+    except HostError as e:  # the machine cannot run the testbed, or it failed there
         print(f"rttlab: error: {printable(str(e))}", file=sys.stderr)
         return 1
     except InternalError as e:  # a bug: say so, without a traceback (EX_SOFTWARE)

@@ -7,9 +7,9 @@ network-namespace testbed on this machine, with results in the simulator's form.
 Needs root, the kernel's BTF, clang, bpftool and libbpf's headers (docs/host.md).
 """
 
-from .build import HostUnavailable, missing
+from .build import HostError, HostUnavailable, missing
 from .replay import replay
 from .run import run
 from .testbed import remove_all
 
-__all__ = ["run", "replay", "missing", "remove_all", "HostUnavailable"]
+__all__ = ["run", "replay", "missing", "remove_all", "HostError", "HostUnavailable"]

@@ -26,7 +26,12 @@ TOOLS = {"clang": "clang", "bpftool": "bpftool", "ip": "iproute2", "tc": "iprout
 BTF = Path("/sys/kernel/btf/vmlinux")
 
 
-class HostUnavailable(RuntimeError):
+class HostError(RuntimeError):
+    """The real host failed on this machine (a command of the testbed's, a BPF program): the
+    message says what and why."""
+
+
+class HostUnavailable(HostError):
     """The machine cannot run the real host: the message says what is missing."""
 
 
@@ -104,4 +109,4 @@ def build() -> Built:
 def _check(cmd: list[str], **kw) -> None:
     p = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, **kw)
     if p.returncode:
-        raise RuntimeError(f"{' '.join(cmd[:2])} failed:\n{p.stderr.strip()}")
+        raise HostError(f"{' '.join(cmd[:2])} failed:\n{p.stderr.strip()}")

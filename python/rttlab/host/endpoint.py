@@ -24,7 +24,7 @@ import time
 
 HEADER = struct.Struct("<IQ")
 #: Bytes a sender hands over per call (a backlogged flow checks its stop time between calls).
-SEND_CHUNK = 1 << 20
+SEND_CHUNK = 1 << 16
 #: Bytes a receiver lets arrive before it reads. Data that arrives while the application
 #: reads waits in the socket's backlog and is acknowledged in one stretch ACK when the read
 #: ends, which would make the reader's pace the ACKs' (the kernel's RTT samples grow with it):
@@ -58,15 +58,29 @@ def receive(port: int, cc: str, start: float, warmup: float, end: float, out: st
     buf = bytearray(LOWAT)
     conns: dict[socket.socket, dict] = {}
     flows: dict[int, dict] = {}
+
+    def drain() -> None:
+        """Takes up what every connection has received so far (the counts are then exact)."""
+        for c, state in conns.items():
+            if "rec" not in state:
+                continue
+            try:
+                while (n := c.recv_into(buf, len(buf), socket.MSG_TRUNC | socket.MSG_DONTWAIT)) > 0:
+                    state["rec"]["bytes"] += n
+            except (BlockingIOError, ConnectionError):
+                pass
+
     print("ready", flush=True)
     noted = ended = False
     while True:
         now = time.monotonic()
         if not noted and now >= start + warmup:
+            drain()
             for c in flows.values():
                 c["at_warmup"] = c["bytes"]
             noted = True
         if not ended and now >= end:
+            drain()
             for c in flows.values():
                 c["at_end"] = c["bytes"]
             ended = True

@@ -22,6 +22,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .build import HostError
+
 PREFIX = "rttlab-"
 OPS_PREFIX = "rttlab_"
 SWITCH = PREFIX + "sw"
@@ -55,7 +57,7 @@ def run(*cmd: str, ns: str | None = None, check: bool = True) -> subprocess.Comp
     full = ["ip", "netns", "exec", ns, *cmd] if ns else list(cmd)
     p = subprocess.run(full, capture_output=True, text=True)
     if check and p.returncode:
-        raise RuntimeError(f"testbed: `{' '.join(full)}` failed: {p.stderr.strip() or p.stdout.strip()}")
+        raise HostError(f"testbed: `{' '.join(full)}` failed: {p.stderr.strip() or p.stdout.strip()}")
     return p
 
 
@@ -77,20 +79,30 @@ def remove_all() -> list[str]:
     """Removes every namespace and struct_ops map of the testbed's; returns what it removed."""
     gone = []
     for ns in namespaces():
+        # A crashed run's senders and receivers may still run in it: they go, and their
+        # connections are reset at once (`ss -K`): a socket orphaned with data to send would
+        # retransmit into the removed namespace for minutes, holding its controller's
+        # struct_ops map.
+        for pid in run("ip", "netns", "pids", ns, check=False).stdout.split():
+            run("kill", "-KILL", pid, check=False)
+        run("ss", "-K", "-t", ns=ns, check=False)
         run("ip", "netns", "del", ns, check=False)
         gone.append(f"netns {ns}")
     for id_, name in struct_ops():
-        run("bpftool", "struct_ops", "unregister", "id", str(id_), check=False)
-        gone.append(f"struct_ops {name}")
+        # (One that is unregistered already and waits for its last sockets cannot be.)
+        if run("bpftool", "struct_ops", "unregister", "id", str(id_), check=False).returncode == 0:
+            gone.append(f"struct_ops {name}")
     return gone
 
 
 @dataclass(frozen=True)
 class Link:
-    """One host's link: its rate (bit/s) both ways, and the switch port's buffer (bytes)."""
+    """One host's link: its rate (bit/s) both ways, the switch port's buffer (bytes), and the
+    MTU (bytes of IP packet)."""
 
     rate_bps: int
     buffer_bytes: int
+    mtu: int
 
 
 class Testbed:
@@ -113,7 +125,7 @@ class Testbed:
         except BlockingIOError:
             os.close(self._lock)
             self._lock = None
-            raise RuntimeError("another rttlab host run is using the testbed (one at a time per machine)") from None
+            raise HostError("another rttlab host run is using the testbed (one at a time per machine)") from None
         self.stale = remove_all()
         try:
             self._build()
@@ -143,7 +155,8 @@ class Testbed:
             # small buffer lets the reading application's pace delay the ACKs.
             run("sysctl", "-q", "-w", f"net.ipv4.tcp_rmem=4096 {RCVBUF} {4 * RCVBUF}", ns=ns)
             run("ip", "addr", "add", f"{address(h)}/16", "dev", "eth0", ns=ns)
-            run("ip", "link", "set", "eth0", "up", ns=ns)
+            run("ip", "link", "set", "eth0", "mtu", str(link.mtu), "up", ns=ns)
+            run("ip", "link", "set", port, "mtu", str(link.mtu), ns=SWITCH)
             run("ip", "link", "set", port, "master", "br0", ns=SWITCH)
             run("ip", "link", "set", port, "up", ns=SWITCH)
             onoff = "on" if self.tso else "off"
