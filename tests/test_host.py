@@ -145,3 +145,20 @@ def test_what_the_testbed_cannot_do_is_a_clear_error(overrides, key):
 def test_without_the_machine_the_host_refuses_with_the_reason():
     p = subprocess.run([sys.executable, "-m", "rttlab.cli", "host", "run", "host-dctcp"], capture_output=True, text=True)
     assert p.returncode == 1 and REASON in p.stderr
+
+
+@needs_host
+def test_reproduce_host_puts_the_simulator_beside_the_kernel(tmp_path):
+    out = tmp_path / "report"
+    p = subprocess.run([sys.executable, "-m", "rttlab.cli", "reproduce", "host", "--quick", "--out", str(out), "--no-cache", "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    import pandas as pd
+
+    cells = pd.read_csv(out / "data" / "host-cells.csv")
+    assert set(cells.source) == {"kernel", "simulator", "simulator + host model"}
+    assert set(cells.cc) == {"timely", "patched-timely", "swift", "dctcp"}
+    diff = pd.read_csv(out / "data" / "host-differential.csv")
+    assert (diff.outside == 0).all() and (diff.decisions > 100).all()
+    html = (out / "index.html").read_text()
+    assert "<th>kernel</th>" in html and "The kernel:" in html
+    assert leftovers() == NOTHING

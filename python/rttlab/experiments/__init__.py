@@ -74,6 +74,8 @@ class Experiment:
     paper: str
     points: Callable[[bool], list[Point]] = field(repr=False)
     analyse: Callable[[list[Run], bool], Outcome] = field(repr=False)
+    #: What the section's numbers stand beside: the paper's, or (the real host) the kernel's.
+    reference: str = "paper"
 
 
 REGISTRY: dict[str, Experiment] = {}
@@ -140,6 +142,7 @@ def _load_all() -> None:
     from . import dctcp  # noqa: F401  (registers the DCTCP experiments)
     from . import cs244  # noqa: F401  (registers the CS244 reproductions)
     from . import shootout  # noqa: F401  (registers the scheme comparison)
+    from . import host  # noqa: F401  (registers the simulator beside the kernel)
 
 
 _load_all()

@@ -145,8 +145,12 @@ def send(dst: str, port: int, cc: str, end: float, out: str, flows: list[dict]) 
         if delay > 0:
             time.sleep(delay)
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        set_cc(s, cc)
-        s.connect((dst, port))
+        try:
+            set_cc(s, cc)
+            s.connect((dst, port))
+        except OSError as e:
+            results[spec["flow"]] = {"port": None, "start": time.monotonic(), "error": f"connect: {e!r}"}
+            return
         rec = {"port": s.getsockname()[1], "start": time.monotonic(), "error": None}
         results[spec["flow"]] = rec
         size = spec["size"]

@@ -164,18 +164,20 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
                     _quickack(h)
             start = time.monotonic() + LEAD
             end = start + duration
+            endpoints = []
             for h in receivers:
-                _spawn(procs, host_ns(h), "receive", PORT, prog.kernel_name, start, warmup, end, work / f"rx{h}.json")
+                endpoints += _spawn(procs, host_ns(h), "receive", PORT, prog.kernel_name, start, warmup, end, work / f"rx{h}.json")
             for h in senders:
                 specs = [{"flow": f["flow"], "size": f["size"], "start": start + f["start"], "stop": start + f["stop"]} for f in flows if f["src"] == h]
                 dst = {f["dst"] for f in flows if f["src"] == h}
                 if len(dst) > 1:
                     raise ValueError(f"flows: host {h} sends to {sorted(dst)}; the testbed's senders send to one host each")
-                _spawn(procs, host_ns(h), "send", address(dst.pop()), PORT, prog.kernel_name, end, work / f"tx{h}.json", json.dumps(specs))
+                endpoints += _spawn(procs, host_ns(h), "send", address(dst.pop()), PORT, prog.kernel_name, end, work / f"tx{h}.json", json.dumps(specs))
             queues = _sample_queues(bed, receivers, start, end, s)
-            for p in procs:
-                if p.args[-1:] and "endpoint.py" in " ".join(map(str, p.args)):
-                    p.wait(timeout=max(end - time.monotonic(), 0) + 10)
+            for p in endpoints:
+                _, err = p.communicate(timeout=max(end - time.monotonic(), 0) + 10)
+                if p.returncode:
+                    raise build.HostError(f"an endpoint of the testbed failed ({' '.join(map(str, p.args[3:6]))}): {err.strip()[-2000:]}")
             counters = {h: _stop(p) for h, p in markers.items()}
             cc_counters = _stop(cc_loader) if cc_loader else {}
             result = _result(s, prog, mss, tso, flows, work, queues, counters, cc_counters, bed, start)
@@ -219,11 +221,11 @@ def _flows(s: dict[str, Any], hosts: int) -> list[dict[str, Any]]:
     return out
 
 
-def _spawn(procs: list, ns: str, *args: Any) -> subprocess.Popen:
+def _spawn(procs: list, ns: str, *args: Any) -> list[subprocess.Popen]:
     p = subprocess.Popen(["ip", "netns", "exec", ns, "taskset", "-c", str(ENDPOINT_CPU), sys.executable, str(ENDPOINT), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     procs.append(p)
     _ready(p, f"the endpoint in {ns}")
-    return p
+    return [p]
 
 
 def _ready(p: subprocess.Popen, what: str) -> None:
@@ -318,6 +320,9 @@ def _result(s: dict, prog: Program, mss: int, tso: bool, flows: list[dict], work
     for f in flows:
         r = rx[f["dst"]].get(str(f["flow"]), {})
         t = tx[f["src"]].get(str(f["flow"]), {})
+        if t.get("port") is None or not r:
+            why = t.get("error") or ("the receiver never heard of it" if t else "its sender has no record of it")
+            raise build.HostError(f"flow {f['flow']} (host {f['src']} to {f['dst']}) did not run on the testbed: {why}")
         port = t.get("port")
         mine = decisions[decisions["port"] & 0xFFFF == port] if port is not None else decisions[:0]
         mine_rtt = samples["rtt_us"][samples["port"] & 0xFFFF == port]
