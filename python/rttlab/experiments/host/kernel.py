@@ -103,8 +103,8 @@ def plot(d: pd.DataFrame) -> Any:
         ax.set_ylabel(label)
         if log:
             ax.set_yscale("log")
-    axes[0].legend(fontsize=6, loc="lower left")
-    axes[1].set_title(f"{int(first.senders.iloc[0])} senders into {first.rate.iloc[0]}", fontsize=7)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, [f"{x}, {int(first.senders.iloc[0])} senders into {first.rate.iloc[0]}" if x == "kernel" else x for x in labels], loc="outside upper center", ncol=3, fontsize=6, frameon=False)
     return fig
 
 
