@@ -24,6 +24,10 @@ const RUNS: &[(&str, &str, &str)] = &[
     ("timely-clos-rpc", "5ms", "1ms"),
     ("vegas-dumbbell", "20ms", "10ms"),
     ("ns3-dctcp-example", "1100ms", "1000ms"),
+    ("host-timely", "20ms", "5ms"),
+    ("host-patched-timely", "20ms", "5ms"),
+    ("host-swift", "20ms", "5ms"),
+    ("host-dctcp", "20ms", "5ms"),
 ];
 
 fn root() -> PathBuf {
