@@ -113,6 +113,7 @@ def receive(port: int, cc: str, start: float, warmup: float, end: float, out: st
                 n = 0
             if n == 0:
                 sel.unregister(c)
+                del conns[c]
                 c.close()
                 continue
             if "rec" not in state:

@@ -177,7 +177,7 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
             for p in endpoints:
                 _, err = p.communicate(timeout=max(end - time.monotonic(), 0) + 10)
                 if p.returncode:
-                    raise build.HostError(f"an endpoint of the testbed failed ({' '.join(map(str, p.args[3:6]))}): {err.strip()[-2000:]}")
+                    raise build.HostError(f"a testbed endpoint failed ({p.args[3]}, {p.args[9]}): {err.strip()[-2000:]}")
             counters = {h: _stop(p) for h, p in markers.items()}
             cc_counters = _stop(cc_loader) if cc_loader else {}
             result = _result(s, prog, mss, tso, flows, work, queues, counters, cc_counters, bed, start)

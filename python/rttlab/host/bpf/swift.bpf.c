@@ -176,31 +176,17 @@ void BPF_PROG(swift_set_state, struct sock *sk, __u8 new_state)
 	log_event(sk, now / 1000, new_state == TCP_CA_Loss ? EV_TIMEOUT : EV_LOSS, s->retransmit_cnt, -1, 0, s->cwnd_q32, s->srtt_ps, s->t_last_decrease_ps);
 }
 
-SEC("struct_ops/swift_cong_control")
-void BPF_PROG(swift_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
-{
-	apply(sk, inet_csk_ca(sk));
-}
-
-SEC("struct_ops/swift_ssthresh")
-__u32 BPF_PROG(swift_ssthresh, struct sock *sk)
-{
-	return tcp_sk(sk)->snd_cwnd;
-}
-
-SEC("struct_ops/swift_undo_cwnd")
-__u32 BPF_PROG(swift_undo_cwnd, struct sock *sk)
-{
-	return tcp_sk(sk)->snd_cwnd;
-}
+/* The rate and the window are the controller's alone: nothing of the kernel's own growth or
+ * reduction. */
+#include "own_window.h"
 
 SEC(".struct_ops")
 struct tcp_congestion_ops rttlab_swift = {
 	.init = (void *)swift_init,
 	.pkts_acked = (void *)swift_acked,
 	.set_state = (void *)swift_set_state,
-	.cong_control = (void *)swift_cong_control,
-	.ssthresh = (void *)swift_ssthresh,
-	.undo_cwnd = (void *)swift_undo_cwnd,
+	.cong_control = (void *)own_cong_control,
+	.ssthresh = (void *)own_ssthresh,
+	.undo_cwnd = (void *)own_undo_cwnd,
 	.name = "rttlab_swift",
 };

@@ -184,24 +184,9 @@ void BPF_PROG(timely_acked, struct sock *sk, const struct ack_sample *sample)
 	completion(sk, s, sample->rtt_us, acked);
 }
 
-/* The rate and the window are TIMELY's alone: nothing of the kernel's own growth or reduction. */
-SEC("struct_ops/timely_cong_control")
-void BPF_PROG(timely_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
-{
-	apply(sk, inet_csk_ca(sk));
-}
-
-SEC("struct_ops/timely_ssthresh")
-__u32 BPF_PROG(timely_ssthresh, struct sock *sk)
-{
-	return tcp_sk(sk)->snd_cwnd;
-}
-
-SEC("struct_ops/timely_undo_cwnd")
-__u32 BPF_PROG(timely_undo_cwnd, struct sock *sk)
-{
-	return tcp_sk(sk)->snd_cwnd;
-}
+/* The rate and the window are the controller's alone: nothing of the kernel's own growth or
+ * reduction. */
+#include "own_window.h"
 
 /* A completion is one segment: the kernel builds TSO bursts of at least this many packets. */
 SEC("struct_ops/timely_min_tso_segs")
@@ -214,9 +199,9 @@ SEC(".struct_ops")
 struct tcp_congestion_ops rttlab_timely = {
 	.init = (void *)timely_init,
 	.pkts_acked = (void *)timely_acked,
-	.cong_control = (void *)timely_cong_control,
-	.ssthresh = (void *)timely_ssthresh,
-	.undo_cwnd = (void *)timely_undo_cwnd,
+	.cong_control = (void *)own_cong_control,
+	.ssthresh = (void *)own_ssthresh,
+	.undo_cwnd = (void *)own_undo_cwnd,
 	.min_tso_segs = (void *)timely_min_tso_segs,
 	.name = "rttlab_timely",
 };
@@ -225,9 +210,9 @@ SEC(".struct_ops")
 struct tcp_congestion_ops rttlab_ptimely = {
 	.init = (void *)ptimely_init,
 	.pkts_acked = (void *)timely_acked,
-	.cong_control = (void *)timely_cong_control,
-	.ssthresh = (void *)timely_ssthresh,
-	.undo_cwnd = (void *)timely_undo_cwnd,
+	.cong_control = (void *)own_cong_control,
+	.ssthresh = (void *)own_ssthresh,
+	.undo_cwnd = (void *)own_undo_cwnd,
 	.min_tso_segs = (void *)timely_min_tso_segs,
 	.name = "rttlab_ptimely",
 };
