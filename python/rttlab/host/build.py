@@ -22,7 +22,7 @@ SOURCES = Path(__file__).parent / "bpf"
 OBJECTS = ("timely", "swift", "dctcp", "marker")
 #: Debian's packages that provide the tools (`make test` installs them as root).
 PACKAGES = ("clang", "libbpf-dev", "bpftool", "ethtool", "iproute2")
-TOOLS = {"clang": "clang", "bpftool": "bpftool", "ip": "iproute2", "tc": "iproute2", "ethtool": "ethtool", "cc": "gcc"}
+TOOLS = {"clang": "clang", "bpftool": "bpftool", "ip": "iproute2", "tc": "iproute2", "ss": "iproute2", "nstat": "iproute2", "ethtool": "ethtool", "taskset": "util-linux", "cc": "gcc"}
 BTF = Path("/sys/kernel/btf/vmlinux")
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,7 +85,10 @@ def remove_all() -> list[str]:
         # retransmit into the removed namespace for minutes, holding its controller's
         # struct_ops map.
         for pid in run("ip", "netns", "pids", ns, check=False).stdout.split():
-            run("kill", "-KILL", pid, check=False)
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         run("ss", "-K", "-t", ns=ns, check=False)
         run("ip", "netns", "del", ns, check=False)
         gone.append(f"netns {ns}")
@@ -153,7 +157,7 @@ class Testbed:
             # Receive buffers of 4 MB from the start: Linux acknowledges at once (every second
             # segment) only while the window it would offer is not smaller than the last, so a
             # small buffer lets the reading application's pace delay the ACKs.
-            run("sysctl", "-q", "-w", f"net.ipv4.tcp_rmem=4096 {RCVBUF} {4 * RCVBUF}", ns=ns)
+            run("sh", "-c", f"echo 4096 {RCVBUF} {4 * RCVBUF} > /proc/sys/net/ipv4/tcp_rmem", ns=ns)
             run("ip", "addr", "add", f"{address(h)}/16", "dev", "eth0", ns=ns)
             run("ip", "link", "set", "eth0", "mtu", str(link.mtu), "up", ns=ns)
             run("ip", "link", "set", port, "mtu", str(link.mtu), ns=SWITCH)
