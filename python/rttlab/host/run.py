@@ -180,7 +180,7 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
                     raise build.HostError(f"a testbed endpoint failed ({p.args[3]}, {p.args[9]}): {err.strip()[-2000:]}")
             counters = {h: _stop(p) for h, p in markers.items()}
             cc_counters = _stop(cc_loader) if cc_loader else {}
-            result = _result(s, prog, mss, tso, flows, work, queues, counters, cc_counters, bed, start)
+            result = _result(s, prog, mss, min(rates[h] for h in receivers), tso, flows, work, queues, counters, cc_counters, bed, start)
             result.meta["host"]["tcp_counters"] = _tcp_counters(senders)
             if decisions:
                 result.tables["decisions"] = pd.DataFrame(logs.read(work / "cc.bin") if prog.obj else np.zeros(0, logs.EVENT))
@@ -299,7 +299,17 @@ def _percentiles(x: np.ndarray, qs: tuple[float, ...]) -> list[float | None]:
     return [float(np.percentile(x, q)) if len(x) else None for q in qs]
 
 
-def _result(s: dict, prog: Program, mss: int, tso: bool, flows: list[dict], work: Path, queues: list, markers: dict[int, dict], cc_counters: dict, bed: Testbed, start: float) -> Result:
+def _spread(rtt_us: np.ndarray, seen_bytes: np.ndarray, rate_bps: int) -> float | None:
+    """How much wider the RTT samples spread (p90 − p10) than the queue packets found (its
+    p90 − p10, as time at the bottleneck's rate), in µs: the noise of the kernel's own path."""
+    if not len(rtt_us) or not len(seen_bytes):
+        return None
+    rtt = np.percentile(rtt_us, 90) - np.percentile(rtt_us, 10)
+    queue = (np.percentile(seen_bytes, 90) - np.percentile(seen_bytes, 10)) * 8 / rate_bps * 1e6
+    return float(max(0.0, rtt - queue))
+
+
+def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, flows: list[dict], work: Path, queues: list, markers: dict[int, dict], cc_counters: dict, bed: Testbed, start: float) -> Result:
     duration, warmup = ps(s["duration"]) / 1e12, ps(s["warmup"]) / 1e12
     measured = duration - warmup
     rx: dict[int, dict] = {}
@@ -400,6 +410,7 @@ def _result(s: dict, prog: Program, mss: int, tso: bool, flows: list[dict], work
             "tso": tso,
             "mss_bytes": mss,
             "base_rtt_us": {"min": float(base.min()), "median": float(base.median())} if len(base) else None,
+            "rtt_spread_us": _spread(measured_rtt, seen, bottleneck_bps),
             "marker_packets": packets,
             "lost_records": cc_counters.get("lost_events", 0) + sum(m.get("lost_events", 0) for m in markers.values()),
             "stale_removed": bed.stale,

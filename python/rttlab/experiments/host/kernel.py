@@ -4,7 +4,8 @@ senders into one receiver at 500 Mbps and 1 Gbps (`--quick`: 2 senders, 500 Mbps
 decisions replayed through crates/cc), in the simulator as written, and in the simulator with
 the kernel's host model: the testbed's links add no delay of their own, but its hosts do, and
 the model gives the simulator the base RTT the kernel measured plus the delay the kernel's RTT
-showed beyond its queue (`host_delay`), as link delay (a quarter per link crossing)."""
+showed beyond its queue (`host_delay`), as link delay (a quarter per link crossing), and the
+RTT's spread beyond its queue's as uniform noise on every RTT sample (`nic.rtt_noise`)."""
 
 from __future__ import annotations
 
@@ -47,13 +48,14 @@ def rate_bps(rate: str) -> float:
     return float(rate.removesuffix("Mbps")) * 1e6 if rate.endswith("Mbps") else float(rate.removesuffix("Gbps")) * 1e9
 
 
-def host_model(k: Any, rate: str) -> tuple[float, float]:
-    """(base RTT, host delay) in µs from a kernel run: the smallest RTT the connections saw, and
-    what the median RTT exceeds the median queue at arrival (as time at the link's rate) and the
-    base by."""
-    base = k.meta["host"]["base_rtt_us"]["min"]
+def host_model(k: Any, rate: str) -> tuple[float, float, float]:
+    """(base RTT, host delay, noise) in µs from a kernel run: the smallest RTT the connections
+    saw; what the median RTT exceeds the median queue at arrival (as time at the link's rate)
+    and the base by; and how much wider the RTT spreads than that queue (`rtt_spread_us`)."""
+    h = k.meta["host"]
     queue_us = (k.summary["queue_seen_p50_kb"] or 0) * 8e3 / rate_bps(rate) * 1e6
-    return base, max(0.0, k.summary["rtt_p50_us"] - queue_us - base)
+    base = h["base_rtt_us"]["min"]
+    return base, max(0.0, k.summary["rtt_p50_us"] - queue_us - base), h["rtt_spread_us"] or 0.0
 
 
 def row(labels: dict, source: str, r: Any, marked: float | None) -> dict[str, Any]:
@@ -78,12 +80,16 @@ def measure(runs: list[Run], quick: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
         d = host.replay(k)
         decided = d[d.kernel.notna()]
         diffs.append({**labels, "decisions": len(decided), "exempt": int(decided.exempt.sum()), "outside": int((~decided.within & ~decided.exempt).sum()), "worst": float((decided.error / decided.bound)[~decided.exempt].max())})
-        base, extra = host_model(k, labels["rate"])
+        base, extra, spread = host_model(k, labels["rate"])
+        # Uniform noise in [0, x] spreads 0.8·x from its p10 to its p90, and adds x/2 to the
+        # median RTT sample, which the links then carry that much less of.
+        noise = spread / 0.8
         modelled = copy.deepcopy(s)
-        set_key(modelled, "topology.link_delay", f"{round((base + extra) * 1e6 / 4)}ps")
+        set_key(modelled, "topology.link_delay", f"{round(max(base, base + extra - noise / 2) * 1e6 / 4)}ps")
+        set_key(modelled, "nic.rtt_noise", f"{round(noise * 1e6)}ps")
         m = run(modelled)
         rows += [
-            {**row(labels, "kernel", k, k.summary["marking_fraction"]), "base_rtt_us": base, "host_delay_us": extra, "queue_seen_p50_kb": k.summary["queue_seen_p50_kb"]},
+            {**row(labels, "kernel", k, k.summary["marking_fraction"]), "base_rtt_us": base, "host_delay_us": extra, "rtt_noise_us": noise, "queue_seen_p50_kb": k.summary["queue_seen_p50_kb"]},
             row(labels, "simulator", r.result, sim_marked(r.result)),
             row(labels, "simulator + host model", m, sim_marked(m)),
         ]
@@ -160,9 +166,10 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "veth pairs, a bridge and a qdisc, and the receiver's stack, on two cores that also run the senders): it grows with "
         "load, and it differs between controllers because their packets come in different bursts (TIMELY's segments are "
         "TSO bursts; DCTCP sends a window at a time; Swift paces and ACKs every packet). Given to the simulator as link "
-        "delay it brings the RTT floor and the bytes in flight to the kernel's; what it cannot give is the kernel's RTT "
-        "noise, which TIMELY's gradient answers with swings of its rate (the kernel's RTT p99 is "
-        f"{kern.rtt_p99_us['timely'] / kern.rtt_p50_us['timely']:.1f}× its p50 under TIMELY). Nor is the delay a "
+        "delay it brings the RTT floor and the bytes in flight to the kernel's, and the RTT's spread beyond the queue's, "
+        "given as noise on every sample, what TIMELY's gradient answers with swings of its rate (the kernel's RTT p99 is "
+        f"{kern.rtt_p99_us['timely'] / kern.rtt_p50_us['timely']:.1f}× its p50 under TIMELY; the model's noise is up to "
+        f"{kern.rtt_noise_us['timely']:.0f} µs there). Nor is the delay a "
         "propagation delay: under DCTCP it is a queue in the hosts, whose two cores forward at about the bottleneck's rate, "
         f"so the kernel's switch queue stays at {kern.queue_avg_kb['dctcp']:.0f} KB on average, below the marking threshold, "
         f"and {100 * kern.marked['dctcp']:.1f} % of packets are marked, where the simulator, given the delay as "
