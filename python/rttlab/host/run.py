@@ -324,7 +324,10 @@ def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, fl
     decisions = events[events["kind"] != logs.EV_INIT]
     t0_ns = start * 1e9  # bpf_ktime_get_ns and time.monotonic are both CLOCK_MONOTONIC
     t_us = (decisions["t_ns"].astype(np.float64) - t0_ns) / 1e3
-    samples = decisions[(decisions["rtt_us"] > 0) & (t_us >= warmup * 1e6)]
+    # The RTT distribution is the controller's input: TIMELY's completions (as the simulator's
+    # message transport counts them), every ACK's sample for the window controllers.
+    inputs = decisions["kind"] != logs.EV_RTT if prog.transport == "message" else decisions["rtt_us"] > 0
+    samples = decisions[inputs & (decisions["rtt_us"] > 0) & (t_us >= warmup * 1e6)]
     measured_rtt = samples["rtt_us"].astype(np.float64)
     rows = []
     for f in flows:

@@ -149,6 +149,7 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
             table_rows.append(ref_row(f"{NAMES[cc]}: RTT p50 ({src})", "µs", c.rtt_p50_us[src], c.rtt_p50_us["kernel"]))
         table_rows.append(ref_row(f"{NAMES[cc]}: RTT p99 (simulator + host model)", "µs", c.rtt_p99_us["simulator + host model"], c.rtt_p99_us["kernel"]))
         table_rows.append(ref_row(f"{NAMES[cc]}: queue, mean (simulator + host model)", "KB", c.queue_avg_kb["simulator + host model"], c.queue_avg_kb["kernel"]))
+        table_rows.append(ref_row(f"{NAMES[cc]}: queue, p99 (simulator + host model)", "KB", c.queue_p99_kb["simulator + host model"], c.queue_p99_kb["kernel"]))
         table_rows.append(ref_row(f"{NAMES[cc]}: Jain's index (simulator + host model)", "", c.jain["simulator + host model"], c.jain["kernel"]))
         if cc == "dctcp":
             table_rows.append(ref_row("DCTCP: packets marked (simulator + host model)", "%", 100 * c.marked["simulator + host model"], 100 * c.marked["kernel"]))

@@ -177,8 +177,13 @@ void BPF_PROG(timely_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	struct timely *s = inet_csk_ca(sk);
 	s->acked_packets += sample->pkts_acked;
-	if (sample->rtt_us <= 0 || s->acked_packets < tso_segs)
+	if (sample->rtt_us <= 0)
 		return;
+	if (s->acked_packets < tso_segs) {
+		/* An RTT sample within a segment: logged, not a completion. */
+		log_event(sk, bpf_ktime_get_ns(), EV_RTT, 0, sample->rtt_us, (__u64)sample->pkts_acked * tcp_sk(sk)->mss_cache, s->rate_bps, s->rtt_diff_ps, 0);
+		return;
+	}
 	__u64 acked = (__u64)s->acked_packets * tcp_sk(sk)->mss_cache;
 	s->acked_packets = 0;
 	completion(sk, s, sample->rtt_us, acked);
