@@ -8,6 +8,8 @@
 //!   on the medians, and writes everything with the rttlab git revision to the results file.
 //!   It exits with status 1 when a target is missed.
 
+mod partition;
+
 use clap::{Parser, Subcommand};
 use rttlab_cc::Time;
 use serde::{Deserialize, Serialize};
@@ -34,6 +36,19 @@ enum Cmd {
         /// Set a scenario key first, KEY=VALUE with VALUE in TOML (`--set topology.k=16`).
         #[arg(long, value_parser = parse_set)]
         set: Vec<(String, toml::Value)>,
+    },
+    /// Predict what P threads would gain on one scenario, from its own event stream: the events
+    /// of each lookahead window per partition (the critical path) and a barrier measured here
+    /// (`partition.rs` states the model). Prints JSON.
+    Partition {
+        scenario: PathBuf,
+        #[arg(long)]
+        duration: Option<Time>,
+        #[arg(long, value_parser = parse_set)]
+        set: Vec<(String, toml::Value)>,
+        /// Partition counts to predict.
+        #[arg(long, value_delimiter = ',', default_value = "2,4,16,64")]
+        partitions: Vec<usize>,
     },
     /// Run a benchmark suite, check its targets on the medians and write the results.
     Suite {
@@ -173,6 +188,26 @@ fn run_once(path: &Path, duration: Option<Time>, set: &[(String, toml::Value)]) 
         host_drops: sum.host_drops,
         throughput_gbps: sum.throughput_gbps,
     })
+}
+
+/// `rttlab-bench partition`: the single-threaded run's cost per event, then the same run
+/// inspected event by event (`partition::predict`).
+fn predict_partitions(path: &Path, duration: Option<Time>, set: &[(String, toml::Value)], counts: &[usize]) -> Result<Value, String> {
+    if counts.contains(&0) {
+        return Err("--partitions: each count must be at least 1".into());
+    }
+    let plain = run_once(path, duration, set)?;
+    let mut s = rttlab_sim::Scenario::from_toml_file_with(path, set).map_err(|e| format!("{}: {e}", path.display()))?;
+    s.measure.queue_trace = false;
+    s.measure.timeseries_interval = None;
+    if let Some(d) = duration {
+        s.duration = d;
+    }
+    let net = rttlab_sim::Network::new(&s).map_err(|e| format!("{}: {e}", path.display()))?;
+    let event_us = plain.wall_s / plain.events as f64 * 1e6;
+    let b2 = partition::barrier_us();
+    let (events, predictions) = partition::predict(net, counts, event_us, b2);
+    Ok(json!({ "scenario": s.name, "simulated_s": plain.simulated_s, "events": events, "wall_s": plain.wall_s, "event_us": event_us, "barrier_2_threads_us": b2, "predictions": predictions }))
 }
 
 /// Runs `rttlab-bench run` in a child process and reads its figures.
@@ -377,6 +412,10 @@ fn main() -> ExitCode {
             true
         }),
         Cmd::Suite { suite: path, out, repeat } => suite(&path, &out, repeat),
+        Cmd::Partition { scenario, duration, set, partitions } => predict_partitions(&scenario, duration, &set, &partitions).map(|v| {
+            println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+            true
+        }),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -125,6 +125,16 @@ impl Network {
         }
     }
 
+    /// Runs like [`Network::run`], showing `inspect` every event (with the state before it is
+    /// handled): for tools that study the event stream (`rttlab-bench partition`).
+    pub fn run_inspected(&mut self, mut inspect: impl FnMut(&Network, &Event)) {
+        while let Some(ev) = self.cx.events.pop_until(self.cx.cfg.end) {
+            inspect(self, &ev);
+            self.handle(ev);
+        }
+        self.finish();
+    }
+
     /// Brings what the next event reads first into the cache while this one is handled: an
     /// arriving packet and the port it arrives through. At a thousand hosts the packets in
     /// flight and the ports no longer fit in the cache, and these two loads were a third of

@@ -1,0 +1,274 @@
+//! `rttlab-bench partition`: what one simulation could gain from P threads, predicted from its
+//! own event stream before any of it runs in parallel (issue: scale, part 2).
+//!
+//! The model (conservative synchronization, as `../shared/design/architecture.md` plans it):
+//! - **Partitions.** The fabric is cut into P logical processes. Each ToR (a switch with hosts)
+//!   goes with its hosts, in contiguous blocks, so that a fat-tree's pods stay whole; with more
+//!   partitions than ToRs a ToR's hosts are split among several. Every other switch goes to the
+//!   partition it has most links into (ties: the one with fewest such switches so far).
+//! - **Windows.** Partitions run in windows of the lookahead, the smallest propagation delay of
+//!   a link between two partitions: nothing sent in a window can arrive in it elsewhere.
+//! - **Ownership.** An event belongs to the node whose state it changes first: a port's event to
+//!   the port's node, a host's to the host, a connection's timer to its sender (a delayed ACK
+//!   to its receiver), a workload's arrival to its host. The run-wide events (time-series
+//!   samples, the warm-up's end, the multiplexed message timeouts) are serial.
+//! - **Critical path.** A window takes as long as its busiest partition: with `n(w, p)` events
+//!   of window w in partition p, the parallel run handles `C = Σ_w max_p n(w, p)` events in
+//!   sequence (plus the serial ones) where the single thread handles `E = Σ n`.
+//! - **Cost.** Every event costs the single-threaded run's mean `t_e`; each window that holds
+//!   events ends at a barrier costing `b(P)` (empty windows are skipped: the next window starts
+//!   at the earliest pending event of any partition). The prediction is
+//!   `S(P) = E·t_e / (C·t_e + W·b(P))`, with `b(P) = b(2)·log2 P` (a tree barrier) and `b(2)`
+//!   measured on this machine.
+//!
+//! What it leaves out: caches (a partition's working set is smaller than the whole's, which
+//! helps), the cost of moving packets between partitions, and any zero-delay interaction the
+//! simulator has today between nodes (a drop at a switch that a sender's statistics count at
+//! once); the parallel simulator must remove those, and this model assumes it has.
+
+use rttlab_sim::engine::{Event, EventKind};
+use rttlab_sim::topology::Graph;
+use rttlab_sim::transport::Timer;
+use rttlab_sim::Network;
+use serde::Serialize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Node → partition for `p` partitions of `graph` (hosts are nodes `0..hosts`, switches after).
+pub fn partition(graph: &Graph, p: usize) -> Vec<usize> {
+    let n = (graph.hosts + graph.switches) as usize;
+    let mut adj = vec![Vec::new(); n];
+    for l in &graph.links {
+        adj[l.a as usize].push(l.b as usize);
+        adj[l.b as usize].push(l.a as usize);
+    }
+    let hosts = graph.hosts as usize;
+    let mut part = vec![usize::MAX; n];
+    // ToRs in id order, each with its hosts; hosts in that order, cut into p contiguous blocks.
+    let tors: Vec<usize> = (hosts..n).filter(|&s| adj[s].iter().any(|&x| x < hosts)).collect();
+    let ordered: Vec<usize> = tors.iter().flat_map(|&t| adj[t].iter().copied().filter(|&x| x < hosts)).collect();
+    for (j, &h) in ordered.iter().enumerate() {
+        part[h] = j * p / ordered.len().max(1);
+    }
+    let loose: Vec<usize> = (0..hosts).filter(|&h| part[h] == usize::MAX).collect();
+    for (j, h) in loose.into_iter().enumerate() {
+        part[h] = j % p;
+    }
+    for &t in &tors {
+        part[t] = adj[t].iter().filter(|&&x| x < hosts).map(|&x| part[x]).min().expect("a ToR has hosts");
+    }
+    let mut placed = vec![0usize; p];
+    for s in hosts..n {
+        if part[s] != usize::MAX {
+            continue;
+        }
+        let mut links = vec![0usize; p];
+        for &x in &adj[s] {
+            if part[x] != usize::MAX {
+                links[part[x]] += 1;
+            }
+        }
+        let best = (0..p).max_by_key(|&q| (links[q], std::cmp::Reverse(placed[q]), std::cmp::Reverse(q))).expect("p > 0");
+        part[s] = best;
+        placed[best] += 1;
+    }
+    part
+}
+
+/// The smallest propagation delay, in ps, of a link between two partitions (`u64::MAX`: none).
+pub fn lookahead(graph: &Graph, part: &[usize]) -> u64 {
+    graph.links.iter().filter(|l| part[l.a as usize] != part[l.b as usize]).map(|l| l.delay.ps()).min().unwrap_or(u64::MAX)
+}
+
+/// The node whose state an event changes first; `None` for the run-wide ones.
+pub fn owner(net: &Network, ev: &Event) -> Option<u32> {
+    match ev.kind {
+        EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Arrive { port, .. } => Some(net.ports()[port.idx()].node),
+        EventKind::HostWake(h) | EventKind::HostRx(h) => Some(h.0),
+        EventKind::Timer { flow, timer } => {
+            let f = &net.flows()[flow.idx()];
+            Some(if timer == Timer::DelayedAck { f.dst } else { f.src })
+        }
+        EventKind::Arrival { generator, host } => Some(net.generators()[generator as usize].sources[host as usize]),
+        EventKind::MessageRto | EventKind::Sample | EventKind::WarmupEnd => None,
+    }
+}
+
+/// One partition count's tally, updated event by event.
+struct Tally {
+    p: usize,
+    part: Vec<usize>,
+    lookahead_ps: u64,
+    window: u64,
+    counts: Vec<u64>,
+    critical: u64,
+    windows: u64,
+    per_partition: Vec<u64>,
+}
+
+impl Tally {
+    fn new(graph: &Graph, p: usize) -> Tally {
+        let part = partition(graph, p);
+        let lookahead_ps = lookahead(graph, &part);
+        Tally { p, part, lookahead_ps, window: u64::MAX, counts: vec![0; p], critical: 0, windows: 0, per_partition: vec![0; p] }
+    }
+
+    fn close_window(&mut self) {
+        if let Some(&m) = self.counts.iter().max().filter(|&&m| m > 0) {
+            self.critical += m;
+            self.windows += 1;
+        }
+        self.counts.iter_mut().for_each(|c| *c = 0);
+    }
+
+    fn add(&mut self, t_ps: u64, node: Option<u32>) {
+        let w = t_ps.checked_div(self.lookahead_ps).unwrap_or(0);
+        if w != self.window {
+            self.close_window();
+            self.window = w;
+        }
+        match node {
+            Some(n) => {
+                let q = self.part[n as usize];
+                self.counts[q] += 1;
+                self.per_partition[q] += 1;
+            }
+            // A run-wide event runs alone, between windows.
+            None => {
+                self.close_window();
+                self.critical += 1;
+            }
+        }
+    }
+}
+
+/// What the model predicts for one partition count.
+#[derive(Serialize)]
+pub struct Prediction {
+    pub partitions: usize,
+    pub lookahead_us: f64,
+    /// Windows that held events (each ends at a barrier).
+    pub windows: u64,
+    pub events_per_window: f64,
+    /// Events handled in sequence: the busiest partition of each window, and the serial ones.
+    pub critical_path_events: u64,
+    /// The busiest partition's share of all events, against 1/P.
+    pub busiest_share: f64,
+    /// `E / C`: the speed-up with free barriers.
+    pub bound: f64,
+    pub barrier_us: f64,
+    pub predicted_speedup: f64,
+}
+
+/// A sense-reversing spin barrier's cost in µs per crossing, two threads, measured here.
+pub fn barrier_us() -> f64 {
+    const ROUNDS: usize = 200_000;
+    let count = Arc::new(AtomicUsize::new(0));
+    let sense = Arc::new(AtomicUsize::new(0));
+    let cross = |count: &AtomicUsize, sense: &AtomicUsize, local: &mut usize| {
+        *local ^= 1;
+        if count.fetch_add(1, Ordering::AcqRel) == 1 {
+            count.store(0, Ordering::Relaxed);
+            sense.store(*local, Ordering::Release);
+        } else {
+            while sense.load(Ordering::Acquire) != *local {
+                std::hint::spin_loop();
+            }
+        }
+    };
+    let (c2, s2) = (count.clone(), sense.clone());
+    let other = std::thread::spawn(move || {
+        let mut local = 0;
+        for _ in 0..ROUNDS {
+            cross(&c2, &s2, &mut local);
+        }
+    });
+    let start = Instant::now();
+    let mut local = 0;
+    for _ in 0..ROUNDS {
+        cross(&count, &sense, &mut local);
+    }
+    let t = start.elapsed().as_secs_f64();
+    other.join().expect("barrier thread");
+    t / ROUNDS as f64 * 1e6
+}
+
+/// Runs `net` through, tallying its events for each partition count, and predicts each one's
+/// speed-up from `event_us`, the single-threaded run's time per event, and `b2_us`, the
+/// two-thread barrier.
+pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64) -> (u64, Vec<Prediction>) {
+    let mut tallies: Vec<Tally> = counts.iter().map(|&p| Tally::new(net.graph(), p)).collect();
+    let mut events = 0u64;
+    net.run_inspected(|net, ev| {
+        events += 1;
+        let node = owner(net, ev);
+        for t in &mut tallies {
+            t.add(ev.time.ps(), node);
+        }
+    });
+    let predictions = tallies
+        .into_iter()
+        .map(|mut t| {
+            t.close_window();
+            let barrier = if t.p > 1 { b2_us * (t.p as f64).log2() } else { 0.0 };
+            let serial = events as f64 * event_us;
+            Prediction {
+                partitions: t.p,
+                lookahead_us: t.lookahead_ps as f64 / 1e6,
+                windows: t.windows,
+                events_per_window: events as f64 / t.windows.max(1) as f64,
+                critical_path_events: t.critical,
+                busiest_share: *t.per_partition.iter().max().unwrap_or(&0) as f64 / events.max(1) as f64,
+                bound: events as f64 / t.critical.max(1) as f64,
+                barrier_us: barrier,
+                predicted_speedup: serial / (t.critical as f64 * event_us + t.windows as f64 * barrier),
+            }
+        })
+        .collect();
+    (events, predictions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fat_tree(k: u32) -> Graph {
+        let text = format!("duration = \"1ms\"\n[topology]\nkind = \"fat_tree\"\nk = {k}\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[[flows]]\nsrc = \"1-2\"\ndst = 0\n");
+        Graph::from_scenario(&rttlab_sim::Scenario::from_toml(&text).expect("scenario"))
+    }
+
+    /// A k = 4 fat-tree in two: pods 0–1 and 2–3 whole (16 hosts; edges 16–23, aggregation
+    /// 24–31, cores 32–35), the cores two a side, the lookahead the links' 1 µs.
+    #[test]
+    fn two_partitions_keep_pods_whole_and_share_the_cores() {
+        let g = fat_tree(4);
+        let part = partition(&g, 2);
+        assert_eq!(&part[..16], &[0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]);
+        assert_eq!(&part[16..24], &[0, 0, 0, 0, 1, 1, 1, 1], "edges follow their hosts");
+        assert_eq!(&part[24..32], &[0, 0, 0, 0, 1, 1, 1, 1], "aggregation follows its pod");
+        assert_eq!(&part[32..36], &[0, 1, 0, 1], "cores alternate");
+        assert_eq!(lookahead(&g, &part), 1_000_000);
+        let one = partition(&g, 1);
+        assert!(one.iter().all(|&p| p == 0));
+        assert_eq!(lookahead(&g, &one), u64::MAX);
+        // More partitions than ToRs: each host alone or nearly, every node placed.
+        let many = partition(&g, 32);
+        assert!(many.iter().all(|&p| p < 32));
+    }
+
+    /// The critical path by hand: window 0 holds 3 events in partition 0 and 1 in partition 1
+    /// (3 in sequence), window 1 holds 2 in partition 1 (2), then a run-wide event (1): 6 of 7.
+    #[test]
+    fn the_critical_path_is_each_windows_busiest_partition() {
+        let g = fat_tree(4);
+        let mut t = Tally::new(&g, 2);
+        let (a, b) = (Some(0), Some(15)); // a host of each partition
+        for (time, node) in [(0, a), (10, a), (999_999, b), (500_000, a), (1_000_000, b), (1_500_000, b), (1_600_000, None)] {
+            t.add(time, node);
+        }
+        t.close_window();
+        assert_eq!((t.critical, t.windows), (6, 2));
+        assert_eq!(t.per_partition, vec![3, 3]);
+    }
+}
