@@ -162,3 +162,13 @@ def test_reproduce_host_puts_the_simulator_beside_the_kernel(tmp_path):
     html = (out / "index.html").read_text()
     assert "<th>kernel</th>" in html and "The kernel:" in html
     assert leftovers() == NOTHING
+
+
+@needs_host
+@pytest.mark.parametrize("name", ["reno", "cubic", "bbr"])
+def test_linuxs_own_controllers_run_as_references(name):
+    r = host.run("host-dctcp", {**SHORT, "duration": "400ms", "cc": {"algorithm": "linux", "name": name}})
+    s = r.summary
+    assert 0.1 < s["goodput_gbps"] <= 0.5 and s["rtt_samples"] > 100
+    assert r.meta["host"]["controller"] == name and r.timeseries.cwnd_pkts.gt(0).all()
+    assert leftovers() == NOTHING

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SOURCES = Path(__file__).parent / "bpf"
-#: The BPF objects and what each holds (struct_ops maps, or the tc marker).
-OBJECTS = ("timely", "swift", "dctcp", "marker")
+#: The BPF objects: the controllers (struct_ops maps), the tc ECN marker, and the observer of
+#: Linux's own controllers (a tracepoint).
+OBJECTS = ("timely", "swift", "dctcp", "marker", "observer")
 #: Debian's packages that provide the tools (`make test` installs them as root).
 PACKAGES = ("clang", "libbpf-dev", "bpftool", "ethtool", "iproute2")
 TOOLS = {"clang": "clang", "bpftool": "bpftool", "ip": "iproute2", "tc": "iproute2", "ss": "iproute2", "nstat": "iproute2", "ethtool": "ethtool", "taskset": "util-linux", "cc": "gcc"}

@@ -155,7 +155,9 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
         work = Path(tmp)
         procs: list[subprocess.Popen] = []
         try:
-            cc_loader = _start_loader(built, prog, work / "cc.bin", procs) if prog.obj else None
+            # Linux's own controllers log nothing: an observer logs their RTT and window.
+            observer = Program("observer", None, "", {"port": PORT}, "")
+            cc_loader = _start_loader(built, prog, work / "cc.bin", procs) if prog.obj else _start_loader(built, observer, work / "cc.bin", procs, target="trace")
             receivers = sorted({f["dst"] for f in flows})
             ecn = s["switch"].get("ecn")
             markers = {h: _start_marker(built, bed, h, rates[h], buffer, ecn, work / f"marker{h}.bin", procs) for h in receivers}
@@ -179,11 +181,11 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
                 if p.returncode:
                     raise build.HostError(f"a testbed endpoint failed ({p.args[3]}, {p.args[9]}): {err.strip()[-2000:]}")
             counters = {h: _stop(p) for h, p in markers.items()}
-            cc_counters = _stop(cc_loader) if cc_loader else {}
+            cc_counters = _stop(cc_loader)
             result = _result(s, prog, mss, min(rates[h] for h in receivers), tso, flows, work, queues, counters, cc_counters, bed, start)
             result.meta["host"]["tcp_counters"] = _tcp_counters(senders)
             if decisions:
-                result.tables["decisions"] = pd.DataFrame(logs.read(work / "cc.bin") if prog.obj else np.zeros(0, logs.EVENT))
+                result.tables["decisions"] = pd.DataFrame(logs.read(work / "cc.bin"))
             return result
         finally:
             for p in procs:
@@ -317,7 +319,7 @@ def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, fl
     for f in flows:
         rx.setdefault(f["dst"], _read_json(work / f"rx{f['dst']}.json"))
         tx.setdefault(f["src"], _read_json(work / f"tx{f['src']}.json"))
-    events = logs.read(work / "cc.bin") if prog.obj else np.zeros(0, logs.EVENT)
+    events = logs.read(work / "cc.bin")
     # The senders' decisions (every record but a connection's start) and the RTT samples among
     # them, by the sender's local port (a receiver's sockets, local port PORT, log too).
     events = events[events["port"] >> 16 == PORT]
@@ -465,6 +467,8 @@ def _timeseries(acks: np.ndarray, t_us: np.ndarray, flows: pd.DataFrame, prog: P
         out["cc_rate_gbps"] = last["value"] / 1e9
     elif prog.obj == "swift":
         out["fcwnd_pkts"] = last["value"] / 2**32
+    elif prog.obj is None:
+        out["cwnd_pkts"] = last["value"]
     elif prog.obj == "dctcp":
         out["cwnd_pkts"] = last["value"]
         out["dctcp_alpha"] = last["aux"] / 65536

@@ -3,10 +3,11 @@
  *
  *   rttlab-host-loader OBJECT TARGET OUT [NAME=VALUE...]
  *
- * OBJECT is a compiled bpf/NAME.bpf.c. TARGET is either the struct_ops map to register (a
- * congestion controller: its `.name` is what setsockopt(TCP_CONGESTION) selects) or
- * `tc:IFNAME`, the egress of the interface IFNAME in the caller's network namespace, where the
- * object's program `mark` is attached (clsact). OUT is the file the ring buffer's records go
+ * OBJECT is a compiled bpf/NAME.bpf.c. TARGET is the struct_ops map to register (a congestion
+ * controller: its `.name` is what setsockopt(TCP_CONGESTION) selects), `tc:IFNAME`, the egress
+ * of the interface IFNAME in the caller's network namespace, where the object's program `mark`
+ * is attached (clsact), or `trace`, every program attached where its section says (a
+ * tracepoint). OUT is the file the ring buffer's records go
  * to (struct rttlab_event, appended as they come). Each NAME=VALUE sets one of the object's
  * read-only parameters (a `const volatile __u64` global) by its name in the object's BTF; an
  * unknown name is an error. Prints "ready" on stdout once attached; SIGINT or SIGTERM detach
@@ -150,14 +151,15 @@ int main(int argc, char **argv)
 	}
 	const char *target = argv[2];
 	int tc = strncmp(target, "tc:", 3) == 0;
-	struct bpf_map *ops = tc ? NULL : bpf_object__find_map_by_name(obj, target);
+	int trace = strcmp(target, "trace") == 0;
+	struct bpf_map *ops = tc || trace ? NULL : bpf_object__find_map_by_name(obj, target);
 	struct bpf_program *prog = tc ? bpf_object__find_program_by_name(obj, "mark") : NULL;
 	unsigned int ifindex = tc ? if_nametoindex(target + 3) : 0;
 	if (tc && (!prog || !ifindex)) {
 		fprintf(stderr, "%s: %s\n", target, !prog ? "the object has no program mark" : "no such interface");
 		return 2;
 	}
-	if (!tc && (!ops || bpf_map__type(ops) != BPF_MAP_TYPE_STRUCT_OPS)) {
+	if (!tc && !trace && (!ops || bpf_map__type(ops) != BPF_MAP_TYPE_STRUCT_OPS)) {
 		fprintf(stderr, "%s has no struct_ops %s\n", argv[1], target);
 		return 2;
 	}
@@ -197,6 +199,15 @@ int main(int argc, char **argv)
 		if ((err = bpf_tc_attach(&hook, &attach))) {
 			fprintf(stderr, "cannot attach to %s: %s\n", target + 3, strerror(-err));
 			return 1;
+		}
+	} else if (trace) {
+		struct bpf_program *p;
+		bpf_object__for_each_program(p, obj)
+		{
+			if (!(link = bpf_program__attach(p))) {
+				fprintf(stderr, "cannot attach %s: %s\n", bpf_program__name(p), strerror(errno));
+				return 1;
+			}
 		}
 	} else if (!(link = bpf_map__attach_struct_ops(ops))) {
 		fprintf(stderr, "cannot register %s: %s\n", target, strerror(errno));
