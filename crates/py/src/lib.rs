@@ -170,6 +170,11 @@ fn base_units(text: &str) -> Option<(&'static str, u64)> {
     }
 }
 
+/// A kernel log's fields, one array each (`replay::Records`).
+type RecordArrays<'py> = (PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, u16>, PyReadonlyArray1<'py, u16>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, u64>);
+/// Per record: the kernel's decision, the reference's, the bound, exempt.
+type ReplayArrays<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<bool>>);
+
 /// The differential test's reference (`replay`): one connection's records from a kernel
 /// controller, field by field, replayed under the scenario's `[cc]` (JSON, with the parameters
 /// the kernel ran with). Returns (kernel, reference, bound, exempt) per record as arrays.
@@ -181,8 +186,8 @@ fn cc_replay<'py>(
     line_rate_bps: u64,
     packet_bytes: u64,
     seg_ser_ps: u64,
-    records: (PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, u16>, PyReadonlyArray1<'py, u16>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, u64>),
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<bool>>)> {
+    records: RecordArrays<'py>,
+) -> PyResult<ReplayArrays<'py>> {
     guarded(|| {
         let s = rttlab_sim::Scenario::from_json(scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let (t_ns, kind, flags, rtt_us, acked, value, aux, aux2) = &records;
