@@ -233,8 +233,8 @@ pub(crate) fn hpcc_topology(text: &str) -> Result<GraphConfig, String> {
     }
     let name = |id: usize| if is_switch[id] { format!("s{id}") } else { format!("h{id}") };
     let mut g = GraphConfig { file: None, hosts: Vec::new(), switches: Vec::new(), link_rate: None, link_delay: None, links: Vec::new() };
-    for id in 0..nodes as usize {
-        if is_switch[id] { &mut g.switches } else { &mut g.hosts }.push(name(id));
+    for (id, &switch) in is_switch.iter().enumerate() {
+        if switch { &mut g.switches } else { &mut g.hosts }.push(name(id));
     }
     for (n, w) in lines {
         let [src, dst, rate, delay, error] = w.as_slice() else { return Err(format!("line {n} is {:?}: expected `src dst rate delay error_rate`", w.join(" "))) };
