@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import platform
 import signal
 import subprocess
@@ -144,6 +143,9 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
     mss = frame - ETHERNET - TCP_OVERHEAD
     flows = _flows(s, hosts)
     senders = sorted({f["src"] for f in flows})
+    for h in senders:
+        if len(dst := {f["dst"] for f in flows if f["src"] == h}) > 1:
+            raise ValueError(f"flows: host {h} sends to {sorted(dst)}; the testbed's senders send to one host each")
     prog = program(s, min(rates[h] for h in senders), mss)
     if tso is None:
         tso = prog.transport == "message"
@@ -171,10 +173,8 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
                 endpoints += _spawn(procs, host_ns(h), "receive", PORT, prog.kernel_name, start, warmup, end, work / f"rx{h}.json")
             for h in senders:
                 specs = [{"flow": f["flow"], "size": f["size"], "start": start + f["start"], "stop": start + f["stop"]} for f in flows if f["src"] == h]
-                dst = {f["dst"] for f in flows if f["src"] == h}
-                if len(dst) > 1:
-                    raise ValueError(f"flows: host {h} sends to {sorted(dst)}; the testbed's senders send to one host each")
-                endpoints += _spawn(procs, host_ns(h), "send", address(dst.pop()), PORT, prog.kernel_name, end, work / f"tx{h}.json", json.dumps(specs))
+                dst = next(f["dst"] for f in flows if f["src"] == h)
+                endpoints += _spawn(procs, host_ns(h), "send", address(dst), PORT, prog.kernel_name, end, work / f"tx{h}.json", json.dumps(specs))
             queues = _sample_queues(bed, receivers, start, end, s)
             for p in endpoints:
                 _, err = p.communicate(timeout=max(end - time.monotonic(), 0) + 10)
@@ -420,7 +420,7 @@ def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, fl
             "lost_records": cc_counters.get("lost_events", 0) + sum(m.get("lost_events", 0) for m in markers.values()),
             "stale_removed": bed.stale,
         },
-        "warnings": [f"flow {r['flow']}: {r['error']}" for r in rows if r.get("error")],
+        "warnings": [f"flow {r['flow']}: {r['error']}" for r in rows if r.get("error")] + ([f"removed what an earlier run had left: {', '.join(bed.stale)}"] if bed.stale else []),
     }
     tables = {name: pd.DataFrame() for name in ("flows", "rtt", "queues", "queue_stats", "ports", "pfc", "timeseries", "groups", "fct", "flow_records")}
     tables.update(flows=flows_df, rtt=rtt_df, queues=queue_df, queue_stats=pd.DataFrame(qstats), timeseries=ts)

@@ -2,4 +2,4 @@
 controllers as BPF struct_ops) and by the simulator, as written and with the host delay the
 kernel showed."""
 
-from . import kernel  # noqa: F401
+from . import kernel  # noqa: F401  (registers the experiment)
