@@ -162,8 +162,7 @@ def cmd_host_run(args: argparse.Namespace) -> int:
     overrides = parse_sets(args.set)
     if args.out:
         check_result_dir(args.out, force=args.force)
-    tso = None if args.tso == "auto" else args.tso == "on"
-    result = host.run(args.scenario, overrides, tso=tso, decisions=args.decisions)
+    result = host.run(args.scenario, overrides, tso=args.tso == "on", decisions=args.decisions)
     if args.out:
         result.save(args.out, force=args.force, format=args.format)
     for w in result.meta.get("warnings", []):
@@ -368,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     hr.add_argument("--out", metavar="DIR", help="write summary, metadata and tables into the new directory DIR")
     hr.add_argument("--format", choices=FORMATS, default="csv", help="the tables' format with --out")
     hr.add_argument("--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)")
-    hr.add_argument("--tso", choices=("auto", "on", "off"), default="auto", help="the hosts' NICs segment TCP's bursts (auto: on for TIMELY and Patched TIMELY, off for the window controllers)")
+    hr.add_argument("--tso", choices=("on", "off"), default="on", help="the hosts' NICs segment TCP's bursts (default on; off: every packet on its own, which leaves the senders too little of their core to fill their windows; docs/host.md)")
     hr.add_argument("--decisions", action="store_true", help="keep every decision the controller logged (table decisions)")
     hr.set_defaults(func=cmd_host_run)
     hc = hsub.add_parser("clean", help="remove whatever a crashed host run left (namespaces rttlab-*, struct_ops rttlab_*)")

@@ -118,12 +118,13 @@ def check(raw: Mapping[str, Any], s: dict[str, Any]) -> None:
         raise ValueError("switch.ecn.mark_at = 'dequeue': the testbed's marker sees packets as they join the queue (\"enqueue\")")
 
 
-def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, tso: bool | None = None, decisions: bool = False) -> Result:
+def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, tso: bool = True, decisions: bool = False) -> Result:
     """Runs ``scenario`` on the testbed and returns its `Result`: the same summary keys and
     tables as the simulator's, filled with what the kernel measured (keys it cannot measure are
     None, tables it has nothing for are empty). ``tso``: the hosts' NICs segment TCP's bursts
-    (default: on for the rate-based controllers, whose segments are the bursts; off for the
-    window ones, every packet on its own). Needs root, the kernel's BTF and the tools
+    (TIMELY's segments are these bursts). Off, every packet takes the whole path on its own,
+    and the senders' core, which also carries that path, keeps too little time to fill their
+    windows (docs/host.md). Needs root, the kernel's BTF and the tools
     (`build.missing` says which); raises ``ValueError`` naming a scenario key the testbed cannot
     honour. ``decisions``: keep every record the controller logged, as the table ``decisions``
     (for `rttlab.host.replay`)."""
@@ -147,8 +148,6 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
         if len(dst := {f["dst"] for f in flows if f["src"] == h}) > 1:
             raise ValueError(f"flows: host {h} sends to {sorted(dst)}; the testbed's senders send to one host each")
     prog = program(s, min(rates[h] for h in senders), mss)
-    if tso is None:
-        tso = prog.transport == "message"
     built = build.build()
     buffer = size(s["switch"]["buffer"])
     links = [Link(r, buffer, frame - ETHERNET) for r in rates]

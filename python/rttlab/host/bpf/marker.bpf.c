@@ -24,7 +24,8 @@ struct {
 	__type(value, struct vqueue);
 } vqueue SEC(".maps");
 
-/* Packets seen, marked, and those the virtual queue had no room for (tbf drops them). */
+/* Packets seen, marked, and those the virtual queue had no room for (tbf drops them), a burst
+ * counted as its packets. */
 __u64 packets = 0;
 __u64 marks = 0;
 __u64 overflows = 0;
@@ -55,11 +56,13 @@ int mark(struct __sk_buff *skb)
 	}
 	queue = q->bytes;
 	bpf_spin_unlock(&q->lock);
-	__sync_fetch_and_add(&packets, 1);
+	/* A TSO/GSO burst counts as the packets it carries, marked or not together. */
+	__u64 segs = skb->gso_segs ? skb->gso_segs : 1;
+	__sync_fetch_and_add(&packets, segs);
 	if (flags == 2)
-		__sync_fetch_and_add(&overflows, 1);
+		__sync_fetch_and_add(&overflows, segs);
 	else if (flags == 1 && bpf_skb_ecn_set_ce(skb))
-		__sync_fetch_and_add(&marks, 1);
+		__sync_fetch_and_add(&marks, segs);
 	else
 		flags = 0;
 	struct rttlab_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
