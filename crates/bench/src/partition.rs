@@ -11,7 +11,7 @@
 //! - **Ownership.** An event belongs to the node whose state it changes first: a port's event to
 //!   the port's node, a host's to the host, a connection's timer to its sender (a delayed ACK
 //!   to its receiver), a workload's arrival to its host. The run-wide events (time-series
-//!   samples, the warm-up's end, the multiplexed message timeouts) are serial.
+//!   samples, the warm-up's end) are serial.
 //! - **Critical path.** A window takes as long as its busiest partition: with `n(w, p)` events
 //!   of window w in partition p, the parallel run handles `C = Σ_w max_p n(w, p)` events in
 //!   sequence (plus the serial ones) where the single thread handles `E = Σ n`.
@@ -85,13 +85,13 @@ pub fn lookahead(graph: &Graph, part: &[usize]) -> u64 {
 pub fn owner(net: &Network, ev: &Event) -> Option<u32> {
     match ev.kind {
         EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Arrive { port, .. } => Some(net.ports()[port.idx()].node),
-        EventKind::HostWake(h) | EventKind::HostRx(h) => Some(h.0),
+        EventKind::HostWake(h) | EventKind::HostRx(h) | EventKind::MessageRto(h) => Some(h.0),
         EventKind::Timer { flow, timer } => {
             let f = &net.flows()[flow.idx()];
             Some(if timer == Timer::DelayedAck { f.dst } else { f.src })
         }
         EventKind::Arrival { generator, host } => Some(net.generators()[generator as usize].sources[host as usize]),
-        EventKind::MessageRto | EventKind::Sample | EventKind::WarmupEnd => None,
+        EventKind::Sample | EventKind::WarmupEnd => None,
     }
 }
 

@@ -31,8 +31,9 @@ pub enum EventKind {
     Arrival { generator: u32, host: u32 },
     /// The host's stack finished processing the packet at the head of its NIC Rx queue.
     HostRx(HostId),
-    /// The earliest of the message transport's local ACK timeouts may have expired (`Timers`).
-    MessageRto,
+    /// The earliest of the host's message transport local ACK timeouts may have expired
+    /// (`Timers`, one per host).
+    MessageRto(HostId),
 }
 
 /// `Option<PktId>` in a queue entry's `u32`.
@@ -52,7 +53,7 @@ impl EventKind {
             EventKind::Timer { flow, timer } => (6, flow.0, timer as u32),
             EventKind::Arrival { generator, host } => (7, generator, host),
             EventKind::HostRx(h) => (8, h.0, 0),
-            EventKind::MessageRto => (9, 0, 0),
+            EventKind::MessageRto(h) => (9, h.0, 0),
         }
     }
 
@@ -68,7 +69,7 @@ impl EventKind {
             6 => EventKind::Timer { flow: FlowId(a), timer: Timer::from_u32(b) },
             7 => EventKind::Arrival { generator: a, host: b },
             8 => EventKind::HostRx(HostId(a)),
-            _ => EventKind::MessageRto,
+            _ => EventKind::MessageRto(HostId(a)),
         }
     }
 }
@@ -650,7 +651,7 @@ mod tests {
             EventKind::Timer { flow: FlowId(5), timer: Timer::Pace },
             EventKind::Arrival { generator: 2, host: 11 },
             EventKind::HostRx(HostId(4)),
-            EventKind::MessageRto,
+            EventKind::MessageRto(HostId(6)),
         ];
         for k in kinds {
             q.push(Time(1), k);
@@ -677,16 +678,16 @@ mod tests {
     fn timers_dispatch_as_if_each_were_in_the_main_queue() {
         let (mut q, mut timers) = (EventQueue::default(), Timers::default());
         let arrive = |p| EventKind::Arrive { port: PortId(p), pkt: PktId(0) };
-        timers.push(&mut q, Time(9), 1, EventKind::MessageRto);
+        timers.push(&mut q, Time(9), 1, EventKind::MessageRto(HostId(0)));
         q.push(Time(5), arrive(0));
-        timers.push(&mut q, Time(5), 2, EventKind::MessageRto);
-        timers.push(&mut q, Time(7), 3, EventKind::MessageRto);
+        timers.push(&mut q, Time(5), 2, EventKind::MessageRto(HostId(0)));
+        timers.push(&mut q, Time(7), 3, EventKind::MessageRto(HostId(0)));
         q.push(Time(7), arrive(1));
-        timers.push(&mut q, Time(5), 4, EventKind::MessageRto);
+        timers.push(&mut q, Time(5), 4, EventKind::MessageRto(HostId(0)));
         let mut order = Vec::new();
         while let Some(ev) = q.pop_until(Time::MAX) {
             match ev.kind {
-                EventKind::MessageRto => order.extend(timers.pop(&mut q, &ev).map(|id| format!("timer {id} at {}", ev.time.ps()))),
+                EventKind::MessageRto(_) => order.extend(timers.pop(&mut q, &ev).map(|id| format!("timer {id} at {}", ev.time.ps()))),
                 k => order.push(format!("{k:?} at {}", ev.time.ps())),
             }
         }

@@ -172,7 +172,7 @@ impl Network {
             }
             EventKind::Sample => self.sample(),
             EventKind::WarmupEnd => self.warmup_end(),
-            EventKind::MessageRto => hosts.message_rto_event(&ev, fabric, cx),
+            EventKind::MessageRto(h) => hosts.message_rto_event(h.0, &ev, fabric, cx),
             EventKind::Timer { flow, timer } => hosts.window_timer(flow.0, timer, fabric, cx),
             EventKind::Arrival { generator, host } => hosts.workload_event(generator, host, fabric, cx),
             EventKind::HostRx(h) => hosts.host_rx_done(h.0, fabric, cx),

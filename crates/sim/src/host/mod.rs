@@ -18,7 +18,7 @@ mod transport;
 
 use crate::ctx::Ctx;
 use crate::external::Controllers;
-use crate::engine::{rng_stream, EventKind, Stream, Timers};
+use crate::engine::{rng_stream, EventKind, Stream};
 use crate::capture::Endpoints;
 use crate::fabric::{Fabric, HostPorts};
 use crate::ids::PktId;
@@ -41,8 +41,6 @@ pub(crate) struct Hosts {
     pub generators: Vec<Generator>,
     /// The window transport's action buffer, reused by every step (`transport`).
     window_actions: Vec<Action>,
-    /// The message transport's local ACK timeout events (`transport::message`).
-    message_rtos: Timers,
     /// Builds `cc.algorithm = "python"`'s controllers (`crate::external`).
     external: Option<Box<dyn Controllers>>,
 }
@@ -57,7 +55,7 @@ impl Hosts {
                 Host::new(h, p, fabric.ports[p.idx()].rate, rng_stream(s.seed, Stream::Host(h)))
             })
             .collect();
-        Hosts { nodes, flows: FlowTable::default(), generators, window_actions: Vec::new(), message_rtos: Timers::default(), external }
+        Hosts { nodes, flows: FlowTable::default(), generators, window_actions: Vec::new(), external }
     }
 
     /// Lets connection `f` send from its start: a message flow joins its host's scheduler, a

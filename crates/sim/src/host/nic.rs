@@ -15,7 +15,7 @@
 
 use super::Hosts;
 use crate::ctx::Ctx;
-use crate::engine::{EventKind, Rng};
+use crate::engine::{EventKind, Rng, Timers};
 use crate::fabric::Fabric;
 use crate::flow::Tx;
 use crate::ids::{HostId, PktId, PortId};
@@ -71,6 +71,8 @@ pub struct Host {
     /// Packets dropped at a full NIC Rx queue.
     pub rx_drops: u64,
     pub rx_dropped_payload: u64,
+    /// Its message connections' local ACK timeout events, one main-queue event at a time.
+    pub(crate) rtos: Timers,
 }
 
 impl Host {
@@ -88,6 +90,7 @@ impl Host {
             rx: VecDeque::new(),
             rx_drops: 0,
             rx_dropped_payload: 0,
+            rtos: Timers::default(),
         }
     }
 
@@ -278,7 +281,8 @@ impl Hosts {
 
     /// Queues message flow `f`'s local ACK timeout event at `at` (`LazyTimer` asks rarely).
     pub(crate) fn arm_rto(&mut self, f: u32, at: Time, cx: &mut Ctx) {
-        self.message_rtos.push(&mut cx.events, at, f, EventKind::MessageRto);
+        let h = self.flows.slots[f as usize].src;
+        self.nodes[h as usize].rtos.push(&mut cx.events, at, f, EventKind::MessageRto(HostId(h)));
     }
 
     /// Go-back-N: message flow `f`'s NIC drops what it still had of the flow and sends every

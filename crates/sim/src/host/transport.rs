@@ -214,10 +214,10 @@ impl Hosts {
         }
     }
 
-    /// The message transport's timeout queue has its event `ev` now: the connection whose
-    /// timeout it is, if any, looks at its timer (`message_timer`).
-    pub(crate) fn message_rto_event(&mut self, ev: &Event, fabric: &mut Fabric, cx: &mut Ctx) {
-        if let Some(f) = self.message_rtos.pop(&mut cx.events, ev) {
+    /// Host `h`'s message timeout queue has its event `ev` now: the connection whose timeout it
+    /// is, if any, looks at its timer (`message_timer`).
+    pub(crate) fn message_rto_event(&mut self, h: u32, ev: &Event, fabric: &mut Fabric, cx: &mut Ctx) {
+        if let Some(f) = self.nodes[h as usize].rtos.pop(&mut cx.events, ev) {
             self.message_timer(f, fabric, cx);
         }
     }
