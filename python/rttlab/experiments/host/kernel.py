@@ -60,7 +60,10 @@ def host_model(k: Any, rate: str) -> tuple[float, float, float]:
 
 def row(labels: dict, source: str, r: Any, marked: float | None) -> dict[str, Any]:
     s = r.summary
-    return {**labels, "source": source, "goodput_gbps": s["goodput_gbps"], "jain": s["jain"], "rtt_p50_us": s["rtt_p50_us"], "rtt_p99_us": s["rtt_p99_us"], "queue_avg_kb": s["queue_avg_kb"], "queue_p99_kb": s["queue_p99_kb"], "marked": marked, "retransmits": s["retransmits"]}
+    # The bottleneck's queue: the switch's port towards host 0 (the kernel's "sw.p0", the
+    # simulator's "s0-h0"), sampled over time.
+    q = r.queue_stats.iloc[0] if len(r.queue_stats) else None
+    return {**labels, "source": source, "goodput_gbps": s["goodput_gbps"], "jain": s["jain"], "rtt_p50_us": s["rtt_p50_us"], "rtt_p99_us": s["rtt_p99_us"], "queue_avg_kb": s["queue_avg_kb"], "queue_p50_kb": None if q is None else q.p50_kb, "queue_p99_kb": s["queue_p99_kb"], "marked": marked, "retransmits": s["retransmits"]}
 
 
 def sim_marked(r: Any) -> float | None:
@@ -149,6 +152,7 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
             table_rows.append(ref_row(f"{NAMES[cc]}: RTT p50 ({src})", "µs", c.rtt_p50_us[src], c.rtt_p50_us["kernel"]))
         table_rows.append(ref_row(f"{NAMES[cc]}: RTT p99 (simulator + host model)", "µs", c.rtt_p99_us["simulator + host model"], c.rtt_p99_us["kernel"]))
         table_rows.append(ref_row(f"{NAMES[cc]}: queue, mean (simulator + host model)", "KB", c.queue_avg_kb["simulator + host model"], c.queue_avg_kb["kernel"]))
+        table_rows.append(ref_row(f"{NAMES[cc]}: queue, p50 (simulator + host model)", "KB", c.queue_p50_kb["simulator + host model"], c.queue_p50_kb["kernel"]))
         table_rows.append(ref_row(f"{NAMES[cc]}: queue, p99 (simulator + host model)", "KB", c.queue_p99_kb["simulator + host model"], c.queue_p99_kb["kernel"]))
         table_rows.append(ref_row(f"{NAMES[cc]}: Jain's index (simulator + host model)", "", c.jain["simulator + host model"], c.jain["kernel"]))
         if cc == "dctcp":
