@@ -134,6 +134,8 @@ def test_the_command_line_runs_and_cleans(tmp_path):
         ({"topology.kind": "dumbbell"}, "topology.kind"),
         ({"cc": {"algorithm": "linux", "name": "vegas"}}, "cc.name"),
         ({"switch.ecn.mark_at": "dequeue"}, "switch.ecn.mark_at"),
+        ({"flows.0.start_jitter": "10us"}, "flows\\[0\\].start_jitter"),
+        ({"until": "flows_done", "flows.0.size": "1MB"}, "until"),
     ],
 )
 def test_what_the_testbed_cannot_do_is_a_clear_error(overrides, key):

@@ -114,6 +114,8 @@ def check(raw: Mapping[str, Any], s: dict[str, Any]) -> None:
         raise ValueError(f"topology.kind = {topo['kind']!r}: the testbed builds a star (one switch)")
     if not s.get("flows"):
         raise ValueError("flows: the testbed runs [[flows]] and the scenario has none")
+    if s.get("until", "duration") != "duration":
+        raise ValueError(f"until = {s['until']!r}: the testbed runs for the scenario's duration (until = \"duration\")")
     if _explicit(raw, "switch.ecn.mark_at") == "dequeue":
         raise ValueError("switch.ecn.mark_at = 'dequeue': the testbed's marker sees packets as they join the queue (\"enqueue\")")
 
@@ -203,8 +205,14 @@ def _flows(s: dict[str, Any], hosts: int) -> list[dict[str, Any]]:
     out = []
     end = ps(s["duration"]) / 1e12
     for gi, g in enumerate(s["flows"]):
-        if g.get("rate") is not None:
-            raise ValueError(f"flows[{gi}].rate = {g['rate']!r}: the testbed's flows are backlogged or sized")
+        # What shapes an application's writes, or a start drawn at random, the endpoints do not do.
+        for key in ("rate", "on", "message", "write", "send_buffer"):
+            if g.get(key) is not None:
+                raise ValueError(f"flows[{gi}].{key} = {g[key]!r}: the testbed's flows are backlogged or sized (size, start, start_step, stop, connections)")
+        if ps(g["start_jitter"]):
+            raise ValueError(f"flows[{gi}].start_jitter = {g['start_jitter']!r}: the testbed starts each connection at its start (start, start_step)")
+        if g["class"] != 1:
+            raise ValueError(f"flows[{gi}].class = {g['class']!r}: the testbed's switch has one queue per port (class 1)")
         srcs = expand_hosts(f"flows[{gi}].src", g["src"], hosts)
         dsts = expand_hosts(f"flows[{gi}].dst", g["dst"], hosts)
         for i, h in enumerate(srcs):
