@@ -175,3 +175,14 @@ def test_linuxs_own_controllers_run_as_references(name):
     assert 0.1 < s["goodput_gbps"] <= 0.5 and s["rtt_samples"] > 100
     assert r.meta["host"]["controller"] == name and r.timeseries.cwnd_pkts.gt(0).all()
     assert leftovers() == NOTHING
+
+
+@needs_host
+def test_sized_flows_finish_and_say_when():
+    """Two 2 MB flows into 500 Mbps: 4 MB of payload, about 70 ms at the link's payload rate."""
+    r = host.run("host-dctcp", {"flows.0.size": "2MB", "duration": "400ms", "warmup": "0ms"})
+    assert r.summary["flows_finished"] == 2
+    assert (r.flows.bytes_delivered == 2_000_000).all()
+    last = r.flows.finish_us.max()
+    assert 4e6 * 8 / 0.5e9 * 1e6 <= last <= 3 * 4e6 * 8 / 0.5e9 * 1e6
+    assert leftovers() == NOTHING
