@@ -23,7 +23,8 @@ SOURCES = Path(__file__).parent / "bpf"
 OBJECTS = ("timely", "swift", "dctcp", "marker", "observer")
 #: Debian's packages that provide the tools (`make test` installs them as root).
 PACKAGES = ("clang", "libbpf-dev", "bpftool", "ethtool", "iproute2")
-TOOLS = {"clang": "clang", "bpftool": "bpftool", "ip": "iproute2", "tc": "iproute2", "ss": "iproute2", "nstat": "iproute2", "ethtool": "ethtool", "taskset": "util-linux", "cc": "gcc"}
+#: The commands the testbed runs (from PACKAGES, iproute2, util-linux and gcc).
+TOOLS = ("clang", "bpftool", "ip", "tc", "ss", "nstat", "ethtool", "taskset", "cc")
 BTF = Path("/sys/kernel/btf/vmlinux")
 
 

@@ -11,7 +11,6 @@ what each socket's ``TCP_INFO`` says, and the decisions the controller logged.
 from __future__ import annotations
 
 import json
-import math
 import os
 import platform
 import signal
@@ -32,6 +31,7 @@ from ..scenario import ScenarioLike, apply_overrides, load, resolve
 from . import build, logs
 from .params import LINUX, Program, bps, program, ps, size
 from .testbed import SWITCH, Link, Testbed, address, host_ns
+from .testbed import run as sh
 
 ENDPOINT = Path(__file__).with_name("endpoint.py")
 PORT = 5001
@@ -164,8 +164,10 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
         procs: list[subprocess.Popen] = []
         try:
             # Linux's own controllers log nothing: an observer logs their RTT and window.
-            observer = Program("observer", None, "", {"port": PORT}, "")
-            cc_loader = _start_loader(built, prog, work / "cc.bin", procs) if prog.obj else _start_loader(built, observer, work / "cc.bin", procs, target="trace")
+            if prog.obj:
+                cc_loader = _start_loader(built, prog.obj, prog.ops, prog.params, work / "cc.bin", procs)
+            else:
+                cc_loader = _start_loader(built, "observer", "trace", {"port": PORT}, work / "cc.bin", procs)
             receivers = sorted({f["dst"] for f in flows})
             ecn = s["switch"].get("ecn")
             markers = {h: _start_marker(built, bed, h, rates[h], buffer, ecn, work / f"marker{h}.bin", procs) for h in receivers}
@@ -176,11 +178,11 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
             end = start + duration
             endpoints = []
             for h in receivers:
-                endpoints += _spawn(procs, host_ns(h), "receive", PORT, prog.kernel_name, start, warmup, end, work / f"rx{h}.json")
+                endpoints.append(_spawn(procs, host_ns(h), "receive", PORT, prog.kernel_name, start, warmup, end, work / f"rx{h}.json"))
             for h in senders:
                 specs = [{"flow": f["flow"], "size": f["size"], "start": start + f["start"], "stop": start + f["stop"]} for f in flows if f["src"] == h]
                 dst = next(f["dst"] for f in flows if f["src"] == h)
-                endpoints += _spawn(procs, host_ns(h), "send", address(dst), PORT, prog.kernel_name, end, work / f"tx{h}.json", json.dumps(specs))
+                endpoints.append(_spawn(procs, host_ns(h), "send", address(dst), PORT, prog.kernel_name, end, work / f"tx{h}.json", json.dumps(specs)))
             queues = _sample_queues(bed, receivers, start, end, s)
             for p in endpoints:
                 _, err = p.communicate(timeout=max(end - time.monotonic(), 0) + 10)
@@ -237,11 +239,11 @@ def _flows(s: dict[str, Any], hosts: int) -> list[dict[str, Any]]:
     return out
 
 
-def _spawn(procs: list, ns: str, *args: Any) -> list[subprocess.Popen]:
+def _spawn(procs: list, ns: str, *args: Any) -> subprocess.Popen:
     p = subprocess.Popen(["ip", "netns", "exec", ns, "taskset", "-c", str(ENDPOINT_CPU), sys.executable, str(ENDPOINT), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     procs.append(p)
     _ready(p, f"the endpoint in {ns}")
-    return [p]
+    return p
 
 
 def _ready(p: subprocess.Popen, what: str) -> None:
@@ -251,26 +253,24 @@ def _ready(p: subprocess.Popen, what: str) -> None:
         raise build.HostError(f"{what} did not start: {(p.stderr.read() if p.stderr else '').strip() or line}")
 
 
-def _start_loader(built: build.Built, prog: Program, out: Path, procs: list, ns: str | None = None, target: str | None = None) -> subprocess.Popen:
-    cmd = [str(built.loader), str(built.obj(prog.obj)), target or prog.ops, str(out), *(f"{k}={v}" for k, v in prog.params.items())]
+def _start_loader(built: build.Built, obj: str, target: str, params: dict[str, int], out: Path, procs: list, ns: str | None = None) -> subprocess.Popen:
+    """The loader with object ``obj`` attached to ``target`` (bpf/loader.c), in namespace ``ns``."""
+    cmd = [str(built.loader), str(built.obj(obj)), target, str(out), *(f"{k}={v}" for k, v in params.items())]
     if ns:
         cmd = ["ip", "netns", "exec", ns, *cmd]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     procs.append(p)
-    _ready(p, f"the BPF loader ({prog.obj}, {target or prog.ops})")
+    _ready(p, f"the BPF loader ({obj}, {target})")
     return p
 
 
-def _start_marker(built, bed, h: int, rate: int, buffer: int, ecn: dict | None, out: Path, procs: list) -> subprocess.Popen:
+def _start_marker(built: build.Built, bed: Testbed, h: int, rate: int, buffer: int, ecn: dict | None, out: Path, procs: list) -> subprocess.Popen:
     k = size(ecn["k"]) if ecn and ecn.get("k") else (1 << 62)
-    marker = Program("marker", None, "", {"rate_bps": rate, "limit_bytes": buffer, "k_bytes": k}, "")
-    return _start_loader(built, marker, out, procs, ns=SWITCH, target=f"tc:{bed.port(h)}")
+    return _start_loader(built, "marker", f"tc:{bed.port(h)}", {"rate_bps": rate, "limit_bytes": buffer, "k_bytes": k}, out, procs, ns=SWITCH)
 
 
 def _quickack(h: int) -> None:
     """Delayed ACKs off at the receiver (the route's quickack), as `transport.delayed_ack = false`."""
-    from .testbed import run as sh
-
     sh("ip", "route", "change", "10.77.0.0/16", "dev", "eth0", "quickack", "1", ns=host_ns(h))
 
 
@@ -352,8 +352,8 @@ def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, fl
         if t.get("port") is None or not r:
             why = t.get("error") or ("the receiver never heard of it" if t else "its sender has no record of it")
             raise build.HostError(f"flow {f['flow']} (host {f['src']} to {f['dst']}) did not run on the testbed: {why}")
-        port = t.get("port")
-        mine = decisions[decisions["port"] & 0xFFFF == port] if port is not None else decisions[:0]
+        port = t["port"]
+        mine = decisions[decisions["port"] & 0xFFFF == port]
         mine_rtt = samples["rtt_us"][samples["port"] & 0xFFFF == port]
         last = mine[-1] if len(mine) else None
         got = (r.get("at_end") or 0) - (r.get("at_warmup") or 0)
@@ -384,7 +384,7 @@ def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, fl
     # The queue as each packet found it (the marker's copy of the port's queue, at its arrival):
     # packets come in bursts, so they find more than the time average the qdisc shows.
     seen = np.concatenate([logs.read(work / f"marker{h}.bin") for h in markers] or [np.zeros(0, logs.EVENT)])
-    seen = seen[(seen["t_ns"].astype(np.float64) - start * 1e9) >= warmup * 1e9]["value"].astype(np.float64)
+    seen = seen[(seen["t_ns"].astype(np.float64) - t0_ns) >= warmup * 1e9]["value"].astype(np.float64)
     marks = sum(m.get("marks", 0) for m in markers.values())
     packets = sum(m.get("packets", 0) for m in markers.values())
     drops = _qdisc_drops(bed, sorted(markers))
@@ -443,8 +443,6 @@ def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, fl
 
 def _tcp_counters(hosts: list[int]) -> dict[str, int]:
     """The senders' TCP counters (`nstat`: Tcp* and TcpExt*), summed, those not zero."""
-    from .testbed import run as sh
-
     total: dict[str, int] = {}
     for h in hosts:
         for line in sh("nstat", "-az", ns=host_ns(h)).stdout.splitlines():
@@ -455,8 +453,6 @@ def _tcp_counters(hosts: list[int]) -> dict[str, int]:
 
 
 def _qdisc_drops(bed: Testbed, ports: list[int]) -> int:
-    from .testbed import run as sh
-
     total = 0
     for h in ports:
         out = sh("tc", "-s", "-j", "qdisc", "show", "dev", bed.port(h), ns=SWITCH).stdout
@@ -471,7 +467,7 @@ def _timeseries(acks: np.ndarray, t_us: np.ndarray, flows: pd.DataFrame, prog: P
     if not interval or not len(acks):
         return pd.DataFrame()
     dt_us = ps(interval) / 1e6
-    by_port = {p: f for f, p in zip(flows["flow"], flows["port"]) if p is not None and not (isinstance(p, float) and math.isnan(p))}
+    by_port = dict(zip(flows["port"], flows["flow"]))
     df = pd.DataFrame({"port": acks["port"] & 0xFFFF, "t": t_us, "value": acks["value"].astype(float), "aux": acks["aux"].astype(float), "rtt_us": acks["rtt_us"].astype(float)})
     df = df[df["port"].isin(by_port) & (df["t"] >= 0)]
     df["time_us"] = (np.floor(df["t"] / dt_us) + 1) * dt_us

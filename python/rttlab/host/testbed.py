@@ -177,8 +177,3 @@ class Testbed:
     def _shape(ns: str, dev: str, rate_bps: int, limit: int) -> None:
         burst = bucket_bytes(rate_bps)
         run("tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", f"{rate_bps}bit", "burst", str(burst), "limit", str(max(limit, burst)), ns=ns)
-
-    def backlog(self, h: int) -> int:
-        """Bytes queued now at the switch's port towards host ``h``."""
-        out = run("tc", "-s", "-j", "qdisc", "show", "dev", self.port(h), ns=SWITCH).stdout
-        return sum(q.get("backlog", 0) for q in json.loads(out))

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ... import host, presets, run
+from ...host.params import bps
 from ...plotting import styled, subplots
 from ...scenario import set_key
 from ..common import ref_row
@@ -44,16 +45,12 @@ def points(quick: bool) -> list[Point]:
     return [Point({"cc": cc, "senders": n, "rate": rate}, scenario(cc, n, rate, quick)) for cc, n, rate in cells(quick)]
 
 
-def rate_bps(rate: str) -> float:
-    return float(rate.removesuffix("Mbps")) * 1e6 if rate.endswith("Mbps") else float(rate.removesuffix("Gbps")) * 1e9
-
-
 def host_model(k: Any, rate: str) -> tuple[float, float, float]:
     """(base RTT, host delay, noise) in µs from a kernel run: the smallest RTT the connections
     saw; what the median RTT exceeds the median queue at arrival (as time at the link's rate)
     and the base by; and how much wider the RTT spreads than that queue (`rtt_spread_us`)."""
     h = k.meta["host"]
-    queue_us = (k.summary["queue_seen_p50_kb"] or 0) * 8e3 / rate_bps(rate) * 1e6
+    queue_us = (k.summary["queue_seen_p50_kb"] or 0) * 8e3 / bps(rate) * 1e6
     base = h["base_rtt_us"]["min"]
     return base, max(0.0, k.summary["rtt_p50_us"] - queue_us - base), h["rtt_spread_us"] or 0.0
 

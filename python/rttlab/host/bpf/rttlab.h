@@ -21,9 +21,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Values the kernel headers define as macros (BTF has no macros). */
 #define TCP_CONG_NEEDS_ECN 0x2
-#define TCP_ECN_OK 1
 #define TCP_ECN_DEMAND_CWR 4
-#define CA_ACK_ECE (1 << 2)
 
 /* What one logged decision records (56 bytes, little endian; rttlab/host/replay.py reads it
  * with the same layout). `state` is the controller's state after the decision, in its own
@@ -102,7 +100,5 @@ static __always_inline __s64 sdiv_round(__s64 a, __u64 c)
 }
 
 extern void tcp_reno_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
-extern __u32 tcp_reno_ssthresh(struct sock *sk) __ksym;
-extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
 #endif

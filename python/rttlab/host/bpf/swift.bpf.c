@@ -141,10 +141,9 @@ void BPF_PROG(swift_acked, struct sock *sk, const struct ack_sample *sample)
 		else
 			s->cwnd_q32 += (ai_q16 * num_acked) << 16;
 	} else if (now - s->t_last_decrease_ps >= guard(s)) {
-		__u64 f = ONE - mul_div(beta_q16, rtt - target, rtt);
-		if (beta_q16 * (rtt - target) / rtt > ONE || f < ONE - max_mdf_q16)
-			f = ONE - max_mdf_q16;
-		s->cwnd_q32 = mul_div(s->cwnd_q32, f, ONE);
+		/* max(1 − β·(rtt − target)/rtt, 1 − max_mdf). */
+		__u64 cut = mul_div(beta_q16, rtt - target, rtt);
+		s->cwnd_q32 = mul_div(s->cwnd_q32, ONE - (cut > max_mdf_q16 ? max_mdf_q16 : cut), ONE);
 	}
 	bound(s, prev, now);
 	apply(sk, s);
