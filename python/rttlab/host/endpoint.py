@@ -120,7 +120,7 @@ def receive(port: int, cc: str, start: float, warmup: float, end: float, out: st
                 if len(state["header"]) < HEADER.size:
                     continue
                 flow, size = HEADER.unpack(state["header"])
-                flows[flow] = state["rec"] = {"bytes": 0, "size": size, "first": time.monotonic(), "finish": None, "at_warmup": 0 if not noted else None, "at_end": None}
+                flows[flow] = state["rec"] = {"bytes": 0, "size": size, "finish": None, "at_warmup": 0 if not noted else None, "at_end": None}
             else:
                 state["rec"]["bytes"] += n
             rec = state["rec"]
