@@ -22,11 +22,10 @@ LINUX = ("reno", "cubic", "bbr")
 
 @dataclass(frozen=True)
 class Program:
-    """Which object and struct_ops map (None: a controller of Linux's own) and its parameters."""
+    """Which object (None: a controller of Linux's own), the name setsockopt(TCP_CONGESTION)
+    selects (in rttlab's objects also the struct_ops map's), and the parameters."""
 
     obj: str | None
-    ops: str | None
-    #: The name setsockopt(TCP_CONGESTION) selects.
     kernel_name: str
     params: dict[str, int]
     #: The simulator's transport it stands for: "message" (rate-based, TSO bursts as segments)
@@ -88,7 +87,7 @@ def program(scenario: dict[str, Any], line_rate_bps: int, mss: int) -> Program:
         if cc.get("signal", "rtt") != "rtt":
             raise ValueError(f"cc.signal = {cc['signal']!r}: the kernel has no in-band telemetry; only \"rtt\"")
         if algorithm == "timely":
-            return Program("timely", "rttlab_timely", "rttlab_timely", {
+            return Program("timely", "rttlab_timely", {
                 **common,
                 "hai_threshold": cc["hai_threshold"],
                 "hai_factor_q16": q16(cc["hai_factor"]),
@@ -96,11 +95,11 @@ def program(scenario: dict[str, Any], line_rate_bps: int, mss: int) -> Program:
                 "decrease_floor": ["none", "half"].index(cc["decrease_floor"]),
                 "zero_gradient": ["increase", "hold"].index(cc["zero_gradient"]),
             }, "message")
-        return Program("timely", "rttlab_ptimely", "rttlab_ptimely", {**common, "rtt_ref_ps": ps(cc["rtt_ref"] or cc["t_low"])}, "message")
+        return Program("timely", "rttlab_ptimely", {**common, "rtt_ref_ps": ps(cc["rtt_ref"] or cc["t_low"])}, "message")
     if algorithm == "swift":
         fs_min, fs_max, fs_range = cc["fs_min_cwnd"], cc["fs_max_cwnd"], ps(cc["fs_range"])
         fs_alpha = fs_range / (1 / math.sqrt(fs_min) - 1 / math.sqrt(fs_max))
-        return Program("swift", "rttlab_swift", "rttlab_swift", {
+        return Program("swift", "rttlab_swift", {
             "ai_q16": q16(cc["ai"]),
             "beta_q16": q16(cc["beta"]),
             "max_mdf_q16": q16(cc["max_mdf"]),
@@ -121,12 +120,12 @@ def program(scenario: dict[str, Any], line_rate_bps: int, mss: int) -> Program:
             "guard_rtt": ["sample", "smoothed"].index(cc["guard_rtt"]),
         }, "window")
     if algorithm == "dctcp":
-        return Program("dctcp", "rttlab_dctcp", "rttlab_dctcp", {
+        return Program("dctcp", "rttlab_dctcp", {
             "g_q16": q16(cc["g"]),
             "initial_alpha_q16": q16(cc["initial_alpha"]),
             "init_cwnd": cc["init_cwnd"],
             "min_cwnd": cc["min_cwnd"],
         }, "window")
     if algorithm == "linux":
-        return Program(None, None, cc["name"], {}, "window")
+        return Program(None, cc["name"], {}, "window")
     raise ValueError(f"cc.algorithm = {algorithm!r}: the real host runs timely, patched_timely, swift, dctcp, or Linux's own (cc.algorithm = \"linux\", cc.name = {' / '.join(repr(n) for n in LINUX)})")

@@ -165,7 +165,7 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
         try:
             # Linux's own controllers log nothing: an observer logs their RTT and window.
             if prog.obj:
-                cc_loader = _start_loader(built, prog.obj, prog.ops, prog.params, work / "cc.bin", procs)
+                cc_loader = _start_loader(built, prog.obj, prog.kernel_name, prog.params, work / "cc.bin", procs)
             else:
                 cc_loader = _start_loader(built, "observer", "trace", {"port": PORT}, work / "cc.bin", procs)
             receivers = sorted({f["dst"] for f in flows})
