@@ -50,7 +50,11 @@ pub enum PacketKind {
     Pong,
 }
 
+/// One cache line, aligned to one: the slab's allocation is not (a large `Vec` starts 16 bytes
+/// into a page), so unaligned packets straddled two lines and the prefetch of an arriving
+/// packet brought only the first (k = 16 WebSearch: 7-10 % more packets/s aligned).
 #[derive(Copy, Clone, Debug)]
+#[repr(align(64))]
 pub struct Packet {
     pub kind: PacketKind,
     /// Priority class; 0 is served first.
@@ -262,5 +266,24 @@ impl Slab {
     /// Slots ever allocated: the high-water mark of packets alive at once.
     pub fn capacity(&self) -> usize {
         self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packet_is_one_aligned_cache_line() {
+        assert_eq!(std::mem::size_of::<Packet>(), 64);
+        assert_eq!(std::mem::align_of::<Packet>(), 64);
+        let slab = {
+            let mut s = Slab::new(false);
+            for _ in 0..3 {
+                s.alloc(Packet::new(PacketKind::Data, 0, 1000));
+            }
+            s
+        };
+        assert_eq!(slab.get(PktId(1)) as *const Packet as usize % 64, 0);
     }
 }
