@@ -3,9 +3,9 @@
 //! finish and, for workload flows, give their slot back.
 
 use crate::engine::Rng;
-use crate::transport::message::{App, MessageTx};
+use crate::transport::message::{App, MessageRx, MessageTx};
 use crate::transport::onoff::OnOff;
-use crate::transport::window::WindowTx;
+use crate::transport::window::{WindowRx, WindowTx};
 use rand::Rng as _;
 use crate::packet::IntStack;
 use rttlab_cc::{Metrics, Rate, Time};
@@ -41,7 +41,10 @@ pub struct Flow {
     pub messages: Option<Box<Messages>>,
     pub rng: Rng,
     pub stats: FlowStats,
+    /// The sending end's transport, at `src`.
     pub tx: Tx,
+    /// The receiving end's, at `dst`.
+    pub rx: Rx,
 }
 
 /// The transport a flow runs on.
@@ -50,6 +53,12 @@ pub enum Tx {
     Message(Box<MessageTx>),
     /// TCP-like packets under a congestion window, with loss recovery.
     Window(Box<WindowTx>),
+}
+
+/// The receiving end of the transport a flow runs on.
+pub enum Rx {
+    Message(MessageRx),
+    Window(WindowRx),
 }
 
 /// An RPC connection's messages: each is complete when the receiver's in-order delivered bytes
@@ -238,6 +247,14 @@ impl Flow {
         match &mut self.tx {
             Tx::Message(m) => m,
             Tx::Window(_) => unreachable!("a message-transport path reached a window flow"),
+        }
+    }
+
+    /// A message flow's receiving end.
+    pub fn message_rx(&mut self) -> &mut MessageRx {
+        match &mut self.rx {
+            Rx::Message(m) => m,
+            Rx::Window(_) => unreachable!("a message-transport path reached a window flow"),
         }
     }
 

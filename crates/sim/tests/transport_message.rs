@@ -6,7 +6,7 @@
 
 use rttlab_cc::{Completion, LineRate, Rate, RateController, Time};
 use rttlab_sim::engine::{rng_stream, Stream};
-use rttlab_sim::transport::message::{completion_rtt, psn_before, App, Arrival, HostWait, MessageTx, Unacked};
+use rttlab_sim::transport::message::{completion_rtt, psn_before, App, Arrival, HostWait, MessageRx, MessageTx, Unacked};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -141,11 +141,11 @@ fn the_host_counts_the_wait_for_the_rate_and_the_bytes_it_holds() {
 
 #[test]
 fn the_receiver_acknowledges_on_the_last_packet_echoing_any_ce_mark_of_the_segment() {
-    let mut m = conn(None);
-    assert_eq!(m.on_data(0, false, false), Arrival::Deliver { ack: None });
-    assert_eq!(m.on_data(1, true, false), Arrival::Deliver { ack: None });
-    assert_eq!(m.on_data(2, false, true), Arrival::Deliver { ack: Some((3, true)) }, "a mark on any packet of the segment");
-    assert_eq!(m.on_data(3, false, true), Arrival::Deliver { ack: Some((4, false)) }, "the next segment starts clean");
+    let mut r = MessageRx::default();
+    assert_eq!(r.on_data(0, false, false), Arrival::Deliver { ack: None });
+    assert_eq!(r.on_data(1, true, false), Arrival::Deliver { ack: None });
+    assert_eq!(r.on_data(2, false, true), Arrival::Deliver { ack: Some((3, true)) }, "a mark on any packet of the segment");
+    assert_eq!(r.on_data(3, false, true), Arrival::Deliver { ack: Some((4, false)) }, "the next segment starts clean");
 }
 
 #[test]
@@ -186,18 +186,18 @@ fn the_controller_gets_every_completion_with_the_rate_the_connection_sent_at() {
 
 #[test]
 fn the_receiver_naks_the_first_packet_beyond_a_gap_once_and_reacknowledges_duplicates() {
-    let mut m = conn(None);
-    assert_eq!(m.on_data(0, false, false), Arrival::Deliver { ack: None });
+    let mut r = MessageRx::default();
+    assert_eq!(r.on_data(0, false, false), Arrival::Deliver { ack: None });
     // PSN 1 is lost.
-    assert_eq!(m.on_data(2, true, false), Arrival::Nak(1), "a PSN sequence error names the PSN expected");
-    assert_eq!(m.on_data(3, false, true), Arrival::Discard, "one NAK per gap");
+    assert_eq!(r.on_data(2, true, false), Arrival::Nak(1), "a PSN sequence error names the PSN expected");
+    assert_eq!(r.on_data(3, false, true), Arrival::Discard, "one NAK per gap");
     // The sender went back to 1.
-    assert_eq!(m.on_data(1, false, false), Arrival::Deliver { ack: None });
-    assert_eq!(m.on_data(2, false, false), Arrival::Deliver { ack: None });
-    assert_eq!(m.on_data(3, false, true), Arrival::Deliver { ack: Some((4, false)) }, "the discarded copy's CE mark does not count");
-    assert_eq!(m.on_data(3, false, true), Arrival::Duplicate { ack: Some(4) }, "a copy of a segment's last packet is acknowledged again");
-    assert_eq!(m.on_data(2, false, false), Arrival::Duplicate { ack: None });
-    assert_eq!(m.on_data(6, false, false), Arrival::Nak(4), "a new gap is NAKed again");
+    assert_eq!(r.on_data(1, false, false), Arrival::Deliver { ack: None });
+    assert_eq!(r.on_data(2, false, false), Arrival::Deliver { ack: None });
+    assert_eq!(r.on_data(3, false, true), Arrival::Deliver { ack: Some((4, false)) }, "the discarded copy's CE mark does not count");
+    assert_eq!(r.on_data(3, false, true), Arrival::Duplicate { ack: Some(4) }, "a copy of a segment's last packet is acknowledged again");
+    assert_eq!(r.on_data(2, false, false), Arrival::Duplicate { ack: None });
+    assert_eq!(r.on_data(6, false, false), Arrival::Nak(4), "a new gap is NAKed again");
 }
 
 #[test]
@@ -304,6 +304,7 @@ mod lossy_channel {
     /// The NIC's queue of this one flow: (PSN, last of its segment) still to send.
     struct Harness {
         m: MessageTx,
+        r: MessageRx,
         nic: VecDeque<(u32, bool)>,
         to_rx: VecDeque<(u32, bool)>,
         to_tx: VecDeque<(u32, bool)>,
@@ -351,7 +352,7 @@ mod lossy_channel {
                     if lose {
                         return Ok(());
                     }
-                    match self.m.on_data(psn, false, last) {
+                    match self.r.on_data(psn, false, last) {
                         Arrival::Deliver { ack } => {
                             self.delivered += 1;
                             prop_assert_eq!(psn as u64 + 1, self.delivered, "delivered out of order");
@@ -393,7 +394,7 @@ mod lossy_channel {
         #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(7), ..ProptestConfig::default() })]
         #[test]
         fn any_loss_is_recovered_in_order(size in 1u64..100_000, ops in prop::collection::vec(op(), 0..600)) {
-            let mut h = Harness { m: conn(Some(size)), nic: VecDeque::new(), to_rx: VecDeque::new(), to_tx: VecDeque::new(), delivered: 0, completed: 0, sent: 0 };
+            let mut h = Harness { m: conn(Some(size)), r: MessageRx::default(), nic: VecDeque::new(), to_rx: VecDeque::new(), to_tx: VecDeque::new(), delivered: 0, completed: 0, sent: 0 };
             for op in &ops {
                 h.step(op, size)?;
             }

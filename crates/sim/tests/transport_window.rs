@@ -5,7 +5,7 @@
 use rttlab_cc::{AckEvent, Loss, Rate, Reno, RenoParams, Time, WindowController};
 use rttlab_sim::transport::onoff::OnOff;
 use rttlab_sim::scenario::WindowConfig;
-use rttlab_sim::transport::window::{AckHdr, Action, DataHdr, WindowTx};
+use rttlab_sim::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
 use rttlab_sim::transport::Timer;
 
 const MSS: u32 = 1000;
@@ -75,9 +75,15 @@ fn timer(w: &mut WindowTx, now: Time, t: Timer) -> Vec<Action> {
     out
 }
 
-fn deliver(w: &mut WindowTx, now: Time, d: DataHdr) -> Vec<Action> {
+fn deliver(r: &mut WindowRx, now: Time, d: DataHdr) -> Vec<Action> {
     let mut out = Vec::new();
-    w.on_data(now, &d, Time::ZERO, &mut out);
+    r.on_data(now, &d, Time::ZERO, &mut out);
+    out
+}
+
+fn delayed_ack_timer(r: &mut WindowRx, now: Time) -> Vec<Action> {
+    let mut out = Vec::new();
+    r.on_timer(now, &mut out);
     out
 }
 
@@ -256,27 +262,27 @@ fn rtt_noise_is_drawn_once_per_sample_and_only_for_new_data() {
 
 #[test]
 fn delayed_acks_cover_every_second_packet_and_echo_the_first_timestamp() {
-    let mut r = reno(None, WindowConfig::default());
+    let mut r = WindowRx::new(&WindowConfig::default());
     let out = deliver(&mut r, us(100), data(0, false, us(1)));
     assert_eq!(out, vec![Action::Timer { timer: Timer::DelayedAck, at: us(1100) }, Action::Delivered { payload: MSS, wire: MSS + 64 }]);
     let out = deliver(&mut r, us(101), data(1, false, us(2)));
     // RFC 7323 §4.3: TS.Recent is the earliest unacknowledged packet's TSval.
     assert_eq!(acks(&out), vec![AckHdr { ack: 2, sack: [0, 0], ece: false, ts: us(1), hops: 1, remote_queuing_ns: 0 }]);
     // The delayed-ACK timer, stopped by that ACK, sends nothing when its event comes.
-    assert!(timer(&mut r, us(1100), Timer::DelayedAck).is_empty());
+    assert!(delayed_ack_timer(&mut r, us(1100)).is_empty());
 }
 
 #[test]
 fn the_delayed_ack_timer_sends_a_held_ack() {
-    let mut r = reno(None, WindowConfig::default());
+    let mut r = WindowRx::new(&WindowConfig::default());
     deliver(&mut r, us(100), data(0, false, us(1)));
-    assert_eq!(acks(&timer(&mut r, us(1100), Timer::DelayedAck)), vec![ack(1, [0, 0], us(1))]);
+    assert_eq!(acks(&delayed_ack_timer(&mut r, us(1100))), vec![ack(1, [0, 0], us(1))]);
 }
 
 #[test]
 fn out_of_order_data_is_acknowledged_at_once_with_the_block_holding_it() {
     let cfg = WindowConfig { delayed_ack: false, ..WindowConfig::default() };
-    let mut r = reno(None, cfg);
+    let mut r = WindowRx::new(&cfg);
     deliver(&mut r, us(1), data(0, false, us(0)));
     let out = deliver(&mut r, us(2), data(2, false, us(1)));
     assert_eq!(acks(&out), vec![ack(1, [2, 3], us(1))]);
@@ -289,7 +295,7 @@ fn out_of_order_data_is_acknowledged_at_once_with_the_block_holding_it() {
 
 #[test]
 fn a_duplicate_is_counted_not_delivered_and_acknowledged_at_once() {
-    let mut r = reno(None, WindowConfig::default());
+    let mut r = WindowRx::new(&WindowConfig::default());
     deliver(&mut r, us(1), data(0, false, us(0)));
     deliver(&mut r, us(2), data(1, false, us(1)));
     let out = deliver(&mut r, us(3), data(0, false, us(2)));
@@ -298,7 +304,7 @@ fn a_duplicate_is_counted_not_delivered_and_acknowledged_at_once() {
 
 #[test]
 fn dctcp_ce_changes_acknowledge_what_was_held_with_the_old_ece() {
-    let mut r = reno(None, WindowConfig::default());
+    let mut r = WindowRx::new(&WindowConfig::default());
     deliver(&mut r, us(1), data(0, false, us(0)));
     // DCTCP §3.1: packet 1 carries CE while packet 0 waits: ACK 0 now with ECE = 0, then, as
     // Linux's ICSK_ACK_NOW, packet 1 at once with ECE = 1.
@@ -316,7 +322,7 @@ fn dctcp_ce_changes_acknowledge_what_was_held_with_the_old_ece() {
 #[test]
 fn without_delayed_acks_every_packet_is_acknowledged_with_its_own_ce() {
     let cfg = WindowConfig { delayed_ack: false, ..WindowConfig::default() };
-    let mut r = reno(None, cfg);
+    let mut r = WindowRx::new(&cfg);
     for (seq, ce) in [(0, true), (1, false), (2, true)] {
         assert_eq!(acks(&deliver(&mut r, us(seq as u64 + 1), data(seq, ce, Time::ZERO))), vec![AckHdr { ece: ce, ..ack(seq + 1, [0, 0], Time::ZERO) }]);
     }
@@ -325,7 +331,7 @@ fn without_delayed_acks_every_packet_is_acknowledged_with_its_own_ce() {
 #[test]
 fn acks_echo_the_hop_count_and_the_receivers_queuing() {
     let cfg = WindowConfig { delayed_ack: false, ..WindowConfig::default() };
-    let mut r = reno(None, cfg);
+    let mut r = WindowRx::new(&cfg);
     let mut out = Vec::new();
     r.on_data(us(10), &DataHdr { hops: 3, ..data(0, false, Time::ZERO) }, Time(2_500_000), &mut out);
     assert_eq!(acks(&out), vec![AckHdr { hops: 3, remote_queuing_ns: 2500, ..ack(1, [0, 0], Time::ZERO) }]);
@@ -391,6 +397,7 @@ mod channel_properties {
 
     struct Harness {
         w: WindowTx,
+        r: WindowRx,
         now: Time,
         channel: Vec<InFlight>,
         timers: Vec<(Time, Timer)>,
@@ -433,7 +440,7 @@ mod channel_properties {
             self.advance(self.now + Time::from_ns(100));
             let mut out = Vec::new();
             match self.channel.remove(i) {
-                InFlight::Data(d) => self.w.on_data(self.now, &d, Time::ZERO, &mut out),
+                InFlight::Data(d) => self.r.on_data(self.now, &d, Time::ZERO, &mut out),
                 InFlight::Ack(a) => self.w.on_ack(self.now, &a, Time::ZERO, |r| r, &mut out),
             }
             self.apply(out);
@@ -444,7 +451,10 @@ mod channel_properties {
             let (at, timer) = self.timers.remove(k);
             self.now = self.now.max(at);
             let mut out = Vec::new();
-            self.w.on_timer(self.now, timer, &mut out);
+            match timer {
+                Timer::DelayedAck => self.r.on_timer(self.now, &mut out),
+                _ => self.w.on_timer(self.now, timer, &mut out),
+            }
             self.apply(out);
         }
 
@@ -462,7 +472,7 @@ mod channel_properties {
         fn any_loss_and_reordering_is_repaired(packets in 1u64..60, delayed_ack in any::<bool>(), ops in prop::collection::vec(op(), 0..400)) {
             let size = packets * MSS as u64 - (packets % 3) * 100;
             let cfg = WindowConfig { delayed_ack, ..WindowConfig::default() };
-            let mut h = Harness { w: reno(Some(size), cfg), now: Time::ZERO, channel: Vec::new(), timers: Vec::new(), sent_bytes: 0, delivered: 0, done: false };
+            let mut h = Harness { r: WindowRx::new(&cfg), w: reno(Some(size), cfg), now: Time::ZERO, channel: Vec::new(), timers: Vec::new(), sent_bytes: 0, delivered: 0, done: false };
             let mut out = Vec::new();
             h.w.on_timer(Time::ZERO, Timer::Start, &mut out);
             h.apply(out);

@@ -6,20 +6,20 @@ use super::Hosts;
 use crate::ctx::Ctx;
 use crate::engine::{rng_stream, splitmix64, Stream};
 use crate::fabric::Fabric;
-use crate::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, Tx, ROCEV2_PORT, TCP_PORT};
+use crate::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, Rx, Tx, ROCEV2_PORT, TCP_PORT};
 use crate::ids::PktId;
 use crate::packet::{Packet, PacketKind};
 use crate::routing::five_tuple_hash;
 use crate::scenario::{CcConfig, TransportConfig};
-use crate::transport::message::{HostWait, MessageTx};
-use crate::transport::window::WindowTx;
+use crate::transport::message::{HostWait, MessageRx, MessageTx};
+use crate::transport::window::{WindowRx, WindowTx};
 use rttlab_cc::hpcc::BaseRtt;
 use rttlab_cc::{Dcqcn, Dctcp, Fast, Hpcc, LineRate, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
 
 impl Hosts {
-    /// The transport and controller of a new connection, as the scenario says (validation
-    /// guarantees the controller fits the transport).
-    fn make_tx(&mut self, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> Tx {
+    /// The transport of a new connection's two ends, with the sender's controller, as the
+    /// scenario says (validation guarantees the controller fits the transport).
+    fn make_transport(&mut self, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> (Tx, Rx) {
         let mss = cx.cfg.payload_per_packet as u64;
         match &cx.cfg.transport {
             TransportConfig::Window(w) => {
@@ -32,7 +32,7 @@ impl Hosts {
                     CcConfig::Python(_) => self.external.as_mut().expect("checked by Network::with_controllers").window(mss),
                     _ => unreachable!("validated: window controller"),
                 };
-                Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop, spec.onoff.take())))
+                (Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop, spec.onoff.take()))), Rx::Window(WindowRx::new(w)))
             }
             TransportConfig::Message => {
                 let cc: Box<dyn RateController> = match &cx.cfg.cc {
@@ -52,7 +52,8 @@ impl Hosts {
                     CcConfig::Python(_) => self.external.as_mut().expect("checked by Network::with_controllers").rate(line_rate),
                     _ => unreachable!("validated: rate controller"),
                 };
-                Tx::Message(Box::new(MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop, HostWait::new(cx.cfg.warmup, line_rate))))
+                let tx = MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop, HostWait::new(cx.cfg.warmup, line_rate));
+                (Tx::Message(Box::new(tx)), Rx::Message(MessageRx::default()))
             }
         }
     }
@@ -84,7 +85,7 @@ impl Hosts {
         };
         let base_rtt = if cx.cfg.int.is_some() { fabric.base_rtt(spec.src, spec.dst, hash, &cx.cfg) } else { Time::ZERO };
         let line_rate = self.nodes[spec.src as usize].line_rate;
-        let tx = self.make_tx(line_rate, base_rtt, &mut spec, cx);
+        let (tx, rx) = self.make_transport(line_rate, base_rtt, &mut spec, cx);
         if spec.start >= cx.cfg.warmup {
             let sized = spec.size.filter(|_| spec.start < cx.cfg.fct_until);
             cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, sized);
@@ -111,6 +112,7 @@ impl Hosts {
             rng,
             stats: FlowStats { size: spec.size, ..Default::default() },
             tx,
+            rx,
         };
         match self.flows.free.pop() {
             Some(f) => {

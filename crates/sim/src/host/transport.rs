@@ -11,21 +11,34 @@ use crate::ctx::Ctx;
 use crate::fabric::Fabric;
 use crate::ids::{FlowId, PktId};
 use crate::engine::{Event, EventKind};
-use crate::flow::Tx;
+use crate::flow::{Rx, Tx};
 use crate::packet::{IntStack, Packet, PacketKind};
 use crate::scenario::RatePacing;
 use crate::transport::message::{completion_rtt, Arrival};
-use crate::transport::window::{AckHdr, Action, DataHdr, WindowTx};
+use crate::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
 use crate::transport::Timer;
 use rttlab_cc::Time;
 impl Hosts {
-    /// Runs `step` on window flow `f`'s state machine with the network's action buffer, then
+    /// Runs `step` on window flow `f`'s sending end with the network's action buffer, then
     /// applies the actions. The buffer is reused, so a step allocates nothing.
     fn window_step(&mut self, f: u32, step: impl FnOnce(&mut WindowTx, &mut crate::engine::Rng, Time, &mut Vec<Action>), fabric: &mut Fabric, cx: &mut Ctx) {
         let mut out = std::mem::take(&mut self.window_actions);
         let flow = &mut self.flows.slots[f as usize];
         let Tx::Window(w) = &mut flow.tx else { unreachable!("a window-transport path reached a message flow") };
         step(w, &mut self.nodes[flow.src as usize].rng, cx.cfg.rtt_noise, &mut out);
+        self.apply_all(f, out, fabric, cx);
+    }
+
+    /// `window_step` for the flow's receiving end.
+    fn window_rx_step(&mut self, f: u32, step: impl FnOnce(&mut WindowRx, &mut Vec<Action>), fabric: &mut Fabric, cx: &mut Ctx) {
+        let mut out = std::mem::take(&mut self.window_actions);
+        let Rx::Window(w) = &mut self.flows.slots[f as usize].rx else { unreachable!("a window-transport path reached a message flow") };
+        step(w, &mut out);
+        self.apply_all(f, out, fabric, cx);
+    }
+
+    /// Applies a step's actions in order and gives the buffer back.
+    fn apply_all(&mut self, f: u32, mut out: Vec<Action>, fabric: &mut Fabric, cx: &mut Ctx) {
         for a in out.drain(..) {
             self.apply(f, a, fabric, cx);
         }
@@ -104,7 +117,11 @@ impl Hosts {
             return;
         }
         let now = cx.now;
-        self.window_step(f, |w, _, _, out| w.on_timer(now, timer, out), fabric, cx);
+        if timer == Timer::DelayedAck {
+            self.window_rx_step(f, |w, out| w.on_timer(now, out), fabric, cx);
+        } else {
+            self.window_step(f, |w, _, _, out| w.on_timer(now, timer, out), fabric, cx);
+        }
     }
 
     /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
@@ -114,7 +131,7 @@ impl Hosts {
         self.flows.slots[pkt.flow as usize].stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
         let now = cx.now;
         let hdr = DataHdr { seq: pkt.seq, payload: pkt.payload_bytes, wire: pkt.wire_bytes, ce: pkt.ecn, ts: pkt.t_send, hops: pkt.hops };
-        self.window_step(pkt.flow, |w, _, _, out| w.on_data(now, &hdr, rx_delay, out), fabric, cx);
+        self.window_rx_step(pkt.flow, |w, out| w.on_data(now, &hdr, rx_delay, out), fabric, cx);
     }
 
     /// Message receiver: data packet `i` arrived (`MessageTx::on_data`). Payload in order is
@@ -123,7 +140,7 @@ impl Hosts {
     pub(crate) fn message_deliver(&mut self, h: u32, i: PktId, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
         let flow = &mut self.flows.slots[pkt.flow as usize];
         flow.stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
-        let arrival = flow.message().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment);
+        let arrival = flow.message_rx().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment);
         if !matches!(arrival, Arrival::Deliver { .. }) {
             flow.stats.duplicate_bytes += pkt.payload_bytes as u64;
         }
@@ -141,7 +158,7 @@ impl Hosts {
         };
         // DCQCN's notification point: the ACK carries the CNP, at most one per interval.
         let ece = match cx.cfg.cnp_interval {
-            Some(interval) if ece => self.flows.slots[pkt.flow as usize].message().cnp_due(cx.now, interval),
+            Some(interval) if ece => self.flows.slots[pkt.flow as usize].message_rx().cnp_due(cx.now, interval),
             _ => ece,
         };
         let flow = &self.flows.slots[pkt.flow as usize];

@@ -27,11 +27,13 @@
 //!   7). A completion's RTT sample is what the host sees: from the segment's first release to
 //!   its completion, recovery included.
 //!
-//! `MessageTx` does no I/O: the host's scheduler (`crate::nic`) asks it when its next segment
-//! may go (`release_time`) and takes it (`release`); the receiving NIC feeds it each packet
-//! (`on_data`, which says how to answer); an ACK or NAK hands back the segments it completes
-//! (`pop_acked`), each of which feeds the rate controller (`on_completion`), and says where the
-//! NIC must go back to (`rewind`). `crate::endpoint` does the rest.
+//! The two ends are two state machines, `MessageTx` at the sender and `MessageRx` in the
+//! receiving NIC, and neither does I/O: the host's scheduler (`crate::host::nic`) asks
+//! `MessageTx` when its next segment may go (`release_time`) and takes it (`release`); the
+//! receiving NIC feeds `MessageRx` each packet (`on_data`, which says how to answer); an ACK or
+//! NAK hands back the segments it completes (`pop_acked`), each of which feeds the rate
+//! controller (`on_completion`), and says where the NIC must go back to (`rewind`).
+//! `crate::host` does the rest.
 
 use crate::engine::{exponential, LazyTimer, Rng};
 use rttlab_cc::{Completion, IntHop, Rate, RateController, Time};
@@ -149,13 +151,6 @@ pub struct MessageTx {
     sent_psn: u32,
     /// The local ACK timeout's timer.
     rto: LazyTimer,
-    /// Receiver: the PSN expected next, and whether the gap before it has been NAKed.
-    expected_psn: u32,
-    nak_sent: bool,
-    /// Receiver: a CE mark arrived on the current segment.
-    ce_seen: bool,
-    /// Receiver (DCQCN's NP): when it last sent a CNP.
-    last_cnp: Option<Time>,
     /// Data exists only when offered (`offer`): an RPC connection.
     demand: bool,
     /// When the next segment was free to go but for the rate (`release_time` said so first).
@@ -186,10 +181,6 @@ impl MessageTx {
             wire_psn: 0,
             sent_psn: 0,
             rto: LazyTimer::default(),
-            expected_psn: 0,
-            nak_sent: false,
-            ce_seen: false,
-            last_cnp: None,
             demand,
             eligible_at: None,
             wait,
@@ -306,33 +297,6 @@ impl MessageTx {
         (again, arm)
     }
 
-    /// Receiver: data packet `psn`, with CE mark `ce`, arrived (IBA §9.7.5.1).
-    pub fn on_data(&mut self, psn: u32, ce: bool, last_of_segment: bool) -> Arrival {
-        if psn == self.expected_psn {
-            self.expected_psn = psn.wrapping_add(1);
-            self.nak_sent = false;
-            self.ce_seen |= ce;
-            let ece = last_of_segment.then(|| std::mem::take(&mut self.ce_seen));
-            Arrival::Deliver { ack: ece.map(|e| (self.expected_psn, e)) }
-        } else if psn_before(psn, self.expected_psn) {
-            Arrival::Duplicate { ack: last_of_segment.then_some(self.expected_psn) }
-        } else if !std::mem::replace(&mut self.nak_sent, true) {
-            Arrival::Nak(self.expected_psn)
-        } else {
-            Arrival::Discard
-        }
-    }
-
-    /// Receiver (DCQCN's notification point, reference §5.1): a marked packet arrived at `now`;
-    /// whether to send a CNP, at most one per `interval`.
-    pub fn cnp_due(&mut self, now: Time, interval: Time) -> bool {
-        let due = self.last_cnp.is_none_or(|t| now >= t + interval);
-        if due {
-            self.last_cnp = Some(now);
-        }
-        due
-    }
-
     /// Sender: whether an ACK or NAK of `psn` is older than what is acknowledged already (a
     /// NAK then asks for nothing).
     pub fn stale(&self, psn: u32) -> bool {
@@ -421,6 +385,48 @@ impl MessageTx {
     /// Sender: it has sent before and nothing is outstanding (`nic.rate_after_idle`).
     pub fn idle(&self) -> bool {
         self.last_release_bytes > 0 && self.outstanding == 0
+    }
+}
+
+/// A message flow's receiving end, in the receiving NIC: the PSN it expects, and what it owes
+/// the sender.
+#[derive(Default)]
+pub struct MessageRx {
+    /// The PSN expected next, and whether the gap before it has been NAKed.
+    expected_psn: u32,
+    nak_sent: bool,
+    /// A CE mark arrived on the current segment.
+    ce_seen: bool,
+    /// DCQCN's NP: when it last sent a CNP.
+    last_cnp: Option<Time>,
+}
+
+impl MessageRx {
+    /// Data packet `psn`, with CE mark `ce`, arrived (IBA §9.7.5.1).
+    pub fn on_data(&mut self, psn: u32, ce: bool, last_of_segment: bool) -> Arrival {
+        if psn == self.expected_psn {
+            self.expected_psn = psn.wrapping_add(1);
+            self.nak_sent = false;
+            self.ce_seen |= ce;
+            let ece = last_of_segment.then(|| std::mem::take(&mut self.ce_seen));
+            Arrival::Deliver { ack: ece.map(|e| (self.expected_psn, e)) }
+        } else if psn_before(psn, self.expected_psn) {
+            Arrival::Duplicate { ack: last_of_segment.then_some(self.expected_psn) }
+        } else if !std::mem::replace(&mut self.nak_sent, true) {
+            Arrival::Nak(self.expected_psn)
+        } else {
+            Arrival::Discard
+        }
+    }
+
+    /// DCQCN's notification point (reference §5.1): a marked packet arrived at `now`;
+    /// whether to send a CNP, at most one per `interval`.
+    pub fn cnp_due(&mut self, now: Time, interval: Time) -> bool {
+        let due = self.last_cnp.is_none_or(|t| now >= t + interval);
+        if due {
+            self.last_cnp = Some(now);
+        }
+        due
     }
 }
 

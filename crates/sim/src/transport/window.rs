@@ -30,11 +30,12 @@
 //!   every stack queue at the sender (host port queue) too. The controller also gets the
 //!   endpoint delay: the echoed remote queuing plus the ACK's own NIC-Rx delay here.
 //!
-//! `WindowTx` does no I/O (the smoltcp/quinn-proto pattern): it is fed packet headers, timer
-//! expiries and the time, and pushes what the network must do (`Action`s: send a data packet or
-//! an ACK, queue a timer event, record an RTT sample or a delivery) into a caller-owned buffer,
-//! in the order they happen. `crate::endpoint` applies them; the unit tests below drive it from
-//! hand-made packet sequences.
+//! The two ends are two state machines, `WindowTx` at the sender and `WindowRx` at the
+//! receiver, and neither does I/O (the smoltcp/quinn-proto pattern): each is fed packet
+//! headers, timer expiries and the time, and pushes what the network must do (`Action`s: send a
+//! data packet or an ACK, queue a timer event, record an RTT sample or a delivery) into a
+//! caller-owned buffer, in the order they happen. `crate::host` applies them;
+//! `tests/transport_window.rs` drives them from hand-made packet sequences.
 
 use super::onoff::OnOff;
 use super::Timer;
@@ -109,7 +110,7 @@ enum Sent {
     Retransmitted,
 }
 
-/// A window flow's sender and receiver state.
+/// A window flow's sending end.
 pub struct WindowTx {
     pub cc: Box<dyn WindowController>,
     cfg: WindowConfig,
@@ -147,7 +148,12 @@ pub struct WindowTx {
     /// The application pacing new data (`None`: backlogged), and its timer.
     pub app: Option<OnOff>,
     app_timer: LazyTimer,
-    // Receiver.
+}
+
+/// A window flow's receiving end: what it has received, and the ACK it owes.
+pub struct WindowRx {
+    /// `delayed_ack` and `delayed_ack_timeout` of the flow's `WindowConfig`.
+    delayed_ack: Option<Time>,
     rcv_nxt: u32,
     /// Out-of-order ranges `[lo, hi)` above `rcv_nxt`, sorted, disjoint.
     ooo: Vec<[u32; 2]>,
@@ -191,13 +197,6 @@ impl WindowTx {
             pace_timer: LazyTimer::default(),
             app,
             app_timer: LazyTimer::default(),
-            rcv_nxt: 0,
-            ooo: Vec::new(),
-            pending: 0,
-            ce_state: false,
-            ts_recent: Time::ZERO,
-            echo: (0, 0),
-            delack_timer: LazyTimer::default(),
         }
     }
 
@@ -302,27 +301,6 @@ impl WindowTx {
             self.lost_scan += 1;
         }
         any
-    }
-
-    /// Receiver: records out-of-order packet `seq`; returns the block now holding it.
-    fn insert_ooo(&mut self, seq: u32) -> [u32; 2] {
-        let i = self.ooo.partition_point(|r| r[1] < seq);
-        if i < self.ooo.len() && self.ooo[i][1] == seq {
-            self.ooo[i][1] += 1;
-            if i + 1 < self.ooo.len() && self.ooo[i + 1][0] == seq + 1 {
-                self.ooo[i][1] = self.ooo[i + 1][1];
-                self.ooo.remove(i + 1);
-            }
-        } else if i < self.ooo.len() && self.ooo[i][0] == seq + 1 {
-            self.ooo[i][0] = seq;
-        } else {
-            self.ooo.insert(i, [seq, seq + 1]);
-        }
-        self.ooo[i]
-    }
-
-    fn received(&self, seq: u32) -> bool {
-        seq < self.rcv_nxt || self.ooo.iter().any(|r| r[0] <= seq && seq < r[1])
     }
 
     /// Sends what the window allows: lost packets first, then new data (RFC 6675 §5 NextSeg).
@@ -445,16 +423,15 @@ impl WindowTx {
             Timer::Rto => &mut self.rto_timer,
             Timer::Pace => &mut self.pace_timer,
             Timer::App => &mut self.app_timer,
-            Timer::DelayedAck => &mut self.delack_timer,
+            // The receiving end's (`WindowRx::on_timer`).
+            Timer::DelayedAck => return,
         };
         match t.fire(now) {
             Ok(false) => {}
             Err(at) => out.push(Action::Timer { timer, at }),
             Ok(true) => match timer {
                 Timer::Rto => self.timeout(now, out),
-                Timer::Pace | Timer::App => self.poll_transmit(now, out),
-                _ if self.pending > 0 => self.send_ack(self.ce_state, self.ts_recent, [0, 0], out),
-                _ => {}
+                _ => self.poll_transmit(now, out),
             },
         }
     }
@@ -478,8 +455,32 @@ impl WindowTx {
         self.rto_timer.stop();
         self.poll_transmit(now, out);
     }
+}
 
-    /// Receiver: a data packet reached the stack `rx_delay` after it reached the NIC.
+impl WindowRx {
+    pub fn new(cfg: &WindowConfig) -> WindowRx {
+        WindowRx {
+            delayed_ack: cfg.delayed_ack.then_some(cfg.delayed_ack_timeout),
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            pending: 0,
+            ce_state: false,
+            ts_recent: Time::ZERO,
+            echo: (0, 0),
+            delack_timer: LazyTimer::default(),
+        }
+    }
+
+    /// The delayed-ACK timer has an event at `now`: a held ACK goes out when it expired.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Action>) {
+        match self.delack_timer.fire(now) {
+            Ok(true) if self.pending > 0 => self.send_ack(self.ce_state, self.ts_recent, [0, 0], out),
+            Err(at) => out.push(Action::Timer { timer: Timer::DelayedAck, at }),
+            _ => {}
+        }
+    }
+
+    /// A data packet reached the stack `rx_delay` after it reached the NIC.
     pub fn on_data(&mut self, now: Time, pkt: &DataHdr, rx_delay: Time, out: &mut Vec<Action>) {
         self.echo = (pkt.hops, u32::try_from(rx_delay.ps() / 1000).unwrap_or(u32::MAX));
         let seq = pkt.seq;
@@ -492,7 +493,7 @@ impl WindowTx {
             out.push(Action::Delivered { payload: pkt.payload, wire: pkt.wire });
             return self.send_ack(pkt.ce, pkt.ts, block, out);
         }
-        let delayed = self.cfg.delayed_ack;
+        let delayed = self.delayed_ack.is_some();
         let ce_changed = pkt.ce != self.ce_state;
         if delayed && self.pending > 0 && ce_changed {
             // DCTCP: acknowledge what was held with the old CE state before switching.
@@ -511,8 +512,8 @@ impl WindowTx {
         // A change of CE state is acknowledged at once (Linux `dctcp_ece_ack_update` sets
         // `ICSK_ACK_NOW`), so the sender learns of it without the delayed-ACK wait.
         let now_ack = !delayed || ce_changed || self.pending >= 2 || filled_hole || !self.ooo.is_empty();
-        if !now_ack {
-            arm(out, Timer::DelayedAck, self.delack_timer.set(now + self.cfg.delayed_ack_timeout));
+        if let (false, Some(timeout)) = (now_ack, self.delayed_ack) {
+            arm(out, Timer::DelayedAck, self.delack_timer.set(now + timeout));
         }
         out.push(Action::Delivered { payload: pkt.payload, wire: pkt.wire });
         if now_ack {
@@ -520,12 +521,33 @@ impl WindowTx {
         }
     }
 
-    /// Receiver: the cumulative ACK now, echoing `ece` and TSval `ts`, with SACK block `sack`;
+    /// The cumulative ACK now, echoing `ece` and TSval `ts`, with SACK block `sack`;
     /// nothing stays pending.
     fn send_ack(&mut self, ece: bool, ts: Time, sack: [u32; 2], out: &mut Vec<Action>) {
         self.pending = 0;
         self.delack_timer.stop();
         out.push(Action::Ack(AckHdr { ack: self.rcv_nxt, sack, ece, ts, hops: self.echo.0, remote_queuing_ns: self.echo.1 }));
+    }
+
+    /// Records out-of-order packet `seq`; returns the block now holding it.
+    fn insert_ooo(&mut self, seq: u32) -> [u32; 2] {
+        let i = self.ooo.partition_point(|r| r[1] < seq);
+        if i < self.ooo.len() && self.ooo[i][1] == seq {
+            self.ooo[i][1] += 1;
+            if i + 1 < self.ooo.len() && self.ooo[i + 1][0] == seq + 1 {
+                self.ooo[i][1] = self.ooo[i + 1][1];
+                self.ooo.remove(i + 1);
+            }
+        } else if i < self.ooo.len() && self.ooo[i][0] == seq + 1 {
+            self.ooo[i][0] = seq;
+        } else {
+            self.ooo.insert(i, [seq, seq + 1]);
+        }
+        self.ooo[i]
+    }
+
+    fn received(&self, seq: u32) -> bool {
+        seq < self.rcv_nxt || self.ooo.iter().any(|r| r[0] <= seq && seq < r[1])
     }
 }
 
