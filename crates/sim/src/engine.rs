@@ -347,6 +347,13 @@ impl EventQueue {
             let slot = self.cursor as usize & (self.slots.len() - 1);
             std::mem::swap(&mut self.current, &mut self.slots[slot]);
             self.occupied[slot / 64] &= !(1 << (slot % 64));
+            // The next bucket's events were written about one link crossing ago, a whole
+            // fabric's worth of events back at a thousand hosts: fetch them while this bucket
+            // drains, so that its sort does not wait on them (k = 16 WebSearch: +6 %).
+            let next = &self.slots[(slot + 1) & (self.slots.len() - 1)];
+            for e in next.iter().step_by(64 / std::mem::size_of::<Entry>()) {
+                prefetch(e);
+            }
         }
         // Far events the ring now reaches join it (those of the cursor's bucket, `current`).
         let end = self.cursor + self.slots.len() as u64;
