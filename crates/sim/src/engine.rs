@@ -245,6 +245,8 @@ pub struct EventQueue {
     /// Buckets drained, and events popped, since the width was last looked at (`adapt`).
     buckets: u64,
     popped_at_adapt: u64,
+    /// The last event popped was its bucket's first (`bucket_started`).
+    started: bool,
 }
 
 /// The ring's fewest slots (a testbed's events fit, and the ring stays in cache: on the
@@ -290,6 +292,7 @@ impl EventQueue {
             peak: 0,
             buckets: 0,
             popped_at_adapt: 0,
+            started: false,
         }
     }
 
@@ -442,7 +445,8 @@ impl EventQueue {
     /// The earliest event if it happens no later than `end`.
     #[inline]
     pub fn pop_until(&mut self, end: Time) -> Option<Event> {
-        if self.current.is_empty() && !self.advance() {
+        self.started = self.current.is_empty();
+        if self.started && !self.advance() {
             return None;
         }
         let &Entry { time, seq_kind, a, b } = self.current.last().expect("advanced to a bucket with events");
@@ -455,12 +459,19 @@ impl EventQueue {
         Some(Event { time: Time(time), seq: seq_kind >> 4, kind: EventKind::unpack(seq_kind & 0xf, a, b) })
     }
 
-    /// The event that comes next if it is in the bucket being drained (it is unless a bucket
-    /// ends), without taking it: the main loop fetches its operands into the cache while it
-    /// handles the current one.
+    /// The event `n` places after the next one, if it is in the bucket being drained, without
+    /// taking it: the main loop fetches its operands into the cache ahead of it.
     #[inline]
-    pub fn upcoming(&self) -> Option<EventKind> {
-        self.current.last().map(|e| EventKind::unpack(e.seq_kind & 0xf, e.a, e.b))
+    pub fn upcoming(&self, n: usize) -> Option<EventKind> {
+        let e = self.current.len().checked_sub(n + 1).map(|i| &self.current[i])?;
+        Some(EventKind::unpack(e.seq_kind & 0xf, e.a, e.b))
+    }
+
+    /// The event last popped was the first of a bucket: the ones right after it were not
+    /// visible until now.
+    #[inline]
+    pub fn bucket_started(&self) -> bool {
+        self.started
     }
 
     /// Events dispatched so far.
