@@ -45,6 +45,8 @@ pub(crate) struct Fabric {
     pub switches: Vec<Switch>,
     /// Each host's NIC port.
     pub host_ports: Vec<PortId>,
+    /// The switch at the far end of each port's link (`None`: a host).
+    far_switch: Vec<Option<SwitchId>>,
     /// Data packets the first switch they reach drops once (`Network::lose_once`): (flow, seq).
     pub faults: Vec<(u32, u32)>,
 }
@@ -67,7 +69,12 @@ impl Fabric {
         let switches = (0..graph.switches)
             .map(|sw| Switch { node: graph.hosts + sw, used: 0, headroom_used: 0, reserved: 0, rng: rng_stream(s.seed, Stream::Switch(sw)), drops: 0, dropped_payload: 0, marks: 0 })
             .collect();
-        Fabric { graph, routing, ports, switches, host_ports, faults: Vec::new() }
+        let far_switch = ports.iter().map(|p| match ports[p.peer.idx()].owner {
+            Owner::Switch(s) => Some(s),
+            Owner::Host(_) => None,
+        });
+        let far_switch = far_switch.collect();
+        Fabric { graph, routing, ports, switches, host_ports, far_switch, faults: Vec::new() }
     }
 
     /// The ports `measure.queue_ports` names, a name with `*` naming every port it matches;
@@ -168,7 +175,9 @@ impl Fabric {
                     port.params = intern(&mut params, q);
                 }
                 port.set_queue_params(&params[port.params as usize]);
-                self.switches[s.idx()].reserved += port.pfc_headroom * classes;
+                // Saturating: a headroom near 2^64 bytes is an error below, not a wrapped sum.
+                let sw = &mut self.switches[s.idx()];
+                sw.reserved = sw.reserved.saturating_add(port.pfc_headroom.saturating_mul(classes));
             }
         }
         if let Some(s) = self.switches.iter().position(|x| x.reserved >= sw.buffer.0) {
@@ -246,7 +255,10 @@ impl Fabric {
             Owner::Host(h) => (hosts.tx_done_matters(i, cx), hosts.nic_holds_segments(h, cx)),
         };
         let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
-        let pkt = cx.pkts.get(i);
+        let pkt = cx.pkts.get_mut(i);
+        if let (Some(s), false) = (self.far_switch[p.idx()], matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume)) {
+            pkt.egress = self.routing.next_port(s, pkt.dst_host, pkt.hash);
+        }
         let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
         let port = &mut self.ports[p.idx()];
         if !matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume) {
@@ -349,11 +361,21 @@ impl Fabric {
         at.map(|i| self.faults.swap_remove(i)).is_some()
     }
 
+    /// Fetches into the cache what a packet arriving at a switch will touch at its egress.
+    #[inline(always)]
+    pub(crate) fn prefetch_egress(&self, pkt: &Packet) {
+        if let Some(out) = self.ports.get(pkt.egress.idx()) {
+            crate::engine::prefetch(out);
+            crate::engine::prefetch(&out.class[pkt.class as usize]);
+        }
+    }
+
     /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
     pub(crate) fn switch_receive(&mut self, s: SwitchId, in_port: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
         let pkt = *cx.pkts.get(i);
         let injected = self.injected_loss(&pkt);
-        let egress = self.routing.next_port(s, pkt.dst_host, pkt.hash);
+        let egress = pkt.egress;
+        debug_assert_eq!(egress, self.routing.next_port(s, pkt.dst_host, pkt.hash));
         let c = pkt.class as usize;
         let sw = &mut self.switches[s.idx()];
         let w = pkt.wire_bytes as u64;

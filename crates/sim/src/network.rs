@@ -79,7 +79,7 @@ impl Network {
         let mut cx = Ctx {
             now: Time::ZERO,
             seq_now: 0,
-            events: EventQueue::new(Time(2 * slowest_crossing(&fabric.graph, s.nic.mtu.0).ps())),
+            events: EventQueue::new(Time(slowest_crossing(&fabric.graph, s.nic.mtu.0).ps().saturating_mul(2))),
             pkts: Slab::new(s.switch.int == Some(true)),
             cfg: RunConfig { queue_params, ..RunConfig::new(s) },
             measure,
@@ -152,6 +152,9 @@ impl Network {
                 crate::engine::prefetch(self.cx.pkts.get(pkt));
                 crate::engine::prefetch(&self.fabric.ports[port.idx()]);
             }
+        }
+        if let Some(EventKind::Arrive { pkt, .. }) = events.upcoming(0) {
+            self.fabric.prefetch_egress(self.cx.pkts.get(pkt));
         }
     }
 

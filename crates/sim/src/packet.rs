@@ -81,6 +81,10 @@ pub struct Packet {
     pub payload_bytes: u32,
     /// Ingress port at the switch currently holding the packet (PFC accounting).
     pub in_port: PortId,
+    /// The egress the switch at the far end of the link it is crossing sends it on, routed as
+    /// it leaves for that switch (`Fabric::try_tx`), so that the main loop can fetch that port
+    /// before it arrives.
+    pub(crate) egress: PortId,
     /// The packet behind it in the queue it waits in (`PacketQueue`).
     pub(crate) next: PktId,
     /// The switch holds the packet in its ingress's PFC headroom, not the shared buffer.
@@ -127,6 +131,7 @@ impl Packet {
             wire_bytes,
             payload_bytes: 0,
             in_port: PortId(u32::MAX),
+            egress: PortId(u32::MAX),
             next: PktId(u32::MAX),
             in_headroom: false,
             seq: 0,
