@@ -39,6 +39,11 @@ pub(crate) struct RunConfig {
     /// Dynamic PFC thresholds (`switch.pfc_alpha`) and their resume offset.
     pub pfc_alpha: Option<f64>,
     pub pfc_resume_offset: u64,
+    /// Some ingress can send PFC (a threshold, or `pfc_alpha`). Without, a switch keeps no
+    /// count of the bytes each ingress holds: only PFC reads it, and at dequeue the ingress
+    /// is a port the packet path would otherwise not touch (a cache miss per hop at a thousand
+    /// hosts).
+    pub pfc: bool,
     /// Queue settings of switch egress ports, by `Port::params` (0: `[switch]`'s own).
     pub queue_params: Vec<QueueParams>,
     pub classes: usize,
@@ -82,6 +87,7 @@ impl RunConfig {
             buffer: sw.buffer.0,
             pfc_alpha: sw.pfc_alpha,
             pfc_resume_offset: sw.pfc_resume_offset.0,
+            pfc: sw.pfc_alpha.is_some(),
             queue_params: Vec::new(),
             classes: sw.classes as usize,
             ack_class: nic.ack_class as usize,

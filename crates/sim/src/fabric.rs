@@ -385,7 +385,7 @@ impl Fabric {
         // Once its ingress has sent PAUSE, a packet goes into that ingress's headroom while it
         // has room, as a Broadcom MMU charges a priority group past XOFF (IEEE 802.1Qbb
         // headroom); otherwise into the shared buffer, which excludes every reserve.
-        let headroom = inp.pausing[c] && inp.class[c].headroom_used + w <= inp.pfc_headroom;
+        let headroom = cx.cfg.pfc && inp.pausing[c] && inp.class[c].headroom_used + w <= inp.pfc_headroom;
         let shared_full = sw.used - sw.headroom_used + w > cx.cfg.buffer - sw.reserved;
         if (shared_full && !headroom) || injected || !admitted {
             // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
@@ -401,16 +401,18 @@ impl Fabric {
         p.in_port = in_port;
         p.in_headroom = headroom;
         p.hops = p.hops.saturating_add(1);
-        let inp = &mut self.ports[in_port.idx()];
-        inp.class[c].ingress_bytes += w;
-        if headroom {
-            inp.class[c].headroom_used += w;
-            sw.headroom_used += w;
-        }
-        // The threshold (dynamic with `pfc_alpha`) is looked at only while the ingress runs.
-        if !inp.pausing[c] && inp.class[c].ingress_bytes > cx.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, cx.cfg.buffer)) {
-            inp.pausing[c] = true;
-            self.send_pfc(in_port, c, true, cx);
+        if cx.cfg.pfc {
+            let inp = &mut self.ports[in_port.idx()];
+            inp.class[c].ingress_bytes += w;
+            if headroom {
+                inp.class[c].headroom_used += w;
+                sw.headroom_used += w;
+            }
+            // The threshold (dynamic with `pfc_alpha`) is looked at only while the ingress runs.
+            if !inp.pausing[c] && inp.class[c].ingress_bytes > cx.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, cx.cfg.buffer)) {
+                inp.pausing[c] = true;
+                self.send_pfc(in_port, c, true, cx);
+            }
         }
         if mark_at_enqueue {
             let out = &self.ports[egress.idx()];
@@ -452,6 +454,9 @@ impl Fabric {
         if out.queue_checks & QUEUE_MARK_DEQUEUE != 0 {
             let packets = out.class[c].queue.len() as u64 + 1;
             self.mark(s, port, i, (queued, packets), cx);
+        }
+        if !cx.cfg.pfc {
+            return;
         }
         let in_port = pkt.in_port;
         let inp = &mut self.ports[in_port.idx()];

@@ -81,7 +81,10 @@ impl Network {
             seq_now: 0,
             events: EventQueue::new(Time(slowest_crossing(&fabric.graph, s.nic.mtu.0).ps().saturating_mul(2))),
             pkts: Slab::new(s.switch.int == Some(true)),
-            cfg: RunConfig { queue_params, ..RunConfig::new(s) },
+            cfg: {
+                let cfg = RunConfig::new(s);
+                RunConfig { pfc: cfg.pfc || queue_params.iter().any(|q| q.pfc.is_some()), queue_params, ..cfg }
+            },
             measure,
         };
         if matches!(&s.cc, CcConfig::Hpcc(p) if p.base_rtt == BaseRtt::Max) {

@@ -85,7 +85,8 @@ pub struct ClassQueue {
     /// (`crate::nic`); they count as this port's queue in its statistics.
     pub nic_bytes: u64,
     /// Switch ingress side: bytes held in the switch that arrived through this port, and of
-    /// those the bytes held in its PFC headroom.
+    /// those the bytes held in its PFC headroom (counted only where some ingress can send PFC,
+    /// `RunConfig::pfc`).
     pub ingress_bytes: u64,
     pub headroom_used: u64,
     pub stats: ClassStats,
