@@ -142,10 +142,11 @@ impl Network {
 
     /// Brings what an event reads first into the cache `PREFETCH_AHEAD` events before it is
     /// handled (and, when a bucket starts, for the events before that): an arriving packet and
-    /// the port it arrives through. At a thousand hosts the packets in flight and the ports no
-    /// longer fit in the cache, and these two loads were a third of the run's time. (k = 16
-    /// WebSearch, alternating: 3 ahead +14-16 % over the next event alone, 2 or 6 the same as
-    /// 3; k = 4 -4 %.)
+    /// the port it arrives through; then, for the next event, the egress port the packet leaves
+    /// a switch by (routed when it left for the switch, so read from the packet now in the
+    /// cache). At a thousand hosts the packets in flight and the ports no longer fit in the
+    /// cache, and these loads were a third of the run's time. (k = 16 WebSearch, alternating:
+    /// 3 ahead +14-16 % over the next event alone, 2 or 6 the same as 3; k = 4 -4 %.)
     #[inline(always)]
     fn prefetch_upcoming(&self) {
         let events = &self.cx.events;
