@@ -47,12 +47,13 @@ pub struct Flow {
     pub rx: Rx,
 }
 
-/// The transport a flow runs on.
+/// The transport a flow runs on, held in the connection's record: a box was one more
+/// dependent cache miss on every ACK at a thousand hosts.
 pub enum Tx {
     /// NIC-offloaded messages paced by a rate controller (TIMELY's RDMA transport).
-    Message(Box<MessageTx>),
+    Message(MessageTx),
     /// TCP-like packets under a congestion window, with loss recovery.
-    Window(Box<WindowTx>),
+    Window(WindowTx),
 }
 
 /// The receiving end of the transport a flow runs on.

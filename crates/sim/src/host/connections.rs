@@ -32,7 +32,7 @@ impl Hosts {
                     CcConfig::Python(_) => self.external.as_mut().expect("checked by Network::with_controllers").window(mss),
                     _ => unreachable!("validated: window controller"),
                 };
-                (Tx::Window(Box::new(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop, spec.onoff.take()))), Rx::Window(WindowRx::new(w)))
+                (Tx::Window(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop, spec.onoff.take())), Rx::Window(WindowRx::new(w)))
             }
             TransportConfig::Message => {
                 let cc: Box<dyn RateController> = match &cx.cfg.cc {
@@ -53,7 +53,7 @@ impl Hosts {
                     _ => unreachable!("validated: rate controller"),
                 };
                 let tx = MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop, HostWait::new(cx.cfg.warmup, line_rate));
-                (Tx::Message(Box::new(tx)), Rx::Message(MessageRx::default()))
+                (Tx::Message(tx), Rx::Message(MessageRx::default()))
             }
         }
     }
