@@ -87,7 +87,8 @@ impl RunConfig {
             buffer: sw.buffer.0,
             pfc_alpha: sw.pfc_alpha,
             pfc_resume_offset: sw.pfc_resume_offset.0,
-            pfc: sw.pfc_alpha.is_some(),
+            // With the queue settings (`Network::with_controllers`).
+            pfc: false,
             queue_params: Vec::new(),
             classes: sw.classes as usize,
             ack_class: nic.ack_class as usize,

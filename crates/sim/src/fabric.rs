@@ -45,7 +45,9 @@ pub(crate) struct Fabric {
     pub switches: Vec<Switch>,
     /// Each host's NIC port.
     pub host_ports: Vec<PortId>,
-    /// The switch at the far end of each port's link (`None`: a host).
+    /// The switch at the far end of each port's link (`None`: a host), the peer port's owner
+    /// kept at hand: `try_tx` routes every packet for it, and the peer port is not in the
+    /// cache then.
     far_switch: Vec<Option<SwitchId>>,
     /// Data packets the first switch they reach drops once (`Network::lose_once`): (flow, seq).
     pub faults: Vec<(u32, u32)>,
@@ -69,11 +71,7 @@ impl Fabric {
         let switches = (0..graph.switches)
             .map(|sw| Switch { node: graph.hosts + sw, used: 0, headroom_used: 0, reserved: 0, rng: rng_stream(s.seed, Stream::Switch(sw)), drops: 0, dropped_payload: 0, marks: 0 })
             .collect();
-        let far_switch = ports.iter().map(|p| match ports[p.peer.idx()].owner {
-            Owner::Switch(s) => Some(s),
-            Owner::Host(_) => None,
-        });
-        let far_switch = far_switch.collect();
+        let far_switch = ports.iter().map(|p| if let Owner::Switch(s) = ports[p.peer.idx()].owner { Some(s) } else { None }).collect();
         Fabric { graph, routing, ports, switches, host_ports, far_switch, faults: Vec::new() }
     }
 
@@ -256,12 +254,14 @@ impl Fabric {
         };
         let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
         let pkt = cx.pkts.get_mut(i);
-        if let (Some(s), false) = (self.far_switch[p.idx()], matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume)) {
-            pkt.egress = self.routing.next_port(s, pkt.dst_host, pkt.hash);
-        }
+        let pfc_frame = matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume);
+        pkt.egress = match self.far_switch[p.idx()] {
+            Some(s) if !pfc_frame => self.routing.next_port(s, pkt.dst_host, pkt.hash),
+            _ => PortId(u32::MAX),
+        };
         let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
         let port = &mut self.ports[p.idx()];
-        if !matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume) {
+        if !pfc_frame {
             let st = &mut port.class[pkt.class as usize].stats;
             st.tx_packets += 1;
             st.tx_bytes += wire;
@@ -361,7 +361,8 @@ impl Fabric {
         at.map(|i| self.faults.swap_remove(i)).is_some()
     }
 
-    /// Fetches into the cache what a packet arriving at a switch will touch at its egress.
+    /// Fetches into the cache what a packet arriving at a switch will touch at its egress (none
+    /// for a packet arriving at a host, or a PFC frame).
     #[inline(always)]
     pub(crate) fn prefetch_egress(&self, pkt: &Packet) {
         if let Some(out) = self.ports.get(pkt.egress.idx()) {

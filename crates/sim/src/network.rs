@@ -81,10 +81,7 @@ impl Network {
             seq_now: 0,
             events: EventQueue::new(Time(slowest_crossing(&fabric.graph, s.nic.mtu.0).ps().saturating_mul(2))),
             pkts: Slab::new(s.switch.int == Some(true)),
-            cfg: {
-                let cfg = RunConfig::new(s);
-                RunConfig { pfc: cfg.pfc || queue_params.iter().any(|q| q.pfc.is_some()), queue_params, ..cfg }
-            },
+            cfg: RunConfig { pfc: s.switch.pfc_alpha.is_some() || queue_params.iter().any(|q| q.pfc.is_some()), queue_params, ..RunConfig::new(s) },
             measure,
         };
         if matches!(&s.cc, CcConfig::Hpcc(p) if p.base_rtt == BaseRtt::Max) {

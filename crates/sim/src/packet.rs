@@ -82,8 +82,8 @@ pub struct Packet {
     /// Ingress port at the switch currently holding the packet (PFC accounting).
     pub in_port: PortId,
     /// The egress the switch at the far end of the link it is crossing sends it on, routed as
-    /// it leaves for that switch (`Fabric::try_tx`), so that the main loop can fetch that port
-    /// before it arrives.
+    /// it leaves for that switch (`Fabric::try_tx`; `u32::MAX` when it goes to a host), so that
+    /// the main loop can fetch that port before it arrives.
     pub(crate) egress: PortId,
     /// The packet behind it in the queue it waits in (`PacketQueue`).
     pub(crate) next: PktId,
