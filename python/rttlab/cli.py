@@ -69,6 +69,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not args.out:
             raise ValueError("--pcap needs --out DIR: the captures are written there as pcap/PORT.pcap")
         overrides["measure.pcap.ports"] = args.pcap
+    if args.threads:
+        overrides["run.threads"] = args.threads
     if args.out:
         check_result_dir(args.out, force=args.force)
     result = run(args.scenario, overrides=overrides, seed=args.seed, progress=show_progress(args) and not args.json)
@@ -224,7 +226,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     exps = select(args.target)
     out = Path(args.out or f"results/{args.target}")
     check_result_dir(out, force=args.force)
-    done = execute(exps, quick=args.quick, jobs=args.jobs, cache_dir=cache_dir(args), scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout, progress=show_progress(args))
+    done = execute(exps, quick=args.quick, jobs=args.jobs, threads=args.threads, cache_dir=cache_dir(args), scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout, progress=show_progress(args))
     title = TITLES.get(args.target) or exps[0].title
     report.write(out, done, title=title, quick=args.quick, force=args.force)
     for ex in done:
@@ -258,7 +260,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     axes = parse_grid(args.grid)
     seeds = args.seeds or [base.get("seed", 1)]
     cells = grid(base, {**axes, "seed": seeds})
-    results = run_all([s for _, s in cells], jobs=args.jobs, cache_dir=cache_dir(args), scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout, desc="sweep", progress=show_progress(args))
+    results = run_all([s for _, s in cells], jobs=args.jobs, threads=args.threads, cache_dir=cache_dir(args), scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout, desc="sweep", progress=show_progress(args))
     df = sweep_table(cells, results)
     write_file(out, lambda tmp: df.to_csv(tmp, index=False) if out.suffix == ".csv" else df.to_parquet(tmp, index=False), force=args.force)
     cols = [*axes, "seed", "throughput_gbps", "rtt_avg_us", "rtt_p99_us"]
@@ -304,6 +306,7 @@ def seed_list(text: str) -> list[int]:
 
 def add_runner_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=positive_int, metavar="N", help="parallel local runs (default: all cores)")
+    p.add_argument("--threads", type=positive_int, metavar="N", help="threads for each run (run.threads; default: one each when runs go side by side, else the scenario's choice)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask distributed scheduler (e.g. tcp://10.0.0.1:8786) instead of local processes")
     p.add_argument("--scheduler-timeout", type=positive_seconds, default=5.0, metavar="SECONDS", help="give up connecting to --scheduler after this long (default: 5)")
     p.add_argument("--cache", metavar="DIR", help="reuse and store results here (default: $RTTLAB_CACHE or ~/.cache/rttlab/runs)")
@@ -331,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("scenario", help="scenario TOML file, or a preset's name (rttlab list --scenarios)")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key (repeatable), e.g. nic.segment=32KB")
     r.add_argument("--seed", type=int, help="replace the scenario's seed")
+    r.add_argument("--threads", type=positive_int, metavar="N", help="run on N threads (run.threads; the same results for any N; default: every core for a fabric of 64 hosts or more)")
     r.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables into the new directory DIR")
     r.add_argument("--format", choices=FORMATS, default="csv", help="the tables' format with --out (default csv; parquet keeps the column types)")

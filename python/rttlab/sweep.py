@@ -41,8 +41,9 @@ def _engine_id() -> str:
 
 def scenario_key(resolved: dict[str, Any]) -> str:
     """The cache key of a resolved scenario under this simulator build (and, for a Python
-    controller, the file that defines it: an edited controller runs again)."""
-    text = json.dumps(resolved, sort_keys=True, separators=(",", ":"))
+    controller, the file that defines it: an edited controller runs again). ``[run]`` is left
+    out: the thread count changes how fast a result comes, never its bytes."""
+    text = json.dumps({k: v for k, v in resolved.items() if k != "run"}, sort_keys=True, separators=(",", ":"))
     cc = resolved.get("cc") or {}
     code = controller.source_hash(controller.import_class(cc["class"])) if cc.get("algorithm") == "python" else ""
     return hashlib.sha256(f"{_engine_id()}{code}\n{text}".encode()).hexdigest()
@@ -111,15 +112,21 @@ def run_all(
     scheduler_timeout: float = 5.0,
     desc: str = "runs",
     progress: bool = True,
+    threads: int | None = None,
 ) -> list[Result]:
     """Runs every scenario (dicts, as `rttlab.load` returns) and returns the results in the same
     order. Locally on ``jobs`` processes (default: all cores), or with ``scheduler`` (a Dask
     scheduler address such as ``"tcp://10.0.0.1:8786"``, or a ``distributed.Client``) on that
     Dask cluster, giving up on connecting after ``scheduler_timeout`` seconds. With ``cache_dir``, results found there are reused and new ones stored as
     they arrive. Identical scenarios run once. Every scenario is validated first: an invalid one
-    raises its ``ValueError`` before anything runs."""
+    raises its ``ValueError`` before anything runs. Each run uses ``threads`` threads
+    (``run.threads``); by default a run whose scenario leaves it at ``"auto"`` gets one when
+    runs go side by side (the cores are taken by the runs), and its own choice when it runs
+    alone."""
     if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
         raise ValueError(f"jobs = {jobs!r}: a whole number, 1 or more (or None for every core)")
+    if threads is not None and (not isinstance(threads, int) or not 1 <= threads <= 1024):
+        raise ValueError(f"threads = {threads!r}: a whole number from 1 to 1024 (or None)")
     resolved = [resolve(s) for s in scenarios]
     keys = [scenario_key(s) for s in resolved]
     cache = prepare_cache(cache_dir) if cache_dir else None
@@ -142,16 +149,28 @@ def run_all(
         texts[k] = text
         bar.update()
 
+    jobs = jobs or os.cpu_count() or 1
+    side_by_side = scheduler is not None or min(jobs, len(todo)) > 1
+    todo = {k: with_threads(s, threads, side_by_side) for k, s in todo.items()}
     try:
         with bar:
             if scheduler is not None:
                 _run_on_dask(scheduler, scheduler_timeout, todo, done)
             else:
-                _run_local(jobs or os.cpu_count() or 1, todo, done)
+                _run_local(jobs, todo, done)
     except KeyboardInterrupt:
         raise Interrupted(len(texts), len(set(keys)), cache if cache else None) from None
     parsed = {k: Result.from_json(t) for k, t in texts.items()}
     return [parsed[k] for k in keys]
+
+
+def with_threads(s: dict[str, Any], threads: int | None, side_by_side: bool) -> dict[str, Any]:
+    """``s`` with its ``run.threads`` set to ``threads``, or to 1 if it is ``"auto"`` and runs
+    go side by side; unchanged otherwise."""
+    run = s.get("run") or {}
+    if threads is None and not (side_by_side and run.get("threads", "auto") == "auto"):
+        return s
+    return {**s, "run": {**run, "threads": threads or 1}}
 
 
 def _run_local(jobs: int, todo: dict[str, dict[str, Any]], done: Callable[[str, str], None]) -> None:

@@ -82,6 +82,9 @@ struct Bench {
     /// Run the benchmark at each value of one scenario key (`[bench.scale]`), to see how the
     /// cost per packet grows with the network.
     scale: Option<Scale>,
+    /// Scenario keys set for every run (`[bench.set]`, dotted keys: `"run.threads" = 1`).
+    #[serde(default)]
+    set: std::collections::BTreeMap<String, toml::Value>,
     #[serde(default)]
     targets: Targets,
 }
@@ -211,14 +214,14 @@ fn predict_partitions(path: &Path, duration: Option<Time>, set: &[(String, toml:
 }
 
 /// Runs `rttlab-bench run` in a child process and reads its figures.
-fn run_child(scenario: &Path, duration: Option<Time>, set: Option<(&str, &toml::Value)>) -> Result<Figures, String> {
+fn run_child(scenario: &Path, duration: Option<Time>, set: Option<(&str, &toml::Value)>, fixed: &std::collections::BTreeMap<String, toml::Value>) -> Result<Figures, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut cmd = Command::new(exe);
     cmd.arg("run").arg(scenario);
     if let Some(d) = duration {
         cmd.arg("--duration").arg(d.to_string());
     }
-    if let Some((key, value)) = set {
+    for (key, value) in fixed.iter().map(|(k, v)| (k.as_str(), v)).chain(set) {
         cmd.arg("--set").arg(format!("{key}={value}"));
     }
     let out = cmd.output().map_err(|e| format!("cannot start a run: {e}"))?;
@@ -325,7 +328,7 @@ fn suite(path: &Path, out: &Path, repeat: Option<usize>) -> Result<bool, String>
                 .map(|i| {
                     let at = set.map(|(k, v)| format!(" at {k} = {v}")).unwrap_or_default();
                     eprintln!("{}: run {}/{repeat}{at}", b.name, i + 1);
-                    run_child(&scenario, duration, set)
+                    run_child(&scenario, duration, set, &b.set)
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| format!("{}: {e}", b.name))

@@ -75,7 +75,7 @@ pub struct Completion<'a> {
 }
 
 /// A rate-based congestion controller: completions in, target rate out.
-pub trait RateController {
+pub trait RateController: Send {
     /// Updates the state on one completion event.
     fn on_completion(&mut self, c: &Completion);
     /// The current target rate.
@@ -157,7 +157,7 @@ pub enum Loss {
 }
 
 /// A window-based congestion controller: ACKs and losses in, a congestion window out.
-pub trait WindowController {
+pub trait WindowController: Send {
     fn on_ack(&mut self, a: &AckEvent);
     /// A loss was detected at `now` with `flight_bytes` outstanding.
     fn on_loss(&mut self, loss: Loss, flight_bytes: u64, now: Time);

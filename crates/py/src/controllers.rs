@@ -15,8 +15,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3::create_exception;
 use rttlab_cc::{AckEvent, Completion as CcCompletion, Loss, Metrics, Rate, RateController, Time, WindowController};
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -70,7 +68,7 @@ pub struct Ack {
 /// What went wrong first in a run's Python controllers, shared by all of them and the run.
 #[derive(Default)]
 pub struct Failure {
-    error: RefCell<Option<PyErr>>,
+    error: std::sync::Mutex<Option<PyErr>>,
     /// Set with the error: the run's observer, which may run without the GIL, stops on it.
     stop: Arc<AtomicBool>,
 }
@@ -83,7 +81,7 @@ impl Failure {
 
     /// The error to raise, if any.
     pub fn take(&self) -> Option<PyErr> {
-        self.error.borrow_mut().take()
+        self.error.lock().expect("unpoisoned").take()
     }
 
     fn failed(&self) -> bool {
@@ -92,7 +90,7 @@ impl Failure {
 
     /// Keeps `cause`, raised by `class.method`, unless an earlier error is kept.
     fn record(&self, py: Python<'_>, class: &str, method: &str, cause: PyErr) {
-        let mut slot = self.error.borrow_mut();
+        let mut slot = self.error.lock().expect("unpoisoned");
         if slot.is_none() {
             let err = ControllerError::new_err(format!("{class}.{method}: {}", cause.value(py)));
             err.set_cause(py, Some(cause));
@@ -143,11 +141,11 @@ pub struct PyControllers {
     params: Py<PyDict>,
     name: String,
     hooks: Hooks,
-    failure: Rc<Failure>,
+    failure: Arc<Failure>,
 }
 
 impl PyControllers {
-    pub fn new(py: Python<'_>, class: Py<PyAny>, params: Py<PyDict>, failure: Rc<Failure>) -> PyResult<PyControllers> {
+    pub fn new(py: Python<'_>, class: Py<PyAny>, params: Py<PyDict>, failure: Arc<Failure>) -> PyResult<PyControllers> {
         let bound = class.bind(py);
         let name: String = bound.getattr("__qualname__")?.extract()?;
         let hooks = Hooks::of(bound)?;
@@ -190,7 +188,7 @@ struct Instance {
     obj: Option<Py<PyAny>>,
     class: String,
     hooks: Hooks,
-    failure: Rc<Failure>,
+    failure: Arc<Failure>,
 }
 
 impl Instance {

@@ -52,7 +52,7 @@ type Controller = (Py<PyAny>, Py<PyDict>);
 /// Python controller that raises stops the run with `ControllerError`, caused by its exception.
 fn simulate(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>, controller: Option<Controller>) -> PyResult<rttlab_sim::output::Output> {
     let s = rttlab_sim::Scenario::from_json(scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let failure = std::rc::Rc::new(Failure::default());
+    let failure = std::sync::Arc::new(Failure::default());
     let failed = failure.stop_flag();
     let mut stopped_by: Option<PyErr> = None;
     let mut last = Instant::now();

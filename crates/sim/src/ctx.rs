@@ -18,6 +18,63 @@ pub(crate) struct Ctx {
     pub pkts: Slab,
     pub cfg: RunConfig,
     pub measure: Measurements,
+    /// Packets sent toward another partition in this window, and those handed over whose
+    /// transmission is not done yet (their completion reads them).
+    pub crossings: Vec<Crossed>,
+    pub handed_over: Vec<Crossed>,
+    /// What else this partition tells others at the window's end, with the node it is for.
+    pub outbox: Vec<(u32, Outgoing)>,
+    /// As a partition (`crate::partition`): which one, and each node's.
+    pub part: Option<(usize, std::sync::Arc<[usize]>)>,
+    /// How long a node takes to hear of what happened at another at once (a drop its sender
+    /// counts, a lost probe its pinger), the same however the network is cut: the shortest
+    /// link delay of the fabric, so that it never arrives within a partition's window.
+    pub notice_delay: Time,
+    /// Events the other partitions handled (a merged network's, `crate::partition`).
+    pub events_elsewhere: u64,
+}
+
+/// What a partition tells another at a window's end, beside packets.
+pub(crate) enum Outgoing {
+    /// A connection opened: its receiving end, for the receiver's host.
+    RxEnd(u32, Box<crate::flow::RxEnd>),
+    /// A message offered on an RPC connection (its id and serial number), for its receiver.
+    Message(u32, u32, crate::flow::Message),
+    /// An event of another partition's node (`Ctx::notify`), at its time and place in the order.
+    Event(Time, u64, crate::engine::EventKind),
+}
+
+impl Ctx {
+    /// Whether `node` belongs to another partition.
+    #[inline]
+    pub fn foreign(&self, node: u32) -> bool {
+        self.part.as_ref().is_some_and(|(me, of)| of[node as usize] != *me)
+    }
+
+    /// Node `node` hears of something now, `notice_delay` later (`EventKind::Dropped`,
+    /// `EventKind::PingLost`).
+    pub fn notify(&mut self, node: u32, kind: crate::engine::EventKind) {
+        let at = self.now + self.notice_delay;
+        if self.foreign(node) {
+            let seq = self.events.reserve(at);
+            self.outbox.push((node, Outgoing::Event(at, seq, kind)));
+        } else {
+            self.events.push(at, kind);
+        }
+    }
+}
+
+/// A packet sent toward another partition (`crate::partition`).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Crossed {
+    pub arrive: Time,
+    /// Its arrival's place in the event order.
+    pub seq: u64,
+    /// The port it arrives through.
+    pub port: crate::ids::PortId,
+    pub pkt: crate::ids::PktId,
+    /// When its transmission is done.
+    pub done: Time,
 }
 
 /// What the telemetry (`switch.int`) asks of the run.

@@ -25,8 +25,9 @@ pub enum EventKind {
     Kick(PortId),
     /// The warm-up ends: counters are snapshotted so that summaries count what follows.
     WarmupEnd,
-    /// The flow's timer may have expired.
-    Timer { flow: FlowId, timer: Timer },
+    /// The flow's timer may have expired, if the flow is still connection `serial` (its low
+    /// 29 bits).
+    Timer { flow: FlowId, timer: Timer, serial: u32 },
     /// A workload generator acts for its host number `host` (an RPC, a flow, an incast, a ping).
     Arrival { generator: u32, host: u32 },
     /// The host's stack finished processing the packet at the head of its NIC Rx queue.
@@ -34,6 +35,11 @@ pub enum EventKind {
     /// The earliest of the host's message transport local ACK timeouts may have expired
     /// (`Timers`, one per host).
     MessageRto(HostId),
+    /// A data packet of the flow's connection `serial` was dropped: its sender counts it.
+    Dropped { flow: FlowId, serial: u32 },
+    /// A probe or its echo of the generator's source was lost: the pinger no longer waits for
+    /// it.
+    PingLost { generator: u32, source: u32 },
 }
 
 /// `Option<PktId>` in a queue entry's `u32`.
@@ -50,10 +56,12 @@ impl EventKind {
             EventKind::Sample => (3, 0, 0),
             EventKind::Kick(port) => (4, port.0, 0),
             EventKind::WarmupEnd => (5, 0, 0),
-            EventKind::Timer { flow, timer } => (6, flow.0, timer as u32),
+            EventKind::Timer { flow, timer, serial } => (6, flow.0, timer as u32 | serial << 3),
             EventKind::Arrival { generator, host } => (7, generator, host),
             EventKind::HostRx(h) => (8, h.0, 0),
             EventKind::MessageRto(h) => (9, h.0, 0),
+            EventKind::Dropped { flow, serial } => (10, flow.0, serial),
+            EventKind::PingLost { generator, source } => (11, generator, source),
         }
     }
 
@@ -66,10 +74,12 @@ impl EventKind {
             3 => EventKind::Sample,
             4 => EventKind::Kick(PortId(a)),
             5 => EventKind::WarmupEnd,
-            6 => EventKind::Timer { flow: FlowId(a), timer: Timer::from_u32(b) },
+            6 => EventKind::Timer { flow: FlowId(a), timer: Timer::from_u32(b & 7), serial: b >> 3 },
             7 => EventKind::Arrival { generator: a, host: b },
             8 => EventKind::HostRx(HostId(a)),
-            _ => EventKind::MessageRto(HostId(a)),
+            9 => EventKind::MessageRto(HostId(a)),
+            10 => EventKind::Dropped { flow: FlowId(a), serial: b },
+            _ => EventKind::PingLost { generator: a, source: b },
         }
     }
 }
@@ -141,7 +151,7 @@ pub struct Timers {
 impl Timers {
     /// Queues connection `id`'s timer event at `at`; `kind` is this queue's main-queue event.
     pub fn push(&mut self, events: &mut EventQueue, at: Time, id: u32, kind: EventKind) {
-        let seq = events.reserve();
+        let seq = events.reserve(at);
         let earliest = self.heap.peek().is_none_or(|h| (at, seq) < (h.0 .0, h.0 .1));
         self.heap.push(std::cmp::Reverse((at, seq, id)));
         if earliest {
@@ -239,7 +249,10 @@ pub struct EventQueue {
     overflow: BinaryHeap<Entry>,
     bucket_bits: u32,
     len: usize,
-    next_seq: u64,
+    /// The origin of the event being handled (`set_origin`), and each origin's events
+    /// scheduled so far: an event's place in the order is `origin << ORIGIN_SHIFT | count`.
+    origin: usize,
+    scheduled: Vec<u64>,
     popped: u64,
     peak: usize,
     /// Buckets drained, and events popped, since the width was last looked at (`adapt`).
@@ -265,6 +278,9 @@ const SLOTS_PER_FILLED_BUCKET: usize = 2;
 /// incast and the ns-3 example unchanged).
 const BUCKET_EVENTS: std::ops::Range<u64> = 16..64;
 const ADAPT_EVERY: u64 = 1 << 13;
+/// An event's place in the order: its origin above this bit, the origin's count below (2^40
+/// events per origin; 2^20 origins fill the 60 bits beside the kind).
+const ORIGIN_SHIFT: u32 = 40;
 /// The widest bucket, 2^48 ps (about 5 minutes).
 const MAX_BUCKET_BITS: u32 = 48;
 
@@ -290,7 +306,8 @@ impl EventQueue {
             overflow: BinaryHeap::new(),
             bucket_bits: width.next_power_of_two().trailing_zeros(),
             len: 0,
-            next_seq: 0,
+            origin: 0,
+            scheduled: vec![0; 1],
             popped: 0,
             peak: 0,
             buckets: 0,
@@ -301,17 +318,51 @@ impl EventQueue {
 
     #[inline]
     pub fn push(&mut self, time: Time, kind: EventKind) {
-        let seq = self.reserve();
+        let seq = self.reserve(time);
         self.push_reserved(time, seq, kind);
     }
 
-    /// Takes the next place in the scheduling order for an event that may be queued later
-    /// (`push_reserved`), or never if it would find nothing to do: it then ranks among events
-    /// at its time exactly as if it had been queued now.
+    /// Takes the next place in the scheduling order for an event at `at` that may be queued
+    /// later (`push_reserved`), or never if it would find nothing to do: it then ranks among
+    /// events at its time exactly as if it had been queued now.
+    ///
+    /// The place is the current origin's (`set_origin`) next: ties at one picosecond go by
+    /// the origin that scheduled them, then in the order it scheduled them. An origin is a
+    /// node of the network, whose events are handled in the same order however the network
+    /// is cut into partitions, so the order does not depend on the partitioning (a run-wide
+    /// insertion counter would: it counts other partitions' events too). The run's own
+    /// events come first; the nodes follow in an order rotated by a hash of the time, so
+    /// that no node wins every tie (two senders in step would otherwise see the lower-numbered
+    /// one always queue first).
     #[inline]
-    pub fn reserve(&mut self) -> u64 {
-        self.next_seq += 1;
-        self.next_seq - 1
+    pub fn reserve(&mut self, at: Time) -> u64 {
+        let (origin, nodes) = (self.origin, self.scheduled.len() as u64 - 1);
+        let count = &mut self.scheduled[origin];
+        *count += 1;
+        let rank = match origin as u64 {
+            0 => 0,
+            o => {
+                let shift = ((splitmix64(at.ps()) as u128 * nodes as u128) >> 64) as u64;
+                let r = o - 1 + shift;
+                1 + if r >= nodes { r - nodes } else { r }
+            }
+        };
+        rank << ORIGIN_SHIFT | (*count - 1)
+    }
+
+    /// Events scheduled from now on come from `origin` (below `origins`, `with_origins`):
+    /// the node whose event is being handled, plus one; 0 for the run's own (its setup, the
+    /// warm-up's end, time-series samples).
+    #[inline]
+    pub fn set_origin(&mut self, origin: u32) {
+        self.origin = origin as usize;
+    }
+
+    /// Makes room for `origins` origins (`set_origin`).
+    pub fn with_origins(mut self, origins: usize) -> EventQueue {
+        assert!(origins as u64 <= 1 << (60 - ORIGIN_SHIFT), "{origins} origins: at most 2^{}", 60 - ORIGIN_SHIFT);
+        self.scheduled.resize(origins.max(1), 0);
+        self
     }
 
     /// Queues an event at a place in the scheduling order taken by `reserve`.
@@ -462,6 +513,23 @@ impl EventQueue {
         Some(Event { time: Time(time), seq: seq_kind >> 4, kind: EventKind::unpack(seq_kind & 0xf, a, b) })
     }
 
+    /// Every pending event, taken out in order (at the run's end: they are not handled, nor
+    /// counted as handled).
+    pub fn drain(&mut self) -> Vec<Event> {
+        let popped = self.popped;
+        let out = std::iter::from_fn(|| self.pop_until(Time::MAX)).collect();
+        self.popped = popped;
+        out
+    }
+
+    /// When the earliest pending event happens.
+    pub fn next_time(&mut self) -> Option<Time> {
+        if self.current.is_empty() && !self.advance() {
+            return None;
+        }
+        self.current.last().map(|e| Time(e.time))
+    }
+
     /// The event `n` places after the next one, if it is in the bucket being drained, without
     /// taking it: the main loop fetches its operands into the cache ahead of it.
     #[inline]
@@ -510,7 +578,8 @@ pub type Rng = Xoshiro256PlusPlus;
 #[derive(Copy, Clone, Debug)]
 pub enum Stream {
     Switch(u32),
-    Flow(u32),
+    /// A connection: its sending host and its serial number there.
+    Flow(u32, u32),
     Host(u32),
     /// A workload generator's draws for one of its hosts.
     Workload(u32, u32),
@@ -535,7 +604,7 @@ pub fn exponential(rng: &mut Rng, mean_ps: f64) -> Time {
 pub fn rng_stream(seed: u64, stream: Stream) -> Rng {
     let (tag, id) = match stream {
         Stream::Switch(i) => (1u64, i),
-        Stream::Flow(i) => (2, i),
+        Stream::Flow(h, serial) => return Rng::seed_from_u64(splitmix64(splitmix64(splitmix64(seed) ^ (2 << 32 | h as u64)) ^ serial as u64)),
         Stream::Host(i) => (3, i),
         Stream::Workload(w, h) => (4 + w as u64, h),
     };
@@ -593,7 +662,7 @@ mod tests {
                     _ => draw(spread),
                 };
                 let kind = EventKind::Arrive { port: PortId(step), pkt: PktId(0) };
-                let seq = q.reserve();
+                let seq = q.reserve(Time(now + lead));
                 q.push_reserved(Time(now + lead), seq, kind);
                 reference.push(std::cmp::Reverse((now + lead, seq, step)));
             } else {
@@ -638,13 +707,13 @@ mod tests {
                 assert_eq!((e.time.ps(), e.seq), (t, seq));
                 for _ in 0..pushes_per_pop {
                     let at = t + gap();
-                    let seq = q.reserve();
+                    let seq = q.reserve(Time(at));
                     q.push_reserved(Time(at), seq, e.kind);
                     reference.push(std::cmp::Reverse((at, seq)));
                 }
             }
         };
-        let seq = q.reserve();
+        let seq = q.reserve(Time(0));
         q.push_reserved(Time(0), seq, EventKind::Sample);
         reference.push(std::cmp::Reverse((0, seq)));
         // Grow to about 200 000 pending, hold there, then drain to a few hundred.
@@ -669,10 +738,12 @@ mod tests {
             EventKind::Sample,
             EventKind::Kick(PortId(9)),
             EventKind::WarmupEnd,
-            EventKind::Timer { flow: FlowId(5), timer: Timer::Pace },
+            EventKind::Timer { flow: FlowId(5), timer: Timer::Pace, serial: (1 << 29) - 1 },
             EventKind::Arrival { generator: 2, host: 11 },
             EventKind::HostRx(HostId(4)),
             EventKind::MessageRto(HostId(6)),
+            EventKind::Dropped { flow: FlowId(7), serial: u32::MAX },
+            EventKind::PingLost { generator: 1, source: 8 },
         ];
         for k in kinds {
             q.push(Time(1), k);
@@ -684,7 +755,7 @@ mod tests {
     #[test]
     fn a_reserved_place_ranks_as_if_pushed_when_reserved() {
         let mut q = EventQueue::default();
-        let early = q.reserve();
+        let early = q.reserve(Time(5));
         let arrive = |p| EventKind::Arrive { port: PortId(p), pkt: PktId(0) };
         q.push(Time(5), arrive(2));
         q.push_reserved(Time(5), early, EventKind::TxDone { port: PortId(1), pkt: None });
@@ -734,10 +805,10 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_independent() {
-        let a: u64 = rng_stream(7, Stream::Flow(0)).random();
-        let b: u64 = rng_stream(7, Stream::Flow(0)).random();
-        let c: u64 = rng_stream(7, Stream::Flow(1)).random();
-        let d: u64 = rng_stream(8, Stream::Flow(0)).random();
+        let a: u64 = rng_stream(7, Stream::Flow(0, 0)).random();
+        let b: u64 = rng_stream(7, Stream::Flow(0, 0)).random();
+        let c: u64 = rng_stream(7, Stream::Flow(0, 1)).random();
+        let d: u64 = rng_stream(8, Stream::Flow(0, 0)).random();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

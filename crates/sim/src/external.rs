@@ -6,7 +6,7 @@
 use rttlab_cc::{Rate, RateController, WindowController};
 
 /// Builds the controller of each new connection for `cc.algorithm = "python"`.
-pub trait Controllers {
+pub trait Controllers: Send {
     /// A rate controller (message transport) for a connection whose NIC sends at `line_rate`.
     fn rate(&mut self, line_rate: Rate) -> Box<dyn RateController>;
     /// A window controller (window transport) for a connection of `mss` payload bytes per

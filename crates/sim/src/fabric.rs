@@ -270,12 +270,18 @@ impl Fabric {
         let done = cx.now + port.rate.serialization(wire);
         let (peer, arrive) = (port.peer, done + port.delay);
         port.busy_until = done;
-        port.done_seq = cx.events.reserve();
+        port.done_seq = cx.events.reserve(done);
         port.done_queued = queue_completion;
         if queue_completion {
             cx.events.push_reserved(done, port.done_seq, EventKind::TxDone { port: p, pkt: matters.then_some(i) });
         }
-        cx.events.push(arrive, EventKind::Arrive { port: peer, pkt: i });
+        if port.crosses {
+            // To another partition: handed over at the window's end (`crate::partition`).
+            let seq = cx.events.reserve(arrive);
+            cx.crossings.push(crate::ctx::Crossed { arrive, seq, port: peer, pkt: i, done });
+        } else {
+            cx.events.push(arrive, EventKind::Arrive { port: peer, pkt: i });
+        }
     }
 
     /// Bookkeeping for packet `i` leaving class `c` of port `p`'s queue.
@@ -311,7 +317,7 @@ impl Fabric {
     /// another port's dequeue.
     pub(crate) fn send_pfc(&mut self, p: PortId, class: usize, pause: bool, cx: &mut Ctx) {
         let kind = if pause { PacketKind::Pause } else { PacketKind::Resume };
-        let i = cx.pkts.alloc(Packet::new(kind, class as u8, cx.cfg.pfc_frame_bytes));
+        let i = cx.pkts.alloc(Packet::new(kind, class as u8, cx.cfg.pfc_frame_bytes as u16));
         let port = &mut self.ports[p.idx()];
         port.control.push_back(i);
         port.class[class].stats.pauses_sent += pause as u64;
@@ -497,7 +503,7 @@ impl Fabric {
         st.hops[st.n as usize] = record;
         st.ports[st.n as usize] = p.0;
         st.n += 1;
-        cx.pkts.get_mut(i).wire_bytes += HOP_BYTES;
+        cx.pkts.get_mut(i).wire_bytes += HOP_BYTES as u16;
     }
 
     /// The unloaded round trip from host `src` to `dst` on ECMP hashes `hash`: a full data

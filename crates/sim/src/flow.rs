@@ -11,7 +11,12 @@ use crate::packet::IntStack;
 use rttlab_cc::{Metrics, Rate, Time};
 use std::collections::VecDeque;
 
+/// A connection as its sender holds it, in its sending host's table (`Slots`); the receiver
+/// holds its own end (`RxEnd`).
 pub struct Flow {
+    /// The connection's serial number at its sender (`Slots::next_serial`): packets carry it,
+    /// so that one of an earlier connection of the slot is known as stale.
+    pub serial: u32,
     pub src: u32,
     pub dst: u32,
     pub class: u8,
@@ -27,24 +32,78 @@ pub struct Flow {
     pub ephemeral: Option<Origin>,
     /// The slot holds a connection (false once an ephemeral flow is retired).
     pub open: bool,
-    /// The sender has everything acknowledged; retired once no packet of it is left.
-    pub(crate) closing: bool,
-    /// Data and ACK packets of this flow alive in the network.
-    pub(crate) live: u32,
     /// FCT of this flow alone on an idle network (`ideal_fct`); zero when unsized.
     pub ideal: Time,
     /// Its unloaded round trip (`Network::base_rtt`), with telemetry on; else zero.
     pub base_rtt: Time,
+    /// RPC connections: the bytes offered on it so far, which place each message's end.
+    pub offered: Option<u64>,
+    /// A `[[flows]]` connection's place among them (`u32::MAX` for one opened during the run).
+    pub(crate) order: u32,
+    pub rng: Rng,
+    /// The sender's counters (the receiver counts in its `RxEnd`).
+    pub stats: FlowStats,
+    /// The sending end's transport.
+    pub tx: Tx,
+}
+
+/// A connection's receiving end, at its destination host, in a table numbered like the
+/// senders' (`FlowTable::rx`): what the receiver knows of the connection, its transport state
+/// and its counters. A slot's next connection waits in `next` until its first packet arrives,
+/// so that the receiver answers the packets of the one before until then, whenever it heard
+/// of the next (at once, or at a partition's window end).
+pub struct RxEnd {
+    /// The connection's serial number at its sender (`u32::MAX`: none yet).
+    pub serial: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub start: Time,
+    pub group: u16,
+    /// A workload flow's end (`flow_done`'s count).
+    pub ephemeral: bool,
+    pub ideal: Time,
+    /// ECMP hash of the 5-tuple in the ACKs' direction.
+    pub hash: u32,
+    pub rx: Rx,
+    /// The receiver's counters.
+    pub stats: FlowStats,
     /// Window receiver with telemetry: the last data packet's records, for its next ACK.
     pub(crate) int_echo: Option<Box<IntStack>>,
-    /// RPC connections: the messages in flight on it.
-    pub messages: Option<Box<Messages>>,
-    pub rng: Rng,
-    pub stats: FlowStats,
-    /// The sending end's transport, at `src`.
-    pub tx: Tx,
-    /// The receiving end's, at `dst`.
-    pub rx: Rx,
+    /// RPC connections: the messages on their way, each complete when the bytes delivered reach
+    /// its end (the message transport delivers in order).
+    pub messages: Option<Box<Inbox>>,
+    pub(crate) next: Option<Box<RxEnd>>,
+}
+
+impl Default for RxEnd {
+    /// An empty slot.
+    fn default() -> Self {
+        RxEnd {
+            serial: u32::MAX,
+            src: 0,
+            dst: 0,
+            start: Time::ZERO,
+            group: 0,
+            ephemeral: false,
+            ideal: Time::ZERO,
+            hash: 0,
+            rx: Rx::None,
+            stats: FlowStats::default(),
+            int_echo: None,
+            messages: None,
+            next: None,
+        }
+    }
+}
+
+impl RxEnd {
+    /// A message flow's receiving end.
+    pub fn message_rx(&mut self) -> &mut MessageRx {
+        match &mut self.rx {
+            Rx::Message(m) => m,
+            _ => unreachable!("a message-transport path reached a window flow"),
+        }
+    }
 }
 
 /// The transport a flow runs on, held in the connection's record: a box was one more
@@ -57,19 +116,25 @@ pub enum Tx {
 }
 
 /// The receiving end of the transport a flow runs on.
+#[derive(Default)]
 pub enum Rx {
+    /// An empty slot of `FlowTable::rx`.
+    #[default]
+    None,
     Message(MessageRx),
     Window(WindowRx),
 }
 
-/// An RPC connection's messages: each is complete when the receiver's in-order delivered bytes
-/// reach its `end` (the message transport delivers in order).
-pub struct Messages {
+/// What an RPC connection is: requests (client to server) or responses, and of which generator.
+#[derive(Copy, Clone, Debug)]
+pub struct Rpc {
+    pub request: bool,
+    pub generator: u32,
+}
+
+/// An RPC connection's messages at its receiver.
+pub struct Inbox {
     pub queue: VecDeque<Message>,
-    /// Bytes offered on the connection so far.
-    pub offered: u64,
-    /// The connection in the other direction.
-    pub peer: u32,
     /// Requests (client to server) or responses.
     pub request: bool,
     /// The RPC generator it belongs to.
@@ -177,8 +242,8 @@ pub struct FlowSpec {
     /// Window transport: the application pacing the connection (`None`: backlogged).
     pub onoff: Option<OnOff>,
     pub ephemeral: Option<Origin>,
-    /// Data only when offered (RPC connections).
-    pub demand: bool,
+    /// An RPC connection (data only when offered): its direction and generator.
+    pub rpc: Option<Rpc>,
 }
 
 impl FlowSpec {
@@ -251,36 +316,278 @@ impl Flow {
         }
     }
 
-    /// A message flow's receiving end.
-    pub fn message_rx(&mut self) -> &mut MessageRx {
-        match &mut self.rx {
-            Rx::Message(m) => m,
-            Rx::Window(_) => unreachable!("a message-transport path reached a window flow"),
-        }
-    }
-
     /// A connection the flows table and time series list: not a workload's one-off transfer.
     pub fn listed(&self) -> bool {
         self.open && self.ephemeral.is_none()
     }
 }
 
-/// Connection slots: a retired workload flow's slot goes on `free` until reused, and its
+/// Connections, each in a slot of its sending host's table: a connection's id is its slot
+/// number above its host's (`slot << host_bits | host`), so that a host numbers its own
+/// connections whatever other hosts do (and a partition of the network, `crate::partition`,
+/// numbers them as the whole network does). Receivers keep their ends in a table numbered
+/// alike. A retired workload flow's slot goes on its host's free list until reused, and its
 /// counters into `retired`.
 #[derive(Default)]
 pub(crate) struct FlowTable {
-    pub slots: Vec<Flow>,
-    pub free: Vec<u32>,
-    /// Connections opened so far (also the serial number of the next one's random stream).
-    pub opened: u64,
-    /// Counters of retired workload flows, and how many there were.
+    pub slots: Slots<Flow>,
+    pub rx: Slots<RxEnd>,
+    /// Counters of retired workload flows (both ends), and how many there were.
     pub retired: FlowStats,
     pub retired_count: u64,
-    /// `until = "flows_done"`: sized `[[flows]]` connections whose last byte has not arrived.
-    pub pending: Option<u64>,
-    /// `until = "flows_done"` with `measure.fct_until`: workload flows the FCT statistics count
-    /// whose last byte has not arrived.
-    pub counted_pending: u64,
+    /// `until = "flows_done"`: what decides the end.
+    pub done: Option<FlowsDone>,
+}
+
+/// `until = "flows_done"`: the connections the run waits for, as this network (or partition,
+/// `crate::partition`) has seen them finish. The run ends once every sized `[[flows]]`
+/// connection and, with `measure.fct_until`, every workload flow the FCT statistics count has
+/// its last byte, and the counted window is over.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FlowsDone {
+    /// `[[flows]]` connections in all, and those finished here.
+    pub total: u64,
+    pub finished: u64,
+    /// Counted workload flows opened here less those finished here.
+    pub counted: i64,
+    /// When the last sized connection finished here.
+    pub last: Time,
+}
+
+impl FlowsDone {
+    /// The end these counts (added up over every partition) give: `None` while the run waits.
+    /// The run ends at the end of the lookahead grid's cell (`step`, the fabric's shortest link
+    /// delay) holding the last completion, so that any cut of the network ends it at the same
+    /// instant: a partition learns of the others' completions only at a window's end.
+    pub fn end(all: impl IntoIterator<Item = FlowsDone>, fct_until: Time, warmup: Time, step: Time) -> Option<Time> {
+        let mut sum = FlowsDone::default();
+        for d in all {
+            (sum.total, sum.finished, sum.counted, sum.last) = (d.total, sum.finished + d.finished, sum.counted + d.counted, sum.last.max(d.last));
+        }
+        let over = fct_until == Time::MAX || sum.last >= fct_until;
+        (sum.finished == sum.total && sum.counted == 0 && over).then(|| grid_end(sum.last, step).max(warmup))
+    }
+}
+
+/// The last instant of the cell of a grid of `step` that holds `t`.
+pub(crate) fn grid_end(t: Time, step: Time) -> Time {
+    match step.ps() {
+        0 => t,
+        s => Time((t.ps() / s).saturating_add(1).saturating_mul(s) - 1),
+    }
+}
+
+/// A connection with both ends' counters (`FlowTable::stats`); the sender's record otherwise.
+pub struct FlowView<'a> {
+    pub id: u32,
+    pub stats: FlowStats,
+    pub(crate) flow: &'a Flow,
+}
+
+impl std::ops::Deref for FlowView<'_> {
+    type Target = Flow;
+    fn deref(&self) -> &Flow {
+        self.flow
+    }
+}
+
+/// Per-connection records, host by host.
+pub(crate) struct Slots<T> {
+    hosts: Vec<HostSlots<T>>,
+    host_bits: u32,
+}
+
+impl<T> Default for Slots<T> {
+    fn default() -> Self {
+        Slots { hosts: Vec::new(), host_bits: 0 }
+    }
+}
+
+/// One host's records.
+struct HostSlots<T> {
+    slots: Vec<T>,
+    free: Vec<u32>,
+    /// Connections the host has opened (the serial number of its next one).
+    opened: u32,
+}
+
+impl FlowTable {
+    /// The table of a network of `hosts` hosts.
+    pub fn new(hosts: u32) -> FlowTable {
+        FlowTable { slots: Slots::new(hosts), rx: Slots::new(hosts), ..FlowTable::default() }
+    }
+
+    /// Flow `f`'s counters, both ends' (a retired flow's receiver counts in its end until the
+    /// slot's next connection arrives).
+    pub fn stats(&self, f: u32) -> FlowStats {
+        let flow = &self.slots[f];
+        let mut st = flow.stats.clone();
+        if let Some(rx) = self.rx.get(f).filter(|r| r.serial == flow.serial) {
+            st.absorb(&rx.stats);
+            st.finish = rx.stats.finish;
+        }
+        st
+    }
+
+    /// Every connection in a slot, with both ends' counters, by sending host.
+    pub fn views(&self) -> impl Iterator<Item = FlowView<'_>> {
+        self.slots.iter().map(|(id, flow)| FlowView { id, stats: self.stats(id), flow })
+    }
+
+    /// The connections the flows table and time series list (`Flow::listed`), in their order:
+    /// the `[[flows]]` groups' in the order the scenario names them, then those opened during
+    /// the run (RPC connections) by traffic group, sending host and serial number there. A
+    /// listed connection's number in the tables is its place here (listed connections are
+    /// never retired, so the number holds for the whole run).
+    pub fn listed(&self) -> Vec<FlowView<'_>> {
+        let mut v: Vec<FlowView> = self.views().filter(|f| f.listed()).collect();
+        v.sort_by_key(|f| (f.order, f.group, f.src, f.serial));
+        v
+    }
+
+    /// Counters of every connection: the open ones (both ends), the receiving ends of retired
+    /// ones still held, and the retired totals.
+    pub fn all_stats(&self) -> impl Iterator<Item = &FlowStats> {
+        self.slots
+            .iter()
+            .map(|(_, f)| f)
+            .filter(|f| f.open)
+            .map(|f| &f.stats)
+            .chain(self.rx.iter().map(|(_, r)| &r.stats))
+            .chain(std::iter::once(&self.retired))
+    }
+}
+
+impl FlowTable {
+    /// Connection `f`'s receiving end, for its receiver: in the slot if it is empty, else
+    /// next (`RxEnd`).
+    pub fn install_rx(&mut self, f: u32, end: RxEnd) {
+        let slot = self.rx.entry(f);
+        if slot.serial == u32::MAX {
+            *slot = end;
+        } else {
+            slot.next = Some(Box::new(end));
+        }
+    }
+}
+
+impl<T> Slots<T> {
+    fn new(hosts: u32) -> Slots<T> {
+        let host_bits = u32::BITS - hosts.saturating_sub(1).leading_zeros();
+        Slots { hosts: (0..hosts).map(|_| HostSlots { slots: Vec::new(), free: Vec::new(), opened: 0 }).collect(), host_bits }
+    }
+
+    #[inline]
+    fn split(&self, f: u32) -> (usize, usize) {
+        ((f & ((1 << self.host_bits) - 1)) as usize, (f >> self.host_bits) as usize)
+    }
+
+    /// The sending host of connection `f`.
+    #[inline]
+    pub fn host_of(&self, f: u32) -> u32 {
+        self.split(f).0 as u32
+    }
+
+    pub fn get(&self, f: u32) -> Option<&T> {
+        let (h, slot) = self.split(f);
+        self.hosts.get(h)?.slots.get(slot)
+    }
+
+    /// Every slot with its id, by sending host, then slot.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> {
+        let bits = self.host_bits;
+        self.hosts.iter().enumerate().flat_map(move |(h, t)| t.slots.iter().enumerate().map(move |(i, f)| ((i as u32) << bits | h as u32, f)))
+    }
+
+    /// Slots in all (the table's memory high-water mark).
+    pub fn len(&self) -> usize {
+        self.hosts.iter().map(|t| t.slots.len()).sum()
+    }
+}
+
+impl<T: Default> Slots<T> {
+    /// Slot `f`, made (with every slot before it at its host) if the table is shorter.
+    pub fn entry(&mut self, f: u32) -> &mut T {
+        let (h, slot) = self.split(f);
+        let t = &mut self.hosts[h].slots;
+        if t.len() <= slot {
+            t.resize_with(slot + 1, T::default);
+        }
+        &mut t[slot]
+    }
+}
+
+impl<T> Slots<T> {
+    /// Host `h`'s records, exchanged with `other`'s (the partition that owns `h` hands them
+    /// over, `crate::partition`).
+    pub(crate) fn swap_host(&mut self, other: &mut Slots<T>, h: usize) {
+        std::mem::swap(&mut self.hosts[h], &mut other.hosts[h]);
+    }
+
+    /// Every slot of every host, taken out.
+    pub(crate) fn drain(&mut self) -> Vec<(u32, T)> {
+        let bits = self.host_bits;
+        let mut out = Vec::new();
+        for (h, t) in self.hosts.iter_mut().enumerate() {
+            out.extend(t.slots.drain(..).enumerate().map(|(i, x)| ((i as u32) << bits | h as u32, x)));
+        }
+        out
+    }
+}
+
+impl Slots<Flow> {
+    /// The serial number of host `h`'s next connection, taken.
+    pub fn next_serial(&mut self, h: u32) -> u32 {
+        let t = &mut self.hosts[h as usize];
+        t.opened += 1;
+        t.opened - 1
+    }
+
+    /// Puts `flow` in a free slot of its sender's table (or a new one) and returns its id.
+    pub fn insert(&mut self, flow: Flow) -> u32 {
+        let h = flow.src;
+        let t = &mut self.hosts[h as usize];
+        let slot = match t.free.pop() {
+            Some(i) => {
+                t.slots[i as usize] = flow;
+                i
+            }
+            None => {
+                t.slots.push(flow);
+                t.slots.len() as u32 - 1
+            }
+        };
+        assert!(slot < 1 << (u32::BITS - self.host_bits) >> 1, "host {h}: more connections at once than connection ids hold");
+        slot << self.host_bits | h
+    }
+
+    /// Slot `f` is free again.
+    pub fn free(&mut self, f: u32) {
+        let (h, slot) = self.split(f);
+        self.hosts[h].free.push(slot as u32);
+    }
+
+    /// Connections opened so far.
+    pub fn opened(&self) -> u64 {
+        self.hosts.iter().map(|t| t.opened as u64).sum()
+    }
+}
+
+impl<T> std::ops::Index<u32> for Slots<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, f: u32) -> &T {
+        let (h, slot) = self.split(f);
+        &self.hosts[h].slots[slot]
+    }
+}
+
+impl<T> std::ops::IndexMut<u32> for Slots<T> {
+    #[inline]
+    fn index_mut(&mut self, f: u32) -> &mut T {
+        let (h, slot) = self.split(f);
+        &mut self.hosts[h].slots[slot]
+    }
 }
 
 /// `rtt` plus a uniform draw in [0, `noise`] from `rng` (none when `noise` is zero).

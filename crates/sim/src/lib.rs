@@ -24,6 +24,7 @@ pub mod measure;
 pub mod network;
 pub mod output;
 pub mod packet;
+pub mod partition;
 pub mod port;
 pub mod routing;
 pub mod scenario;
@@ -65,12 +66,22 @@ pub fn run_observed(s: &Scenario, observe: impl FnMut(Progress) -> ControlFlow<(
 /// [`run_observed`] with the builder of `cc.algorithm = "python"`'s controllers.
 pub fn run_observed_with(s: &Scenario, controllers: Option<Box<dyn Controllers>>, observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<Output, RunError> {
     let t0 = std::time::Instant::now();
-    let mut net = Network::with_controllers(s, controllers)?;
-    net.run_observed(observe)?;
+    let (threads, fewer) = partition::threads(s, controllers.is_some());
+    let mut net = if threads > 1 {
+        let mut cut = partition::Partitioned::new(s, threads)?;
+        cut.run(None, observe)?;
+        cut.merge()
+    } else {
+        let mut net = Network::with_controllers(s, controllers)?;
+        net.run_observed(observe)?;
+        net
+    };
     debug_assert_eq!(net.check_invariants(), Ok(()));
     let wall = t0.elapsed().as_secs_f64();
     let summary = net.summary();
-    let meta = output::meta(s, output::perf(&net, wall), net.warnings(&summary));
+    let mut perf = output::perf(&net, wall);
+    perf["threads"] = threads.into();
+    let meta = output::meta(s, perf, net.warnings(&summary).into_iter().chain(fewer).collect());
     let tables = net.tables();
     Ok(Output { summary, tables, meta, captures: net.take_captures() })
 }

@@ -105,6 +105,21 @@ pub struct Counters {
     pub data_drops: u64,
 }
 
+impl std::ops::AddAssign<&Counters> for Counters {
+    fn add_assign(&mut self, o: &Counters) {
+        self.pauses += o.pauses;
+        self.paused += o.paused;
+        self.drops += o.drops;
+        self.marks += o.marks;
+        self.retransmits += o.retransmits;
+        self.timeouts += o.timeouts;
+        self.naks += o.naks;
+        self.host_drops += o.host_drops;
+        self.data_sent += o.data_sent;
+        self.data_drops += o.data_drops;
+    }
+}
+
 /// Per-connection samples taken every `measure.timeseries_interval`.
 #[derive(Default)]
 pub struct TimeSeries {

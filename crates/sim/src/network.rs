@@ -9,7 +9,7 @@
 use crate::ctx::{Ctx, RunConfig};
 use crate::engine::{Event, EventKind, EventQueue};
 use crate::fabric::Fabric;
-use crate::flow::{Flow, FlowStats, Tx};
+use crate::flow::{FlowStats, Tx};
 use crate::host::nic::Host;
 use crate::host::Hosts;
 use crate::ids::PortId;
@@ -64,6 +64,13 @@ impl Network {
     /// The network of `s`, whose `cc.algorithm = "python"` controllers `controllers` builds
     /// (required then, unused otherwise).
     pub fn with_controllers(s: &Scenario, controllers: Option<Box<dyn Controllers>>) -> Result<Network, ScenarioError> {
+        Network::build(s, controllers, None)
+    }
+
+    /// The network of `s`, as partition `part.0` of a cut (`part.1`: each node's partition,
+    /// `crate::partition`) when given: its own nodes' connections are opened, and the links to
+    /// other partitions' nodes lead there.
+    pub(crate) fn build(s: &Scenario, controllers: Option<Box<dyn Controllers>>, part: Option<(usize, std::sync::Arc<[usize]>)>) -> Result<Network, ScenarioError> {
         if matches!(s.cc, CcConfig::Python(_)) && controllers.is_none() {
             return Err(invalid("cc.algorithm", "python", "a controller written in Python runs from Python: rttlab.run(...) or the rttlab command, not the simulator alone"));
         }
@@ -79,17 +86,27 @@ impl Network {
         let mut cx = Ctx {
             now: Time::ZERO,
             seq_now: 0,
-            events: EventQueue::new(Time(slowest_crossing(&fabric.graph, s.nic.mtu.0).ps().saturating_mul(2))),
+            events: EventQueue::new(Time(slowest_crossing(&fabric.graph, s.nic.mtu.0).ps().saturating_mul(2)))
+                .with_origins((fabric.graph.hosts + fabric.graph.switches) as usize + 1),
             pkts: Slab::new(s.switch.int == Some(true)),
             cfg: RunConfig { pfc: s.switch.pfc_alpha.is_some() || queue_params.iter().any(|q| q.pfc.is_some()), queue_params, ..RunConfig::new(s) },
             measure,
+            crossings: Vec::new(),
+            handed_over: Vec::new(),
+            outbox: Vec::new(),
+            events_elsewhere: 0,
+            part: None,
+            notice_delay: fabric.graph.links.iter().map(|l| l.delay).min().unwrap_or(Time::ZERO),
         };
         if matches!(&s.cc, CcConfig::Hpcc(p) if p.base_rtt == BaseRtt::Max) {
             cx.cfg.max_base_rtt = fabric.max_base_rtt(&cx.cfg);
         }
         cx.events.push(cx.cfg.warmup, EventKind::WarmupEnd);
         let mut net = Network { cx, fabric, hosts };
-        let Network { cx, fabric, hosts } = &mut net;
+        if let Some((me, of_node)) = part {
+            net.set_partition(me, &of_node);
+        }
+        let Network { cx, fabric, hosts, .. } = &mut net;
         hosts.open_flow_groups(s, fabric, cx);
         for g in 0..hosts.generators.len() {
             for (t, i) in hosts.generators[g].first_events() {
@@ -137,6 +154,84 @@ impl Network {
         self.finish();
     }
 
+    /// Makes this network partition `me` of a cut (`of_node`: each node's partition): it
+    /// handles only its own nodes' events, and sends packets toward another partition's
+    /// nodes as crossings.
+    fn set_partition(&mut self, me: usize, of_node: &std::sync::Arc<[usize]>) {
+        for i in 0..self.fabric.ports.len() {
+            let peer = self.fabric.ports[i].peer;
+            self.fabric.ports[i].crosses = of_node[self.fabric.ports[peer.idx()].node as usize] != me;
+        }
+        self.cx.part = Some((me, of_node.clone()));
+    }
+
+    /// When the next pending event happens.
+    pub(crate) fn next_event_time(&mut self) -> Option<Time> {
+        self.cx.events.next_time()
+    }
+
+    /// Handles this partition's events up to `until` (included), showing `inspect` each;
+    /// another partition's (queued when every partition was built alike) are dropped.
+    pub(crate) fn run_window(&mut self, until: Time, mut inspect: impl FnMut(&Network, &Event)) {
+        while let Some(ev) = self.cx.events.pop_until(until) {
+            if self.owner(&ev.kind).is_some_and(|n| self.cx.foreign(n)) {
+                continue;
+            }
+            inspect(self, &ev);
+            self.handle(ev);
+        }
+    }
+
+    /// The packets sent toward other partitions in the window (`until` its last instant),
+    /// copied out of this one; each leaves its slab once its transmission is done.
+    pub(crate) fn take_crossings(&mut self, until: Time) -> Vec<crate::partition::Crossing> {
+        let Network { cx, hosts, .. } = self;
+        let out = cx
+            .crossings
+            .iter()
+            .map(|c| crate::partition::Crossing { time: c.arrive, seq: c.seq, port: c.port, pkt: *cx.pkts.get(c.pkt), int: cx.pkts.int(c.pkt).map(|s| Box::new(*s)) })
+            .collect();
+        cx.handed_over.append(&mut cx.crossings);
+        cx.handed_over.retain(|c| {
+            if c.done > until {
+                return true;
+            }
+            cx.pkts.free(c.pkt);
+            false
+        });
+        let _ = hosts;
+        out
+    }
+
+    /// What else this partition tells others, with the node each is for.
+    pub(crate) fn take_outbox(&mut self) -> Vec<(u32, crate::ctx::Outgoing)> {
+        std::mem::take(&mut self.cx.outbox)
+    }
+
+    /// What another partition told this one.
+    pub(crate) fn receive_outgoing(&mut self, o: crate::ctx::Outgoing) {
+        match o {
+            crate::ctx::Outgoing::RxEnd(f, end) => self.hosts.flows.install_rx(f, *end),
+            crate::ctx::Outgoing::Message(f, serial, m) => self.hosts.expect_message(f, serial, m),
+            crate::ctx::Outgoing::Event(t, seq, kind) => self.cx.events.push_reserved(t, seq, kind),
+        }
+    }
+
+    /// A packet from another partition: it arrives as its sender scheduled it.
+    pub(crate) fn receive_crossing(&mut self, c: crate::partition::Crossing) {
+        let cx = &mut self.cx;
+        let i = cx.pkts.alloc(c.pkt);
+        if let (Some(s), Some(to)) = (c.int.as_deref(), cx.pkts.int_mut(i)) {
+            *to = *s;
+        }
+        cx.events.push_reserved(c.time, c.seq, c.event(i));
+    }
+
+    /// The end of a partition's run.
+    pub(crate) fn finish_partition(&mut self) {
+        self.finish();
+    }
+
     /// Brings what an event reads first into the cache `PREFETCH_AHEAD` events before it is
     /// handled (and, when a bucket starts, for the events before that): an arriving packet and
     /// the port it arrives through; then, for the next event, the egress port the packet leaves
@@ -162,10 +257,11 @@ impl Network {
     /// Hands the event to the part it belongs to.
     #[inline]
     fn handle(&mut self, ev: Event) {
-        let Network { cx, fabric, hosts } = self;
+        let Network { cx, fabric, hosts, .. } = self;
         debug_assert!(ev.time >= cx.now, "time went back from {:?} to {:?}", cx.now, ev.time);
         cx.now = ev.time;
         cx.seq_now = ev.seq;
+        cx.events.set_origin(owner(fabric, hosts, &ev.kind).map_or(0, |n| n + 1));
         match ev.kind {
             EventKind::TxDone { port, pkt } => {
                 fabric.ports[port.idx()].tx_done();
@@ -185,7 +281,9 @@ impl Network {
             EventKind::Sample => self.sample(),
             EventKind::WarmupEnd => self.warmup_end(),
             EventKind::MessageRto(h) => hosts.message_rto_event(h.0, &ev, fabric, cx),
-            EventKind::Timer { flow, timer } => hosts.window_timer(flow.0, timer, fabric, cx),
+            EventKind::Timer { flow, timer, serial } => hosts.window_timer(flow.0, timer, serial, fabric, cx),
+            EventKind::Dropped { flow, serial } => hosts.dropped_notice(flow.0, serial),
+            EventKind::PingLost { generator, source } => hosts.ping_lost(generator, source),
             EventKind::Arrival { generator, host } => hosts.workload_event(generator, host, fabric, cx),
             EventKind::HostRx(h) => hosts.host_rx_done(h.0, fabric, cx),
         }
@@ -200,9 +298,17 @@ impl Network {
         self.cx.measure.ports_at_warmup = self.fabric.ports.iter().map(|p| p.stats_at(self.cx.now)).collect();
     }
 
-    /// The end of the run: queue samplers see the last interval.
+    /// The end of the run: queue samplers see the last interval, and drops their senders had
+    /// yet to hear of (`EventKind::Dropped`) count against their connections.
     fn finish(&mut self) {
         self.cx.now = self.cx.cfg.end;
+        for ev in self.cx.events.drain() {
+            if let EventKind::Dropped { flow, serial } = ev.kind {
+                if !self.cx.foreign(self.hosts.flows.slots.host_of(flow.0)) {
+                    self.hosts.dropped_notice(flow.0, serial);
+                }
+            }
+        }
         for s in &mut self.cx.measure.samplers {
             let port = &self.fabric.ports[s.port.idx()];
             s.observe(self.cx.cfg.end, &port.occupancies()[..self.cx.cfg.classes]);
@@ -211,10 +317,15 @@ impl Network {
 
     fn sample(&mut self) {
         let ts = &mut self.cx.measure.timeseries;
-        for (i, f) in self.hosts.flows.slots.iter_mut().enumerate().filter(|(_, f)| f.listed()) {
+        let flows = &mut self.hosts.flows;
+        let listed: Vec<u32> = flows.listed().iter().map(|f| f.id).collect();
+        for i in listed {
+            let end = flows.rx.get(i).filter(|e| e.serial == flows.slots[i].serial);
+            let (delivered, echoed) = end.map_or((0, 0), |e| (e.stats.delivered_bytes, e.stats.ecn_echoed_bytes));
+            let f = &mut flows.slots[i];
             ts.time.push(self.cx.now);
-            ts.flow.push(i as u32);
-            ts.delivered_bytes.push(f.stats.delivered_bytes);
+            ts.flow.push(i);
+            ts.delivered_bytes.push(delivered);
             ts.rate_bps.push(f.rate().bps());
             let m = f.cc_metrics();
             ts.at_min_rate.push(m.at_min_rate);
@@ -225,7 +336,7 @@ impl Network {
             let st = &mut f.stats;
             ts.retransmits.push(st.retransmits);
             ts.drops.push(st.drops);
-            ts.ecn_echoed_bytes.push(st.ecn_echoed_bytes);
+            ts.ecn_echoed_bytes.push(echoed);
             ts.rtt.push((st.interval_rtt_samples > 0).then(|| Time((st.interval_rtt_sum / st.interval_rtt_samples as u128) as u64)));
             (st.interval_rtt_sum, st.interval_rtt_samples) = (0, 0);
         }
@@ -251,11 +362,11 @@ impl Network {
 
     /// Counters of every connection: the open ones, and the retired workload flows' totals.
     pub fn all_stats(&self) -> impl Iterator<Item = &FlowStats> {
-        self.hosts.flows.slots.iter().filter(|f| f.open).map(|f| &f.stats).chain(std::iter::once(&self.hosts.flows.retired))
+        self.hosts.flows.all_stats()
     }
 
     pub fn events_processed(&self) -> u64 {
-        self.cx.events.processed()
+        self.cx.events.processed() + self.cx.events_elsewhere
     }
 
     /// The most events pending at once (the event queue's memory high-water mark).
@@ -308,9 +419,17 @@ impl Network {
         &self.hosts.nodes
     }
 
-    /// The connection slots (a retired workload flow's slot may hold a closed flow).
-    pub fn flows(&self) -> &[Flow] {
-        &self.hosts.flows.slots
+    /// The connection slots, in the flows table's order (`FlowTable::listed`; a retired
+    /// workload flow's slot may hold a closed flow).
+    pub fn flows(&self) -> Vec<crate::flow::FlowView<'_>> {
+        let mut v: Vec<_> = self.hosts.flows.views().collect();
+        v.sort_by_key(|f| (f.order, f.group, f.src, f.serial));
+        v
+    }
+
+    /// Connection `id` (as the tables and time series name it).
+    pub fn flow(&self, id: u32) -> crate::flow::FlowView<'_> {
+        crate::flow::FlowView { id, stats: self.hosts.flows.stats(id), flow: &self.hosts.flows.slots[id] }
     }
 
     /// Fault injection: the next data packet of flow `flow` with sequence number `seq` (the
@@ -369,6 +488,38 @@ impl Network {
     /// Every invariant of the state, or the first that fails (`crate::invariants`).
     pub fn check_invariants(&self) -> Result<(), String> {
         crate::invariants::check(self)
+    }
+}
+
+/// The node whose state an event changes first, whose event it is: a port's event the port's
+/// node's, a host's the host's, a connection's timer its sender's (a delayed ACK its
+/// receiver's), a workload's arrival its source host's; `None` for the run's own (the
+/// warm-up's end, time-series samples).
+#[inline]
+fn owner(fabric: &Fabric, hosts: &Hosts, kind: &EventKind) -> Option<u32> {
+    match *kind {
+        EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Arrive { port, .. } => Some(fabric.ports[port.idx()].node),
+        EventKind::HostWake(h) | EventKind::HostRx(h) | EventKind::MessageRto(h) => Some(h.0),
+        EventKind::Timer { flow, timer, .. } => Some(match timer {
+            crate::transport::Timer::DelayedAck => hosts.flows.rx[flow.0].dst,
+            _ => hosts.flows.slots.host_of(flow.0),
+        }),
+        EventKind::Dropped { flow, .. } => Some(hosts.flows.slots.host_of(flow.0)),
+        EventKind::PingLost { generator, source } => Some(hosts.generators[generator as usize].sources[source as usize]),
+        EventKind::Arrival { generator, host } => {
+            let gen = &hosts.generators[generator as usize];
+            // An incast acts for many senders at once: every partition draws it alike and
+            // starts its own senders' flows (`Hosts::workload_event`).
+            (!matches!(gen.kind, crate::workload::Kind::Incast { .. })).then(|| gen.sources[host as usize])
+        }
+        EventKind::Sample | EventKind::WarmupEnd => None,
+    }
+}
+
+impl Network {
+    /// The node an event belongs to (`owner`).
+    pub fn owner(&self, kind: &EventKind) -> Option<u32> {
+        owner(&self.fabric, &self.hosts, kind)
     }
 }
 

@@ -124,7 +124,7 @@ pub(crate) fn summary(net: &Network) -> Summary {
     let rtt_samples: u64 = net.all_stats().map(|s| s.rtt_samples).sum();
     let rtt_sum: u128 = net.all_stats().map(|s| s.rtt_sum).sum();
     let q = |quantile: f64| (rtt_samples > 0).then(|| h.value_at_quantile(quantile) as f64 / 1e3);
-    let goodputs: Vec<f64> = net.hosts.flows.slots.iter().filter(|f| f.listed()).map(|f| f.stats.measured_bytes as f64).collect();
+    let goodputs: Vec<f64> = net.hosts.flows.listed().iter().map(|f| f.stats.measured_bytes as f64).collect();
     let rpcs = rpc_latencies(net);
     let rpc = merged(rpcs.iter().map(|g| &g.0));
     let ping = merged(net.cx.measure.groups.iter().map(|g| &g.ping_rtt));
@@ -158,8 +158,8 @@ pub(crate) fn summary(net: &Network) -> Summary {
         bytes_in_flight: net.payload_in_flight(),
         bytes_dropped: net.fabric.switches.iter().map(|s| s.dropped_payload).sum::<u64>() + net.hosts.nodes.iter().map(|h| h.rx_dropped_payload).sum::<u64>(),
         bytes_duplicate: net.all_stats().map(|s| s.duplicate_bytes).sum(),
-        flows: net.hosts.flows.opened,
-        flows_finished: net.hosts.flows.slots.iter().filter(|f| f.open && f.stats.finish.is_some()).count() as u64 + net.hosts.flows.retired_count,
+        flows: net.hosts.flows.slots.opened(),
+        flows_finished: net.hosts.flows.views().filter(|f| f.open && f.stats.finish.is_some()).count() as u64 + net.hosts.flows.retired_count,
         queue_avg_kb: qs.map(|h| h.mean() / 1e3),
         queue_p99_kb: qs.map(|h| h.value_at_quantile(0.99) as f64 / 1e3),
         queue_max_kb: qs.map(|h| h.max() as f64 / 1e3),
@@ -175,13 +175,13 @@ pub(crate) fn summary(net: &Network) -> Summary {
         slowdown_p95: quantile(&slowdown, 0.95, 1e3),
         slowdown_p99: quantile(&slowdown, 0.99, 1e3),
         inflight_avg_bytes: {
-            let open = net.hosts.flows.slots.iter().filter(|f| f.open).filter_map(|f| inflight_area(net, f)).reduce(|a, b| a + b);
+            let open = net.hosts.flows.slots.iter().map(|(_, f)| f).filter(|f| f.open).filter_map(|f| inflight_area(net, f)).reduce(|a, b| a + b);
             let retired = Some(net.hosts.flows.retired.inflight_area).filter(|&a| a > 0);
             open.or(retired).map(|_| (open.unwrap_or(0) + net.hosts.flows.retired.inflight_area) as f64 / 1e12 / secs)
         },
         refused: net.cx.measure.groups.iter().map(|g| g.rpcs_refused + g.flows_refused + g.pings_refused).sum(),
         flows_at_min_rate: {
-            let at: Vec<bool> = net.hosts.flows.slots.iter().filter(|f| f.listed()).filter_map(|f| f.cc_metrics().at_min_rate).collect();
+            let at: Vec<bool> = net.hosts.flows.listed().iter().filter_map(|f| f.cc_metrics().at_min_rate).collect();
             (!at.is_empty()).then(|| at.iter().filter(|&&b| b).count() as u64)
         },
     }
@@ -220,7 +220,7 @@ fn inflight_area(net: &Network, f: &crate::flow::Flow) -> Option<u128> {
 /// those latencies, and how many were open. RPCs issued before the warm-up are left out.
 fn rpc_latencies(net: &Network) -> Vec<(Histogram<u64>, Time, u64)> {
     let mut out: Vec<(Histogram<u64>, Time, u64)> = net.cx.measure.groups.iter().map(|g| (g.rpc_latency.clone(), g.rpc_latency_sum, 0)).collect();
-    for f in net.hosts.flows.slots.iter().filter(|f| f.open) {
+    for (_, f) in net.hosts.flows.rx.iter() {
         let Some(msgs) = &f.messages else { continue };
         for m in msgs.queue.iter().filter(|m| m.issued >= net.cx.cfg.warmup) {
             let age = net.cx.now - m.issued;
@@ -241,8 +241,8 @@ fn measured_s(net: &Network) -> f64 {
 /// One row per listed connection.
 fn flows_table(net: &Network) -> Table {
     let secs = measured_s(net);
-    let ids: Vec<usize> = (0..net.hosts.flows.slots.len()).filter(|&i| net.hosts.flows.slots[i].listed()).collect();
-    let f: Vec<&crate::flow::Flow> = ids.iter().map(|&i| &net.hosts.flows.slots[i]).collect();
+    let f = net.hosts.flows.listed();
+    let ids: Vec<u32> = (0..f.len() as u32).collect();
     let m: Vec<rttlab_cc::Metrics> = f.iter().map(|x| x.cc_metrics()).collect();
     Table::default()
         .col("flow", ids)
@@ -381,7 +381,7 @@ fn groups_table(net: &Network) -> Table {
     let g = &net.cx.measure.groups;
     let rpcs = rpc_latencies(net);
     let mut goodputs: Vec<Vec<f64>> = vec![Vec::new(); g.len()];
-    for f in net.hosts.flows.slots.iter().filter(|f| f.listed()) {
+    for f in net.hosts.flows.listed() {
         goodputs[f.group as usize].push(f.stats.measured_bytes as f64 * 8.0 / secs / 1e9);
     }
     let mean = |v: &Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
@@ -425,9 +425,10 @@ fn timeseries_table(net: &Network) -> Table {
         .zip(&ts.delivered_bytes)
         .map(|(&f, &d)| (d - last.insert(f, d).unwrap_or(0)) as f64 * 8.0 / interval_s / 1e9)
         .collect();
+    let number: std::collections::HashMap<u32, u32> = net.hosts.flows.listed().iter().enumerate().map(|(n, f)| (f.id, n as u32)).collect();
     Table::default()
         .col("time_us", ts.time.iter().map(|&t| us(t)).collect::<Vec<_>>())
-        .col("flow", ts.flow.clone())
+        .col("flow", ts.flow.iter().map(|f| number[f]).collect::<Vec<_>>())
         .col("delivered_bytes", ts.delivered_bytes.clone())
         .col("delivered_gbps", delivered_gbps)
         .col("cc_rate_gbps", ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>())
@@ -483,7 +484,9 @@ fn fct_table(net: &Network) -> Table {
 }
 
 fn flow_records_table(net: &Network) -> Table {
-    let r = net.cx.measure.flow_records.as_deref().unwrap_or_default();
+    // By completion, then sender and start: an order however the network was cut.
+    let mut r = net.cx.measure.flow_records.clone().unwrap_or_default();
+    r.sort_by_key(|x| (x.start + x.fct, x.src, x.start, x.dst, x.size));
     Table::default()
         .col("group", Column::labels(r.iter().map(|x| &net.cx.measure.groups[x.group as usize].name)))
         .col("src", r.iter().map(|x| x.src).collect::<Vec<_>>())

@@ -69,16 +69,19 @@ pub struct Packet {
     pub hops: u8,
     /// Window ACK: the forward hop count of the acknowledged packet (Swift §3.5, App. B).
     pub echo_hops: u8,
-    /// The flow's slot (`flow::Flow`); for pings and their echoes, the pinging host's index
+    /// The flow's id (`flow::Slots`); for pings and their echoes, the pinging host's index
     /// among its generator's sources.
     pub flow: u32,
+    /// The connection's serial number at its sender: a packet of a connection whose slot has
+    /// since been reused is stale (`flow::Flow::serial`).
+    pub serial: u32,
     pub dst_host: u32,
     /// ECMP hash of the 5-tuple in the packet's direction (`routing`).
     pub hash: u32,
     /// Bytes on the wire, headers included.
-    pub wire_bytes: u32,
+    pub wire_bytes: u16,
     /// Application bytes carried (0 for ACKs and PFC frames).
-    pub payload_bytes: u32,
+    pub payload_bytes: u16,
     /// Ingress port at the switch currently holding the packet (PFC accounting).
     pub in_port: PortId,
     /// The egress the switch at the far end of the link it is crossing sends it on, routed as
@@ -116,7 +119,7 @@ impl PacketKind {
 impl Packet {
     /// A packet of `kind` with every other field empty; data and ACKs fill theirs in with
     /// struct update syntax.
-    pub fn new(kind: PacketKind, class: u8, wire_bytes: u32) -> Packet {
+    pub fn new(kind: PacketKind, class: u8, wire_bytes: u16) -> Packet {
         Packet {
             kind,
             class,
@@ -126,6 +129,7 @@ impl Packet {
             hops: 0,
             echo_hops: 0,
             flow: u32::MAX,
+            serial: 0,
             dst_host: u32::MAX,
             hash: 0,
             wire_bytes,

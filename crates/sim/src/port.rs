@@ -52,6 +52,8 @@ pub struct Port {
     /// `QUEUE_ADMIT` (a limit or a dynamic threshold), `QUEUE_MARK_ENQUEUE`, `QUEUE_MARK_DEQUEUE`.
     pub queue_checks: u8,
     pub(crate) done_queued: bool,
+    /// The link leads to another partition's node (`crate::partition`).
+    pub(crate) crosses: bool,
     /// Classes in use (`class[..classes]`).
     classes: u8,
     /// The peer asked this egress to stop a class (PFC).
@@ -107,6 +109,7 @@ impl Port {
             params: 0,
             queue_checks: 0,
             done_queued: false,
+            crosses: false,
             classes: classes as u8,
             paused: [false; MAX_CLASSES],
             pausing: [false; MAX_CLASSES],

@@ -96,6 +96,29 @@ pub struct GroupStats {
 }
 
 impl GroupStats {
+    /// Adds another partition's counts of the same group (`crate::partition`).
+    pub(crate) fn absorb(&mut self, o: &GroupStats) {
+        self.flows_started += o.flows_started;
+        self.flows_finished += o.flows_finished;
+        self.offered_bytes += o.offered_bytes;
+        self.delivered_bytes += o.delivered_bytes;
+        for (a, b) in self.fct.iter_mut().zip(&o.fct).chain(self.slowdown.iter_mut().zip(&o.slowdown)) {
+            a.add(b).expect("auto-resizing histogram");
+        }
+        for (a, b) in self.sized_started.iter_mut().zip(&o.sized_started) {
+            *a += b;
+        }
+        self.rpcs_issued += o.rpcs_issued;
+        self.rpcs_completed += o.rpcs_completed;
+        self.rpcs_refused += o.rpcs_refused;
+        self.flows_refused += o.flows_refused;
+        self.pings_refused += o.pings_refused;
+        self.rpc_latency.add(&o.rpc_latency).expect("auto-resizing histogram");
+        self.rpc_latency_sum += o.rpc_latency_sum;
+        self.pings_sent += o.pings_sent;
+        self.ping_rtt.add(&o.ping_rtt).expect("auto-resizing histogram");
+    }
+
     pub fn new(name: String, kind: &'static str, buckets: usize) -> GroupStats {
         GroupStats {
             name,

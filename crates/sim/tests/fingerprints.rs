@@ -10,25 +10,8 @@ use rttlab_sim::{Network, Scenario};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
-/// (scenario file, simulated time, warm-up): long enough to reach each scenario's steady
-/// behaviour (queues, pauses, marks, losses), short enough to keep the test quick.
-const RUNS: &[(&str, &str, &str)] = &[
-    ("fat-incast-100g", "1ms", "0us"),
-    ("timely-testbed", "30ms", "10ms"),
-    ("fat-tree-websearch-dctcp", "1ms", "500us"),
-    ("timely-testbed-pfc", "20ms", "5ms"),
-    ("timely-testbed-dctcp", "30ms", "10ms"),
-    ("patched-timely-two-flows", "20ms", "5ms"),
-    ("skinny", "20ms", "5ms"),
-    ("swift-t1", "4ms", "1ms"),
-    ("timely-clos-rpc", "5ms", "1ms"),
-    ("vegas-dumbbell", "20ms", "10ms"),
-    ("ns3-dctcp-example", "1100ms", "1000ms"),
-    ("host-timely", "20ms", "5ms"),
-    ("host-patched-timely", "20ms", "5ms"),
-    ("host-swift", "20ms", "5ms"),
-    ("host-dctcp", "20ms", "5ms"),
-];
+mod common;
+use common::RUNS;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -7,8 +7,6 @@
 use rttlab_cc::{Completion, LineRate, Rate, RateController, Time};
 use rttlab_sim::engine::{rng_stream, Stream};
 use rttlab_sim::transport::message::{completion_rtt, psn_before, App, Arrival, HostWait, MessageRx, MessageTx, Unacked};
-use std::cell::RefCell;
-use std::rc::Rc;
 
 const G10: Rate = Rate(10_000_000_000);
 const SEG: u64 = 16_000;
@@ -30,7 +28,7 @@ fn wait() -> HostWait {
 }
 
 fn rng() -> rttlab_sim::engine::Rng {
-    rng_stream(1, Stream::Flow(0))
+    rng_stream(1, Stream::Flow(0, 0))
 }
 
 #[test]
@@ -159,17 +157,17 @@ fn the_completion_rtt_leaves_out_the_segments_serialization() {
 
 #[test]
 fn the_controller_gets_every_completion_with_the_rate_the_connection_sent_at() {
-    struct Seen(Rc<RefCell<Vec<Completion<'static>>>>);
+    struct Seen(std::sync::Arc<std::sync::Mutex<Vec<Completion<'static>>>>);
     impl RateController for Seen {
         fn on_completion(&mut self, c: &Completion) {
             assert!(c.int.is_empty());
-            self.0.borrow_mut().push(Completion { int: &[], ..*c });
+            self.0.lock().unwrap().push(Completion { int: &[], ..*c });
         }
         fn rate(&self) -> Rate {
             G10
         }
     }
-    let seen = Rc::new(RefCell::new(Vec::new()));
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let app = App { rate: Rate(2_000_000_000), message: 4000, poisson: false, next_message: Time::ZERO };
     let mut m = MessageTx::new(Box::new(Seen(seen.clone())), None, Some(app), false, Time::ZERO, Time::MAX, wait());
     m.release_time(Time::ZERO, SEG, CAP, &mut rng());
@@ -181,7 +179,7 @@ fn the_controller_gets_every_completion_with_the_rate_the_connection_sent_at() {
     m.on_completion(us(20), us(3), &first, &[]);
     // 4000 B acknowledged of 8000 sent.
     let expect = Completion { now: us(20), rtt: us(3), acked_bytes: 4000, sending_rate: Some(Rate(3_200_000_000)), snd_una: 4000, snd_nxt: 8000, int: &[] };
-    assert_eq!(*seen.borrow(), vec![expect]);
+    assert_eq!(*seen.lock().unwrap(), vec![expect]);
 }
 
 #[test]

@@ -339,23 +339,23 @@ fn acks_echo_the_hop_count_and_the_receivers_queuing() {
 
 #[test]
 fn the_controller_sees_the_endpoint_delay_and_hops() {
-    struct Seen(std::rc::Rc<std::cell::Cell<(Time, u8)>>);
+    struct Seen(std::sync::Arc<std::sync::Mutex<(Time, u8)>>);
     impl WindowController for Seen {
         fn on_ack(&mut self, a: &AckEvent) {
-            self.0.set((a.endpoint_delay, a.hops));
+            *self.0.lock().unwrap() = (a.endpoint_delay, a.hops);
         }
         fn on_loss(&mut self, _: Loss, _: u64, _: Time) {}
         fn cwnd(&self) -> u64 {
             4000
         }
     }
-    let seen = std::rc::Rc::new(std::cell::Cell::new((Time::ZERO, 0)));
+    let seen = std::sync::Arc::new(std::sync::Mutex::new((Time::ZERO, 0)));
     let mut w = WindowTx::new(Box::new(Seen(seen.clone())), WindowConfig::default(), MSS, None, Time::ZERO, Time::MAX, None);
     poll(&mut w, Time::ZERO);
     let mut out = Vec::new();
     // Swift §3.1: remote queuing (echoed, 2 µs) plus this ACK's own NIC-Rx wait (1 µs).
     w.on_ack(us(20), &AckHdr { hops: 4, remote_queuing_ns: 2000, ..ack(1, [0, 0], Time::ZERO) }, us(1), |r| r, &mut out);
-    assert_eq!(seen.get(), (us(3), 4));
+    assert_eq!(*seen.lock().unwrap(), (us(3), 4));
 }
 
 /// The window transport over a channel that drops, reorders and delays at random (proptest):

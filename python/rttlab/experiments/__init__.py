@@ -123,12 +123,13 @@ def execute(
     scheduler: Any = None,
     scheduler_timeout: float = 5.0,
     progress: bool = True,
+    threads: int | None = None,
 ) -> list[Executed]:
     """Runs every point of every experiment in one sweep (points shared between experiments
     run once), then analyses each experiment."""
     plans = [(e, e.points(quick)) for e in experiments]
     scenarios = [p.scenario for _, pts in plans for p in pts]
-    results = iter(run_all(scenarios, jobs=jobs, cache_dir=cache_dir, scheduler=scheduler, scheduler_timeout=scheduler_timeout, desc="runs", progress=progress))
+    results = iter(run_all(scenarios, jobs=jobs, threads=threads, cache_dir=cache_dir, scheduler=scheduler, scheduler_timeout=scheduler_timeout, desc="runs", progress=progress))
     out = []
     for exp, pts in plans:
         runs = [Run(p.labels, next(results)) for p in pts]

@@ -6,7 +6,8 @@ use super::Hosts;
 use crate::ctx::Ctx;
 use crate::engine::EventKind;
 use crate::fabric::Fabric;
-use crate::flow::{FlowSpec, Message, Messages, Origin};
+use crate::ctx::Outgoing;
+use crate::flow::{FlowSpec, Message, Origin, Rpc};
 use crate::ids::PktId;
 use crate::packet::{Packet, PacketKind};
 use crate::stats::ns;
@@ -38,7 +39,7 @@ impl Hosts {
                     stats.rpcs_issued += 1;
                     stats.offered_bytes += size + response;
                 }
-                let f = self.rpc_connection(g, h, server, class, fabric, cx);
+                let f = self.rpc_connection(g, h, server, fabric, cx);
                 self.offer_message(f, size, Message { end: 0, issued: now, client: i as u32 }, cx);
             }
             Kind::FlowSizes { max_active } => {
@@ -64,6 +65,12 @@ impl Hosts {
                     chosen = picked.to_vec();
                 }
                 for s in chosen {
+                    let src = self.generators[g as usize].sources[s];
+                    if cx.foreign(src) {
+                        continue;
+                    }
+                    // What the sender starts ranks as its own doing (`EventQueue::reserve`).
+                    cx.events.set_origin(src + 1);
                     for _ in 0..connections {
                         let gen = &mut self.generators[g as usize];
                         let stats = &mut cx.measure.groups[group as usize];
@@ -72,9 +79,9 @@ impl Hosts {
                             continue;
                         }
                         stats.offered_bytes += if measured { size } else { 0 };
-                        let src = gen.sources[s];
                         self.start_ephemeral(src, receiver, size, Origin { generator: g, source: s as u32 }, fabric, cx);
                     }
+                    cx.events.set_origin(0);
                 }
             }
             Kind::Pinger { bytes, max_pending } => {
@@ -85,7 +92,7 @@ impl Hosts {
                     return;
                 }
                 stats.pings_sent += measured as u64;
-                let ping = Packet { flow: i as u32, dst_host: dst, hash, seq: g, t_send: now, ..Packet::new(PacketKind::Ping, class, bytes) };
+                let ping = Packet { flow: i as u32, dst_host: dst, hash, seq: g, t_send: now, ..Packet::new(PacketKind::Ping, class, bytes as u16) };
                 let p = cx.pkts.alloc(ping);
                 let port = self.nodes[h as usize].port;
                 fabric.enqueue(port, class as usize, p, self, cx);
@@ -97,57 +104,82 @@ impl Hosts {
     fn start_ephemeral(&mut self, src: u32, dst: u32, size: u64, origin: Origin, fabric: &mut Fabric, cx: &mut Ctx) {
         let gen = &self.generators[origin.generator as usize];
         let (class, group) = (gen.class, gen.group);
-        let spec = FlowSpec { src, dst, class, group, start: cx.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), write: None, app: None, onoff: None, ephemeral: Some(origin), demand: false };
+        let spec = FlowSpec { src, dst, class, group, start: cx.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), write: None, app: None, onoff: None, ephemeral: Some(origin), rpc: None };
         let f = self.open_flow(spec, fabric, cx);
         self.start_flow(f, fabric, cx);
     }
 
-    /// The request connection from `client` to `server` of RPC generator `g`, opened with its
-    /// response connection on first use.
-    fn rpc_connection(&mut self, g: u32, client: u32, server: u32, class: u8, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
+    /// A connection of RPC generator `g` from `src` to `dst`, requests or responses.
+    fn open_rpc(&mut self, g: u32, src: u32, dst: u32, request: bool, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
+        let gen = &self.generators[g as usize];
+        let (class, group) = (gen.class, gen.group);
+        let rpc = Some(Rpc { request, generator: g });
+        let spec = FlowSpec { src, dst, class, group, start: cx.now, start_jitter: Time::ZERO, stop: Time::MAX, size: None, write: None, app: None, onoff: None, ephemeral: None, rpc };
+        self.open_flow(spec, fabric, cx)
+    }
+
+    /// The request connection from `client` to `server` of RPC generator `g`, opened on first
+    /// use (the server opens the response connection when the first request arrives).
+    fn rpc_connection(&mut self, g: u32, client: u32, server: u32, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
         if let Some(&f) = self.generators[g as usize].conns.get(&(client, server)) {
             return f;
         }
-        let group = self.generators[g as usize].group;
-        let spec = |src, dst| FlowSpec { src, dst, class, group, start: cx.now, start_jitter: Time::ZERO, stop: Time::MAX, size: None, write: None, app: None, onoff: None, ephemeral: None, demand: true };
-        let (a, b) = (spec(client, server), spec(server, client));
-        let req = self.open_flow(a, fabric, cx);
-        let resp = self.open_flow(b, fabric, cx);
-        for (f, peer, request) in [(req, resp, true), (resp, req, false)] {
-            self.flows.slots[f as usize].messages = Some(Box::new(Messages { queue: Default::default(), offered: 0, peer, request, generator: g }));
-        }
+        let req = self.open_rpc(g, client, server, true, fabric, cx);
         self.generators[g as usize].conns.insert((client, server), req);
         req
     }
 
-    /// Queues message `m` of `bytes` on connection `f` and lets it send.
+    /// Queues message `m` of `bytes` on connection `f` and lets it send; its receiver expects
+    /// it.
     fn offer_message(&mut self, f: u32, bytes: u64, mut m: Message, cx: &mut Ctx) {
-        let flow = &mut self.flows.slots[f as usize];
-        let msgs = flow.messages.as_mut().expect("an RPC connection");
-        msgs.offered += bytes;
-        m.end = msgs.offered;
-        msgs.queue.push_back(m);
+        let flow = &mut self.flows.slots[f];
+        let offered = flow.offered.as_mut().expect("an RPC connection");
+        *offered += bytes;
+        m.end = *offered;
+        let (dst, serial) = (flow.dst, flow.serial);
         flow.message().offer(cx.now, bytes);
+        match cx.foreign(dst) {
+            true => cx.outbox.push((dst, Outgoing::Message(f, serial, m))),
+            false => self.expect_message(f, serial, m),
+        }
         self.schedule_flow(f, cx);
+    }
+
+    /// The receiver of RPC connection `f` (its connection `serial`, which may still wait to
+    /// take the slot over, `RxEnd::next`) expects message `m`.
+    pub(crate) fn expect_message(&mut self, f: u32, serial: u32, m: Message) {
+        let mut end = &mut self.flows.rx[f];
+        if end.serial != serial {
+            end = end.next.as_deref_mut().expect("the connection's receiving end");
+        }
+        end.messages.as_mut().expect("an RPC connection").queue.push_back(m);
     }
 
     /// Connection `f` delivered one or more whole messages: a server answers a request, a
     /// client completes an RPC.
-    pub(crate) fn messages_delivered(&mut self, f: u32, cx: &mut Ctx) {
+    pub(crate) fn messages_delivered(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
         loop {
-            let flow = &mut self.flows.slots[f as usize];
-            let delivered = flow.stats.delivered_bytes;
-            let msgs = flow.messages.as_mut().expect("an RPC connection");
+            let end = &mut self.flows.rx[f];
+            let delivered = end.stats.delivered_bytes;
+            let (client, server, group) = (end.src, end.dst, end.group);
+            let msgs = end.messages.as_mut().expect("an RPC connection");
             let Some(m) = msgs.queue.front().copied().filter(|m| m.end <= delivered) else { return };
             msgs.queue.pop_front();
-            let (peer, request, g, group) = (msgs.peer, msgs.request, msgs.generator, flow.group);
-            let gen = &mut self.generators[g as usize];
+            let (request, g) = (msgs.request, msgs.generator);
             if request {
-                let Kind::Rpc { response, .. } = gen.kind else { unreachable!("RPC connections belong to RPC generators") };
-                self.offer_message(peer, response, m, cx);
+                let Kind::Rpc { response, .. } = self.generators[g as usize].kind else { unreachable!("RPC connections belong to RPC generators") };
+                let resp = match self.generators[g as usize].responses.get(&f) {
+                    Some(&r) => r,
+                    None => {
+                        let r = self.open_rpc(g, server, client, false, fabric, cx);
+                        self.generators[g as usize].responses.insert(f, r);
+                        r
+                    }
+                };
+                self.offer_message(resp, response, m, cx);
             } else {
-                gen.finished(m.client);
+                self.generators[g as usize].finished(m.client);
                 if m.issued >= cx.cfg.warmup {
                     let stats = &mut cx.measure.groups[group as usize];
                     stats.rpcs_completed += 1;
@@ -178,8 +210,9 @@ impl Hosts {
         }
     }
 
-    /// A probe or its echo was dropped: it is no longer outstanding.
-    pub(crate) fn ping_lost(&mut self, p: &Packet) {
-        self.generators[p.seq as usize].finished(p.flow);
+    /// A probe or its echo of generator `g`'s source `i` was lost: it is no longer
+    /// outstanding.
+    pub(crate) fn ping_lost(&mut self, g: u32, i: u32) {
+        self.generators[g as usize].finished(i);
     }
 }

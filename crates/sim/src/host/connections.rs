@@ -6,7 +6,10 @@ use super::Hosts;
 use crate::ctx::Ctx;
 use crate::engine::{rng_stream, splitmix64, Stream};
 use crate::fabric::Fabric;
-use crate::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, Rx, Tx, ROCEV2_PORT, TCP_PORT};
+use crate::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
+use crate::ctx::Outgoing;
+use crate::engine::EventKind;
+use crate::ids::FlowId;
 use crate::ids::PktId;
 use crate::packet::{Packet, PacketKind};
 use crate::routing::five_tuple_hash;
@@ -52,19 +55,19 @@ impl Hosts {
                     CcConfig::Python(_) => self.external.as_mut().expect("checked by Network::with_controllers").rate(line_rate),
                     _ => unreachable!("validated: rate controller"),
                 };
-                let tx = MessageTx::new(cc, spec.size, spec.app.take(), spec.demand, spec.start, spec.stop, HostWait::new(cx.cfg.warmup, line_rate));
+                let tx = MessageTx::new(cc, spec.size, spec.app.take(), spec.rpc.is_some(), spec.start, spec.stop, HostWait::new(cx.cfg.warmup, line_rate));
                 (Tx::Message(tx), Rx::Message(MessageRx::default()))
             }
         }
     }
 
-    /// Opens a connection in a free slot (or a new one) and returns its id. The 5-tuple's
-    /// source port is an ephemeral port (49152–65535) drawn from the seed and the connection's
-    /// serial number, so ECMP paths change with the seed.
+    /// Opens a connection in a free slot of its sender's (or a new one) and returns its id.
+    /// The 5-tuple's source port is an ephemeral port (49152–65535) drawn from the seed, the
+    /// sender and the connection's serial number at the sender, so ECMP paths change with
+    /// the seed.
     pub(crate) fn open_flow(&mut self, mut spec: FlowSpec, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
-        let serial = self.flows.opened;
-        self.flows.opened += 1;
-        let mut rng = rng_stream(cx.cfg.seed, Stream::Flow(serial as u32));
+        let serial = self.flows.slots.next_serial(spec.src);
+        let mut rng = rng_stream(cx.cfg.seed, Stream::Flow(spec.src, serial));
         spec.start += Time(rand::Rng::random_range(&mut rng, 0..=spec.start_jitter.ps()));
         if let Some(app) = &mut spec.app {
             app.next_message = spec.start;
@@ -72,7 +75,7 @@ impl Hosts {
         if let Some(onoff) = &mut spec.onoff {
             onoff.start = spec.start;
         }
-        let sport = 49152 + (splitmix64(cx.cfg.seed ^ serial ^ 0x5eed_f10f) % 16384) as u16;
+        let sport = 49152 + (splitmix64(cx.cfg.seed ^ ((spec.src as u64) << 32 | serial as u64) ^ 0x5eed_f10f) % 16384) as u16;
         let dport = if matches!(cx.cfg.transport, TransportConfig::Window(_)) { TCP_PORT } else { ROCEV2_PORT };
         let hash = [five_tuple_hash(cx.cfg.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(cx.cfg.seed, spec.dst, spec.src, dport, sport)];
         let ideal = match spec.size {
@@ -89,11 +92,27 @@ impl Hosts {
         if spec.start >= cx.cfg.warmup {
             let sized = spec.size.filter(|_| spec.start < cx.cfg.fct_until);
             cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, sized);
-            if sized.is_some() && spec.ephemeral.is_some() && self.flows.pending.is_some() && cx.cfg.fct_until != Time::MAX {
-                self.flows.counted_pending += 1;
+            if let Some(done) = self.flows.done.as_mut().filter(|_| sized.is_some() && spec.ephemeral.is_some() && cx.cfg.fct_until != Time::MAX) {
+                done.counted += 1;
             }
         }
+        let rx_end = RxEnd {
+            serial,
+            src: spec.src,
+            dst: spec.dst,
+            start: spec.start,
+            group: spec.group,
+            ephemeral: spec.ephemeral.is_some(),
+            ideal,
+            hash: hash[1],
+            rx,
+            stats: FlowStats { size: spec.size, ..Default::default() },
+            int_echo: None,
+            messages: spec.rpc.map(|r| Box::new(Inbox { queue: Default::default(), request: r.request, generator: r.generator })),
+            next: None,
+        };
         let flow = Flow {
+            serial,
             src: spec.src,
             dst: spec.dst,
             class: spec.class,
@@ -103,103 +122,82 @@ impl Hosts {
             group: spec.group,
             ephemeral: spec.ephemeral,
             open: true,
-            closing: false,
-            live: 0,
             ideal,
             base_rtt,
-            int_echo: None,
-            messages: None,
+            offered: spec.rpc.map(|_| 0),
+            order: u32::MAX,
             rng,
             stats: FlowStats { size: spec.size, ..Default::default() },
             tx,
-            rx,
         };
-        match self.flows.free.pop() {
-            Some(f) => {
-                self.flows.slots[f as usize] = flow;
-                f
-            }
-            None => {
-                self.flows.slots.push(flow);
-                self.flows.slots.len() as u32 - 1
-            }
+        let f = self.flows.slots.insert(flow);
+        match cx.foreign(spec.dst) {
+            true => cx.outbox.push((spec.dst, Outgoing::RxEnd(f, Box::new(rx_end)))),
+            false => self.flows.install_rx(f, rx_end),
         }
+        f
     }
 
-    /// The sender of flow `f` has everything acknowledged: a workload flow gives its slot back
-    /// once none of its packets is left in the network.
+    /// The sender of flow `f` has everything acknowledged. A workload flow is retired: its
+    /// generator's source has one flow less outstanding, its counters join the totals and its
+    /// slot is free for the host's next connection. Its packets still in the network (copies
+    /// sent again, their ACKs) and its timer events are stale from then on: they carry the
+    /// serial number of a connection no longer in the slot.
     pub(crate) fn sender_done(&mut self, f: u32) {
-        let flow = &mut self.flows.slots[f as usize];
-        flow.closing = flow.ephemeral.is_some();
-    }
-
-    /// Retires flow `f` if it is done and has no packet left: its counters join the totals and
-    /// its slot is reused. Stale timer events of the slot are harmless (`LazyTimer`).
-    pub(crate) fn maybe_retire(&mut self, f: u32) {
-        let flow = &mut self.flows.slots[f as usize];
-        if !(flow.closing && flow.live == 0 && flow.open) {
-            return;
-        }
+        let flow = &mut self.flows.slots[f];
+        let Some(origin) = flow.ephemeral.filter(|_| flow.open) else { return };
         flow.open = false;
-        flow.closing = false;
         self.flows.retired.absorb(&flow.stats);
         self.flows.retired_count += 1;
-        self.flows.free.push(f);
+        self.flows.slots.free(f);
+        self.generators[origin.generator as usize].finished(origin.source);
     }
 
-    /// Allocates a data or ACK packet of its flow, counted alive until `free_packet`.
+    /// Allocates a data or ACK packet of its flow.
     pub(crate) fn alloc_packet(&mut self, p: Packet, cx: &mut Ctx) -> PktId {
-        self.flows.slots[p.flow as usize].live += 1;
         cx.measure.data_sent += (p.kind == crate::packet::PacketKind::Data) as u64;
         cx.pkts.alloc(p)
     }
 
-    /// Frees data or ACK packet `i`.
-    pub(crate) fn free_packet(&mut self, i: PktId, cx: &mut Ctx) {
-        let f = cx.pkts.get(i).flow;
-        self.flows.slots[f as usize].live -= 1;
-        cx.pkts.free(i);
-    }
-
     /// Receiver side of either transport: `payload` new bytes of flow `f` arrived.
-    pub(crate) fn record_delivery(&mut self, f: u32, payload: u32, wire: u32, cx: &mut Ctx) {
+    pub(crate) fn record_delivery(&mut self, f: u32, payload: u32, wire: u32, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
-        let flow = &mut self.flows.slots[f as usize];
-        let st = &mut flow.stats;
+        let end = &mut self.flows.rx[f];
+        let st = &mut end.stats;
         st.delivered_bytes += payload as u64;
         if now >= cx.cfg.warmup {
             st.measured_bytes += payload as u64;
             st.measured_wire_bytes += wire as u64;
-            cx.measure.groups[flow.group as usize].delivered_bytes += payload as u64;
+            cx.measure.groups[end.group as usize].delivered_bytes += payload as u64;
         }
         if st.size == Some(st.delivered_bytes) {
             st.finish = Some(now);
-            let counted = flow.start >= cx.cfg.warmup && flow.start < cx.cfg.fct_until;
-            if let Some(origin) = flow.ephemeral {
-                self.generators[origin.generator as usize].finished(origin.source);
-                if counted && self.flows.pending.is_some() && cx.cfg.fct_until != Time::MAX {
-                    self.flows.counted_pending -= 1;
+            let counted = end.start >= cx.cfg.warmup && end.start < cx.cfg.fct_until;
+            if let Some(done) = &mut self.flows.done {
+                match end.ephemeral {
+                    true => done.counted -= (counted && cx.cfg.fct_until != Time::MAX) as i64,
+                    false => done.finished += 1,
                 }
-            } else if let Some(pending) = &mut self.flows.pending {
-                *pending -= 1;
+                done.last = now;
+                // On one partition the counts are the whole run's, and any finished flow may
+                // be the one that ends it (a cut network looks at every window's end,
+                // `crate::partition`).
+                if cx.part.is_none() {
+                    if let Some(t) = FlowsDone::end([*done], cx.cfg.fct_until, cx.cfg.warmup, cx.notice_delay) {
+                        cx.cfg.end = t.min(cx.cfg.end);
+                    }
+                }
             }
-            // The last connection waited for is done (and the window of counted flows is
-            // over): the run ends once the events of this instant have happened
-            // (`Network::run` stops after `end`).
-            let window_over = cx.cfg.fct_until == Time::MAX || now >= cx.cfg.fct_until;
-            if self.flows.pending == Some(0) && self.flows.counted_pending == 0 && window_over {
-                cx.cfg.end = now.max(cx.cfg.warmup);
-            }
-            if flow.start >= cx.cfg.warmup && flow.start < cx.cfg.fct_until {
-                let (size, fct, ideal) = (st.delivered_bytes, now - flow.start, flow.ideal);
-                cx.measure.groups[flow.group as usize].record_fct(&cx.measure.fct_buckets, size, fct, ideal);
+            if counted {
+                let (size, fct, ideal) = (st.delivered_bytes, now - end.start, end.ideal);
+                cx.measure.groups[end.group as usize].record_fct(&cx.measure.fct_buckets, size, fct, ideal);
                 if let Some(r) = &mut cx.measure.flow_records {
-                    r.push(crate::stats::FlowRecord { group: flow.group, src: flow.src, dst: flow.dst, size, start: flow.start, fct, ideal });
+                    r.push(crate::stats::FlowRecord { group: end.group, src: end.src, dst: end.dst, size, start: end.start, fct, ideal });
                 }
             }
         }
-        if flow.messages.as_ref().is_some_and(|m| m.queue.front().is_some_and(|m| m.end <= st.delivered_bytes)) {
-            self.messages_delivered(f, cx);
+        if end.messages.as_ref().is_some_and(|m| m.queue.front().is_some_and(|m| m.end <= st.delivered_bytes)) {
+            self.messages_delivered(f, fabric, cx);
         }
     }
 
@@ -207,12 +205,12 @@ impl Hosts {
     /// `nic.rtt_noise` (uniform in [0, rtt_noise], from the sending host's stream) added — TIMELY
     /// §6.1, Fig. 12.
     pub(crate) fn noisy_rtt(&mut self, f: u32, rtt: Time, cx: &mut Ctx) -> Time {
-        noisy(rtt, cx.cfg.rtt_noise, &mut self.nodes[self.flows.slots[f as usize].src as usize].rng)
+        noisy(rtt, cx.cfg.rtt_noise, &mut self.nodes[self.flows.slots[f].src as usize].rng)
     }
 
     /// Sender side of either transport: an RTT sample of flow `f`, counted after the warm-up.
     pub(crate) fn record_rtt(&mut self, f: u32, rtt: Time, cx: &mut Ctx) {
-        let st = &mut self.flows.slots[f as usize].stats;
+        let st = &mut self.flows.slots[f].stats;
         st.interval_rtt_sum += rtt.ps() as u128;
         st.interval_rtt_samples += 1;
         if cx.now >= cx.cfg.warmup {
@@ -222,11 +220,22 @@ impl Hosts {
         }
     }
 
-    /// A packet was dropped: a data packet counts against its flow and the loss rate.
+    /// A packet was dropped: a data packet counts against the loss rate, and against its flow
+    /// when its sender hears of it (`Notice::Dropped`).
     pub(crate) fn count_drop(&mut self, pkt: &Packet, cx: &mut Ctx) {
         if pkt.kind == PacketKind::Data {
             cx.measure.data_drops += 1;
-            self.flows.slots[pkt.flow as usize].stats.drops += 1;
+            let h = self.flows.slots.host_of(pkt.flow);
+            cx.notify(h, EventKind::Dropped { flow: FlowId(pkt.flow), serial: pkt.serial });
+        }
+    }
+
+    /// Flow `f`'s data packet of connection `serial` was dropped: it counts against the
+    /// connection if it is still in the slot, else against the retired ones.
+    pub(crate) fn dropped_notice(&mut self, f: u32, serial: u32) {
+        match self.flows.slots.get(f).filter(|x| x.open && x.serial == serial) {
+            Some(_) => self.flows.slots[f].stats.drops += 1,
+            None => self.flows.retired.drops += 1,
         }
     }
 }

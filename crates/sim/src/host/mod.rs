@@ -55,17 +55,20 @@ impl Hosts {
                 Host::new(h, p, fabric.ports[p.idx()].rate, rng_stream(s.seed, Stream::Host(h)))
             })
             .collect();
-        Hosts { nodes, flows: FlowTable::default(), generators, window_actions: Vec::new(), external }
+        Hosts { nodes, flows: FlowTable::new(fabric.graph.hosts), generators, window_actions: Vec::new(), external }
     }
 
     /// Lets connection `f` send from its start: a message flow joins its host's scheduler, a
     /// window flow sends its first window (at once, or by a timer at its start).
     pub(crate) fn start_flow(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
-        let start = self.flows.slots[f as usize].start;
-        match &self.flows.slots[f as usize].tx {
+        let start = self.flows.slots[f].start;
+        match &self.flows.slots[f].tx {
             Tx::Message(_) => self.schedule_flow(f, cx),
             Tx::Window(_) if start <= cx.now => self.window_send(f, fabric, cx),
-            Tx::Window(_) => cx.events.push(start, EventKind::Timer { flow: FlowId(f), timer: Timer::Start }),
+            Tx::Window(_) => {
+                let serial = self.flows.slots[f].serial & transport::TIMER_SERIAL;
+                cx.events.push(start, EventKind::Timer { flow: FlowId(f), timer: Timer::Start, serial })
+            }
         }
     }
 
@@ -73,6 +76,7 @@ impl Hosts {
     pub(crate) fn open_flow_groups(&mut self, s: &Scenario, fabric: &mut Fabric, cx: &mut Ctx) {
         // One context for every group: a graph's host names are looked up in one map.
         let ctx = s.context();
+        let mut order = 0;
         for (gi, g) in s.flows.iter().enumerate() {
             let sources = ctx.host_set("", Some(&g.src)).expect("validated");
             let dsts = ctx.host_set("", Some(&g.dst)).expect("validated");
@@ -80,6 +84,13 @@ impl Hosts {
                 let dst = dsts[i.min(dsts.len() - 1)];
                 let start = Time(g.start.ps() + g.start_step.ps() * i as u64);
                 for _ in 0..g.connections {
+                    order += 1;
+                    // A partition opens its own hosts' connections (`crate::partition`), each
+                    // host's events ranking as its own.
+                    if cx.foreign(h) {
+                        continue;
+                    }
+                    cx.events.set_origin(h + 1);
                     let onoff = match (&s.transport, g.rate) {
                         (TransportConfig::Window(w), Some(rate)) => Some(OnOff::new(rate, g.on.unwrap_or_default(), g.off, start, g.send_buffer.unwrap_or(w.send_buffer).0)),
                         _ => None,
@@ -91,14 +102,16 @@ impl Hosts {
                         next_message: start,
                     });
                     let (start_jitter, stop) = (g.start_jitter, g.stop.unwrap_or(Time::MAX));
-                    let spec = FlowSpec { src: h, dst, class: g.class, group: gi as u16, start, start_jitter, stop, size: g.size.map(|b| b.0), write: g.write.map(|b| b.0), app, onoff, ephemeral: None, demand: false };
+                    let spec = FlowSpec { src: h, dst, class: g.class, group: gi as u16, start, start_jitter, stop, size: g.size.map(|b| b.0), write: g.write.map(|b| b.0), app, onoff, ephemeral: None, rpc: None };
                     let f = self.open_flow(spec, fabric, cx);
+                    self.flows.slots[f].order = order - 1;
                     self.start_flow(f, fabric, cx);
+                    cx.events.set_origin(0);
                 }
             }
         }
         // Every connection so far is a `[[flows]]` one.
-        self.flows.pending = (s.until == Until::FlowsDone).then_some(self.flows.slots.len() as u64);
+        self.flows.done = (s.until == Until::FlowsDone).then_some(crate::flow::FlowsDone { total: order as u64, ..Default::default() });
     }
 }
 
@@ -122,12 +135,9 @@ impl HostPorts for Hosts {
     fn dropped(&mut self, pkt: &Packet, i: PktId, cx: &mut Ctx) {
         self.count_drop(pkt, cx);
         match pkt.kind {
-            k if k.of_flow() => {
-                self.free_packet(i, cx);
-                self.maybe_retire(pkt.flow);
-            }
             PacketKind::Ping | PacketKind::Pong => {
-                self.ping_lost(pkt);
+                let source = self.generators[pkt.seq as usize].sources[pkt.flow as usize];
+                cx.notify(source, EventKind::PingLost { generator: pkt.seq, source: pkt.flow });
                 cx.pkts.free(i);
             }
             _ => cx.pkts.free(i),
@@ -137,9 +147,11 @@ impl HostPorts for Hosts {
     fn endpoints(&self, pkt: &Packet, cx: &Ctx) -> Endpoints {
         match pkt.kind {
             k if k.of_flow() => {
-                let f = &self.flows.slots[pkt.flow as usize];
-                let (src, dst) = if pkt.kind == PacketKind::Data { (f.src, f.dst) } else { (f.dst, f.src) };
-                Endpoints { src: Some(src), dst, flow: pkt.flow, message: matches!(f.tx, Tx::Message(_)), payload_per_packet: cx.cfg.payload_per_packet, first_of_segment: pkt.first_of_segment }
+                let sender = self.flows.slots.host_of(pkt.flow);
+                let receiver = self.flows.rx.get(pkt.flow).map_or(pkt.dst_host, |e| e.dst);
+                let (src, dst) = if pkt.kind == PacketKind::Data { (sender, pkt.dst_host) } else { (receiver, sender) };
+                let message = matches!(cx.cfg.transport, TransportConfig::Message);
+                Endpoints { src: Some(src), dst, flow: pkt.flow, message, payload_per_packet: cx.cfg.payload_per_packet, first_of_segment: pkt.first_of_segment }
             }
             PacketKind::Ping => {
                 let src = self.generators[pkt.seq as usize].sources[pkt.flow as usize];

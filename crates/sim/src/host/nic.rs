@@ -21,7 +21,7 @@ use crate::flow::Tx;
 use crate::ids::{HostId, PktId, PortId};
 use crate::packet::{Packet, PacketKind};
 use crate::port::MAX_CLASSES;
-use crate::scenario::{NicArbitration, RateAfterIdle, RatePacing};
+use crate::scenario::{NicArbitration, RateAfterIdle, RatePacing, TransportConfig};
 use crate::transport::message::psn_before;
 use rttlab_cc::{Rate, Time};
 use std::cmp::Reverse;
@@ -105,7 +105,7 @@ impl Host {
 impl Hosts {
     /// When message flow `f` may release its next segment (`MessageTx::release_time`).
     fn release_time(&mut self, f: u32, cx: &mut Ctx) -> Option<Time> {
-        let flow = &mut self.flows.slots[f as usize];
+        let flow = &mut self.flows.slots[f];
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
         if m.nic_segments >= cx.cfg.send_queue {
             return None; // the send queue is full: a segment leaving re-arms it
@@ -116,11 +116,11 @@ impl Hosts {
     /// Puts message flow `f` in its host's scheduler if it is not there and has something to
     /// send (TIMELY §3.3: the rate control engine).
     pub(crate) fn schedule_flow(&mut self, f: u32, cx: &mut Ctx) {
-        if self.flows.slots[f as usize].message().in_sched {
+        if self.flows.slots[f].message().in_sched {
             return;
         }
         if let Some(t) = self.release_time(f, cx) {
-            let h = self.flows.slots[f as usize].src;
+            let h = self.flows.slots[f].src;
             self.requeue(h, f, t);
             self.arm_wake(h, cx);
         }
@@ -148,7 +148,7 @@ impl Hosts {
                 break;
             }
             self.nodes[h as usize].sched.pop();
-            self.flows.slots[f as usize].message().in_sched = false;
+            self.flows.slots[f].message().in_sched = false;
             match self.release_time(f, cx) {
                 None => {}
                 // The rate fell since the time was computed: re-queue (TIMELY §5, lazy update).
@@ -166,7 +166,7 @@ impl Hosts {
 
     /// Puts flow `f` in host `h`'s scheduler for time `t`.
     fn requeue(&mut self, h: u32, f: u32, t: Time) {
-        self.flows.slots[f as usize].message().in_sched = true;
+        self.flows.slots[f].message().in_sched = true;
         let host = &mut self.nodes[h as usize];
         host.sched.push(Reverse((t, host.sched_seq, f)));
         host.sched_seq += 1;
@@ -176,7 +176,7 @@ impl Hosts {
     /// (`MessageTx::release` keeps it).
     fn release_segment(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
-        let flow = &mut self.flows.slots[f as usize];
+        let flow = &mut self.flows.slots[f];
         let (src, class) = (flow.src, flow.class);
         let m = flow.message();
         if cx.cfg.rate_after_idle == RateAfterIdle::Reset && m.idle() {
@@ -229,7 +229,7 @@ impl Hosts {
         seg.sent += payload;
         let pace = match (cx.cfg.pacing_rate, cx.cfg.rate_pacing) {
             (Some(fixed), _) => Some(fixed),
-            (None, RatePacing::Packet) => Some(self.flows.slots[seg.flow as usize].rate()),
+            (None, RatePacing::Packet) => Some(self.flows.slots[seg.flow].rate()),
             (None, RatePacing::Segment) => None,
         };
         if let Some(pace) = pace {
@@ -249,7 +249,7 @@ impl Hosts {
             let served = queue.remove(idx).expect("the segment just served");
             queue.push_back(served);
         }
-        let flow = &mut self.flows.slots[s.flow as usize];
+        let flow = &mut self.flows.slots[s.flow];
         let (dst, hash) = (flow.dst, flow.hash[0]);
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
         let (again, arm) = m.on_transmit(now, psn, cx.cfg.retransmit_timeout);
@@ -258,18 +258,19 @@ impl Hosts {
         if let Some(at) = arm {
             self.arm_rto(s.flow, at, cx);
         }
-        let m = self.flows.slots[s.flow as usize].message();
+        let m = self.flows.slots[s.flow].message();
         m.nic_segments -= last as u32;
         let reopened = last && m.nic_segments + 1 == cx.cfg.send_queue;
         let pkt = Packet {
             last_of_segment: last,
             first_of_segment: first,
             flow: s.flow,
+            serial: self.flows.slots[s.flow].serial,
             dst_host: dst,
             hash,
-            payload_bytes: payload,
+            payload_bytes: payload as u16,
             seq: psn,
-            ..Packet::new(PacketKind::Data, c as u8, payload + cx.cfg.header_bytes)
+            ..Packet::new(PacketKind::Data, c as u8, (payload + cx.cfg.header_bytes) as u16)
         };
         let i = self.alloc_packet(pkt, cx);
         self.nic_holds(h, c, -((payload + cx.cfg.header_bytes) as i64), fabric, cx);
@@ -281,7 +282,7 @@ impl Hosts {
 
     /// Queues message flow `f`'s local ACK timeout event at `at` (`LazyTimer` asks rarely).
     pub(crate) fn arm_rto(&mut self, f: u32, at: Time, cx: &mut Ctx) {
-        let h = self.flows.slots[f as usize].src;
+        let h = self.flows.slots[f].src;
         self.nodes[h as usize].rtos.push(&mut cx.events, at, f, EventKind::MessageRto(HostId(h)));
     }
 
@@ -291,7 +292,7 @@ impl Hosts {
     pub(crate) fn message_rewind(&mut self, f: u32, psn: u32, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
         let ppp = cx.cfg.payload_per_packet;
-        let flow = &mut self.flows.slots[f as usize];
+        let flow = &mut self.flows.slots[f];
         let (src, class) = (flow.src as usize, flow.class as usize);
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
         let queue = &mut self.nodes[src].nic[class];
@@ -322,15 +323,16 @@ impl Hosts {
     /// window-transport data packet leaves the host's send queue (TSQ accounting).
     pub(crate) fn tx_done_matters(&self, i: PktId, cx: &Ctx) -> bool {
         let pkt = cx.pkts.get(i);
-        pkt.kind == PacketKind::Data && matches!(self.flows.slots[pkt.flow as usize].tx, Tx::Window(_))
+        pkt.kind == PacketKind::Data && matches!(cx.cfg.transport, TransportConfig::Window(_))
     }
 
     /// The host's NIC finished sending window-transport data packet `i` (a transmit completion
     /// that `tx_done_matters`).
     pub(crate) fn host_tx_done(&mut self, i: PktId, fabric: &mut Fabric, cx: &mut Ctx) {
         let pkt = *cx.pkts.get(i);
-        self.window_tx_done(pkt, fabric, cx);
-        self.maybe_retire(pkt.flow);
+        if self.flows.slots.get(pkt.flow).is_some_and(|f| f.open && f.serial == pkt.serial) {
+            self.window_tx_done(pkt, fabric, cx);
+        }
     }
 
     /// Packet `i` arrived at host `h`'s NIC. Without a host model, or for a packet the NIC
@@ -341,7 +343,7 @@ impl Hosts {
             return self.host_receive(h, i, Time::ZERO, fabric, cx);
         }
         let pkt = *cx.pkts.get(i);
-        let software = matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) && matches!(self.flows.slots[pkt.flow as usize].tx, Tx::Window(_));
+        let software = matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) && matches!(cx.cfg.transport, TransportConfig::Window(_));
         if !software {
             return self.host_receive(h, i, Time::ZERO, fabric, cx);
         }
@@ -350,8 +352,7 @@ impl Hosts {
             host.rx_drops += 1;
             host.rx_dropped_payload += pkt.payload_bytes as u64;
             self.count_drop(&pkt, cx);
-            self.free_packet(i, cx);
-            return self.maybe_retire(pkt.flow);
+            return cx.pkts.free(i);
         }
         host.rx.push_back((i, cx.now));
         if host.rx.len() == 1 {
@@ -362,7 +363,7 @@ impl Hosts {
     /// Host `h`'s stack starts on the packet at the head of its NIC Rx queue (`t3`).
     fn host_rx_start(&mut self, h: u32, cx: &mut Ctx) {
         let (i, _) = self.nodes[h as usize].rx[0];
-        let done = cx.now + cx.cfg.host_config.processing(cx.pkts.get(i).payload_bytes);
+        let done = cx.now + cx.cfg.host_config.processing(cx.pkts.get(i).payload_bytes as u32);
         cx.events.push(done, EventKind::HostRx(HostId(h)));
     }
 
@@ -385,19 +386,55 @@ impl Hosts {
             PacketKind::Pong => return self.pong(i, pkt, cx),
             _ => {}
         }
-        match (pkt.kind, &self.flows.slots[pkt.flow as usize].tx) {
-            (PacketKind::Data, Tx::Message(_)) => self.message_deliver(h, i, pkt, fabric, cx),
-            (_, Tx::Message(_)) => {
+        let current = match pkt.kind {
+            PacketKind::Data => self.receiving(pkt.flow, pkt.serial),
+            _ => self.flows.slots.get(pkt.flow).is_some_and(|f| f.open && f.serial == pkt.serial),
+        };
+        if !current {
+            return self.stale(i, cx);
+        }
+        let message = matches!(cx.cfg.transport, TransportConfig::Message);
+        match (pkt.kind, message) {
+            (PacketKind::Data, true) => self.message_deliver(h, i, pkt, fabric, cx),
+            (_, true) => {
                 let int = cx.pkts.int(i).copied();
-                self.free_packet(i, cx);
+                cx.pkts.free(i);
                 self.message_ack(pkt, int.as_ref(), fabric, cx);
             }
-            (PacketKind::Data, Tx::Window(_)) => self.window_deliver(i, pkt, rx_delay, fabric, cx),
-            (_, Tx::Window(_)) => {
-                self.free_packet(i, cx);
+            (PacketKind::Data, false) => self.window_deliver(i, pkt, rx_delay, fabric, cx),
+            (_, false) => {
+                cx.pkts.free(i);
                 self.window_ack(pkt, rx_delay, fabric, cx);
             }
         }
-        self.maybe_retire(pkt.flow);
+    }
+
+    /// Whether data of connection `serial` of flow `f` is its receiver's to take: the
+    /// connection its end is for, or the slot's next one (whose end then takes over, the one
+    /// before joining the retired totals).
+    fn receiving(&mut self, f: u32, serial: u32) -> bool {
+        let Some(end) = self.flows.rx.get(f) else { return false };
+        if end.serial == serial {
+            return true;
+        }
+        if end.next.as_ref().is_none_or(|n| n.serial != serial) {
+            return false;
+        }
+        let end = &mut self.flows.rx[f];
+        let next = end.next.take().expect("checked");
+        let old = std::mem::replace(end, *next);
+        self.flows.retired.absorb(&old.stats);
+        true
+    }
+
+    /// Packet `i` belongs to a connection no longer in its slot (a copy sent again before its
+    /// sender had everything acknowledged, or such a copy's ACK): it is discarded, a data
+    /// packet's payload counted as a duplicate.
+    fn stale(&mut self, i: PktId, cx: &mut Ctx) {
+        let pkt = cx.pkts.get(i);
+        if pkt.kind == PacketKind::Data {
+            self.flows.retired.duplicate_bytes += pkt.payload_bytes as u64;
+        }
+        cx.pkts.free(i);
     }
 }

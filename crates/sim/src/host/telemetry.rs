@@ -27,7 +27,7 @@ impl Hosts {
 
     /// The window transport's ACK is a new packet: it gets flow `f`'s last echo (`int_keep`).
     pub(crate) fn int_echo_into(&mut self, f: u32, ack: PktId, cx: &mut Ctx) -> u32 {
-        let Some(kept) = self.flows.slots[f as usize].int_echo.as_deref().copied() else { return 0 };
+        let Some(kept) = self.flows.rx[f].int_echo.as_deref().copied() else { return 0 };
         let Some(st) = cx.pkts.int_mut(ack) else { return 0 };
         *st = kept;
         self.int_echo(ack, cx)
@@ -36,7 +36,7 @@ impl Hosts {
     /// Window receiver: keeps data packet `i`'s records for flow `f`'s next ACK.
     pub(crate) fn int_keep(&mut self, f: u32, i: PktId, cx: &mut Ctx) {
         if let Some(st) = cx.pkts.int(i).copied() {
-            **self.flows.slots[f as usize].int_echo.get_or_insert_default() = st;
+            **self.flows.rx[f].int_echo.get_or_insert_default() = st;
         }
     }
 
@@ -57,6 +57,6 @@ impl Hosts {
                 hop.queue_delay()
             };
         }
-        signal.value(rtt, self.flows.slots[f as usize].base_rtt, &q[..hops.len()], threshold)
+        signal.value(rtt, self.flows.slots[f].base_rtt, &q[..hops.len()], threshold)
     }
 }

@@ -18,12 +18,16 @@ use crate::transport::message::{completion_rtt, Arrival};
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
 use crate::transport::Timer;
 use rttlab_cc::Time;
+
+/// The bits of a connection's serial number its timer events carry (`EventKind::Timer`).
+pub(crate) const TIMER_SERIAL: u32 = u32::MAX >> 3;
+
 impl Hosts {
     /// Runs `step` on window flow `f`'s sending end with the network's action buffer, then
     /// applies the actions. The buffer is reused, so a step allocates nothing.
     fn window_step(&mut self, f: u32, step: impl FnOnce(&mut WindowTx, &mut crate::engine::Rng, Time, &mut Vec<Action>), fabric: &mut Fabric, cx: &mut Ctx) {
         let mut out = std::mem::take(&mut self.window_actions);
-        let flow = &mut self.flows.slots[f as usize];
+        let flow = &mut self.flows.slots[f];
         let Tx::Window(w) = &mut flow.tx else { unreachable!("a window-transport path reached a message flow") };
         step(w, &mut self.nodes[flow.src as usize].rng, cx.cfg.rtt_noise, &mut out);
         self.apply_all(f, out, fabric, cx);
@@ -32,7 +36,7 @@ impl Hosts {
     /// `window_step` for the flow's receiving end.
     fn window_rx_step(&mut self, f: u32, step: impl FnOnce(&mut WindowRx, &mut Vec<Action>), fabric: &mut Fabric, cx: &mut Ctx) {
         let mut out = std::mem::take(&mut self.window_actions);
-        let Rx::Window(w) = &mut self.flows.slots[f as usize].rx else { unreachable!("a window-transport path reached a message flow") };
+        let Rx::Window(w) = &mut self.flows.rx[f].rx else { unreachable!("a window-transport path reached a message flow") };
         step(w, &mut out);
         self.apply_all(f, out, fabric, cx);
     }
@@ -45,48 +49,57 @@ impl Hosts {
         self.window_actions = out;
     }
 
+    /// Carries out one action of flow `f`'s sending end, or its receiving end's (`Ack`,
+    /// `Delivered`, `Duplicate`, the delayed ACK's timer): each end touches only its own record.
     fn apply(&mut self, f: u32, a: Action, fabric: &mut Fabric, cx: &mut Ctx) {
-        let flow = &mut self.flows.slots[f as usize];
         match a {
             Action::Data { seq, payload, retransmit } => {
+                let flow = &mut self.flows.slots[f];
+                let serial = flow.serial;
                 flow.stats.retransmits += retransmit as u64;
                 flow.stats.tx_bytes += payload as u64;
                 let (class, port) = (flow.class, self.nodes[flow.src as usize].port);
                 let pkt = Packet {
                     flow: f,
+                    serial,
                     dst_host: flow.dst,
                     hash: flow.hash[0],
-                    payload_bytes: payload,
+                    payload_bytes: payload as u16,
                     seq,
                     t_send: cx.now,
-                    ..Packet::new(PacketKind::Data, class, payload + cx.cfg.header_bytes)
+                    ..Packet::new(PacketKind::Data, class, (payload + cx.cfg.header_bytes) as u16)
                 };
                 let i = self.alloc_packet(pkt, cx);
                 fabric.enqueue(port, class as usize, i, self, cx);
             }
             Action::Ack(h) => {
-                let port = self.nodes[flow.dst as usize].port;
+                let end = &self.flows.rx[f];
+                let port = self.nodes[end.dst as usize].port;
                 let pkt = Packet {
                     ecn: h.ece,
                     echo_hops: h.hops,
                     remote_queuing_ns: h.remote_queuing_ns,
                     flow: f,
-                    dst_host: flow.src,
-                    hash: flow.hash[1],
+                    serial: end.serial,
+                    dst_host: end.src,
+                    hash: end.hash,
                     seq: h.ack,
                     sack: h.sack,
                     t_send: h.ts,
-                    ..Packet::new(PacketKind::Ack, cx.cfg.ack_class as u8, cx.cfg.ack_bytes)
+                    ..Packet::new(PacketKind::Ack, cx.cfg.ack_class as u8, cx.cfg.ack_bytes as u16)
                 };
                 let i = self.alloc_packet(pkt, cx);
-                cx.pkts.get_mut(i).wire_bytes += self.int_echo_into(f, i, cx);
+                cx.pkts.get_mut(i).wire_bytes += self.int_echo_into(f, i, cx) as u16;
                 fabric.enqueue(port, cx.cfg.ack_class, i, self, cx);
             }
-            Action::Timer { timer, at } => cx.events.push(at, EventKind::Timer { flow: FlowId(f), timer }),
+            Action::Timer { timer, at } => {
+                let serial = if timer == Timer::DelayedAck { self.flows.rx[f].serial } else { self.flows.slots[f].serial };
+                cx.events.push(at, EventKind::Timer { flow: FlowId(f), timer, serial: serial & TIMER_SERIAL });
+            }
             Action::RttSample(r) => self.record_rtt(f, r, cx),
-            Action::Delivered { payload, wire } => self.record_delivery(f, payload, wire, cx),
-            Action::Duplicate { payload } => flow.stats.duplicate_bytes += payload as u64,
-            Action::TimedOut => flow.stats.timeouts += 1,
+            Action::Delivered { payload, wire } => self.record_delivery(f, payload, wire, fabric, cx),
+            Action::Duplicate { payload } => self.flows.rx[f].stats.duplicate_bytes += payload as u64,
+            Action::TimedOut => self.flows.slots[f].stats.timeouts += 1,
             Action::Done => self.sender_done(f),
         }
     }
@@ -100,7 +113,7 @@ impl Hosts {
     /// The host's NIC finished sending window data packet `pkt` (TCP Small Queues).
     pub(crate) fn window_tx_done(&mut self, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
-        self.window_step(pkt.flow, |w, _, _, out| w.on_transmitted(now, pkt.payload_bytes, out), fabric, cx);
+        self.window_step(pkt.flow, |w, _, _, out| w.on_transmitted(now, pkt.payload_bytes as u32, out), fabric, cx);
     }
 
     /// Sender: an ACK reached the stack `rx_delay` after it reached the NIC.
@@ -110,10 +123,15 @@ impl Hosts {
         self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::flow::noisy(r, noise, rng), out), fabric, cx);
     }
 
-    /// Flow `f`'s timer `timer` has an event now. A stale event of a slot now holding a message
-    /// flow does nothing; one of another window flow finds its timers not armed then.
-    pub(crate) fn window_timer(&mut self, f: u32, timer: Timer, fabric: &mut Fabric, cx: &mut Ctx) {
-        if !matches!(self.flows.slots[f as usize].tx, Tx::Window(_)) {
+    /// Flow `f`'s timer `timer` of connection `serial` (its low bits) has an event now: a stale
+    /// one, of a connection no longer in the slot, does nothing.
+    pub(crate) fn window_timer(&mut self, f: u32, timer: Timer, serial: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        let current = if timer == Timer::DelayedAck {
+            self.flows.rx.get(f).is_some_and(|e| e.serial & TIMER_SERIAL == serial)
+        } else {
+            self.flows.slots.get(f).is_some_and(|x| x.open && x.serial & TIMER_SERIAL == serial)
+        };
+        if !current {
             return;
         }
         let now = cx.now;
@@ -127,10 +145,10 @@ impl Hosts {
     /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
     pub(crate) fn window_deliver(&mut self, i: PktId, pkt: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
         self.int_keep(pkt.flow, i, cx);
-        self.free_packet(i, cx);
-        self.flows.slots[pkt.flow as usize].stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
+        cx.pkts.free(i);
+        self.flows.rx[pkt.flow].stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
         let now = cx.now;
-        let hdr = DataHdr { seq: pkt.seq, payload: pkt.payload_bytes, wire: pkt.wire_bytes, ce: pkt.ecn, ts: pkt.t_send, hops: pkt.hops };
+        let hdr = DataHdr { seq: pkt.seq, payload: pkt.payload_bytes as u32, wire: pkt.wire_bytes as u32, ce: pkt.ecn, ts: pkt.t_send, hops: pkt.hops };
         self.window_rx_step(pkt.flow, |w, out| w.on_data(now, &hdr, rx_delay, out), fabric, cx);
     }
 
@@ -138,15 +156,15 @@ impl Hosts {
     /// delivered; anything else is discarded. An answer turns the packet into the ACK or NAK in
     /// place (TIMELY §3.1, prompt ACK generation).
     pub(crate) fn message_deliver(&mut self, h: u32, i: PktId, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
-        let flow = &mut self.flows.slots[pkt.flow as usize];
-        flow.stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
-        let arrival = flow.message_rx().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment);
+        let end = &mut self.flows.rx[pkt.flow];
+        end.stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
+        let arrival = end.message_rx().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment);
         if !matches!(arrival, Arrival::Deliver { .. }) {
-            flow.stats.duplicate_bytes += pkt.payload_bytes as u64;
+            end.stats.duplicate_bytes += pkt.payload_bytes as u64;
         }
         let answer = match arrival {
             Arrival::Deliver { ack } => {
-                self.record_delivery(pkt.flow, pkt.payload_bytes, pkt.wire_bytes, cx);
+                self.record_delivery(pkt.flow, pkt.payload_bytes as u32, pkt.wire_bytes as u32, fabric, cx);
                 ack.map(|(psn, ece)| (PacketKind::Ack, psn, ece))
             }
             Arrival::Duplicate { ack } => ack.map(|psn| (PacketKind::Ack, psn, false)),
@@ -154,15 +172,15 @@ impl Hosts {
             Arrival::Discard => None,
         };
         let Some((kind, psn, ece)) = answer else {
-            return self.free_packet(i, cx);
+            return cx.pkts.free(i);
         };
         // DCQCN's notification point: the ACK carries the CNP, at most one per interval.
         let ece = match cx.cfg.cnp_interval {
-            Some(interval) if ece => self.flows.slots[pkt.flow as usize].message_rx().cnp_due(cx.now, interval),
+            Some(interval) if ece => self.flows.rx[pkt.flow].message_rx().cnp_due(cx.now, interval),
             _ => ece,
         };
-        let flow = &self.flows.slots[pkt.flow as usize];
-        let (src, hash) = (flow.src, flow.hash[1]);
+        let end = &self.flows.rx[pkt.flow];
+        let (src, hash) = (end.src, end.hash);
         let ack = cx.pkts.get_mut(i);
         ack.kind = kind;
         ack.class = cx.cfg.ack_class as u8;
@@ -170,9 +188,9 @@ impl Hosts {
         ack.seq = psn;
         ack.dst_host = src;
         ack.hash = hash;
-        ack.wire_bytes = cx.cfg.ack_bytes;
+        ack.wire_bytes = cx.cfg.ack_bytes as u16;
         ack.payload_bytes = 0;
-        cx.pkts.get_mut(i).wire_bytes += self.int_echo(i, cx);
+        cx.pkts.get_mut(i).wire_bytes += self.int_echo(i, cx) as u16;
         let port = self.nodes[h as usize].port;
         fabric.enqueue(port, cx.cfg.ack_class, i, self, cx);
     }
@@ -185,7 +203,7 @@ impl Hosts {
         let now = cx.now;
         let f = ack.flow;
         let nak = ack.kind == PacketKind::Nak;
-        let flow = &mut self.flows.slots[f as usize];
+        let flow = &mut self.flows.slots[f];
         if flow.message().stale(ack.seq) {
             return;
         }
@@ -202,21 +220,21 @@ impl Hosts {
         let per_packet = cx.cfg.pacing_rate.is_none() && cx.cfg.rate_pacing == RatePacing::Packet;
         let outstanding = flow.message().outstanding_bytes();
         flow.stats.credit_inflight(now, cx.cfg.warmup, outstanding);
-        while let Some(u) = self.flows.slots[f as usize].message().pop_acked(ack.seq) {
+        while let Some(u) = self.flows.slots[f].message().pop_acked(ack.seq) {
             let rate = if per_packet { u.rate.min(line_rate) } else { fixed };
             let clean = completion_rtt(now, u.t_send, u.bytes as u64, rate);
             let rtt = self.noisy_rtt(f, clean, cx);
             let input = if cx.cfg.signal.0.uses_queues() { self.signal_input(f, clean, int, fabric, cx) } else { rtt };
             let records = int.map_or(&[][..], |st| st.forward());
-            self.flows.slots[f as usize].message().on_completion(now, input, &u, records);
+            self.flows.slots[f].message().on_completion(now, input, &u, records);
             self.record_rtt(f, rtt, cx);
         }
-        let m = self.flows.slots[f as usize].message();
+        let m = self.flows.slots[f].message();
         if m.must_rewind(ack.seq, nak) {
             self.message_rewind(f, ack.seq, fabric, cx);
         }
         self.message_rto_restart(f, cx);
-        if self.flows.slots[f as usize].message().done() {
+        if self.flows.slots[f].message().done() {
             self.sender_done(f);
         } else {
             self.schedule_flow(f, cx);
@@ -226,7 +244,7 @@ impl Hosts {
     /// Restarts or stops message flow `f`'s local ACK timeout (`MessageTx::restart_rto`).
     fn message_rto_restart(&mut self, f: u32, cx: &mut Ctx) {
         let now = cx.now;
-        if let Some(at) = self.flows.slots[f as usize].message().restart_rto(now, cx.cfg.retransmit_timeout) {
+        if let Some(at) = self.flows.slots[f].message().restart_rto(now, cx.cfg.retransmit_timeout) {
             self.arm_rto(f, at, cx);
         }
     }
@@ -244,13 +262,13 @@ impl Hosts {
     /// nothing.
     pub(crate) fn message_timer(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
-        let Tx::Message(m) = &mut self.flows.slots[f as usize].tx else { return };
+        let Tx::Message(m) = &mut self.flows.slots[f].tx else { return };
         match m.rto_fire(now) {
             Ok(false) => {}
             Err(at) => self.arm_rto(f, at, cx),
             Ok(true) => {
                 let Some(una) = m.una_psn() else { return };
-                self.flows.slots[f as usize].stats.timeouts += 1;
+                self.flows.slots[f].stats.timeouts += 1;
                 self.message_rewind(f, una, fabric, cx);
             }
         }

@@ -113,6 +113,9 @@ impl Default for NicConfig {
     }
 }
 
+/// The largest MTU: an IP packet's 64 KiB less room for the INT records a packet may collect.
+pub const MAX_MTU: Bytes = Bytes(63 * 1024);
+
 impl NicConfig {
     pub const DEFAULT_SEGMENT: Bytes = Bytes(16_000);
     pub const DEFAULT_MAX_OUTSTANDING: Bytes = Bytes(64_000);
@@ -309,6 +312,9 @@ impl CcConfig {
 
 impl NicConfig {
     pub(crate) fn validate(&self, ctx: &Context) -> Result<(), ScenarioError> {
+        if self.mtu > MAX_MTU {
+            return Err(invalid("nic.mtu", self.mtu, format!("at most {MAX_MTU} (a packet's size is 16 bits, with room for INT records)")));
+        }
         if self.header >= self.mtu {
             return Err(invalid("nic.header", self.header, format!("must be smaller than nic.mtu ({})", self.mtu)));
         }

@@ -53,6 +53,49 @@ pub struct Scenario {
     /// Traffic generated while the run goes: RPCs, flow sizes from a CDF, incasts, pingers.
     pub workloads: Vec<Workload>,
     pub measure: MeasureConfig,
+    /// How the run uses the machine (`[run]`): never what it computes.
+    pub run: RunOptions,
+}
+
+/// `[run]`: how a run uses the machine. Results are the same bytes whatever is set here.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunOptions {
+    /// Threads for one simulation (`crate::partition`): `"auto"` (every core for a fabric of
+    /// `AUTO_THREADS_HOSTS` hosts or more, one below) or a count.
+    #[serde(default)]
+    pub threads: Threads,
+}
+
+/// `run.threads`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Threads {
+    #[default]
+    Auto,
+    Count(u32),
+}
+
+/// Below this many hosts `threads = "auto"` runs on one thread: a window's work is too small
+/// to pay for its barrier.
+pub const AUTO_THREADS_HOSTS: u32 = 64;
+
+impl Serialize for Threads {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Threads::Auto => s.serialize_str("auto"),
+            Threads::Count(n) => s.serialize_u32(*n),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Threads {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) if s == "auto" => Ok(Threads::Auto),
+            serde_json::Value::Number(n) if n.as_u64().is_some_and(|n| (1..=1024).contains(&n)) => Ok(Threads::Count(n.as_u64().unwrap_or(1) as u32)),
+            v => Err(serde::de::Error::custom(format!("{v}: \"auto\" or a thread count from 1 to 1024"))),
+        }
+    }
 }
 
 /// A scenario that cannot be run, with the field, the value and what is allowed.
@@ -90,7 +133,7 @@ pub(crate) fn variant_name(v: impl serde::Serialize) -> String {
 impl Scenario {
     /// The top-level keys.
     pub const KEYS: &'static [&'static str] =
-        &["name", "seed", "duration", "warmup", "until", "topology", "switch", "nic", "host", "transport", "cc", "flows", "workloads", "measure"];
+        &["name", "seed", "duration", "warmup", "until", "topology", "switch", "nic", "host", "transport", "cc", "flows", "workloads", "measure", "run"];
 
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         let table: toml::Table =
@@ -157,6 +200,7 @@ impl Scenario {
             flows: t.take("flows")?.unwrap_or_default(),
             workloads,
             measure: t.take("measure")?.unwrap_or_default(),
+            run: t.take("run")?.unwrap_or_default(),
         };
         t.finish(Self::KEYS)?;
         s.switch.int.get_or_insert(s.cc.reads_int());

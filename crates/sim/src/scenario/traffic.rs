@@ -62,7 +62,7 @@ pub enum Arrivals {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowGroup {
-    /// The group's label in results (absent: `flows[i]`).
+    /// The group's label in results (absent: `flows.slots[i]`).
     pub name: Option<String>,
     pub src: HostSet,
     /// One host every source sends to, or one per source (source i to destination i).
@@ -117,7 +117,7 @@ pub(crate) fn one_u8() -> u8 {
 
 
 impl FlowGroup {
-    /// `at`: the group's path (`flows[2]`).
+    /// `at`: the group's path (`flows.slots[2]`).
     /// Checks the group; returns how many connections it opens (sources × connections).
     pub(crate) fn validate(&self, at: &str, ctx: &Context) -> Result<u64, ScenarioError> {
         let f = |k: &str| format!("{at}.{k}");

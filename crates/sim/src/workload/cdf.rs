@@ -154,7 +154,7 @@ mod tests {
     fn sampled_means_within_two_percent_of_the_cdf_mean() {
         for (name, _) in NAMED {
             let c = named(name);
-            let mut rng = rng_stream(1, Stream::Flow(0));
+            let mut rng = rng_stream(1, Stream::Flow(0, 0));
             let n = 1_000_000;
             let mean = (0..n).map(|_| c.sample(&mut rng) as f64).sum::<f64>() / n as f64;
             let err = (mean - c.mean()).abs() / c.mean();

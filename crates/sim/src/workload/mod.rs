@@ -209,6 +209,9 @@ pub struct Generator {
     stop: Time,
     /// RPC: the request connection of each (client, server) pair.
     pub(crate) conns: HashMap<(u32, u32), u32>,
+    /// RPC: the response connection of each request connection, opened by the server when the
+    /// first request arrives.
+    pub(crate) responses: HashMap<u32, u32>,
     /// Per source, what it has outstanding against its limit: RPCs, unfinished flows or
     /// unanswered probes.
     pending: Vec<u32>,
@@ -266,7 +269,7 @@ impl Generator {
             _ => Vec::new(),
         };
         let n = sources.len();
-        Ok(Generator { kind, class, group, sources, receivers, rngs, peers, cdf, gap_ps, start, stop: stop.unwrap_or(Time::MAX), conns: HashMap::new(), pending: vec![0; n] })
+        Ok(Generator { kind, class, group, sources, receivers, rngs, peers, cdf, gap_ps, start, stop: stop.unwrap_or(Time::MAX), conns: HashMap::new(), responses: HashMap::new(), pending: vec![0; n] })
     }
 
     /// The first event of each source: Poisson processes start at `start` (their first arrival

@@ -2,12 +2,14 @@
 
 use rttlab_sim::{Network, Scenario};
 
+#[allow(dead_code)] // not every test binary uses it
 pub fn scenario(toml: &str) -> Scenario {
     Scenario::from_toml(toml).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Builds and runs a scenario, returning the network for inspection after checking its
 /// invariants (`Network::check_invariants`).
+#[allow(dead_code)] // not every test binary uses it
 pub fn run_net(toml: &str) -> Network {
     let mut net = Network::new(&scenario(toml)).unwrap();
     net.run();
@@ -55,3 +57,25 @@ pub fn cell(net: &Network, table: &str, keys: &[(&str, &str)], col: &str) -> f64
     let text = &row.iter().find(|(n, _)| *n == col).unwrap_or_else(|| panic!("no column {col} in {table}")).1;
     text.parse().unwrap_or_else(|_| panic!("{table}.{col} = {text:?} is not a number"))
 }
+
+/// (scenario file, simulated time, warm-up): long enough to reach each scenario's steady
+/// behaviour (queues, pauses, marks, losses), short enough to keep the test quick.
+#[allow(dead_code)] // not every test binary uses it
+pub const RUNS: &[(&str, &str, &str)] = &[
+    ("fat-incast-100g", "1ms", "0us"),
+    ("timely-testbed", "30ms", "10ms"),
+    ("fat-tree-websearch-dctcp", "1ms", "500us"),
+    ("timely-testbed-pfc", "20ms", "5ms"),
+    ("timely-testbed-dctcp", "30ms", "10ms"),
+    ("patched-timely-two-flows", "20ms", "5ms"),
+    ("skinny", "20ms", "5ms"),
+    ("swift-t1", "4ms", "1ms"),
+    ("timely-clos-rpc", "5ms", "1ms"),
+    ("vegas-dumbbell", "20ms", "10ms"),
+    ("ns3-dctcp-example", "1100ms", "1000ms"),
+    ("host-timely", "20ms", "5ms"),
+    ("host-patched-timely", "20ms", "5ms"),
+    ("host-swift", "20ms", "5ms"),
+    ("host-dctcp", "20ms", "5ms"),
+];
+

@@ -1,0 +1,397 @@
+//! One simulation cut into partitions (logical processes) that run in windows of the
+//! lookahead, with conservative synchronization (Chandy–Misra–Bryant, windowed as in YAWNS):
+//! no packet sent in a window can arrive in it at another partition, so each partition handles
+//! a window's events alone, and the packets that cross between partitions are handed over at
+//! the window's end.
+//!
+//! The cut: each ToR (a switch with hosts) goes with its hosts, in contiguous blocks, so that a
+//! fat-tree's pods stay whole; with more partitions than ToRs a ToR's hosts are split among
+//! several. Every other switch goes to the partition it has most links into (ties: the one with
+//! fewest such switches so far). The windows last the fabric's shortest link delay: a packet
+//! crossing to another partition takes at least its link's, and what one node tells another
+//! (a drop its sender counts, `Ctx::notify`) takes exactly that. (The cut's own lookahead, the
+//! smallest delay of a link between partitions, is as long on a fabric whose links all have one
+//! delay, as the shipped fat-trees do; `lookahead` gives it to the speed model.)
+//!
+//! A partition is a whole `Network` built from the scenario, that handles only its own nodes'
+//! events (`Network::owner`) and sends a packet leaving through a link to another partition's
+//! node as a `Crossing`. Ties at one picosecond go by the origin that scheduled the events
+//! (`EventQueue::reserve`), so the events of a partition happen in the same order whatever
+//! the cut, one partition included.
+
+use crate::ctx::Outgoing;
+use crate::engine::{Event, EventKind};
+use crate::network::{Progress, Stopped, OBSERVE_EVERY};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Mutex;
+use crate::ids::PortId;
+use crate::network::Network;
+use crate::packet::{IntStack, Packet};
+use crate::flow::FlowsDone;
+use crate::scenario::{Scenario, ScenarioError, Threads, AUTO_THREADS_HOSTS};
+use crate::topology::Graph;
+use rttlab_cc::Time;
+
+/// The threads a run of `s` uses (`run.threads`; `python`: its controllers are Python's), and
+/// why it uses one where more were asked for. One thread is one partition.
+pub fn threads(s: &Scenario, python: bool) -> (usize, Option<String>) {
+    let asked = match s.run.threads {
+        Threads::Count(n) => n as usize,
+        Threads::Auto if s.hosts() >= AUTO_THREADS_HOSTS => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        Threads::Auto => 1,
+    };
+    let graph = Graph::from_scenario(s);
+    let one = |why: &str| (1, (s.run.threads != Threads::Auto).then(|| format!("run.threads = {asked}: ran on one thread, {why}")));
+    if asked <= 1 {
+        (1, None)
+    } else if python {
+        one("as Python controllers do")
+    } else if s.measure.timeseries_interval.is_some() || s.measure.pfc_trace || s.measure.pcap.is_some() {
+        one("as time series, PFC traces and packet captures do")
+    } else if graph.links.iter().any(|l| l.delay == Time::ZERO) {
+        one("as a fabric with a link of no delay does (a partition could not run ahead)")
+    } else {
+        (asked.min(graph.hosts as usize), None)
+    }
+}
+
+/// Node → partition for `p` partitions of `graph` (hosts are nodes `0..hosts`, switches after).
+pub fn partition(graph: &Graph, p: usize) -> Vec<usize> {
+    let n = (graph.hosts + graph.switches) as usize;
+    let mut adj = vec![Vec::new(); n];
+    for l in &graph.links {
+        adj[l.a as usize].push(l.b as usize);
+        adj[l.b as usize].push(l.a as usize);
+    }
+    let hosts = graph.hosts as usize;
+    let mut part = vec![usize::MAX; n];
+    // ToRs in id order, each with its hosts; hosts in that order, cut into p contiguous blocks.
+    let tors: Vec<usize> = (hosts..n).filter(|&s| adj[s].iter().any(|&x| x < hosts)).collect();
+    let ordered: Vec<usize> = tors.iter().flat_map(|&t| adj[t].iter().copied().filter(|&x| x < hosts)).collect();
+    for (j, &h) in ordered.iter().enumerate() {
+        part[h] = j * p / ordered.len().max(1);
+    }
+    let loose: Vec<usize> = (0..hosts).filter(|&h| part[h] == usize::MAX).collect();
+    for (j, h) in loose.into_iter().enumerate() {
+        part[h] = j % p;
+    }
+    for &t in &tors {
+        part[t] = adj[t].iter().filter(|&&x| x < hosts).map(|&x| part[x]).min().expect("a ToR has hosts");
+    }
+    let mut placed = vec![0usize; p];
+    for s in hosts..n {
+        if part[s] != usize::MAX {
+            continue;
+        }
+        let mut links = vec![0usize; p];
+        for &x in &adj[s] {
+            if part[x] != usize::MAX {
+                links[part[x]] += 1;
+            }
+        }
+        let best = (0..p).max_by_key(|&q| (links[q], std::cmp::Reverse(placed[q]), std::cmp::Reverse(q))).expect("p > 0");
+        part[s] = best;
+        placed[best] += 1;
+    }
+    part
+}
+
+/// The smallest propagation delay, in ps, of a link between two partitions (`u64::MAX`: none).
+pub fn lookahead(graph: &Graph, part: &[usize]) -> u64 {
+    graph.links.iter().filter(|l| part[l.a as usize] != part[l.b as usize]).map(|l| l.delay.ps()).min().unwrap_or(u64::MAX)
+}
+
+/// What sees every event a partition handles: `(partition, network, event)`.
+pub type Inspect<'a> = dyn Fn(usize, &Network, &Event) + Sync + 'a;
+
+/// A packet on its way to another partition: it arrives through `port` at `time`, at the place
+/// in the event order its sender reserved.
+pub(crate) struct Crossing {
+    pub time: Time,
+    pub seq: u64,
+    pub port: PortId,
+    pub pkt: Packet,
+    pub int: Option<Box<IntStack>>,
+}
+
+/// A network cut into partitions, each a `Network` of its own.
+pub struct Partitioned {
+    pub parts: Vec<Network>,
+    /// Node → partition.
+    pub of_node: Vec<usize>,
+    pub lookahead: Time,
+    /// Windows run.
+    pub windows: u64,
+}
+
+impl Partitioned {
+    /// The network of `s` cut into `p` partitions.
+    pub fn new(s: &Scenario, p: usize) -> Result<Partitioned, ScenarioError> {
+        let graph = Graph::from_scenario(s);
+        let of_node: std::sync::Arc<[usize]> = partition(&graph, p).into();
+        let lookahead = graph.links.iter().map(|l| l.delay).min().unwrap_or(Time(1)).max(Time(1));
+        let parts = (0..p).map(|me| Network::build(s, None, Some((me, of_node.clone())))).collect::<Result<_, _>>()?;
+        Ok(Partitioned { parts, of_node: of_node.to_vec(), lookahead, windows: 0 })
+    }
+
+    /// Runs to the end, one thread per partition (the calling thread runs the first), calling
+    /// `inspect(partition, network, event)` before each event a partition handles, and
+    /// `observe` (on the calling thread) about every [`OBSERVE_EVERY`] events of the whole;
+    /// when it breaks, the run stops at the next window's end with `Err(Stopped)`.
+    ///
+    /// A window runs from the earliest pending event of any partition for one lookahead. Each
+    /// thread then posts what it sends to each other partition, and the earliest time of its
+    /// own next event or of anything it sent; after a barrier every thread knows the next
+    /// window and takes its mail. Posts alternate between two sets of mailboxes by window
+    /// parity, so that one barrier a window suffices.
+    pub fn run(&mut self, inspect: Option<&Inspect<'_>>, mut observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<(), Stopped> {
+        let p = self.parts.len();
+        // Under `until = "flows_done"` windows are the cells of a grid of the fabric's shortest
+        // link delay, on which the run's end falls however the network is cut (`FlowsDone`).
+        let cx = &self.parts[0].cx;
+        let flows_done = self.parts[0].hosts.flows.done.is_some();
+        let (step, fct_until, warmup) = (self.lookahead.ps(), cx.cfg.fct_until, cx.cfg.warmup);
+        let grid = Time(step);
+        let of_node: &[usize] = &self.of_node;
+        let mail: [Vec<Mutex<Mail>>; 2] = std::array::from_fn(|_| (0..p * p).map(|_| Mutex::new(Mail::default())).collect());
+        let next: [Vec<AtomicU64>; 2] = std::array::from_fn(|_| (0..p).map(|_| AtomicU64::new(u64::MAX)).collect());
+        let done: [Vec<Mutex<FlowsDone>>; 2] = std::array::from_fn(|_| (0..p).map(|_| Mutex::new(FlowsDone::default())).collect());
+        let handled: Vec<AtomicU64> = (0..p).map(|_| AtomicU64::new(0)).collect();
+        let (barrier, stop, windows) = (SpinBarrier::new(p), AtomicBool::new(false), AtomicU64::new(0));
+        let work = |q: usize, net: &mut Network, observe: &mut dyn FnMut(Progress) -> ControlFlow<()>| {
+            // A thread that panics breaks the barrier, so that the others end and the panic
+            // reaches the caller instead of leaving them waiting.
+            let _broken = BreakOnPanic(&barrier);
+            next[0][q].store(net.next_event_time().map_or(u64::MAX, |t| t.ps()), Ordering::Relaxed);
+            *done[0][q].lock().expect("unpoisoned") = net.hosts.flows.done.unwrap_or_default();
+            let mut observed = 0;
+            let mut sense = false;
+            for w in 0.. {
+                barrier.wait(&mut sense);
+                // The last window's mail is taken too: packets still in flight at the end are
+                // the receivers'.
+                for from in 0..p {
+                    let m = std::mem::take(&mut *mail[w % 2][from * p + q].lock().expect("unpoisoned"));
+                    m.crossings.into_iter().for_each(|c| net.receive_crossing(c));
+                    m.other.into_iter().for_each(|o| net.receive_outgoing(o));
+                }
+                if flows_done {
+                    let all = done[w % 2].iter().map(|d| *d.lock().expect("unpoisoned"));
+                    if let Some(t) = FlowsDone::end(all, fct_until, warmup, grid) {
+                        net.cx.cfg.end = net.cx.cfg.end.min(t);
+                    }
+                }
+                let end = net.end();
+                let start = next[w % 2].iter().map(|t| t.load(Ordering::Relaxed)).min().unwrap_or(u64::MAX);
+                if stop.load(Ordering::Relaxed) || start > end.ps() {
+                    return;
+                }
+                let first = if flows_done { start / step * step } else { start };
+                let until = Time(first.saturating_add(step - 1)).min(end);
+                match inspect {
+                    Some(f) => net.run_window(until, |n, ev| f(q, n, ev)),
+                    None => net.run_window(until, |_, _| {}),
+                }
+                let mut earliest = net.next_event_time().map_or(u64::MAX, |t| t.ps());
+                let mut out: Vec<Mail> = (0..p).map(|_| Mail::default()).collect();
+                for c in net.take_crossings(until) {
+                    earliest = earliest.min(c.time.ps());
+                    out[of_node[net.ports()[c.port.idx()].node as usize]].crossings.push(c);
+                }
+                for (node, o) in net.take_outbox() {
+                    if let Outgoing::Event(t, ..) = &o {
+                        earliest = earliest.min(t.ps());
+                    }
+                    out[of_node[node as usize]].other.push(o);
+                }
+                for (to, m) in out.into_iter().enumerate() {
+                    *mail[(w + 1) % 2][q * p + to].lock().expect("unpoisoned") = m;
+                }
+                next[(w + 1) % 2][q].store(earliest, Ordering::Relaxed);
+                *done[(w + 1) % 2][q].lock().expect("unpoisoned") = net.hosts.flows.done.unwrap_or_default();
+                handled[q].store(net.cx.events.processed(), Ordering::Relaxed);
+                if q == 0 {
+                    windows.fetch_add(1, Ordering::Relaxed);
+                    let events: u64 = handled.iter().map(|h| h.load(Ordering::Relaxed)).sum();
+                    if events - observed >= OBSERVE_EVERY {
+                        observed = events;
+                        if observe(Progress { now: until, end, events }).is_break() {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+            }
+        };
+        std::thread::scope(|scope| {
+            let (first, rest) = self.parts.split_first_mut().expect("a partition");
+            for (i, net) in rest.iter_mut().enumerate() {
+                let work = &work;
+                scope.spawn(move || work(i + 1, net, &mut |_| ControlFlow::Continue(())));
+            }
+            work(0, first, &mut observe);
+        });
+        self.windows = windows.into_inner();
+        if stop.into_inner() {
+            return Err(Stopped);
+        }
+        for net in &mut self.parts {
+            net.finish_partition();
+        }
+        Ok(())
+    }
+}
+
+/// A sense-reversing barrier that spins (a window is microseconds of work: a futex sleep and
+/// wake costs as much), yielding the core after a few hundred spins in case threads outnumber
+/// cores. WebSearch k = 8 on 2 threads, this project's machine: 1.58-1.60x with
+/// `std::sync::Barrier`, 1.75-1.79x with this one; 3 threads on 2 cores took 100 times as
+/// long with 16 384 spins before yielding as with 256.
+struct SpinBarrier {
+    n: usize,
+    arrived: AtomicUsize,
+    sense: AtomicBool,
+    /// A thread panicked: waiting would never end.
+    broken: AtomicBool,
+}
+
+impl SpinBarrier {
+    fn new(n: usize) -> SpinBarrier {
+        SpinBarrier { n, arrived: AtomicUsize::new(0), sense: AtomicBool::new(false), broken: AtomicBool::new(false) }
+    }
+
+    /// Waits for every thread; `local` is the caller's own sense, flipped each time.
+    fn wait(&self, local: &mut bool) {
+        *local = !*local;
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
+            self.arrived.store(0, Ordering::Relaxed);
+            self.sense.store(*local, Ordering::Release);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.sense.load(Ordering::Acquire) != *local {
+            assert!(!self.broken.load(Ordering::Acquire), "another partition's thread panicked");
+            spins += 1;
+            if spins < 1 << 8 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// Breaks its barrier if dropped while its thread panics.
+struct BreakOnPanic<'a>(&'a SpinBarrier);
+
+impl Drop for BreakOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.broken.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// What one partition sends another at a window's end.
+#[derive(Default)]
+struct Mail {
+    crossings: Vec<Crossing>,
+    other: Vec<Outgoing>,
+}
+
+impl Crossing {
+    pub(crate) fn event(&self, pkt: crate::ids::PktId) -> EventKind {
+        EventKind::Arrive { port: self.port, pkt }
+    }
+}
+
+impl Partitioned {
+    /// One network holding what each partition owns (its ports, switches, hosts, connections
+    /// and their receiving ends, its measurements added up), whose summary and tables are the
+    /// whole network's: the same as one partition's run gives (`tests/partitions.rs`).
+    pub fn merge(self) -> Network {
+        let Partitioned { parts, of_node, .. } = self;
+        let mut parts: Vec<Option<Network>> = parts.into_iter().map(Some).collect();
+        let mut base = parts[0].take().expect("a partition");
+        let hosts = base.hosts.nodes.len();
+        let mut ends: Vec<(u32, crate::flow::RxEnd)> = Vec::new();
+        let mut absorbed = Vec::new();
+        for (q, other) in parts.iter_mut().enumerate() {
+            let net = other.as_mut().unwrap_or(&mut base);
+            // Packets handed over are the receivers' now.
+            let cx = &mut net.cx;
+            for c in cx.handed_over.drain(..) {
+                cx.pkts.free(c.pkt);
+            }
+            for (id, mut end) in net.hosts.flows.rx.drain() {
+                if end.serial == u32::MAX || of_node[end.dst as usize] != q {
+                    continue;
+                }
+                if let Some(next) = end.next.take() {
+                    ends.push((id, *next));
+                }
+                ends.push((id, end));
+            }
+            let Some(net) = other.as_mut() else { continue };
+            for p in 0..base.fabric.ports.len() {
+                if of_node[base.fabric.ports[p].node as usize] == q {
+                    std::mem::swap(&mut base.fabric.ports[p], &mut net.fabric.ports[p]);
+                    std::mem::swap(&mut base.cx.measure.ports_at_warmup[p], &mut net.cx.measure.ports_at_warmup[p]);
+                    if let Some(s) = base.fabric.ports[p].sampler {
+                        std::mem::swap(&mut base.cx.measure.samplers[s as usize], &mut net.cx.measure.samplers[s as usize]);
+                    }
+                }
+            }
+            for s in 0..base.fabric.switches.len() {
+                if of_node[hosts + s] == q {
+                    std::mem::swap(&mut base.fabric.switches[s], &mut net.fabric.switches[s]);
+                }
+            }
+            for (h, _) in of_node[..hosts].iter().enumerate().filter(|&(_, &o)| o == q) {
+                std::mem::swap(&mut base.hosts.nodes[h], &mut net.hosts.nodes[h]);
+                base.hosts.flows.slots.swap_host(&mut net.hosts.flows.slots, h);
+            }
+            let (b, o) = (&mut base.hosts.flows, &net.hosts.flows);
+            b.retired.absorb(&o.retired);
+            b.retired_count += o.retired_count;
+            let (b, o) = (&mut base.cx.measure, &net.cx.measure);
+            for (g, x) in b.groups.iter_mut().zip(&o.groups) {
+                g.absorb(x);
+            }
+            if let (Some(r), Some(x)) = (&mut b.flow_records, &o.flow_records) {
+                r.extend_from_slice(x);
+            }
+            b.rtt_hist.add(&o.rtt_hist).expect("auto-resizing histogram");
+            b.at_warmup += &o.at_warmup;
+            b.data_sent += o.data_sent;
+            b.data_drops += o.data_drops;
+            let live: Vec<Packet> = net.cx.pkts.iter_live().copied().collect();
+            for p in live {
+                base.cx.pkts.alloc(p);
+            }
+            base.cx.events_elsewhere += net.cx.events.processed();
+        }
+        // A slot's receiving end is its latest connection's that has received anything (the
+        // next one waits), as on one partition; the ends before it join the retired totals.
+        ends.sort_by_key(|(id, e)| (*id, e.serial));
+        let mut i = 0;
+        while i < ends.len() {
+            let id = ends[i].0;
+            let j = i + ends[i..].iter().take_while(|(x, _)| *x == id).count();
+            let started = |e: &crate::flow::RxEnd| e.stats.delivered_bytes + e.stats.duplicate_bytes > 0;
+            let current = (i..j).rev().find(|&k| started(&ends[k].1)).unwrap_or(i);
+            absorbed.extend(i..current);
+            let mut group: Vec<_> = ends[current..j].iter_mut().map(|(_, e)| std::mem::take(e)).collect();
+            let mut end = group.remove(0);
+            end.next = group.into_iter().next().map(Box::new);
+            *base.hosts.flows.rx.entry(id) = end;
+            i = j;
+        }
+        for k in absorbed {
+            base.hosts.flows.retired.absorb(&ends[k].1.stats);
+        }
+        base.cx.part = None;
+        base
+    }
+}

@@ -1,0 +1,110 @@
+//! One simulation on several threads (`run.threads`, `rttlab_sim::partition`) gives the same
+//! summary and tables, bit for bit, as on one: every shipped scenario at the fingerprints'
+//! lengths, and fabrics, workloads and controllers drawn at random.
+
+mod common;
+
+use rand::{Rng, SeedableRng};
+use rttlab_sim::{Output, Scenario};
+
+/// The summary and tables, as text to compare.
+fn results(o: &Output) -> (String, String) {
+    (serde_json::to_string(&o.summary).unwrap(), format!("{:?}", o.tables))
+}
+
+/// `s` run on 1, 2 and 3 threads: the first run's results where all agree, else what differs.
+fn differs(name: &str, s: &mut Scenario) -> Option<String> {
+    let mut first = None;
+    for threads in [1, 2, 3] {
+        s.run.threads = rttlab_sim::scenario::Threads::Count(threads);
+        let o = rttlab_sim::run(s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let used = o.meta["perf"]["threads"].as_u64().unwrap();
+        let got = results(&o);
+        match &first {
+            None => first = Some(got),
+            Some(want) if *want != got => {
+                let which = if want.0 != got.0 { format!("summary\n  1: {}\n  {threads}: {}", want.0, got.0) } else { "tables".into() };
+                return Some(format!("{name} on {threads} threads ({used} used): {which}"));
+            }
+            Some(_) => {}
+        }
+    }
+    None
+}
+
+#[test]
+fn every_shipped_scenario_gives_the_same_bytes_on_1_2_and_3_threads() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
+    let mut bad = Vec::new();
+    for &(name, duration, warmup) in common::RUNS {
+        let mut s = Scenario::from_toml_file(std::path::Path::new(&format!("{root}/{name}.toml"))).unwrap();
+        s.duration = duration.parse().unwrap();
+        s.warmup = warmup.parse().unwrap();
+        s.measure.queue_trace = false;
+        bad.extend(differs(name, &mut s));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// A scenario drawn from `seed`: a fat-tree or a leaf-spine with tiers of their own delays, one
+/// of the transports and its controllers, small buffers (drops, retransmissions), and flows,
+/// flow sizes, incasts, RPCs and pings in random measure.
+fn drawn(seed: u64) -> String {
+    let mut r = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let ns = |r: &mut rand_xoshiro::Xoshiro256PlusPlus, lo: u64, hi: u64| format!("\"{}ns\"", r.random_range(lo..=hi) * 100);
+    let topology = if r.random_bool(0.4) {
+        format!("kind = \"fat_tree\"\nk = 4\nlink_rate = \"{}Gbps\"\nlink_delay = {}", [10, 25, 100][r.random_range(0..3)], ns(&mut r, 2, 20))
+    } else {
+        format!(
+            "kind = \"leaf_spine\"\nleaves = {}\nspines = {}\nhosts_per_leaf = {}\nlink_rate = \"{}Gbps\"\nlink_delay = {}\n[topology.spine_link]\ndelay = {}",
+            r.random_range(2..=5),
+            r.random_range(1..=3),
+            r.random_range(3..=6),
+            [10, 40, 100][r.random_range(0..3)],
+            ns(&mut r, 2, 20),
+            ns(&mut r, 2, 30)
+        )
+    };
+    let (transport, cc) = [
+        ("kind = \"window\"\ndelayed_ack = true", "algorithm = \"dctcp\""),
+        ("kind = \"window\"", "algorithm = \"swift\""),
+        ("kind = \"message\"", "algorithm = \"timely\""),
+        ("kind = \"message\"", "algorithm = \"dcqcn\""),
+        ("kind = \"message\"", "algorithm = \"hpcc\""),
+    ][r.random_range(0..5)];
+    let pfc = transport.contains("message") && r.random_bool(0.5);
+    let mut s = format!(
+        "name = \"drawn-{seed}\"\nseed = {}\nduration = \"{}us\"\nwarmup = \"{}us\"\n[topology]\n{topology}\n[switch]\nbuffer = \"{}KB\"\npfc = {pfc}\n[switch.ecn]\nk = \"{}KB\"\n[transport]\n{transport}\n[cc]\n{cc}\n",
+        r.random_range(1..1000),
+        r.random_range(200..=600),
+        r.random_range(0..=100),
+        r.random_range(200..=2000),
+        r.random_range(20..=100),
+    );
+    if r.random_bool(0.5) {
+        s += &format!("[[flows]]\nsrc = \"0-1\"\ndst = 2\nsize = \"{}KB\"\n", r.random_range(10..=500));
+    }
+    s += &format!("[[workloads]]\nkind = \"flow_sizes\"\ncdf = \"websearch\"\nload = {:.2}\n", r.random_range(0.2..0.8));
+    if r.random_bool(0.5) {
+        s += &format!("[[workloads]]\nkind = \"incast\"\nsenders = \"1-4\"\nreceiver = 0\nsize = \"{}KB\"\nrate = 5000.0\n", r.random_range(10..=200));
+    }
+    if r.random_bool(0.4) && transport.contains("message") {
+        s += "[[workloads]]\nkind = \"rpc\"\nsize = \"16KB\"\nrate = 20000.0\n";
+    }
+    if r.random_bool(0.4) {
+        s += "[[workloads]]\nkind = \"pinger\"\ninterval = \"5us\"\n";
+    }
+    s
+}
+
+#[test]
+fn drawn_fabrics_give_the_same_bytes_on_1_2_and_3_threads() {
+    let cases: u64 = std::env::var("RTTLAB_THREAD_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
+    let mut bad = Vec::new();
+    for seed in 0..cases {
+        let text = drawn(seed);
+        let mut s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("case {seed}: {e}\n{text}"));
+        bad.extend(differs(&format!("case {seed}"), &mut s).map(|d| format!("{d}\n{text}")));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
