@@ -199,7 +199,9 @@ fn predict_partitions(path: &Path, duration: Option<Time>, set: &[(String, toml:
     if counts.contains(&0) {
         return Err("--partitions: each count must be at least 1".into());
     }
-    let plain = run_once(path, duration, set)?;
+    // The model takes the single-threaded run's time per event.
+    let one: Vec<(String, toml::Value)> = set.iter().cloned().chain([("run.threads".to_string(), toml::Value::Integer(1))]).collect();
+    let plain = run_once(path, duration, &one)?;
     let mut s = rttlab_sim::Scenario::from_toml_file_with(path, set).map_err(|e| format!("{}: {e}", path.display()))?;
     s.measure.queue_trace = false;
     s.measure.timeseries_interval = None;
