@@ -156,6 +156,8 @@ impl Partitioned {
         let grid = Time(step);
         let of_node: &[usize] = &self.of_node;
         let mail: [Vec<Mutex<Mail>>; 2] = std::array::from_fn(|_| (0..p * p).map(|_| Mutex::new(Mail::default())).collect());
+        // Which mailboxes hold something, so that an empty one is neither locked nor written.
+        let posted: [Vec<AtomicBool>; 2] = std::array::from_fn(|_| (0..p * p).map(|_| AtomicBool::new(false)).collect());
         let next: [Vec<AtomicU64>; 2] = std::array::from_fn(|_| (0..p).map(|_| AtomicU64::new(u64::MAX)).collect());
         let done: [Vec<Mutex<FlowsDone>>; 2] = std::array::from_fn(|_| (0..p).map(|_| Mutex::new(FlowsDone::default())).collect());
         let handled: Vec<AtomicU64> = (0..p).map(|_| AtomicU64::new(0)).collect();
@@ -168,11 +170,12 @@ impl Partitioned {
             *done[0][q].lock().expect("unpoisoned") = net.hosts.flows.done.unwrap_or_default();
             let mut observed = 0;
             let mut sense = false;
+            let mut out: Vec<Mail> = (0..p).map(|_| Mail::default()).collect();
             for w in 0.. {
                 barrier.wait(&mut sense);
                 // The last window's mail is taken too: packets still in flight at the end are
                 // the receivers'.
-                for from in 0..p {
+                for from in (0..p).filter(|&from| posted[w % 2][from * p + q].swap(false, Ordering::Acquire)) {
                     let m = std::mem::take(&mut *mail[w % 2][from * p + q].lock().expect("unpoisoned"));
                     m.crossings.into_iter().for_each(|c| net.receive_crossing(c));
                     m.other.into_iter().for_each(|o| net.receive_outgoing(o));
@@ -195,7 +198,6 @@ impl Partitioned {
                     None => net.run_window(until, |_, _| {}),
                 }
                 let mut earliest = net.next_event_time().map_or(u64::MAX, |t| t.ps());
-                let mut out: Vec<Mail> = (0..p).map(|_| Mail::default()).collect();
                 for c in net.take_crossings(until) {
                     earliest = earliest.min(c.time.ps());
                     out[of_node[net.ports()[c.port.idx()].node as usize]].crossings.push(c);
@@ -206,8 +208,9 @@ impl Partitioned {
                     }
                     out[of_node[node as usize]].other.push(o);
                 }
-                for (to, m) in out.into_iter().enumerate() {
-                    *mail[(w + 1) % 2][q * p + to].lock().expect("unpoisoned") = m;
+                for (to, m) in out.iter_mut().enumerate().filter(|(_, m)| !(m.crossings.is_empty() && m.other.is_empty())) {
+                    std::mem::swap(&mut *mail[(w + 1) % 2][q * p + to].lock().expect("unpoisoned"), m);
+                    posted[(w + 1) % 2][q * p + to].store(true, Ordering::Release);
                 }
                 next[(w + 1) % 2][q].store(earliest, Ordering::Relaxed);
                 *done[(w + 1) % 2][q].lock().expect("unpoisoned") = net.hosts.flows.done.unwrap_or_default();
