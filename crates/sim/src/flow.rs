@@ -384,6 +384,13 @@ pub struct FlowView<'a> {
     pub(crate) flow: &'a Flow,
 }
 
+impl FlowView<'_> {
+    /// Where the connection stands in the tables (`FlowTable::listed`).
+    pub fn listing_order(&self) -> (u32, u16, u32, u32) {
+        (self.order, self.group, self.src, self.serial)
+    }
+}
+
 impl std::ops::Deref for FlowView<'_> {
     type Target = Flow;
     fn deref(&self) -> &Flow {
@@ -441,7 +448,7 @@ impl FlowTable {
     /// never retired, so the number holds for the whole run).
     pub fn listed(&self) -> Vec<FlowView<'_>> {
         let mut v: Vec<FlowView> = self.views().filter(|f| f.listed()).collect();
-        v.sort_by_key(|f| (f.order, f.group, f.src, f.serial));
+        v.sort_by_key(FlowView::listing_order);
         v
     }
 

@@ -185,7 +185,7 @@ impl Network {
     /// The packets sent toward other partitions in the window (`until` its last instant),
     /// copied out of this one; each leaves its slab once its transmission is done.
     pub(crate) fn take_crossings(&mut self, until: Time) -> Vec<crate::partition::Crossing> {
-        let Network { cx, hosts, .. } = self;
+        let cx = &mut self.cx;
         let out = cx
             .crossings
             .iter()
@@ -199,7 +199,6 @@ impl Network {
             cx.pkts.free(c.pkt);
             false
         });
-        let _ = hosts;
         out
     }
 
@@ -224,12 +223,7 @@ impl Network {
         if let (Some(s), Some(to)) = (c.int.as_deref(), cx.pkts.int_mut(i)) {
             *to = *s;
         }
-        cx.events.push_reserved(c.time, c.seq, c.event(i));
-    }
-
-    /// The end of a partition's run.
-    pub(crate) fn finish_partition(&mut self) {
-        self.finish();
+        cx.events.push_reserved(c.time, c.seq, EventKind::Arrive { port: c.port, pkt: i });
     }
 
     /// Brings what an event reads first into the cache `PREFETCH_AHEAD` events before it is
@@ -300,7 +294,7 @@ impl Network {
 
     /// The end of the run: queue samplers see the last interval, and drops their senders had
     /// yet to hear of (`EventKind::Dropped`) count against their connections.
-    fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         self.cx.now = self.cx.cfg.end;
         for ev in self.cx.events.drain() {
             if let EventKind::Dropped { flow, serial } = ev.kind {
@@ -423,7 +417,7 @@ impl Network {
     /// workload flow's slot may hold a closed flow).
     pub fn flows(&self) -> Vec<crate::flow::FlowView<'_>> {
         let mut v: Vec<_> = self.hosts.flows.views().collect();
-        v.sort_by_key(|f| (f.order, f.group, f.src, f.serial));
+        v.sort_by_key(crate::flow::FlowView::listing_order);
         v
     }
 

@@ -20,7 +20,7 @@
 //! the cut, one partition included.
 
 use crate::ctx::Outgoing;
-use crate::engine::{Event, EventKind};
+use crate::engine::Event;
 use crate::network::{Progress, Stopped, OBSERVE_EVERY};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -240,7 +240,7 @@ impl Partitioned {
             return Err(Stopped);
         }
         for net in &mut self.parts {
-            net.finish_partition();
+            net.finish();
         }
         Ok(())
     }
@@ -303,11 +303,6 @@ struct Mail {
     other: Vec<Outgoing>,
 }
 
-impl Crossing {
-    pub(crate) fn event(&self, pkt: crate::ids::PktId) -> EventKind {
-        EventKind::Arrive { port: self.port, pkt }
-    }
-}
 
 impl Partitioned {
     /// One network holding what each partition owns (its ports, switches, hosts, connections
