@@ -183,14 +183,10 @@ impl Network {
     }
 
     /// The packets sent toward other partitions in the window (`until` its last instant),
-    /// copied out of this one; each leaves its slab once its transmission is done.
-    pub(crate) fn take_crossings(&mut self, until: Time) -> Vec<crate::partition::Crossing> {
+    /// copied out of this one into `out`; each leaves its slab once its transmission is done.
+    pub(crate) fn take_crossings(&mut self, until: Time, out: &mut Vec<crate::partition::Crossing>) {
         let cx = &mut self.cx;
-        let out = cx
-            .crossings
-            .iter()
-            .map(|c| crate::partition::Crossing { time: c.arrive, seq: c.seq, port: c.port, pkt: *cx.pkts.get(c.pkt), int: cx.pkts.int(c.pkt).map(|s| Box::new(*s)) })
-            .collect();
+        out.extend(cx.crossings.iter().map(|c| crate::partition::Crossing { time: c.arrive, seq: c.seq, port: c.port, pkt: *cx.pkts.get(c.pkt), int: cx.pkts.int(c.pkt).map(|s| Box::new(*s)) }));
         cx.handed_over.append(&mut cx.crossings);
         cx.handed_over.retain(|c| {
             if c.done > until {
@@ -199,12 +195,6 @@ impl Network {
             cx.pkts.free(c.pkt);
             false
         });
-        out
-    }
-
-    /// What else this partition tells others, with the node each is for.
-    pub(crate) fn take_outbox(&mut self) -> Vec<(u32, crate::ctx::Outgoing)> {
-        std::mem::take(&mut self.cx.outbox)
     }
 
     /// What another partition told this one.

@@ -171,14 +171,17 @@ impl Partitioned {
             let mut observed = 0;
             let mut sense = false;
             let mut out: Vec<Mail> = (0..p).map(|_| Mail::default()).collect();
+            let mut crossed = Vec::new();
             for w in 0.. {
                 barrier.wait(&mut sense);
                 // The last window's mail is taken too: packets still in flight at the end are
                 // the receivers'.
+                // The mailbox keeps its buffers, which its sender swaps back two windows on:
+                // windows allocate nothing once the buffers have grown.
                 for from in (0..p).filter(|&from| posted[w % 2][from * p + q].swap(false, Ordering::Acquire)) {
-                    let m = std::mem::take(&mut *mail[w % 2][from * p + q].lock().expect("unpoisoned"));
-                    m.crossings.into_iter().for_each(|c| net.receive_crossing(c));
-                    m.other.into_iter().for_each(|o| net.receive_outgoing(o));
+                    let m = &mut *mail[w % 2][from * p + q].lock().expect("unpoisoned");
+                    m.crossings.drain(..).for_each(|c| net.receive_crossing(c));
+                    m.other.drain(..).for_each(|o| net.receive_outgoing(o));
                 }
                 if flows_done {
                     let all = done[w % 2].iter().map(|d| *d.lock().expect("unpoisoned"));
@@ -198,11 +201,12 @@ impl Partitioned {
                     None => net.run_window(until, |_, _| {}),
                 }
                 let mut earliest = net.next_event_time().map_or(u64::MAX, |t| t.ps());
-                for c in net.take_crossings(until) {
+                net.take_crossings(until, &mut crossed);
+                for c in crossed.drain(..) {
                     earliest = earliest.min(c.time.ps());
                     out[of_node[net.ports()[c.port.idx()].node as usize]].crossings.push(c);
                 }
-                for (node, o) in net.take_outbox() {
+                for (node, o) in net.cx.outbox.drain(..) {
                     if let Outgoing::Event(t, ..) = &o {
                         earliest = earliest.min(t.ps());
                     }
