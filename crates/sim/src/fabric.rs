@@ -369,12 +369,13 @@ impl Fabric {
 
     /// Fetches into the cache what a packet arriving at a switch will touch at its egress (none
     /// for a packet arriving at a host, or a PFC frame).
+    /// False for a packet arriving at a host.
     #[inline(always)]
-    pub(crate) fn prefetch_egress(&self, pkt: &Packet) {
-        if let Some(out) = self.ports.get(pkt.egress.idx()) {
-            crate::engine::prefetch(out);
-            crate::engine::prefetch(&out.class[pkt.class as usize]);
-        }
+    pub(crate) fn prefetch_egress(&self, pkt: &Packet) -> bool {
+        let Some(out) = self.ports.get(pkt.egress.idx()) else { return false };
+        crate::engine::prefetch(out);
+        crate::engine::prefetch(&out.class[pkt.class as usize]);
+        true
     }
 
     /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.

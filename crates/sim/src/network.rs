@@ -234,7 +234,10 @@ impl Network {
             }
         }
         if let Some(EventKind::Arrive { pkt, .. }) = events.upcoming(0) {
-            self.fabric.prefetch_egress(self.cx.pkts.get(pkt));
+            let pkt = self.cx.pkts.get(pkt);
+            if !self.fabric.prefetch_egress(pkt) {
+                self.hosts.prefetch_connection(pkt);
+            }
         }
     }
 

@@ -377,6 +377,27 @@ impl Hosts {
         self.host_receive(h, i, cx.now - arrived, fabric, cx);
     }
 
+    /// Fetches into the cache the connection record that a data packet or ACK arriving at a
+    /// host reads first (`host_receive`): the receiving end's, or the sender's.
+    #[inline(always)]
+    pub(crate) fn prefetch_connection(&self, pkt: &Packet) {
+        match pkt.kind {
+            PacketKind::Data => {
+                if let Some(end) = self.flows.rx.get(pkt.flow) {
+                    crate::engine::prefetch(&end.serial);
+                    crate::engine::prefetch(&end.rx);
+                }
+            }
+            PacketKind::Ack => {
+                if let Some(flow) = self.flows.slots.get(pkt.flow) {
+                    crate::engine::prefetch(&flow.serial);
+                    crate::engine::prefetch(&flow.tx);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Packet `i` reaches host `h`'s stack `rx_delay` after it reached the NIC: data and ACKs go
     /// to their flow's transport, pings are echoed, echoes recorded.
     pub(crate) fn host_receive(&mut self, h: u32, i: PktId, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
