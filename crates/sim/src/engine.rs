@@ -497,7 +497,7 @@ impl EventQueue {
     }
 
     /// The earliest event if it happens no later than `end`.
-    #[inline]
+    #[inline(always)]
     pub fn pop_until(&mut self, end: Time) -> Option<Event> {
         self.started = self.current.is_empty();
         if self.started && !self.advance() {
