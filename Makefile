@@ -42,7 +42,7 @@ host-deps:
 	fi
 
 test-rust:
-	cargo test --release --workspace --exclude rttlab-py
+	cargo test --profile test-build --workspace --exclude rttlab-py
 
 test-python: build host-deps
 	$(BIN)/pytest -q
