@@ -174,11 +174,12 @@ impl Network {
     /// another partition's (queued when every partition was built alike) are dropped.
     pub(crate) fn run_window(&mut self, until: Time, mut inspect: impl FnMut(&Network, &Event)) {
         while let Some(ev) = self.cx.events.pop_until(until) {
-            if self.owner(&ev.kind).is_some_and(|n| self.cx.foreign(n)) {
+            let owner = self.owner(&ev.kind);
+            if owner.is_some_and(|n| self.cx.foreign(n)) {
                 continue;
             }
             inspect(self, &ev);
-            self.handle(ev);
+            self.dispatch(ev, owner);
         }
     }
 
@@ -244,11 +245,18 @@ impl Network {
     /// Hands the event to the part it belongs to.
     #[inline]
     fn handle(&mut self, ev: Event) {
+        let owner = self.owner(&ev.kind);
+        self.dispatch(ev, owner);
+    }
+
+    /// `handle` for an event whose owner (`owner`) is known.
+    #[inline(always)]
+    fn dispatch(&mut self, ev: Event, owner: Option<u32>) {
         let Network { cx, fabric, hosts, .. } = self;
         debug_assert!(ev.time >= cx.now, "time went back from {:?} to {:?}", cx.now, ev.time);
         cx.now = ev.time;
         cx.seq_now = ev.seq;
-        cx.events.set_origin(owner(fabric, hosts, &ev.kind).map_or(0, |n| n + 1));
+        cx.events.set_origin(owner.map_or(0, |n| n + 1));
         match ev.kind {
             EventKind::TxDone { port, pkt } => {
                 fabric.ports[port.idx()].tx_done();
@@ -505,6 +513,7 @@ fn owner(fabric: &Fabric, hosts: &Hosts, kind: &EventKind) -> Option<u32> {
 
 impl Network {
     /// The node an event belongs to (`owner`).
+    #[inline]
     pub fn owner(&self, kind: &EventKind) -> Option<u32> {
         owner(&self.fabric, &self.hosts, kind)
     }
