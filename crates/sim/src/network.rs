@@ -179,6 +179,7 @@ impl Network {
                 continue;
             }
             inspect(self, &ev);
+            self.prefetch_upcoming();
             self.dispatch(ev, owner);
         }
     }
