@@ -161,7 +161,12 @@ impl Partitioned {
         let next: [Vec<AtomicU64>; 2] = std::array::from_fn(|_| (0..p).map(|_| AtomicU64::new(u64::MAX)).collect());
         let done: [Vec<Mutex<FlowsDone>>; 2] = std::array::from_fn(|_| (0..p).map(|_| Mutex::new(FlowsDone::default())).collect());
         let handled: Vec<AtomicU64> = (0..p).map(|_| AtomicU64::new(0)).collect();
-        let (barrier, stop, windows) = (SpinBarrier::new(p), AtomicBool::new(false), AtomicU64::new(0));
+        // Stopping is decided, like the rest, by window parity: every thread reads the flag set
+        // before the barrier it has just passed, so that all of them stop at the same window (a
+        // thread reading a flag set during its window would stop alone, leaving the others
+        // waiting at the next barrier).
+        let stop: [AtomicBool; 2] = std::array::from_fn(|_| AtomicBool::new(false));
+        let (barrier, windows) = (SpinBarrier::new(p), AtomicU64::new(0));
         let work = |q: usize, net: &mut Network, observe: &mut dyn FnMut(Progress) -> ControlFlow<()>| {
             // A thread that panics breaks the barrier, so that the others end and the panic
             // reaches the caller instead of leaving them waiting.
@@ -191,7 +196,7 @@ impl Partitioned {
                 }
                 let end = net.end();
                 let start = next[w % 2].iter().map(|t| t.load(Ordering::Relaxed)).min().unwrap_or(u64::MAX);
-                if stop.load(Ordering::Relaxed) || start > end.ps() {
+                if stop[w % 2].load(Ordering::Relaxed) || start > end.ps() {
                     return;
                 }
                 let first = if flows_done { start / step * step } else { start };
@@ -225,7 +230,7 @@ impl Partitioned {
                     if events - observed >= OBSERVE_EVERY {
                         observed = events;
                         if observe(Progress { now: until, end, events }).is_break() {
-                            stop.store(true, Ordering::Relaxed);
+                            stop[(w + 1) % 2].store(true, Ordering::Relaxed);
                         }
                     }
                 }
@@ -240,7 +245,7 @@ impl Partitioned {
             work(0, first, &mut observe);
         });
         self.windows = windows.into_inner();
-        if stop.into_inner() {
+        if stop.iter().any(|s| s.load(Ordering::Relaxed)) {
             return Err(Stopped);
         }
         for net in &mut self.parts {

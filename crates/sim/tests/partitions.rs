@@ -119,3 +119,25 @@ fn a_cut_network_gives_the_same_summary_and_tables() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// A run told to stop (Ctrl-C) stops in every partition at the same window, however the
+/// threads are scheduled: with more threads than this machine's cores, one is often descheduled
+/// just as another calls for the stop. Each run must end (the test fails on a wait of a minute,
+/// not hang) with `Err(Stopped)`.
+#[test]
+fn a_stop_ends_every_partition() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/fat-incast-100g.toml");
+    let s = Scenario::from_toml_file(std::path::Path::new(path)).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for _ in 0..40 {
+            let mut cut = Partitioned::new(&s, 3).unwrap();
+            let stopped = cut.run(None, |_| std::ops::ControlFlow::Break(()));
+            tx.send(stopped.is_err()).unwrap();
+        }
+    });
+    for run in 0..40 {
+        let stopped = rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap_or_else(|_| panic!("run {run}: a partition still waits a minute after the stop"));
+        assert!(stopped, "run {run} was told to stop");
+    }
+}
