@@ -466,6 +466,14 @@ impl FlowTable {
 }
 
 impl FlowTable {
+    /// Whether flow `f`'s slot still holds connection `serial` at its sender, compared on the
+    /// bits of `mask` (a packet carries the whole serial number, a timer event `TIMER_SERIAL`'s
+    /// bits): otherwise what names it is stale.
+    #[inline]
+    pub fn sending(&self, f: u32, serial: u32, mask: u32) -> bool {
+        self.slots.get(f).is_some_and(|x| x.open && x.serial & mask == serial)
+    }
+
     /// Connection `f`'s receiving end, for its receiver: in the slot if it is empty, else
     /// next (`RxEnd`).
     pub fn install_rx(&mut self, f: u32, end: RxEnd) {

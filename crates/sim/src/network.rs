@@ -494,36 +494,31 @@ impl Network {
     }
 }
 
-/// The node whose state an event changes first, whose event it is: a port's event the port's
-/// node's, a host's the host's, a connection's timer its sender's (a delayed ACK its
-/// receiver's), a workload's arrival its source host's; `None` for the run's own (the
-/// warm-up's end, time-series samples).
-#[inline]
-fn owner(fabric: &Fabric, hosts: &Hosts, kind: &EventKind) -> Option<u32> {
-    match *kind {
-        EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Arrive { port, .. } => Some(fabric.ports[port.idx()].node),
-        EventKind::HostWake(h) | EventKind::HostRx(h) | EventKind::MessageRto(h) => Some(h.0),
-        EventKind::Timer { flow, timer, .. } => Some(match timer {
-            crate::transport::Timer::DelayedAck => hosts.flows.rx[flow.0].dst,
-            _ => hosts.flows.slots.host_of(flow.0),
-        }),
-        EventKind::Dropped { flow, .. } => Some(hosts.flows.slots.host_of(flow.0)),
-        EventKind::PingLost { generator, source } => Some(hosts.generators[generator as usize].sources[source as usize]),
-        EventKind::Arrival { generator, host } => {
-            let gen = &hosts.generators[generator as usize];
-            // An incast acts for many senders at once: every partition draws it alike and
-            // starts its own senders' flows (`Hosts::workload_event`).
-            (!matches!(gen.kind, crate::workload::Kind::Incast { .. })).then(|| gen.sources[host as usize])
-        }
-        EventKind::Sample | EventKind::WarmupEnd => None,
-    }
-}
-
 impl Network {
-    /// The node an event belongs to (`owner`).
+    /// The node whose state an event changes first, whose event it is: a port's event the
+    /// port's node's, a host's the host's, a connection's timer its sender's (a delayed ACK its
+    /// receiver's), a workload's arrival its source host's; `None` for the run's own (the
+    /// warm-up's end, time-series samples).
     #[inline]
     pub fn owner(&self, kind: &EventKind) -> Option<u32> {
-        owner(&self.fabric, &self.hosts, kind)
+        let hosts = &self.hosts;
+        match *kind {
+            EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Arrive { port, .. } => Some(self.fabric.ports[port.idx()].node),
+            EventKind::HostWake(h) | EventKind::HostRx(h) | EventKind::MessageRto(h) => Some(h.0),
+            EventKind::Timer { flow, timer, .. } => Some(match timer {
+                crate::transport::Timer::DelayedAck => hosts.flows.rx[flow.0].dst,
+                _ => hosts.flows.slots.host_of(flow.0),
+            }),
+            EventKind::Dropped { flow, .. } => Some(hosts.flows.slots.host_of(flow.0)),
+            EventKind::PingLost { generator, source } => Some(hosts.generators[generator as usize].sources[source as usize]),
+            EventKind::Arrival { generator, host } => {
+                let gen = &hosts.generators[generator as usize];
+                // An incast acts for many senders at once: every partition draws it alike and
+                // starts its own senders' flows (`Hosts::workload_event`).
+                (!matches!(gen.kind, crate::workload::Kind::Incast { .. })).then(|| gen.sources[host as usize])
+            }
+            EventKind::Sample | EventKind::WarmupEnd => None,
+        }
     }
 }
 

@@ -180,9 +180,8 @@ impl Partitioned {
             for w in 0.. {
                 barrier.wait(&mut sense);
                 // The last window's mail is taken too: packets still in flight at the end are
-                // the receivers'.
-                // The mailbox keeps its buffers, which its sender swaps back two windows on:
-                // windows allocate nothing once the buffers have grown.
+                // the receivers'. A mailbox keeps its buffers, which its sender swaps back two
+                // windows on: windows allocate nothing once the buffers have grown.
                 for from in (0..p).filter(|&from| posted[w % 2][from * p + q].swap(false, Ordering::Acquire)) {
                     let m = &mut *mail[w % 2][from * p + q].lock().expect("unpoisoned");
                     m.crossings.drain(..).for_each(|c| net.receive_crossing(c));

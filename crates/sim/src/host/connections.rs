@@ -233,9 +233,10 @@ impl Hosts {
     /// Flow `f`'s data packet of connection `serial` was dropped: it counts against the
     /// connection if it is still in the slot, else against the retired ones.
     pub(crate) fn dropped_notice(&mut self, f: u32, serial: u32) {
-        match self.flows.slots.get(f).filter(|x| x.open && x.serial == serial) {
-            Some(_) => self.flows.slots[f].stats.drops += 1,
-            None => self.flows.retired.drops += 1,
+        if self.flows.sending(f, serial, u32::MAX) {
+            self.flows.slots[f].stats.drops += 1;
+        } else {
+            self.flows.retired.drops += 1;
         }
     }
 }

@@ -330,7 +330,7 @@ impl Hosts {
     /// that `tx_done_matters`).
     pub(crate) fn host_tx_done(&mut self, i: PktId, fabric: &mut Fabric, cx: &mut Ctx) {
         let pkt = *cx.pkts.get(i);
-        if self.flows.slots.get(pkt.flow).is_some_and(|f| f.open && f.serial == pkt.serial) {
+        if self.flows.sending(pkt.flow, pkt.serial, u32::MAX) {
             self.window_tx_done(pkt, fabric, cx);
         }
     }
@@ -409,7 +409,7 @@ impl Hosts {
         }
         let current = match pkt.kind {
             PacketKind::Data => self.receiving(pkt.flow, pkt.serial),
-            _ => self.flows.slots.get(pkt.flow).is_some_and(|f| f.open && f.serial == pkt.serial),
+            _ => self.flows.sending(pkt.flow, pkt.serial, u32::MAX),
         };
         if !current {
             return self.stale(i, cx);

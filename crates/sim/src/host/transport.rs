@@ -129,7 +129,7 @@ impl Hosts {
         let current = if timer == Timer::DelayedAck {
             self.flows.rx.get(f).is_some_and(|e| e.serial & TIMER_SERIAL == serial)
         } else {
-            self.flows.slots.get(f).is_some_and(|x| x.open && x.serial & TIMER_SERIAL == serial)
+            self.flows.sending(f, serial, TIMER_SERIAL)
         };
         if !current {
             return;
