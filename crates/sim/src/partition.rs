@@ -23,8 +23,8 @@ use crate::ctx::Outgoing;
 use crate::engine::Event;
 use crate::network::{Progress, Stopped, OBSERVE_EVERY};
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::atomic::AtomicUsize;
+use crossbeam_utils::CachePadded;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use crate::ids::PortId;
 use crate::network::Network;
@@ -155,48 +155,47 @@ impl Partitioned {
         let (step, fct_until, warmup) = (self.lookahead.ps(), cx.cfg.fct_until, cx.cfg.warmup);
         let grid = Time(step);
         let of_node: &[usize] = &self.of_node;
-        let mail: [Vec<Mutex<Mail>>; 2] = std::array::from_fn(|_| (0..p * p).map(|_| Mutex::new(Mail::default())).collect());
-        // Which mailboxes hold something, so that an empty one is neither locked nor written.
-        let posted: [Vec<AtomicBool>; 2] = std::array::from_fn(|_| (0..p * p).map(|_| AtomicBool::new(false)).collect());
-        let next: [Vec<AtomicU64>; 2] = std::array::from_fn(|_| (0..p).map(|_| AtomicU64::new(u64::MAX)).collect());
-        let done: [Vec<Mutex<FlowsDone>>; 2] = std::array::from_fn(|_| (0..p).map(|_| Mutex::new(FlowsDone::default())).collect());
-        let handled: Vec<AtomicU64> = (0..p).map(|_| AtomicU64::new(0)).collect();
+        // What each partition shares, each on cache lines of its own: written by one thread in
+        // a window, read by the others after the barrier. (Side by side, two partitions' counters
+        // shared a line that moved between the cores at every write.)
+        let mail: [Vec<CachePadded<Mutex<Mail>>>; 2] = std::array::from_fn(|_| (0..p * p).map(|_| CachePadded::new(Mutex::default())).collect());
+        let status: [Vec<CachePadded<Status>>; 2] = std::array::from_fn(|_| (0..p).map(|_| CachePadded::default()).collect());
         // Stopping is decided, like the rest, by window parity: every thread reads the flag set
         // before the barrier it has just passed, so that all of them stop at the same window (a
         // thread reading a flag set during its window would stop alone, leaving the others
         // waiting at the next barrier).
-        let stop: [AtomicBool; 2] = std::array::from_fn(|_| AtomicBool::new(false));
-        let (barrier, windows) = (SpinBarrier::new(p), AtomicU64::new(0));
-        let work = |q: usize, net: &mut Network, observe: &mut dyn FnMut(Progress) -> ControlFlow<()>| {
+        let stop: CachePadded<[AtomicBool; 2]> = CachePadded::new(std::array::from_fn(|_| AtomicBool::new(false)));
+        let barrier = CachePadded::new(SpinBarrier::new(p));
+        // Each thread returns the windows it ran (all run the same ones).
+        let work = |q: usize, net: &mut Network, observe: &mut dyn FnMut(Progress) -> ControlFlow<()>| -> u64 {
             // A thread that panics breaks the barrier, so that the others end and the panic
             // reaches the caller instead of leaving them waiting.
             let _broken = BreakOnPanic(&barrier);
-            next[0][q].store(net.next_event_time().map_or(u64::MAX, |t| t.ps()), Ordering::Relaxed);
-            *done[0][q].lock().expect("unpoisoned") = net.hosts.flows.done.unwrap_or_default();
+            status[0][q].publish(net.next_event_time().map_or(u64::MAX, |t| t.ps()), net, 0);
             let mut observed = 0;
             let mut sense = false;
             let mut out: Vec<Mail> = (0..p).map(|_| Mail::default()).collect();
             let mut crossed = Vec::new();
-            for w in 0.. {
+            for w in 0usize.. {
                 barrier.wait(&mut sense);
                 // The last window's mail is taken too: packets still in flight at the end are
                 // the receivers'. A mailbox keeps its buffers, which its sender swaps back two
                 // windows on: windows allocate nothing once the buffers have grown.
-                for from in (0..p).filter(|&from| posted[w % 2][from * p + q].swap(false, Ordering::Acquire)) {
+                for from in (0..p).filter(|&from| status[w % 2][from].posted_to(q)) {
                     let m = &mut *mail[w % 2][from * p + q].lock().expect("unpoisoned");
                     m.crossings.drain(..).for_each(|c| net.receive_crossing(c));
                     m.other.drain(..).for_each(|o| net.receive_outgoing(o));
                 }
                 if flows_done {
-                    let all = done[w % 2].iter().map(|d| *d.lock().expect("unpoisoned"));
+                    let all = status[w % 2].iter().map(|s| s.done());
                     if let Some(t) = FlowsDone::end(all, fct_until, warmup, grid) {
                         net.cx.cfg.end = net.cx.cfg.end.min(t);
                     }
                 }
                 let end = net.end();
-                let start = next[w % 2].iter().map(|t| t.load(Ordering::Relaxed)).min().unwrap_or(u64::MAX);
+                let start = status[w % 2].iter().map(|s| s.next.load(Ordering::Relaxed)).min().unwrap_or(u64::MAX);
                 if stop[w % 2].load(Ordering::Relaxed) || start > end.ps() {
-                    return;
+                    return w as u64;
                 }
                 let first = if flows_done { start / step * step } else { start };
                 let until = Time(first.saturating_add(step - 1)).min(end);
@@ -216,16 +215,15 @@ impl Partitioned {
                     }
                     out[of_node[node as usize]].other.push(o);
                 }
+                let mut posted = 0;
                 for (to, m) in out.iter_mut().enumerate().filter(|(_, m)| !(m.crossings.is_empty() && m.other.is_empty())) {
                     std::mem::swap(&mut *mail[(w + 1) % 2][q * p + to].lock().expect("unpoisoned"), m);
-                    posted[(w + 1) % 2][q * p + to].store(true, Ordering::Release);
+                    posted |= Status::bit(to);
                 }
-                next[(w + 1) % 2][q].store(earliest, Ordering::Relaxed);
-                *done[(w + 1) % 2][q].lock().expect("unpoisoned") = net.hosts.flows.done.unwrap_or_default();
-                handled[q].store(net.cx.events.processed(), Ordering::Relaxed);
+                status[(w + 1) % 2][q].publish(earliest, net, posted);
                 if q == 0 {
-                    windows.fetch_add(1, Ordering::Relaxed);
-                    let events: u64 = handled.iter().map(|h| h.load(Ordering::Relaxed)).sum();
+                    // The events handled up to the window before, as the partitions told at its end.
+                    let events: u64 = status[w % 2].iter().map(|s| s.handled.load(Ordering::Relaxed)).sum();
                     if events - observed >= OBSERVE_EVERY {
                         observed = events;
                         if observe(Progress { now: until, end, events }).is_break() {
@@ -234,16 +232,16 @@ impl Partitioned {
                     }
                 }
             }
+            unreachable!("the windows end by returning")
         };
-        std::thread::scope(|scope| {
+        self.windows = std::thread::scope(|scope| {
             let (first, rest) = self.parts.split_first_mut().expect("a partition");
             for (i, net) in rest.iter_mut().enumerate() {
                 let work = &work;
                 scope.spawn(move || work(i + 1, net, &mut |_| ControlFlow::Continue(())));
             }
-            work(0, first, &mut observe);
+            work(0, first, &mut observe)
         });
-        self.windows = windows.into_inner();
         if stop.iter().any(|s| s.load(Ordering::Relaxed)) {
             return Err(Stopped);
         }
@@ -300,6 +298,52 @@ impl Drop for BreakOnPanic<'_> {
     fn drop(&mut self) {
         if std::thread::panicking() {
             self.0.broken.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// What a partition tells the others at a window's end: the time of its next event or of the
+/// earliest packet it sent, its `FlowsDone` counts, the events it has handled, and which
+/// mailboxes it posted to (bit `to % 64`: exact up to 64 partitions; beyond, a set bit may
+/// send a partition to an empty mailbox, never past a full one). Relaxed: the barrier orders
+/// the writes before the reads.
+#[derive(Default)]
+struct Status {
+    next: AtomicU64,
+    handled: AtomicU64,
+    posted: AtomicU64,
+    total: AtomicU64,
+    finished: AtomicU64,
+    counted: AtomicI64,
+    last: AtomicU64,
+}
+
+impl Status {
+    fn bit(to: usize) -> u64 {
+        1 << (to % 64)
+    }
+
+    fn posted_to(&self, q: usize) -> bool {
+        self.posted.load(Ordering::Relaxed) & Status::bit(q) != 0
+    }
+
+    fn publish(&self, next: u64, net: &Network, posted: u64) {
+        let d = net.hosts.flows.done.unwrap_or_default();
+        self.next.store(next, Ordering::Relaxed);
+        self.handled.store(net.cx.events.processed(), Ordering::Relaxed);
+        self.posted.store(posted, Ordering::Relaxed);
+        self.total.store(d.total, Ordering::Relaxed);
+        self.finished.store(d.finished, Ordering::Relaxed);
+        self.counted.store(d.counted, Ordering::Relaxed);
+        self.last.store(d.last.ps(), Ordering::Relaxed);
+    }
+
+    fn done(&self) -> FlowsDone {
+        FlowsDone {
+            total: self.total.load(Ordering::Relaxed),
+            finished: self.finished.load(Ordering::Relaxed),
+            counted: self.counted.load(Ordering::Relaxed),
+            last: Time(self.last.load(Ordering::Relaxed)),
         }
     }
 }
