@@ -15,6 +15,13 @@
 //! - **Critical path.** A window takes as long as its busiest partition: with `n(w, p)` events
 //!   of window w in partition p, the parallel run handles `C = Σ_w max_p n(w, p)` events in
 //!   sequence (plus the serial ones) where the single thread handles `E = Σ n`.
+//! - **Without windows.** The same cut run asynchronously (each partition up to the others'
+//!   clocks plus the lookahead, as in Chandy–Misra–Bryant without windows; not built): an event
+//!   of partition p at time τ starts once p's event before it is done and every event of any
+//!   partition at τ − lookahead or earlier is done (one unit each). `C_async` is when the last
+//!   is done, and `E / C_async` bounds the speed-up of that scheme with free synchronization.
+//!   It leaves out what a run that ends when its flows finish would need for it: knowing, ahead
+//!   of the others, that the run cannot end yet.
 //! - **Cost.** Every event costs the single-threaded run's mean `t_e`; each window that holds
 //!   events ends at a barrier costing `b(P)` (empty windows are skipped: the next window starts
 //!   at the earliest pending event of any partition). The prediction is
@@ -44,13 +51,30 @@ struct Tally {
     critical: u64,
     windows: u64,
     per_partition: Vec<u64>,
+    /// Without windows: when each partition's last event is done, the events of the last
+    /// lookahead in time order with when each is done, and the latest an event before them is.
+    done: Vec<u64>,
+    recent: std::collections::VecDeque<(u64, u64)>,
+    done_before: u64,
 }
 
 impl Tally {
     fn new(graph: &Graph, p: usize) -> Tally {
         let part = partition(graph, p);
         let lookahead_ps = lookahead(graph, &part);
-        Tally { p, part, lookahead_ps, window: u64::MAX, counts: vec![0; p], critical: 0, windows: 0, per_partition: vec![0; p] }
+        Tally {
+            p,
+            part,
+            lookahead_ps,
+            window: u64::MAX,
+            counts: vec![0; p],
+            critical: 0,
+            windows: 0,
+            per_partition: vec![0; p],
+            done: vec![0; p],
+            recent: Default::default(),
+            done_before: 0,
+        }
     }
 
     fn close_window(&mut self) {
@@ -61,7 +85,9 @@ impl Tally {
         self.counts.iter_mut().for_each(|c| *c = 0);
     }
 
+    /// Events come in time order (`add_unwindowed`'s needs it).
     fn add(&mut self, t_ps: u64, node: Option<u32>) {
+        self.add_unwindowed(t_ps, node.map(|n| self.part[n as usize]));
         let w = t_ps.checked_div(self.lookahead_ps).unwrap_or(0);
         if w != self.window {
             self.close_window();
@@ -82,6 +108,33 @@ impl Tally {
     }
 }
 
+impl Tally {
+    /// The event at `t_ps` of partition `q` (`None`: run-wide) without windows.
+    fn add_unwindowed(&mut self, t_ps: u64, q: Option<usize>) {
+        while let Some(&(_, done)) = self.recent.front().filter(|&&(t, _)| t.saturating_add(self.lookahead_ps) <= t_ps) {
+            self.done_before = self.done_before.max(done);
+            self.recent.pop_front();
+        }
+        let done = match q {
+            Some(q) => {
+                self.done[q] = self.done[q].max(self.done_before) + 1;
+                self.done[q]
+            }
+            None => {
+                let d = self.done.iter().copied().max().unwrap_or(0) + 1;
+                self.done.fill(d);
+                d
+            }
+        };
+        self.recent.push_back((t_ps, done));
+    }
+
+    /// `C_async`: when the last event is done without windows.
+    fn unwindowed(&self) -> u64 {
+        self.done.iter().copied().max().unwrap_or(0)
+    }
+}
+
 /// What the model predicts for one partition count.
 #[derive(Serialize)]
 pub struct Prediction {
@@ -96,6 +149,8 @@ pub struct Prediction {
     pub busiest_share: f64,
     /// `E / C`: the speed-up with free barriers.
     pub bound: f64,
+    /// `E / C_async`: the speed-up of the same cut without windows, with free synchronization.
+    pub bound_without_windows: f64,
     pub barrier_us: f64,
     pub predicted_speedup: f64,
 }
@@ -160,6 +215,7 @@ pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64) ->
                 critical_path_events: t.critical,
                 busiest_share: *t.per_partition.iter().max().unwrap_or(&0) as f64 / events.max(1) as f64,
                 bound: events as f64 / t.critical.max(1) as f64,
+                bound_without_windows: events as f64 / t.unwindowed().max(1) as f64,
                 barrier_us: barrier,
                 predicted_speedup: serial / (t.critical as f64 * event_us + t.windows as f64 * barrier),
             }
@@ -203,11 +259,28 @@ mod tests {
         let g = fat_tree(4);
         let mut t = Tally::new(&g, 2);
         let (a, b) = (Some(0), Some(15)); // a host of each partition
-        for (time, node) in [(0, a), (10, a), (999_999, b), (500_000, a), (1_000_000, b), (1_500_000, b), (1_600_000, None)] {
+        for (time, node) in [(0, a), (10, a), (500_000, a), (999_999, b), (1_000_000, b), (1_500_000, b), (1_600_000, None)] {
             t.add(time, node);
         }
         t.close_window();
         assert_eq!((t.critical, t.windows), (6, 2));
         assert_eq!(t.per_partition, vec![3, 3]);
+    }
+
+    /// Without windows, by hand (lookahead 1 µs): a's events at 0 and 10 ps take units 1 and
+    /// 2 while b's at 20 ps takes unit 1 beside them; b's at 1 µs + 5 ps waits for a's at 0
+    /// (unit 2), b's at 1 µs + 10 ps for a's at 10 (unit 3); the run-wide event comes last
+    /// (unit 4). Windowed, the same events take 5: each window as long as its busiest side.
+    #[test]
+    fn without_windows_an_event_waits_only_for_what_could_reach_it() {
+        let g = fat_tree(4);
+        let mut t = Tally::new(&g, 2);
+        let (a, b) = (Some(0), Some(15));
+        for (time, node) in [(0, a), (10, a), (20, b), (1_000_005, b), (1_000_010, b), (1_500_000, None)] {
+            t.add(time, node);
+        }
+        t.close_window();
+        assert_eq!(t.unwindowed(), 4);
+        assert_eq!(t.critical, 5);
     }
 }
