@@ -100,9 +100,22 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"  {p['port']:<20} {p['payload_gbps']:>12.3f} {p['utilization']:>6.3f} {p['queue_avg_kb']:>9.1f} {p['queue_delay_avg_us']:>15.1f} {p['ecn_marks']:>10}")
     perf = result.meta["perf"]
     print(f"  ({perf['events']} events in {perf['wall_s']:.2f} s wall, {perf['events_per_s'] / 1e6:.1f} M events/s)")
+    for line in thread_lines(perf):
+        print(f"  {line}")
     if args.out:
         print(f"wrote {args.out}/")
     return 0
+
+
+def thread_lines(perf: dict[str, Any]) -> list[str]:
+    """Where each thread of a run on several spent its time (``perf.partitions``, estimated from
+    one window in 16): handling its partition's events, waiting for the others, the mail."""
+    lines = []
+    for q, p in enumerate(perf.get("partitions") or []):
+        total = (p["events_s"] + p["waiting_s"] + p["mail_s"]) or 1.0
+        pct = {k: 100 * p[k] / total for k in ("events_s", "waiting_s", "mail_s")}
+        lines.append(f"(thread {q}: {p['events']} events; {pct['events_s']:.0f} % on events, {pct['waiting_s']:.0f} % waiting for the others, {pct['mail_s']:.0f} % on mail)")
+    return lines
 
 
 def breakdown(result: Result) -> dict[str, list[dict[str, Any]]]:

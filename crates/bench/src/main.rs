@@ -143,6 +143,10 @@ struct Figures {
     drops: u64,
     host_drops: u64,
     throughput_gbps: f64,
+    /// On more than one thread: where each partition's thread spent the run
+    /// (`rttlab_sim::partition::Phases`).
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    partitions: Value,
 }
 
 /// Peak resident set size of this process in MB (Linux `VmHWM`).
@@ -193,6 +197,7 @@ fn run_once(path: &Path, duration: Option<Time>, set: &[(String, toml::Value)]) 
         drops: sum.drops,
         host_drops: sum.host_drops,
         throughput_gbps: sum.throughput_gbps,
+        partitions: perf["partitions"].clone(),
     })
 }
 

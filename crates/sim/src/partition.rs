@@ -124,6 +124,69 @@ pub struct Partitioned {
     pub lookahead: Time,
     /// Windows run.
     pub windows: u64,
+    /// Where each partition's thread spent the run.
+    pub phases: Vec<Phases>,
+}
+
+/// Where a partition's thread spent a run, in seconds, estimated from every
+/// [`TIMED_EVERY`]th window (timing every window would cost a few percent where windows are a
+/// few microseconds): handling its events, waiting at the barrier for the others, and the
+/// mail (taking in what the others sent, handing over what it sends). A thread that waits
+/// long waits for a busier partition, in windows where its own work was short.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Phases {
+    pub events: u64,
+    pub events_s: f64,
+    pub waiting_s: f64,
+    pub mail_s: f64,
+}
+
+/// One window in this many is timed (`Phases`).
+pub const TIMED_EVERY: u64 = 16;
+
+/// Times the phases of the windows it is started on (`Phases`).
+struct Stopwatch {
+    last: Option<std::time::Instant>,
+    /// Events, waiting, mail.
+    spent: [std::time::Duration; 3],
+    windows: u64,
+    timed: u64,
+}
+
+const EVENTS: usize = 0;
+const WAITING: usize = 1;
+const MAIL: usize = 2;
+
+impl Stopwatch {
+    fn new() -> Stopwatch {
+        Stopwatch { last: None, spent: Default::default(), windows: 0, timed: 0 }
+    }
+
+    /// A window begins; one in `TIMED_EVERY` is timed, drawn by a hash of its number (every
+    /// 16th window in turn gave estimates 15 % off the run's length: the incast's windows
+    /// repeat with its PFC cycles).
+    fn window(&mut self) {
+        let timed = crate::engine::splitmix64(self.windows).is_multiple_of(TIMED_EVERY);
+        self.windows += 1;
+        self.timed += timed as u64;
+        self.last = timed.then(std::time::Instant::now);
+    }
+
+    /// The time since the last lap went to `phase` (if this window is timed).
+    fn lap(&mut self, phase: usize) {
+        if let Some(last) = self.last {
+            let now = std::time::Instant::now();
+            self.spent[phase] += now - last;
+            self.last = Some(now);
+        }
+    }
+
+    /// The estimates for the whole run of a partition that handled `events` events.
+    fn phases(&self, events: u64) -> Phases {
+        let scale = self.windows as f64 / self.timed.max(1) as f64;
+        let s = |phase: usize| self.spent[phase].as_secs_f64() * scale;
+        Phases { events, events_s: s(EVENTS), waiting_s: s(WAITING), mail_s: s(MAIL) }
+    }
 }
 
 impl Partitioned {
@@ -133,7 +196,7 @@ impl Partitioned {
         let of_node: std::sync::Arc<[usize]> = partition(&graph, p).into();
         let lookahead = graph.links.iter().map(|l| l.delay).min().unwrap_or(Time(1)).max(Time(1));
         let parts = (0..p).map(|me| Network::build(s, None, Some((me, of_node.clone())))).collect::<Result<_, _>>()?;
-        Ok(Partitioned { parts, of_node: of_node.to_vec(), lookahead, windows: 0 })
+        Ok(Partitioned { parts, of_node: of_node.to_vec(), lookahead, windows: 0, phases: Vec::new() })
     }
 
     /// Runs to the end, one thread per partition (the calling thread runs the first), calling
@@ -166,8 +229,8 @@ impl Partitioned {
         // waiting at the next barrier).
         let stop: CachePadded<[AtomicBool; 2]> = CachePadded::new(std::array::from_fn(|_| AtomicBool::new(false)));
         let barrier = CachePadded::new(SpinBarrier::new(p));
-        // Each thread returns the windows it ran (all run the same ones).
-        let work = |q: usize, net: &mut Network, observe: &mut dyn FnMut(Progress) -> ControlFlow<()>| -> u64 {
+        // Each thread returns the windows it ran (all run the same ones) and where its time went.
+        let work = |q: usize, net: &mut Network, observe: &mut dyn FnMut(Progress) -> ControlFlow<()>| -> (u64, Phases) {
             // A thread that panics breaks the barrier, so that the others end and the panic
             // reaches the caller instead of leaving them waiting.
             let _broken = BreakOnPanic(&barrier);
@@ -176,8 +239,11 @@ impl Partitioned {
             let mut sense = false;
             let mut out: Vec<Mail> = (0..p).map(|_| Mail::default()).collect();
             let mut crossed = Vec::new();
+            let mut watch = Stopwatch::new();
             for w in 0usize.. {
+                watch.window();
                 barrier.wait(&mut sense);
+                watch.lap(WAITING);
                 // The last window's mail is taken too: packets still in flight at the end are
                 // the receivers'. A mailbox keeps its buffers, which its sender swaps back two
                 // windows on: windows allocate nothing once the buffers have grown.
@@ -194,8 +260,9 @@ impl Partitioned {
                 }
                 let end = net.end();
                 let start = status[w % 2].iter().map(|s| s.next.load(Ordering::Relaxed)).min().unwrap_or(u64::MAX);
+                watch.lap(MAIL);
                 if stop[w % 2].load(Ordering::Relaxed) || start > end.ps() {
-                    return w as u64;
+                    return (w as u64, watch.phases(net.cx.events.processed()));
                 }
                 let first = if flows_done { start / step * step } else { start };
                 let until = Time(first.saturating_add(step - 1)).min(end);
@@ -203,6 +270,7 @@ impl Partitioned {
                     Some(f) => net.run_window(until, |n, ev| f(q, n, ev)),
                     None => net.run_window(until, |_, _| {}),
                 }
+                watch.lap(EVENTS);
                 let mut earliest = net.next_event_time().map_or(u64::MAX, |t| t.ps());
                 net.take_crossings(until, &mut crossed);
                 for c in crossed.drain(..) {
@@ -221,6 +289,7 @@ impl Partitioned {
                     posted |= Status::bit(to);
                 }
                 status[(w + 1) % 2][q].publish(earliest, net, posted);
+                watch.lap(MAIL);
                 if q == 0 {
                     // The events handled up to the window before, as the partitions told at its end.
                     let events: u64 = status[w % 2].iter().map(|s| s.handled.load(Ordering::Relaxed)).sum();
@@ -234,14 +303,21 @@ impl Partitioned {
             }
             unreachable!("the windows end by returning")
         };
-        self.windows = std::thread::scope(|scope| {
+        let ran: Vec<(u64, Phases)> = std::thread::scope(|scope| {
             let (first, rest) = self.parts.split_first_mut().expect("a partition");
-            for (i, net) in rest.iter_mut().enumerate() {
-                let work = &work;
-                scope.spawn(move || work(i + 1, net, &mut |_| ControlFlow::Continue(())));
-            }
-            work(0, first, &mut observe)
+            let others: Vec<_> = rest
+                .iter_mut()
+                .enumerate()
+                .map(|(i, net)| {
+                    let work = &work;
+                    scope.spawn(move || work(i + 1, net, &mut |_| ControlFlow::Continue(())))
+                })
+                .collect();
+            let mine = work(0, first, &mut observe);
+            std::iter::once(mine).chain(others.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))).collect()
         });
+        self.windows = ran[0].0;
+        self.phases = ran.into_iter().map(|(_, p)| p).collect();
         if stop.iter().any(|s| s.load(Ordering::Relaxed)) {
             return Err(Stopped);
         }

@@ -141,3 +141,29 @@ fn a_stop_ends_every_partition() {
         assert!(stopped, "run {run} was told to stop");
     }
 }
+
+/// Where each partition's thread spent the run: one record a partition, its events the ones it
+/// took from its queue (together at least the whole network's: each also drops the others'
+/// events it was built with), its times estimates that are never negative, and the time on
+/// events not zero where there were events.
+#[test]
+fn each_partition_says_where_its_time_went() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/fat-tree-websearch-dctcp.toml");
+    let mut s = Scenario::from_toml_file(std::path::Path::new(path)).unwrap();
+    s.duration = rttlab_cc::Time::from_us(300);
+    s.warmup = rttlab_cc::Time::from_us(100);
+    let mut whole = Network::new(&s).unwrap();
+    whole.run();
+    let mut cut = Partitioned::new(&s, 3).unwrap();
+    cut.run(None, |_| std::ops::ControlFlow::Continue(())).unwrap();
+    assert_eq!(cut.phases.len(), 3);
+    for (p, net) in cut.phases.iter().zip(&cut.parts) {
+        assert_eq!(p.events, net.events_processed());
+    }
+    let events: u64 = cut.phases.iter().map(|p| p.events).sum();
+    assert!(events >= whole.events_processed(), "{events} events in the partitions, {} in the whole", whole.events_processed());
+    for p in &cut.phases {
+        assert!(p.events > 0 && p.events_s > 0.0, "{p:?}");
+        assert!(p.waiting_s >= 0.0 && p.mail_s >= 0.0, "{p:?}");
+    }
+}
