@@ -128,11 +128,11 @@ pub struct Partitioned {
     pub phases: Vec<Phases>,
 }
 
-/// Where a partition's thread spent a run, in seconds, estimated from every
-/// [`TIMED_EVERY`]th window (timing every window would cost a few percent where windows are a
-/// few microseconds): handling its events, waiting at the barrier for the others, and the
-/// mail (taking in what the others sent, handing over what it sends). A thread that waits
-/// long waits for a busier partition, in windows where its own work was short.
+/// Where a partition's thread spent a run, in seconds, estimated from one window in
+/// [`TIMED_EVERY`] (timing every window would cost a few percent where windows are a few
+/// microseconds): handling its events, waiting at the barrier for the others, and the mail
+/// (taking in what the others sent, handing over what it sends). A thread that waits long
+/// waits for a busier partition, in windows where its own work was short.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct Phases {
     pub events: u64,
