@@ -60,11 +60,14 @@ fuzz: build
 
 ## Speed: the benchmark suite (bench/suite.toml), medians of 3 runs checked against its targets,
 ## written to bench/results.json, the Python front end's overhead (bench/python_overhead.py) and a Python controller's cost (bench/python_controllers.py); `make microbench` runs the criterion micro-benchmarks.
+## Every benchmark runs, and the command fails at the end if any target was missed.
 bench: build
 	cargo build --release --quiet -p rttlab-bench
-	./target/release/rttlab-bench suite bench/suite.toml --out bench/results.json
-	$(BIN)/python bench/python_overhead.py
-	$(BIN)/python bench/python_controllers.py
+	status=0; \
+	./target/release/rttlab-bench suite bench/suite.toml --out bench/results.json || status=1; \
+	$(BIN)/python bench/python_overhead.py || status=1; \
+	$(BIN)/python bench/python_controllers.py || status=1; \
+	exit $$status
 
 microbench:
 	cargo bench -p rttlab-bench
