@@ -41,8 +41,9 @@ enum Cmd {
         set: Vec<(String, toml::Value)>,
     },
     /// Predict what P threads would gain on one scenario, from its own event stream: the events
-    /// of each lookahead window per partition (the critical path) and a barrier measured here
-    /// (`partition.rs` states the model). Prints JSON.
+    /// of each lookahead window per partition (the critical path) and a barrier measured here,
+    /// and the bound the same cut would have without windows (`partition.rs` states the model).
+    /// Prints JSON.
     Partition {
         scenario: PathBuf,
         #[arg(long)]
