@@ -2,6 +2,10 @@
 //!
 //! - `rttlab-bench run SCENARIO.toml [--duration D]` runs one scenario once, with raw traces (queue
 //!   trace, time series) off so that the figures are the simulator's, and prints them as JSON.
+//! - `rttlab-bench compare SCENARIO.toml [--b-bin OTHER] [--a-set K=V] [--b-set K=V]` runs one
+//!   scenario as A and as B (another build, other settings) in turn, round after round, and
+//!   prints each round's wall times and ratio and the median ratio: how this project compares
+//!   two builds on a machine whose speed drifts.
 //! - `rttlab-bench suite [bench/suite.toml] [--out bench/results.json]` runs every benchmark of a
 //!   suite `repeat` times, each run in a process of its own (so that its peak RSS is its own),
 //!   one after another on one core, takes the median of each figure, checks the suite's targets
@@ -53,6 +57,28 @@ enum Cmd {
         /// Partition counts to predict.
         #[arg(long, value_delimiter = ',', default_value = "2,4,16,64")]
         partitions: Vec<usize>,
+    },
+    /// Run one scenario as A and as B in turn, round after round (B: another rttlab-bench
+    /// build, other settings, or both), and print each round's wall times and the ratio A / B,
+    /// then the median ratio (above 1: B is faster).
+    Compare {
+        scenario: PathBuf,
+        #[arg(long)]
+        duration: Option<Time>,
+        /// Set a scenario key for both, KEY=VALUE with VALUE in TOML.
+        #[arg(long, value_parser = parse_set)]
+        set: Vec<(String, toml::Value)>,
+        /// Set a scenario key for A only.
+        #[arg(long, value_parser = parse_set)]
+        a_set: Vec<(String, toml::Value)>,
+        /// Set a scenario key for B only.
+        #[arg(long, value_parser = parse_set)]
+        b_set: Vec<(String, toml::Value)>,
+        /// The rttlab-bench binary that runs B (default: this one).
+        #[arg(long)]
+        b_bin: Option<PathBuf>,
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
     },
     /// Run a benchmark suite, check its targets on the medians and write the results.
     Suite {
@@ -227,19 +253,59 @@ fn predict_partitions(path: &Path, duration: Option<Time>, set: &[(String, toml:
 /// Runs `rttlab-bench run` in a child process and reads its figures.
 fn run_child(scenario: &Path, duration: Option<Time>, set: Option<(&str, &toml::Value)>, fixed: &std::collections::BTreeMap<String, toml::Value>) -> Result<Figures, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    run_with(&exe, scenario, duration, fixed.iter().map(|(k, v)| (k.as_str(), v)).chain(set))
+}
+
+/// `run` of `scenario` by the rttlab-bench binary `exe`, in a process of its own.
+fn run_with<'a>(exe: &Path, scenario: &Path, duration: Option<Time>, set: impl IntoIterator<Item = (&'a str, &'a toml::Value)>) -> Result<Figures, String> {
     let mut cmd = Command::new(exe);
     cmd.arg("run").arg(scenario);
     if let Some(d) = duration {
         cmd.arg("--duration").arg(d.to_string());
     }
-    for (key, value) in fixed.iter().map(|(k, v)| (k.as_str(), v)).chain(set) {
+    for (key, value) in set {
         cmd.arg("--set").arg(format!("{key}={value}"));
     }
-    let out = cmd.output().map_err(|e| format!("cannot start a run: {e}"))?;
+    let out = cmd.output().map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
     }
     serde_json::from_slice(&out.stdout).map_err(|e| format!("unreadable run output: {e}"))
+}
+
+/// The settings and binary of one side of a comparison.
+struct Side<'a> {
+    exe: PathBuf,
+    set: Vec<&'a (String, toml::Value)>,
+}
+
+/// `rttlab-bench compare`: A and B in turn, `rounds` times; each round's ratio of wall times
+/// A / B, and their median, printed, and returned as JSON. Each round's line says so when the
+/// two handled different numbers of events (a build that changes the results).
+fn compare(scenario: &Path, duration: Option<Time>, a: Side, b: Side, rounds: usize) -> Result<Value, String> {
+    if rounds == 0 {
+        return Err("--rounds: 0; at least 1".into());
+    }
+    let mut pairs = Vec::new();
+    for i in 0..rounds {
+        let run = |side: &Side| run_with(&side.exe, scenario, duration, side.set.iter().map(|(k, v)| (k.as_str(), v)));
+        let (fa, fb) = (run(&a)?, run(&b)?);
+        let ratio = fa.wall_s / fb.wall_s;
+        let events = if fa.events == fb.events { String::new() } else { format!(" (events: A {}, B {})", fa.events, fb.events) };
+        eprintln!("round {}: A {:.3} s, B {:.3} s, A / B {ratio:.3}{events}", i + 1, fa.wall_s, fb.wall_s);
+        pairs.push((fa, fb, ratio));
+    }
+    let mut ratios: Vec<f64> = pairs.iter().map(|p| p.2).collect();
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios[ratios.len() / 2];
+    eprintln!("median A / B: {median:.3} over {rounds} rounds (above 1: B is faster)");
+    Ok(json!({
+        "scenario": scenario,
+        "a": { "exe": a.exe, "set": a.set.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>() },
+        "b": { "exe": b.exe, "set": b.set.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>() },
+        "rounds": pairs.iter().map(|(fa, fb, r)| json!({ "a_wall_s": fa.wall_s, "b_wall_s": fb.wall_s, "a_events": fa.events, "b_events": fb.events, "ratio": r })).collect::<Vec<_>>(),
+        "median_ratio": median,
+    }))
 }
 
 /// The median of each figure over the runs (the runs are deterministic, so only the wall-clock
@@ -431,6 +497,14 @@ fn main() -> ExitCode {
             true
         }),
         Cmd::Suite { suite: path, out, repeat } => suite(&path, &out, repeat),
+        Cmd::Compare { scenario, duration, set, a_set, b_set, b_bin, rounds } => std::env::current_exe().map_err(|e| e.to_string()).and_then(|me| {
+            let a = Side { exe: me.clone(), set: set.iter().chain(&a_set).collect() };
+            let b = Side { exe: b_bin.unwrap_or(me), set: set.iter().chain(&b_set).collect() };
+            compare(&scenario, duration, a, b, rounds).map(|v| {
+                println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+                true
+            })
+        }),
         Cmd::Partition { scenario, duration, set, partitions } => predict_partitions(&scenario, duration, &set, &partitions).map(|v| {
             println!("{}", serde_json::to_string_pretty(&v).expect("json"));
             true
