@@ -99,6 +99,7 @@ impl Network {
             handed_over: Vec::new(),
             outbox: Vec::new(),
             events_elsewhere: 0,
+            events_not_counted: 0,
             part: None,
             notice_delay: fabric.graph.links.iter().map(|l| l.delay).min().unwrap_or(Time::ZERO),
         };
@@ -180,6 +181,7 @@ impl Network {
         while let Some(ev) = self.cx.events.pop_until(until) {
             let owner = self.owner(&ev.kind);
             if owner.is_some_and(|n| self.cx.foreign(n)) {
+                self.cx.events_not_counted += 1;
                 continue;
             }
             inspect(self, &ev);
@@ -294,6 +296,7 @@ impl Network {
 
     /// The warm-up ends: counters are noted, from which the results count.
     fn warmup_end(&mut self) {
+        self.cx.run_event_handled();
         self.cx.measure.at_warmup = self.counters();
         for p in &mut self.fabric.ports {
             p.start_measuring(self.cx.now);
@@ -319,6 +322,7 @@ impl Network {
     }
 
     fn sample(&mut self) {
+        self.cx.run_event_handled();
         let ts = &mut self.cx.measure.timeseries;
         let flows = &mut self.hosts.flows;
         let listed: Vec<u32> = flows.listed().iter().map(|f| f.id).collect();
@@ -369,7 +373,7 @@ impl Network {
     }
 
     pub fn events_processed(&self) -> u64 {
-        self.cx.events.processed() + self.cx.events_elsewhere
+        self.cx.events.processed() + self.cx.events_elsewhere - self.cx.events_not_counted
     }
 
     /// The most events pending at once (the event queue's memory high-water mark).

@@ -262,7 +262,7 @@ impl Partitioned {
                 let start = status[w % 2].iter().map(|s| s.next.load(Ordering::Relaxed)).min().unwrap_or(u64::MAX);
                 watch.lap(MAIL);
                 if stop[w % 2].load(Ordering::Relaxed) || start > end.ps() {
-                    return (w as u64, watch.phases(net.cx.events.processed()));
+                    return (w as u64, watch.phases(net.events_processed()));
                 }
                 let first = if flows_done { start / step * step } else { start };
                 let until = Time(first.saturating_add(step - 1)).min(end);
@@ -406,7 +406,7 @@ impl Status {
     fn publish(&self, next: u64, net: &Network, posted: u64) {
         let d = net.hosts.flows.done.unwrap_or_default();
         self.next.store(next, Ordering::Relaxed);
-        self.handled.store(net.cx.events.processed(), Ordering::Relaxed);
+        self.handled.store(net.events_processed(), Ordering::Relaxed);
         self.posted.store(posted, Ordering::Relaxed);
         self.total.store(d.total, Ordering::Relaxed);
         self.finished.store(d.finished, Ordering::Relaxed);
@@ -496,7 +496,7 @@ impl Partitioned {
             for p in live {
                 base.cx.pkts.alloc(p);
             }
-            base.cx.events_elsewhere += net.cx.events.processed();
+            base.cx.events_elsewhere += net.events_processed();
         }
         // A slot's receiving end is its latest connection's that has received anything (the
         // next one waits), as on one partition; the ends before it join the retired totals.

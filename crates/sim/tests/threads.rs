@@ -1,15 +1,16 @@
 //! One simulation on several threads (`run.threads`, `rttlab_sim::partition`) gives the same
-//! summary and tables, bit for bit, as on one: every shipped scenario at the fingerprints'
-//! lengths, and fabrics, workloads and controllers drawn at random.
+//! summary and tables, bit for bit, and counts the same events, as on one: every shipped
+//! scenario at the fingerprints' lengths, and fabrics, workloads and controllers drawn at
+//! random.
 
 mod common;
 
 use rand::{Rng, SeedableRng};
 use rttlab_sim::{Output, Scenario};
 
-/// The summary and tables, as text to compare.
+/// The summary and tables, as text to compare, with the events handled (`perf.events`).
 fn results(o: &Output) -> (String, String) {
-    (serde_json::to_string(&o.summary).unwrap(), format!("{:?}", o.tables))
+    (serde_json::to_string(&o.summary).unwrap(), format!("{:?} events {}", o.tables, o.meta["perf"]["events"]))
 }
 
 /// `s` run on 1, 2 and 3 threads: the first run's results where all agree, else what differs.
@@ -23,7 +24,7 @@ fn differs(name: &str, s: &mut Scenario) -> Option<String> {
         match &first {
             None => first = Some(got),
             Some(want) if *want != got => {
-                let which = if want.0 != got.0 { format!("summary\n  1: {}\n  {threads}: {}", want.0, got.0) } else { "tables".into() };
+                let which = if want.0 != got.0 { format!("summary\n  1: {}\n  {threads}: {}", want.0, got.0) } else { "tables or events handled".into() };
                 return Some(format!("{name} on {threads} threads ({used} used): {which}"));
             }
             Some(_) => {}

@@ -53,6 +53,7 @@ impl Hosts {
                 self.start_ephemeral(h, dst, size, Origin { generator: g, source: i as u32 }, fabric, cx);
             }
             Kind::Incast { size, connections, max_active, senders_per_incast } => {
+                cx.run_event_handled();
                 // One receiver and every sender take no draw, so that such runs keep their
                 // random streams.
                 let receiver = match gen.receivers.as_slice() {
