@@ -142,20 +142,26 @@ fn a_stop_ends_every_partition() {
     }
 }
 
+/// The WebSearch fat-tree for `duration_us` (warm-up `warmup_us`) run whole and cut into `p`.
+fn websearch_whole_and_cut(duration_us: u64, warmup_us: u64, p: usize) -> (Network, Partitioned) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/fat-tree-websearch-dctcp.toml");
+    let mut s = Scenario::from_toml_file(std::path::Path::new(path)).unwrap();
+    s.duration = rttlab_cc::Time::from_us(duration_us);
+    s.warmup = rttlab_cc::Time::from_us(warmup_us);
+    let mut whole = Network::new(&s).unwrap();
+    whole.run();
+    let mut cut = Partitioned::new(&s, p).unwrap();
+    cut.run(None, |_| std::ops::ControlFlow::Continue(())).unwrap();
+    (whole, cut)
+}
+
 /// Where each partition's thread spent the run: one record a partition, its events its own
 /// (together the whole network's: not the others' it was built with and drops, and the run's
 /// own once), its times estimates that are never negative, and the time on events not zero
 /// where there were events.
 #[test]
 fn each_partition_says_where_its_time_went() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/fat-tree-websearch-dctcp.toml");
-    let mut s = Scenario::from_toml_file(std::path::Path::new(path)).unwrap();
-    s.duration = rttlab_cc::Time::from_us(300);
-    s.warmup = rttlab_cc::Time::from_us(100);
-    let mut whole = Network::new(&s).unwrap();
-    whole.run();
-    let mut cut = Partitioned::new(&s, 3).unwrap();
-    cut.run(None, |_| std::ops::ControlFlow::Continue(())).unwrap();
+    let (whole, cut) = websearch_whole_and_cut(300, 100, 3);
     assert_eq!(cut.phases.len(), 3);
     for (p, net) in cut.phases.iter().zip(&cut.parts) {
         assert_eq!(p.events, net.events_processed());
@@ -173,14 +179,7 @@ fn each_partition_says_where_its_time_went() {
 /// network's.
 #[test]
 fn more_partitions_than_mailbox_bits_give_the_same_results() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/fat-tree-websearch-dctcp.toml");
-    let mut s = Scenario::from_toml_file(std::path::Path::new(path)).unwrap();
-    s.duration = rttlab_cc::Time::from_us(60);
-    s.warmup = rttlab_cc::Time::from_us(10);
-    let mut whole = Network::new(&s).unwrap();
-    whole.run();
+    let (whole, cut) = websearch_whole_and_cut(60, 10, 70);
     assert!(whole.summary().flows > 10, "flows to cross between the partitions");
-    let mut cut = Partitioned::new(&s, 70).unwrap();
-    cut.run(None, |_| std::ops::ControlFlow::Continue(())).unwrap();
     assert_eq!(results(&cut.merge()), results(&whole));
 }
