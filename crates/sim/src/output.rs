@@ -529,6 +529,7 @@ pub fn perf(net: &Network, wall_s: f64) -> Value {
         "events_pending_peak": net.events_pending_peak(),
         "flow_slots": net.hosts.flows.slots.len(),
         "route_entries": net.fabric.routing.table_entries(),
+        "route_direct_entries": net.fabric.routing.direct_entries(),
     })
 }
 

@@ -6,7 +6,9 @@
 //! port of the next-hop group, the ports whose neighbour is one hop closer to that edge switch.
 //! A switch's table is stored as runs of consecutive destination edge switches sharing a group
 //! (an edge switch of a fat-tree has three runs: up, itself, up; an aggregation switch k/2 + 2;
-//! a core switch k), so a k-ary fat-tree needs O(k³) = O(hosts) entries.
+//! a core switch k), so a k-ary fat-tree needs O(k³) = O(hosts) entries. Beside the runs, a
+//! fabric small enough keeps them unrolled (`DIRECT_MAX`), one group per switch and
+//! destination edge switch, looked up without the runs' search.
 //!
 //! ECMP picks a port of the group by a hash of the flow's 5-tuple (fixed for the flow, so its
 //! packets stay in order), mixed with a per-switch salt so that successive tiers choose
@@ -20,6 +22,7 @@ use std::collections::{HashMap, VecDeque};
 
 const NONE: u32 = u32::MAX;
 
+#[derive(Clone)]
 pub struct Routing {
     /// Per host: the switch (index among switches) its NIC is linked to, and that switch's port
     /// towards it.
@@ -37,7 +40,15 @@ pub struct Routing {
     /// Switch-to-switch hops between edge switches, by rank (`edges × edges`).
     edge_hops: Vec<u16>,
     edges: u32,
+    /// The runs unrolled, `direct[s * edges + rank]`: the group of switch `s` towards the edge
+    /// switch of that rank, while there are at most `DIRECT_MAX` (`None` beyond).
+    direct: Option<Vec<u32>>,
 }
+
+/// The most entries of the unrolled table (4 M, 16 MB: a k = 48 fat-tree, 27 648 hosts, has
+/// 2 880 switches and 1 152 edge switches, 3.3 M). A lookup there costs one load where the
+/// runs' search costs a few dependent ones.
+const DIRECT_MAX: usize = 1 << 22;
 
 /// The ECMP hash of a 5-tuple (source and destination host, ports; the protocol is the
 /// transport's and the same for every flow of a run), keyed by the scenario seed so that paths
@@ -139,7 +150,16 @@ impl Routing {
             flat.extend(r);
             run_start.push(flat.len() as u32);
         }
-        Routing { edge_of, host_port, edge_rank, run_start, runs: flat, group_start, group_ports, edge_hops, edges }
+        let cells = switches as usize * edges as usize;
+        let direct = (cells <= DIRECT_MAX).then(|| {
+            (0..switches as usize)
+                .flat_map(|s| {
+                    let r = &flat[run_start[s] as usize..run_start[s + 1] as usize];
+                    (0..edges).map(move |rank| r.get(r.partition_point(|x| x.0 <= rank).wrapping_sub(1)).map_or(NONE, |x| x.1))
+                })
+                .collect()
+        });
+        Routing { edge_of, host_port, edge_rank, run_start, runs: flat, group_start, group_ports, edge_hops, edges, direct }
     }
 
     /// The egress port switch `s` sends a packet for host `dst` of a flow with hash `hash` to.
@@ -151,8 +171,13 @@ impl Routing {
             return self.host_port[dst as usize];
         }
         let rank = self.edge_rank[e as usize];
-        let runs = &self.runs[self.run_start[s as usize] as usize..self.run_start[s as usize + 1] as usize];
-        let g = runs[runs.partition_point(|r| r.0 <= rank) - 1].1;
+        let g = match &self.direct {
+            Some(direct) => direct[s as usize * self.edges as usize + rank as usize],
+            None => {
+                let runs = &self.runs[self.run_start[s as usize] as usize..self.run_start[s as usize + 1] as usize];
+                runs[runs.partition_point(|r| r.0 <= rank) - 1].1
+            }
+        };
         debug_assert!(g != NONE, "switch {s} has no route to host {dst}");
         let (a, b) = (self.group_start[g as usize], self.group_start[g as usize + 1]);
         if b - a == 1 {
@@ -172,8 +197,48 @@ impl Routing {
         (h != u16::MAX).then_some(h as u32 + 2)
     }
 
-    /// Entries in the route tables (runs and group ports): the routing's memory.
+    /// Entries in the route tables (runs and group ports): the routing's memory, beside the
+    /// unrolled runs (`direct_entries`).
     pub fn table_entries(&self) -> usize {
         self.runs.len() + self.group_ports.len() + 2 * self.edge_of.len()
+    }
+
+    /// Entries of the unrolled runs (0 on a fabric too large for them, `DIRECT_MAX`).
+    pub fn direct_entries(&self) -> usize {
+        self.direct.as_ref().map_or(0, Vec::len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unrolled runs route every packet as the runs' search does (a fabric too large for
+    /// them uses the search alone): every switch, destination and some flow hashes, on a
+    /// fat-tree and on a leaf-spine.
+    #[test]
+    fn the_unrolled_runs_route_as_the_runs_do() {
+        let fabrics = [
+            "[topology]\nkind = \"fat_tree\"\nk = 6\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"",
+            "[topology]\nkind = \"leaf_spine\"\nleaves = 5\nspines = 3\nhosts_per_leaf = 4\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"",
+        ];
+        for topology in fabrics {
+            let text = format!("duration = \"1ms\"\n{topology}\n[[flows]]\nsrc = 1\ndst = 0\n");
+            let net = crate::Network::new(&crate::Scenario::from_toml(&text).expect("scenario")).expect("network");
+            let direct = net.routing();
+            assert!(direct.direct_entries() > 0);
+            let searched = Routing { direct: None, ..direct.clone() };
+            let (hosts, switches) = (direct.edge_of.len() as u32, direct.edge_rank.len() as u32);
+            let unrolled = direct.direct.as_ref().expect("a small fabric's runs unrolled");
+            for s in 0..switches {
+                for dst in 0..hosts {
+                    let e = direct.edge_of[dst as usize];
+                    let reaches = e == s || unrolled[(s * direct.edges + direct.edge_rank[e as usize]) as usize] != NONE;
+                    for hash in [0, 1, 0x9e37_79b9, u32::MAX].into_iter().filter(|_| reaches) {
+                        assert_eq!(direct.next_port(SwitchId(s), dst, hash), searched.next_port(SwitchId(s), dst, hash), "switch {s}, host {dst}, hash {hash}");
+                    }
+                }
+            }
+        }
     }
 }
