@@ -106,9 +106,7 @@ impl Tally {
             }
         }
     }
-}
 
-impl Tally {
     /// The event at `t_ps` of partition `q` (`None`: run-wide) without windows.
     fn add_unwindowed(&mut self, t_ps: u64, q: Option<usize>) {
         while let Some(&(_, done)) = self.recent.front().filter(|&&(t, _)| t.saturating_add(self.lookahead_ps) <= t_ps) {

@@ -367,9 +367,8 @@ impl Fabric {
         at.map(|i| self.faults.swap_remove(i)).is_some()
     }
 
-    /// Fetches into the cache what a packet arriving at a switch will touch at its egress (none
-    /// for a packet arriving at a host, or a PFC frame).
-    /// False for a packet arriving at a host.
+    /// Fetches into the cache what a packet arriving at a switch will touch at its egress; false
+    /// (and nothing fetched) for a packet arriving at a host, or a PFC frame.
     #[inline(always)]
     pub(crate) fn prefetch_egress(&self, pkt: &Packet) -> bool {
         let Some(out) = self.ports.get(pkt.egress.idx()) else { return false };
