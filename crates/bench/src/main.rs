@@ -5,7 +5,8 @@
 //! - `rttlab-bench compare SCENARIO.toml [--b-bin OTHER] [--a-set K=V] [--b-set K=V]` runs one
 //!   scenario as A and as B (another build, other settings) in turn, round after round, and
 //!   prints each round's wall times and ratio and the median ratio: how this project compares
-//!   two builds on a machine whose speed drifts.
+//!   two builds on a machine whose speed drifts. With `--side-by-side` the two run at once, on
+//!   a core each, swapping cores every round.
 //! - `rttlab-bench suite [bench/suite.toml] [--out bench/results.json]` runs every benchmark of a
 //!   suite `repeat` times, each run in a process of its own (so that its peak RSS is its own),
 //!   one after another on one core, takes the median of each figure, checks the suite's targets
@@ -79,6 +80,13 @@ enum Cmd {
         b_bin: Option<PathBuf>,
         #[arg(long, default_value_t = 5)]
         rounds: usize,
+        /// Run A and B at the same time, each on one thread pinned to a core of its own, the
+        /// cores swapped every round (an even number of rounds gives each side each core
+        /// equally often): on a machine whose speed drifts within seconds, both runs of a
+        /// round see the same machine. Both share the last-level cache and the memory, so a
+        /// change in memory traffic shows in both and its ratio comes out nearer 1.
+        #[arg(long)]
+        side_by_side: bool,
     },
     /// Run a benchmark suite, check its targets on the medians and write the results.
     Suite {
@@ -282,17 +290,44 @@ struct Side<'a> {
 /// `rttlab-bench compare`: A and B in turn, `rounds` times; each round's ratio of wall times
 /// A / B, and their median, printed, and returned as JSON. Each round's line says so when the
 /// two handled different numbers of events (a build that changes the results).
-fn compare(scenario: &Path, duration: Option<Time>, a: Side, b: Side, rounds: usize) -> Result<Value, String> {
+fn compare(scenario: &Path, duration: Option<Time>, a: Side, b: Side, rounds: usize, side_by_side: bool) -> Result<Value, String> {
     if rounds == 0 {
         return Err("--rounds: 0; at least 1".into());
     }
+    let cores = if side_by_side {
+        if let Some((k, v)) = a.set.iter().chain(&b.set).find(|(k, v)| k == "run.threads" && v.as_integer() != Some(1)) {
+            return Err(format!("--side-by-side runs A and B on a core each: {k} = {v}, but each must run on 1 thread"));
+        }
+        match core_affinity::get_core_ids() {
+            Some(ids) if ids.len() >= 2 => Some((ids[0], ids[1])),
+            _ => return Err("--side-by-side needs two cores this process may run on".into()),
+        }
+    } else {
+        None
+    };
+    let run = |side: &Side| run_with(&side.exe, scenario, duration, side.set.iter().map(|(k, v)| (k.as_str(), v)));
     let mut pairs = Vec::new();
     for i in 0..rounds {
-        let run = |side: &Side| run_with(&side.exe, scenario, duration, side.set.iter().map(|(k, v)| (k.as_str(), v)));
-        let (fa, fb) = (run(&a)?, run(&b)?);
+        let (fa, fb, placed) = match cores {
+            None => (run(&a)?, run(&b)?, String::new()),
+            Some((first, second)) => {
+                let (ca, cb) = if i % 2 == 0 { (first, second) } else { (second, first) };
+                // A process starts on the cores of the thread that starts it.
+                let pinned = |side: &Side, core| {
+                    core_affinity::set_for_current(core);
+                    run(side)
+                };
+                let (fa, fb) = std::thread::scope(|s| {
+                    let ta = s.spawn(|| pinned(&a, ca));
+                    let fb = pinned(&b, cb);
+                    (ta.join().expect("A's thread"), fb)
+                });
+                (fa?, fb?, format!(" (A on core {}, B on core {})", ca.id, cb.id))
+            }
+        };
         let ratio = fa.wall_s / fb.wall_s;
         let events = if fa.events == fb.events { String::new() } else { format!(" (events: A {}, B {})", fa.events, fb.events) };
-        eprintln!("round {}: A {:.3} s, B {:.3} s, A / B {ratio:.3}{events}", i + 1, fa.wall_s, fb.wall_s);
+        eprintln!("round {}: A {:.3} s, B {:.3} s, A / B {ratio:.3}{events}{placed}", i + 1, fa.wall_s, fb.wall_s);
         pairs.push((fa, fb, ratio));
     }
     let mut ratios: Vec<f64> = pairs.iter().map(|p| p.2).collect();
@@ -305,6 +340,7 @@ fn compare(scenario: &Path, duration: Option<Time>, a: Side, b: Side, rounds: us
         "b": { "exe": b.exe, "set": b.set.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>() },
         "rounds": pairs.iter().map(|(fa, fb, r)| json!({ "a_wall_s": fa.wall_s, "b_wall_s": fb.wall_s, "a_events": fa.events, "b_events": fb.events, "ratio": r })).collect::<Vec<_>>(),
         "median_ratio": median,
+        "side_by_side": side_by_side,
     }))
 }
 
@@ -497,10 +533,13 @@ fn main() -> ExitCode {
             true
         }),
         Cmd::Suite { suite: path, out, repeat } => suite(&path, &out, repeat),
-        Cmd::Compare { scenario, duration, set, a_set, b_set, b_bin, rounds } => std::env::current_exe().map_err(|e| e.to_string()).and_then(|me| {
-            let a = Side { exe: me.clone(), set: set.iter().chain(&a_set).collect() };
-            let b = Side { exe: b_bin.unwrap_or(me), set: set.iter().chain(&b_set).collect() };
-            compare(&scenario, duration, a, b, rounds).map(|v| {
+        Cmd::Compare { scenario, duration, set, a_set, b_set, b_bin, rounds, side_by_side } => std::env::current_exe().map_err(|e| e.to_string()).and_then(|me| {
+            // Side by side, each runs on one thread unless told otherwise (`compare` refuses more).
+            let one_thread = ("run.threads".to_string(), toml::Value::Integer(1));
+            let threads = side_by_side.then_some(&one_thread);
+            let a = Side { exe: me.clone(), set: threads.into_iter().chain(&set).chain(&a_set).collect() };
+            let b = Side { exe: b_bin.unwrap_or(me), set: threads.into_iter().chain(&set).chain(&b_set).collect() };
+            compare(&scenario, duration, a, b, rounds, side_by_side).map(|v| {
                 println!("{}", serde_json::to_string_pretty(&v).expect("json"));
                 true
             })
