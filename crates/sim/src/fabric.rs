@@ -45,10 +45,6 @@ pub(crate) struct Fabric {
     pub switches: Vec<Switch>,
     /// Each host's NIC port.
     pub host_ports: Vec<PortId>,
-    /// The switch at the far end of each port's link (`None`: a host), the peer port's owner
-    /// kept at hand: `try_tx` routes every packet for it, and the peer port is not in the
-    /// cache then.
-    far_switch: Vec<Option<SwitchId>>,
     /// Data packets the first switch they reach drops once (`Network::lose_once`): (flow, seq).
     pub faults: Vec<(u32, u32)>,
 }
@@ -71,8 +67,12 @@ impl Fabric {
         let switches = (0..graph.switches)
             .map(|sw| Switch { node: graph.hosts + sw, used: 0, headroom_used: 0, reserved: 0, rng: rng_stream(s.seed, Stream::Switch(sw)), drops: 0, dropped_payload: 0, marks: 0 })
             .collect();
-        let far_switch = ports.iter().map(|p| if let Owner::Switch(s) = ports[p.peer.idx()].owner { Some(s) } else { None }).collect();
-        Fabric { graph, routing, ports, switches, host_ports, far_switch, faults: Vec::new() }
+        for i in 0..ports.len() {
+            if let Owner::Switch(s) = ports[ports[i].peer.idx()].owner {
+                ports[i].far_switch = Some(s);
+            }
+        }
+        Fabric { graph, routing, ports, switches, host_ports, faults: Vec::new() }
     }
 
     /// The ports `measure.queue_ports` names, a name with `*` naming every port it matches;
@@ -255,7 +255,7 @@ impl Fabric {
         let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
         let pkt = cx.pkts.get_mut(i);
         let pfc_frame = matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume);
-        pkt.egress = match self.far_switch[p.idx()] {
+        pkt.egress = match self.ports[p.idx()].far_switch {
             Some(s) if !pfc_frame => self.routing.next_port(s, pkt.dst_host, pkt.hash),
             _ => PortId(u32::MAX),
         };

@@ -66,6 +66,10 @@ pub struct Port {
     pub pfc_headroom: u64,
     /// PFC frames, sent before any class.
     pub control: VecDeque<PktId>,
+    /// The switch at the far end of the link (`None`: a host), the peer port's owner kept at
+    /// hand beside what `try_tx` reads anyway: it routes every packet for that switch, and the
+    /// peer port is not in the cache then.
+    pub far_switch: Option<SwitchId>,
     /// Index of the port's queue sampler, if it is sampled, and of its packet capture.
     pub sampler: Option<u32>,
     pub capture: Option<u32>,
@@ -117,6 +121,7 @@ impl Port {
             pfc_xon: 0,
             pfc_headroom: 0,
             control: VecDeque::new(),
+            far_switch: None,
             sampler: None,
             capture: None,
             red: vec![RedState::default(); classes].into_boxed_slice(),
