@@ -313,14 +313,15 @@ fn compare(scenario: &Path, duration: Option<Time>, a: Side, b: Side, rounds: us
             Some((first, second)) => {
                 let (ca, cb) = if i % 2 == 0 { (first, second) } else { (second, first) };
                 // A process starts on the cores of the thread that starts it.
-                let pinned = |side: &Side, core| {
-                    core_affinity::set_for_current(core);
+                let pinned = |side: &Side, core: core_affinity::CoreId| {
+                    if !core_affinity::set_for_current(core) {
+                        return Err(format!("--side-by-side: cannot pin a run to core {}", core.id));
+                    }
                     run(side)
                 };
                 let (fa, fb) = std::thread::scope(|s| {
-                    let ta = s.spawn(|| pinned(&a, ca));
-                    let fb = pinned(&b, cb);
-                    (ta.join().expect("A's thread"), fb)
+                    let (ta, tb) = (s.spawn(|| pinned(&a, ca)), s.spawn(|| pinned(&b, cb)));
+                    (ta.join().expect("A's thread"), tb.join().expect("B's thread"))
                 });
                 (fa?, fb?, format!(" (A on core {}, B on core {})", ca.id, cb.id))
             }

@@ -54,11 +54,13 @@ impl Fabric {
         let graph = Graph::from_scenario(s);
         let mut ports = Vec::with_capacity(graph.links.len() * 2);
         let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); graph.nodes() as usize];
-        let owner = |n: u32| if n < graph.hosts { Owner::Host(n) } else { Owner::Switch(SwitchId(n - graph.hosts)) };
+        let switch = |n: u32| (n >= graph.hosts).then(|| SwitchId(n - graph.hosts));
+        let owner = |n: u32| switch(n).map_or(Owner::Host(n), Owner::Switch);
+        let classes = s.switch.classes as usize;
         for l in &graph.links {
             let (pa, pb) = (ports.len() as u32, ports.len() as u32 + 1);
-            ports.push(Port::new(owner(l.a), l.a, PortId(pb), l.rate_ab, l.delay, s.switch.classes as usize));
-            ports.push(Port::new(owner(l.b), l.b, PortId(pa), l.rate_ba, l.delay, s.switch.classes as usize));
+            ports.push(Port::new(owner(l.a), l.a, (PortId(pb), switch(l.b)), l.rate_ab, l.delay, classes));
+            ports.push(Port::new(owner(l.b), l.b, (PortId(pa), switch(l.a)), l.rate_ba, l.delay, classes));
             node_ports[l.a as usize].push(PortId(pa));
             node_ports[l.b as usize].push(PortId(pb));
         }
@@ -67,11 +69,6 @@ impl Fabric {
         let switches = (0..graph.switches)
             .map(|sw| Switch { node: graph.hosts + sw, used: 0, headroom_used: 0, reserved: 0, rng: rng_stream(s.seed, Stream::Switch(sw)), drops: 0, dropped_payload: 0, marks: 0 })
             .collect();
-        for i in 0..ports.len() {
-            if let Owner::Switch(s) = ports[ports[i].peer.idx()].owner {
-                ports[i].far_switch = Some(s);
-            }
-        }
         Fabric { graph, routing, ports, switches, host_ports, faults: Vec::new() }
     }
 

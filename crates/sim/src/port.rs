@@ -99,8 +99,9 @@ pub struct ClassQueue {
 }
 
 impl Port {
-    /// The egress of `node` on a link to the port `peer`, carrying `classes` priority classes.
-    pub fn new(owner: Owner, node: u32, peer: PortId, rate: Rate, delay: Time, classes: usize) -> Port {
+    /// The egress of `node` on a link to the port `peer` of `far_switch` (`None`: of a host),
+    /// carrying `classes` priority classes.
+    pub fn new(owner: Owner, node: u32, (peer, far_switch): (PortId, Option<SwitchId>), rate: Rate, delay: Time, classes: usize) -> Port {
         Port {
             busy_until: Time::ZERO,
             done_seq: 0,
@@ -121,7 +122,7 @@ impl Port {
             pfc_xon: 0,
             pfc_headroom: 0,
             control: VecDeque::new(),
-            far_switch: None,
+            far_switch,
             sampler: None,
             capture: None,
             red: vec![RedState::default(); classes].into_boxed_slice(),
