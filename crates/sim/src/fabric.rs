@@ -219,7 +219,7 @@ impl Fabric {
             }
             return;
         }
-        let mut next = port.control.pop_front();
+        let mut next = port.control.pop_front(&cx.pkts);
         if next.is_none() {
             for c in 0..cx.cfg.classes {
                 if self.ports[p.idx()].paused[c] {
@@ -286,10 +286,11 @@ impl Fabric {
         self.queue_changes(p, cx);
         let w = cx.pkts.get(i).wire_bytes as u64;
         let port = &mut self.ports[p.idx()];
-        let queued_before = port.class[c].bytes;
-        port.class[c].bytes -= w;
         port.queue_bytes -= w;
-        port.occupancy_changed(c, cx.now, -(w as i64));
+        let q = &mut port.class[c];
+        let queued_before = q.bytes;
+        q.bytes -= w;
+        q.occupancy_changed(cx.now, -(w as i64));
         if let Owner::Switch(s) = port.owner {
             self.switch_dequeued(s, p, c, i, queued_before, cx);
             self.int_push(p, i, cx);
@@ -302,10 +303,11 @@ impl Fabric {
         self.queue_changes(p, cx);
         let w = cx.pkts.get(i).wire_bytes as u64;
         let port = &mut self.ports[p.idx()];
-        port.class[c].queue.push_back(&mut cx.pkts, i);
-        port.class[c].bytes += w;
         port.queue_bytes += w;
-        port.occupancy_changed(c, cx.now, w as i64);
+        let q = &mut port.class[c];
+        q.queue.push_back(&mut cx.pkts, i);
+        q.bytes += w;
+        q.occupancy_changed(cx.now, w as i64);
         self.try_tx(p, hosts, cx);
     }
 
@@ -316,7 +318,7 @@ impl Fabric {
         let kind = if pause { PacketKind::Pause } else { PacketKind::Resume };
         let i = cx.pkts.alloc(Packet::new(kind, class as u8, cx.cfg.pfc_frame_bytes as u16));
         let port = &mut self.ports[p.idx()];
-        port.control.push_back(i);
+        port.control.push_back(&mut cx.pkts, i);
         port.class[class].stats.pauses_sent += pause as u64;
         port.class[class].stats.resumes_sent += !pause as u64;
         cx.events.push(cx.now, EventKind::Kick(p));
@@ -369,8 +371,8 @@ impl Fabric {
     #[inline(always)]
     pub(crate) fn prefetch_egress(&self, pkt: &Packet) -> bool {
         let Some(out) = self.ports.get(pkt.egress.idx()) else { return false };
-        crate::engine::prefetch(out);
-        crate::engine::prefetch(&out.class[pkt.class as usize]);
+        let c = pkt.class as usize;
+        out.prefetch(c..c + 1);
         true
     }
 

@@ -2,13 +2,12 @@
 //! serialization at line rate, then propagation to the peer) and its ingress accounting (bytes
 //! a switch holds that arrived through it, per class, for PFC).
 
-use crate::ids::{PktId, PortId, SwitchId};
+use crate::ids::{PortId, SwitchId};
 use crate::packet::PacketQueue;
 use crate::scenario::MarkAt;
 use crate::switch::{QueueParams, RedState};
 use crate::topology::Graph;
 use rttlab_cc::{Rate, Time};
-use std::collections::VecDeque;
 
 /// Priority classes a port can carry (IEEE 802.1Qbb has 8).
 pub const MAX_CLASSES: usize = 8;
@@ -25,9 +24,11 @@ pub enum Owner {
 }
 
 /// A port's fields are laid out by how often the packet path reads them: what every packet
-/// reads first (one cache line), then PFC, then one line per class (its queue and byte counts)
-/// and that class's statistics. At a thousand hosts the ports no longer fit in the cache, so a
-/// packet's hop costs about as many misses as the lines it touches.
+/// reads (the first two cache lines: timing, the link, routing, the PFC frames' queue and the
+/// pauses), then PFC thresholds, then per class its queue and byte counts with the statistics
+/// every packet updates (two lines), and the rest of its statistics. At a thousand hosts the
+/// ports no longer fit in the cache, so a packet's hop costs about as many misses as the lines
+/// it touches, and the main loop fetches them ahead (`Port::prefetch`).
 #[repr(C, align(64))]
 pub struct Port {
     /// When the packet being serialized (the last one started) is done.
@@ -54,8 +55,17 @@ pub struct Port {
     pub(crate) done_queued: bool,
     /// The link leads to another partition's node (`crate::partition`).
     pub(crate) crosses: bool,
+    /// The switch at the far end of the link (`None`: a host), the peer port's owner kept at
+    /// hand beside what `try_tx` reads anyway: it routes every packet for that switch, and the
+    /// peer port is not in the cache then.
+    pub far_switch: Option<SwitchId>,
+    /// Index of the port's queue sampler, if it is sampled, and of its packet capture.
+    pub sampler: Option<u32>,
+    pub capture: Option<u32>,
     /// Classes in use (`class[..classes]`).
     classes: u8,
+    /// PFC frames, sent before any class.
+    pub control: PacketQueue,
     /// The peer asked this egress to stop a class (PFC).
     pub paused: [bool; MAX_CLASSES],
     /// A PAUSE for the class was sent to the peer and not yet lifted.
@@ -64,15 +74,6 @@ pub struct Port {
     pub pfc_xoff: u64,
     pub pfc_xon: u64,
     pub pfc_headroom: u64,
-    /// PFC frames, sent before any class.
-    pub control: VecDeque<PktId>,
-    /// The switch at the far end of the link (`None`: a host), the peer port's owner kept at
-    /// hand beside what `try_tx` reads anyway: it routes every packet for that switch, and the
-    /// peer port is not in the cache then.
-    pub far_switch: Option<SwitchId>,
-    /// Index of the port's queue sampler, if it is sampled, and of its packet capture.
-    pub sampler: Option<u32>,
-    pub capture: Option<u32>,
     /// RED's spacing state per class in use.
     pub red: Box<[RedState]>,
     paused_since: [Time; MAX_CLASSES],
@@ -98,6 +99,26 @@ pub struct ClassQueue {
     pub stats: ClassStats,
 }
 
+impl ClassQueue {
+    /// Bytes waiting to leave: in the port's queue and, at a host, in its NIC.
+    #[inline]
+    pub fn occupancy(&self) -> u64 {
+        self.bytes + self.nic_bytes
+    }
+
+    /// The occupancy changed by `delta` bytes at `now` (it is already counted). The integral
+    /// of the occupancy over [t₀, t] is occupancy(t)·t − occupancy(t₀)·t₀ − Σ delta·time over
+    /// the changes between: `queue_area` accumulates −delta·time from −occupancy(t₀)·t₀ on
+    /// (`Port::start_measuring`) and `Port::stats_at` adds occupancy(t)·t, so a change costs
+    /// one product.
+    #[inline]
+    pub(crate) fn occupancy_changed(&mut self, now: Time, delta: i64) {
+        let occupancy = self.occupancy();
+        self.stats.queue_area -= delta as i128 * now.ps() as i128;
+        self.stats.queue_max = self.stats.queue_max.max(occupancy);
+    }
+}
+
 impl Port {
     /// The egress of `node` on a link to the port `peer` of `far_switch` (`None`: of a host),
     /// carrying `classes` priority classes.
@@ -121,13 +142,25 @@ impl Port {
             pfc_xoff: u64::MAX,
             pfc_xon: 0,
             pfc_headroom: 0,
-            control: VecDeque::new(),
+            control: PacketQueue::default(),
             far_switch,
             sampler: None,
             capture: None,
             red: vec![RedState::default(); classes].into_boxed_slice(),
             paused_since: [Time::ZERO; MAX_CLASSES],
             class: Default::default(),
+        }
+    }
+
+    /// Fetches into the cache what sending a packet of the classes `classes` reads: the
+    /// port's first two lines, and each class's queue with its counters.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, classes: std::ops::Range<usize>) {
+        crate::engine::prefetch(self);
+        crate::engine::prefetch(&self.far_switch);
+        for class in &self.class[classes] {
+            crate::engine::prefetch(class);
+            crate::engine::prefetch(&class.stats.queue_max);
         }
     }
 
@@ -174,27 +207,9 @@ impl Port {
         self.done_queued = false;
     }
 
-    /// Bytes of class `c` waiting to leave: in the port's queue and, at a host, in its NIC.
-    #[inline]
-    pub fn occupancy(&self, c: usize) -> u64 {
-        self.class[c].bytes + self.class[c].nic_bytes
-    }
-
     /// Every class's occupancy.
     pub fn occupancies(&self) -> [u64; MAX_CLASSES] {
-        std::array::from_fn(|c| self.occupancy(c))
-    }
-
-    /// Class `c`'s occupancy changed by `delta` bytes at `now` (it is already counted). The
-    /// integral of the occupancy over [t₀, t] is occupancy(t)·t − occupancy(t₀)·t₀ − Σ delta·time
-    /// over the changes between: `queue_area` accumulates −delta·time from −occupancy(t₀)·t₀ on
-    /// (`start_measuring`) and `stats_at` adds occupancy(t)·t, so a change costs one product.
-    #[inline]
-    pub(crate) fn occupancy_changed(&mut self, c: usize, now: Time, delta: i64) {
-        let occupancy = self.occupancy(c);
-        let st = &mut self.class[c].stats;
-        st.queue_area -= delta as i128 * now.ps() as i128;
-        st.queue_max = st.queue_max.max(occupancy);
+        std::array::from_fn(|c| self.class[c].occupancy())
     }
 
     /// The class statistics as they stand at `now`: a pause still in force included, and the
@@ -205,7 +220,7 @@ impl Port {
             if self.paused[c] {
                 s.paused += now - self.paused_since[c];
             }
-            s.queue_area += self.occupancy(c) as i128 * now.ps() as i128;
+            s.queue_area += self.class[c].occupancy() as i128 * now.ps() as i128;
         }
         out
     }
@@ -215,7 +230,7 @@ impl Port {
     /// the peak from what is queued now.
     pub(crate) fn start_measuring(&mut self, now: Time) {
         for c in 0..self.classes as usize {
-            let occupancy = self.occupancy(c);
+            let occupancy = self.class[c].occupancy();
             self.class[c].stats.queue_area = -(occupancy as i128 * now.ps() as i128);
             self.class[c].stats.queue_max = occupancy;
         }

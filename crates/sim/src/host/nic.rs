@@ -196,9 +196,9 @@ impl Hosts {
     fn nic_holds(&mut self, h: u32, c: usize, delta: i64, fabric: &mut Fabric, cx: &mut Ctx) {
         let p = self.nodes[h as usize].port;
         fabric.queue_changes(p, cx);
-        let port = &mut fabric.ports[p.idx()];
-        port.class[c].nic_bytes = port.class[c].nic_bytes.checked_add_signed(delta).expect("a NIC never sends more than it holds");
-        port.occupancy_changed(c, cx.now, delta);
+        let q = &mut fabric.ports[p.idx()].class[c];
+        q.nic_bytes = q.nic_bytes.checked_add_signed(delta).expect("a NIC never sends more than it holds");
+        q.occupancy_changed(cx.now, delta);
     }
 
     /// The next data packet of class `c` from host `h`'s NIC, if it has one: the next
