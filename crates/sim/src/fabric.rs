@@ -8,7 +8,7 @@ use crate::ctx::{Ctx, RunConfig};
 use crate::engine::{rng_stream, EventKind, Stream};
 use crate::ids::{PktId, PortId, SwitchId};
 use crate::packet::{Packet, PacketKind};
-use crate::port::{port_name, Owner, Port, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
+use crate::port::{occupancies, port_name, ClassQueues, Owner, Port, PortView, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
 use crate::routing::Routing;
 use crate::scenario::{invalid, Scenario, ScenarioError, Workload};
 use crate::switch::{admits, QueueParams, Red, Switch};
@@ -42,6 +42,8 @@ pub(crate) struct Fabric {
     pub graph: Graph,
     pub routing: Routing,
     pub ports: Vec<Port>,
+    /// Their class queues.
+    pub queues: ClassQueues,
     pub switches: Vec<Switch>,
     /// Each host's NIC port.
     pub host_ports: Vec<PortId>,
@@ -69,7 +71,31 @@ impl Fabric {
         let switches = (0..graph.switches)
             .map(|sw| Switch { node: graph.hosts + sw, used: 0, headroom_used: 0, reserved: 0, rng: rng_stream(s.seed, Stream::Switch(sw)), drops: 0, dropped_payload: 0, marks: 0 })
             .collect();
-        Fabric { graph, routing, ports, switches, host_ports, faults: Vec::new() }
+        let queues = ClassQueues::new(ports.len(), classes);
+        Fabric { graph, routing, ports, queues, switches, host_ports, faults: Vec::new() }
+    }
+
+    /// Port `p` with its class queues.
+    pub fn port(&self, p: PortId) -> PortView<'_> {
+        PortView { port: &self.ports[p.idx()], class: self.queues.of(p) }
+    }
+
+    /// Every port with its class queues, in id order.
+    pub fn port_views(&self) -> impl Iterator<Item = PortView<'_>> {
+        (0..self.ports.len() as u32).map(|p| self.port(PortId(p)))
+    }
+
+    /// Fetches into the cache what sending a packet of the classes `classes` from port `p`
+    /// reads: the port's first two lines, and each class's queue with its counters.
+    #[inline(always)]
+    pub(crate) fn prefetch_port(&self, p: PortId, classes: std::ops::Range<usize>) {
+        let port = &self.ports[p.idx()];
+        crate::engine::prefetch(port);
+        crate::engine::prefetch(&port.far_switch);
+        for class in &self.queues.of(p)[classes] {
+            crate::engine::prefetch(class);
+            crate::engine::prefetch(&class.stats.queue_max);
+        }
     }
 
     /// The ports `measure.queue_ports` names, a name with `*` naming every port it matches;
@@ -225,7 +251,7 @@ impl Fabric {
                 if self.ports[p.idx()].paused[c] {
                     continue;
                 }
-                if let Some(i) = self.ports[p.idx()].class[c].queue.pop_front(&cx.pkts) {
+                if let Some(i) = self.queues.at_mut(p, c).queue.pop_front(&cx.pkts) {
                     next = Some(self.dequeued(p, c, i, cx));
                     break;
                 }
@@ -259,7 +285,7 @@ impl Fabric {
         let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
         let port = &mut self.ports[p.idx()];
         if !pfc_frame {
-            let st = &mut port.class[pkt.class as usize].stats;
+            let st = &mut self.queues.at_mut(p, pkt.class as usize).stats;
             st.tx_packets += 1;
             st.tx_bytes += wire;
             st.tx_payload_bytes += payload;
@@ -287,7 +313,7 @@ impl Fabric {
         let w = cx.pkts.get(i).wire_bytes as u64;
         let port = &mut self.ports[p.idx()];
         port.queue_bytes -= w;
-        let q = &mut port.class[c];
+        let q = self.queues.at_mut(p, c);
         let queued_before = q.bytes;
         q.bytes -= w;
         q.occupancy_changed(cx.now, -(w as i64));
@@ -304,7 +330,7 @@ impl Fabric {
         let w = cx.pkts.get(i).wire_bytes as u64;
         let port = &mut self.ports[p.idx()];
         port.queue_bytes += w;
-        let q = &mut port.class[c];
+        let q = self.queues.at_mut(p, c);
         q.queue.push_back(&mut cx.pkts, i);
         q.bytes += w;
         q.occupancy_changed(cx.now, w as i64);
@@ -319,8 +345,9 @@ impl Fabric {
         let i = cx.pkts.alloc(Packet::new(kind, class as u8, cx.cfg.pfc_frame_bytes as u16));
         let port = &mut self.ports[p.idx()];
         port.control.push_back(&mut cx.pkts, i);
-        port.class[class].stats.pauses_sent += pause as u64;
-        port.class[class].stats.resumes_sent += !pause as u64;
+        let st = &mut self.queues.at_mut(p, class).stats;
+        st.pauses_sent += pause as u64;
+        st.resumes_sent += !pause as u64;
         cx.events.push(cx.now, EventKind::Kick(p));
     }
 
@@ -339,7 +366,7 @@ impl Fabric {
         let pkt = *cx.pkts.get(i);
         cx.pkts.free(i);
         let pause = pkt.kind == PacketKind::Pause;
-        let resumed = self.ports[p.idx()].apply_pfc(pkt.class as usize, pause, cx.now);
+        let resumed = self.ports[p.idx()].apply_pfc(self.queues.at_mut(p, pkt.class as usize), pkt.class as usize, pause, cx.now);
         cx.measure.record_pfc(cx.now, p, pkt.class, pause);
         if resumed {
             self.try_tx(p, hosts, cx);
@@ -350,9 +377,8 @@ impl Fabric {
     /// the occupancy that held until now.
     #[inline(always)]
     pub(crate) fn queue_changes(&mut self, p: PortId, cx: &mut Ctx) {
-        let port = &self.ports[p.idx()];
-        if let Some(sampler) = port.sampler {
-            cx.measure.samplers[sampler as usize].observe(cx.now, &port.occupancies()[..cx.cfg.classes]);
+        if let Some(sampler) = self.ports[p.idx()].sampler {
+            cx.measure.samplers[sampler as usize].observe(cx.now, &occupancies(self.queues.of(p))[..cx.cfg.classes]);
         }
     }
 
@@ -370,9 +396,11 @@ impl Fabric {
     /// (and nothing fetched) for a packet arriving at a host, or a PFC frame.
     #[inline(always)]
     pub(crate) fn prefetch_egress(&self, pkt: &Packet) -> bool {
-        let Some(out) = self.ports.get(pkt.egress.idx()) else { return false };
+        if pkt.egress.idx() >= self.ports.len() {
+            return false;
+        }
         let c = pkt.class as usize;
-        out.prefetch(c..c + 1);
+        self.prefetch_port(pkt.egress, c..c + 1);
         true
     }
 
@@ -386,17 +414,17 @@ impl Fabric {
         let sw = &mut self.switches[s.idx()];
         let w = pkt.wire_bytes as u64;
         let out = &self.ports[egress.idx()];
-        let admitted = out.queue_checks & QUEUE_ADMIT == 0 || admits(out, c, w, &cx.cfg.queue_params[out.params as usize], cx.cfg.buffer.saturating_sub(sw.used));
+        let admitted = out.queue_checks & QUEUE_ADMIT == 0 || admits(self.queues.at(egress, c), w, &cx.cfg.queue_params[out.params as usize], cx.cfg.buffer.saturating_sub(sw.used));
         let inp = &self.ports[in_port.idx()];
         // Once its ingress has sent PAUSE, a packet goes into that ingress's headroom while it
         // has room, as a Broadcom MMU charges a priority group past XOFF (IEEE 802.1Qbb
         // headroom); otherwise into the shared buffer, which excludes every reserve.
-        let headroom = cx.cfg.pfc && inp.pausing[c] && inp.class[c].headroom_used + w <= inp.pfc_headroom;
+        let headroom = cx.cfg.pfc && inp.pausing[c] && self.queues.at(in_port, c).headroom_used + w <= inp.pfc_headroom;
         let shared_full = sw.used - sw.headroom_used + w > cx.cfg.buffer - sw.reserved;
         if (shared_full && !headroom) || injected || !admitted {
             // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
             sw.drops += 1;
-            self.ports[egress.idx()].class[c].stats.drops += 1;
+            self.queues.at_mut(egress, c).stats.drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
             hosts.dropped(&pkt, i, cx);
             return;
@@ -408,21 +436,21 @@ impl Fabric {
         p.in_headroom = headroom;
         p.hops = p.hops.saturating_add(1);
         if cx.cfg.pfc {
-            let inp = &mut self.ports[in_port.idx()];
-            inp.class[c].ingress_bytes += w;
+            let (inp, q) = (&mut self.ports[in_port.idx()], self.queues.at_mut(in_port, c));
+            q.ingress_bytes += w;
             if headroom {
-                inp.class[c].headroom_used += w;
+                q.headroom_used += w;
                 sw.headroom_used += w;
             }
             // The threshold (dynamic with `pfc_alpha`) is looked at only while the ingress runs.
-            if !inp.pausing[c] && inp.class[c].ingress_bytes > cx.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, cx.cfg.buffer)) {
+            if !inp.pausing[c] && q.ingress_bytes > cx.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, cx.cfg.buffer)) {
                 inp.pausing[c] = true;
                 self.send_pfc(in_port, c, true, cx);
             }
         }
         if mark_at_enqueue {
-            let out = &self.ports[egress.idx()];
-            let queued = (out.class[c].bytes, out.class[c].queue.len() as u64);
+            let out = self.queues.at(egress, c);
+            let queued = (out.bytes, out.queue.len() as u64);
             self.mark(s, egress, i, queued, cx);
         }
         self.enqueue(egress, c, i, hosts, cx);
@@ -441,7 +469,7 @@ impl Fabric {
         if out.red[c].mark(q, red, || sw.rng.random::<f64>()) {
             pkt.ecn = true;
             sw.marks += 1;
-            out.class[c].stats.ecn_marks += 1;
+            self.queues.at_mut(port, c).stats.ecn_marks += 1;
         }
     }
 
@@ -458,20 +486,20 @@ impl Fabric {
         }
         let out = &self.ports[port.idx()];
         if out.queue_checks & QUEUE_MARK_DEQUEUE != 0 {
-            let packets = out.class[c].queue.len() as u64 + 1;
+            let packets = self.queues.at(port, c).queue.len() as u64 + 1;
             self.mark(s, port, i, (queued, packets), cx);
         }
         if !cx.cfg.pfc {
             return;
         }
         let in_port = pkt.in_port;
-        let inp = &mut self.ports[in_port.idx()];
-        inp.class[c].ingress_bytes -= w;
+        let (inp, q) = (&mut self.ports[in_port.idx()], self.queues.at_mut(in_port, c));
+        q.ingress_bytes -= w;
         if pkt.in_headroom {
-            inp.class[c].headroom_used -= w;
+            q.headroom_used -= w;
         }
         let sw = &self.switches[s.idx()];
-        if inp.pausing[c] && inp.class[c].ingress_bytes <= cx.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, cx.cfg.buffer).saturating_sub(cx.cfg.pfc_resume_offset)) {
+        if inp.pausing[c] && q.ingress_bytes <= cx.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, cx.cfg.buffer).saturating_sub(cx.cfg.pfc_resume_offset)) {
             inp.pausing[c] = false;
             self.send_pfc(in_port, c, false, cx);
         }
@@ -493,7 +521,7 @@ impl Fabric {
         if !collects {
             return;
         }
-        let port = &self.ports[p.idx()];
+        let port = self.port(p);
         let record = IntHop::encode(cx.now, port.tx_bytes(), port.queue_bytes, port.rate);
         let st = cx.pkts.int_mut(i).expect("telemetry on: every packet has a stack");
         if st.n - st.fwd >= run.max_hops {

@@ -35,8 +35,8 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
     if c.drops + c.host_drops == 0 && c.naks > 0 {
         return Err(format!("{} NAKs without a drop: packets of a connection were reordered", c.naks));
     }
-    let port_drops: u64 = net.fabric.ports.iter().flat_map(|p| p.classes()).map(|q| q.stats.drops).sum();
-    let port_marks: u64 = net.fabric.ports.iter().flat_map(|p| p.classes()).map(|q| q.stats.ecn_marks).sum();
+    let port_drops: u64 = net.fabric.port_views().flat_map(|p| p.class).map(|q| q.stats.drops).sum();
+    let port_marks: u64 = net.fabric.port_views().flat_map(|p| p.class).map(|q| q.stats.ecn_marks).sum();
     if (port_drops, port_marks) != (c.drops, c.marks) {
         return Err(format!("ports count {port_drops} drops and {port_marks} marks, switches {} and {}", c.drops, c.marks));
     }
@@ -45,15 +45,16 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
         return Err(format!("flows count {flow_drops} dropped data packets, the network {}", c.data_drops));
     }
     for h in &net.hosts.nodes {
-        let port = &net.fabric.ports[h.port.idx()];
+        let port = net.fabric.port(h.port);
         for (c, q) in h.nic.iter().enumerate() {
             let held: u64 = q.iter().map(|s| s.wire_left(net.cx.cfg.payload_per_packet, net.cx.cfg.header_bytes)).sum();
-            if held != port.class[c].nic_bytes {
-                return Err(format!("host {}: its NIC holds {held} bytes of class {c}, its port counts {}", h.node, port.class[c].nic_bytes));
+            let counted = port.class.get(c).map_or(0, |q| q.nic_bytes);
+            if held != counted {
+                return Err(format!("host {}: its NIC holds {held} bytes of class {c}, its port counts {counted}", h.node));
             }
         }
     }
-    for (i, port) in net.fabric.ports.iter().enumerate() {
+    for (i, port) in net.fabric.port_views().enumerate() {
         let pausing = (0..MAX_CLASSES).filter(|&c| port.pausing[c]).count() as u64;
         let resumes: u64 = port.classes().iter().map(|q| q.stats.resumes_sent).sum();
         if port.pauses_sent() != resumes + pausing {
@@ -64,7 +65,7 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
         }
     }
     for sw in &net.fabric.switches {
-        let held: u64 = net.fabric.ports.iter().filter(|p| p.owner == Owner::Switch(SwitchId(sw.node - net.fabric.graph.hosts))).map(|p| p.classes().iter().map(|q| q.headroom_used).sum::<u64>()).sum();
+        let held: u64 = net.fabric.port_views().filter(|p| p.owner == Owner::Switch(SwitchId(sw.node - net.fabric.graph.hosts))).map(|p| p.class.iter().map(|q| q.headroom_used).sum::<u64>()).sum();
         if held != sw.headroom_used {
             return Err(format!("switch {}: headroom in use {}, its ports hold {held}", sw.node, sw.headroom_used));
         }

@@ -249,7 +249,7 @@ impl Network {
                     crate::engine::prefetch(self.cx.pkts.get(pkt));
                     crate::engine::prefetch(&self.fabric.ports[port.idx()]);
                 }
-                Some(EventKind::TxDone { port, .. }) => self.fabric.ports[port.idx()].prefetch(0..self.cx.cfg.classes),
+                Some(EventKind::TxDone { port, .. }) => self.fabric.prefetch_port(port, 0..self.cx.cfg.classes),
                 _ => {}
             }
         }
@@ -307,10 +307,10 @@ impl Network {
     fn warmup_end(&mut self) {
         self.cx.run_event_handled();
         self.cx.measure.at_warmup = self.counters();
-        for p in &mut self.fabric.ports {
-            p.start_measuring(self.cx.now);
+        for q in self.fabric.queues.iter_mut() {
+            q.start_measuring(self.cx.now);
         }
-        self.cx.measure.ports_at_warmup = self.fabric.ports.iter().map(|p| p.stats_at(self.cx.now)).collect();
+        self.cx.measure.ports_at_warmup = self.fabric.port_views().map(|p| p.stats_at(self.cx.now)).collect();
     }
 
     /// The end of the run: queue samplers see the last interval, and drops their senders had
@@ -325,8 +325,7 @@ impl Network {
             }
         }
         for s in &mut self.cx.measure.samplers {
-            let port = &self.fabric.ports[s.port.idx()];
-            s.observe(self.cx.cfg.end, &port.occupancies()[..self.cx.cfg.classes]);
+            s.observe(self.cx.cfg.end, &self.fabric.port(s.port).occupancies()[..self.cx.cfg.classes]);
         }
     }
 
@@ -363,8 +362,8 @@ impl Network {
     /// PFC frames sent, time ports spent paused, drops and ECN marks, so far.
     pub fn counters(&self) -> Counters {
         Counters {
-            pauses: self.fabric.ports.iter().map(|p| p.pauses_sent()).sum(),
-            paused: Time(self.fabric.ports.iter().map(|p| p.paused_time_at(self.cx.now).ps()).sum()),
+            pauses: self.fabric.port_views().map(|p| p.pauses_sent()).sum(),
+            paused: Time(self.fabric.port_views().map(|p| p.paused_time_at(self.cx.now).ps()).sum()),
             drops: self.fabric.switches.iter().map(|s| s.drops).sum(),
             marks: self.fabric.switches.iter().map(|s| s.marks).sum(),
             retransmits: self.all_stats().map(|s| s.retransmits).sum(),
@@ -429,6 +428,11 @@ impl Network {
     /// Every port, two per link (see `Port::peer`).
     pub fn ports(&self) -> &[Port] {
         &self.fabric.ports
+    }
+
+    /// Port `p` with its class queues and statistics.
+    pub fn port(&self, p: PortId) -> crate::port::PortView<'_> {
+        self.fabric.port(p)
     }
 
     pub fn hosts(&self) -> &[Host] {

@@ -323,7 +323,7 @@ fn ports_table(net: &Network) -> Table {
     let secs = measured_s(net);
     let end = net.cx.cfg.end;
     let mut rows: Vec<(u32, usize, ClassStats)> = Vec::new();
-    for (i, port) in net.fabric.ports.iter().enumerate() {
+    for (i, port) in net.fabric.port_views().enumerate() {
         let now = port.stats_at(end);
         for (c, st) in now.iter().enumerate() {
             let before = net.cx.measure.ports_at_warmup.get(i).map_or_else(ClassStats::default, |w| w[c]);

@@ -463,6 +463,7 @@ impl Partitioned {
             for p in 0..base.fabric.ports.len() {
                 if of_node[base.fabric.ports[p].node as usize] == q {
                     std::mem::swap(&mut base.fabric.ports[p], &mut net.fabric.ports[p]);
+                    base.fabric.queues.of_mut(PortId(p as u32)).swap_with_slice(net.fabric.queues.of_mut(PortId(p as u32)));
                     std::mem::swap(&mut base.cx.measure.ports_at_warmup[p], &mut net.cx.measure.ports_at_warmup[p]);
                     if let Some(s) = base.fabric.ports[p].sampler {
                         std::mem::swap(&mut base.cx.measure.samplers[s as usize], &mut net.cx.measure.samplers[s as usize]);

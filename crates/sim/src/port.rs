@@ -25,10 +25,9 @@ pub enum Owner {
 
 /// A port's fields are laid out by how often the packet path reads them: what every packet
 /// reads (the first two cache lines: timing, the link, routing, the PFC frames' queue and the
-/// pauses), then PFC thresholds, then per class its queue and byte counts with the statistics
-/// every packet updates (two lines), and the rest of its statistics. At a thousand hosts the
-/// ports no longer fit in the cache, so a packet's hop costs about as many misses as the lines
-/// it touches, and the main loop fetches them ahead (`Port::prefetch`).
+/// pauses), then PFC thresholds. Its class queues are apart (`ClassQueues`). At a thousand
+/// hosts the ports no longer fit in the cache, so a packet's hop costs about as many misses as
+/// the lines it touches, and the main loop fetches them ahead (`Fabric::prefetch_port`).
 #[repr(C, align(64))]
 pub struct Port {
     /// When the packet being serialized (the last one started) is done.
@@ -62,8 +61,6 @@ pub struct Port {
     /// Index of the port's queue sampler, if it is sampled, and of its packet capture.
     pub sampler: Option<u32>,
     pub capture: Option<u32>,
-    /// Classes in use (`class[..classes]`).
-    classes: u8,
     /// PFC frames, sent before any class.
     pub control: PacketQueue,
     /// The peer asked this egress to stop a class (PFC).
@@ -77,7 +74,6 @@ pub struct Port {
     /// RED's spacing state per class in use.
     pub red: Box<[RedState]>,
     paused_since: [Time; MAX_CLASSES],
-    pub class: [ClassQueue; MAX_CLASSES],
 }
 
 /// One priority class of a port: its queue and what it holds, in one cache line, then what the
@@ -117,6 +113,79 @@ impl ClassQueue {
         self.stats.queue_area -= delta as i128 * now.ps() as i128;
         self.stats.queue_max = self.stats.queue_max.max(occupancy);
     }
+
+    /// Starts the measured period of the occupancy statistics at `now` (the warm-up's end):
+    /// the integral restarts from zero there (−occupancy × now, completed by
+    /// `PortView::stats_at`) and the peak from what is queued now.
+    pub(crate) fn start_measuring(&mut self, now: Time) {
+        let occupancy = self.occupancy();
+        self.stats.queue_area = -(occupancy as i128 * now.ps() as i128);
+        self.stats.queue_max = occupancy;
+    }
+}
+
+/// Every port's class queues, port after port (the classes in use, the same number at every
+/// port), apart from the ports: a port carries one or two classes where it could carry eight,
+/// and a class's place follows from its port's id, so that the main loop can fetch it ahead
+/// without reading the port first.
+pub struct ClassQueues {
+    /// Port `p`'s classes are `all[p << shift..][..per_port]`: a power of two apart, so that
+    /// finding one is a shift, not a product.
+    shift: u32,
+    per_port: usize,
+    all: Vec<ClassQueue>,
+}
+
+impl ClassQueues {
+    /// Empty queues of `classes` classes for `ports` ports.
+    pub fn new(ports: usize, classes: usize) -> ClassQueues {
+        let shift = classes.next_power_of_two().trailing_zeros();
+        ClassQueues { shift, per_port: classes, all: (0..ports << shift).map(|_| ClassQueue::default()).collect() }
+    }
+
+    /// Port `p`'s classes.
+    #[inline]
+    pub fn of(&self, p: PortId) -> &[ClassQueue] {
+        &self.all[p.idx() << self.shift..][..self.per_port]
+    }
+
+    #[inline]
+    pub fn of_mut(&mut self, p: PortId) -> &mut [ClassQueue] {
+        &mut self.all[p.idx() << self.shift..][..self.per_port]
+    }
+
+    /// Every port's classes.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut ClassQueue> {
+        self.all.chunks_mut(1 << self.shift).flat_map(|port| &mut port[..self.per_port])
+    }
+
+    /// Class `c` of port `p`.
+    #[inline]
+    pub fn at(&self, p: PortId, c: usize) -> &ClassQueue {
+        debug_assert!(c < self.per_port, "class {c} of {}", self.per_port);
+        &self.all[p.idx() << self.shift | c]
+    }
+
+    #[inline]
+    pub fn at_mut(&mut self, p: PortId, c: usize) -> &mut ClassQueue {
+        debug_assert!(c < self.per_port, "class {c} of {}", self.per_port);
+        &mut self.all[p.idx() << self.shift | c]
+    }
+}
+
+/// A port with its class queues (`Fabric::port`): what its statistics are read from.
+#[derive(Clone, Copy)]
+pub struct PortView<'a> {
+    pub port: &'a Port,
+    pub class: &'a [ClassQueue],
+}
+
+impl std::ops::Deref for PortView<'_> {
+    type Target = Port;
+
+    fn deref(&self) -> &Port {
+        self.port
+    }
 }
 
 impl Port {
@@ -136,7 +205,6 @@ impl Port {
             queue_checks: 0,
             done_queued: false,
             crosses: false,
-            classes: classes as u8,
             paused: [false; MAX_CLASSES],
             pausing: [false; MAX_CLASSES],
             pfc_xoff: u64::MAX,
@@ -148,25 +216,7 @@ impl Port {
             capture: None,
             red: vec![RedState::default(); classes].into_boxed_slice(),
             paused_since: [Time::ZERO; MAX_CLASSES],
-            class: Default::default(),
         }
-    }
-
-    /// Fetches into the cache what sending a packet of the classes `classes` reads: the
-    /// port's first two lines, and each class's queue with its counters.
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, classes: std::ops::Range<usize>) {
-        crate::engine::prefetch(self);
-        crate::engine::prefetch(&self.far_switch);
-        for class in &self.class[classes] {
-            crate::engine::prefetch(class);
-            crate::engine::prefetch(&class.stats.queue_max);
-        }
-    }
-
-    /// The classes in use.
-    pub fn classes(&self) -> &[ClassQueue] {
-        &self.class[..self.classes as usize]
     }
 
     /// Takes the queue settings `q` its `params` index names, keeping at hand what every
@@ -182,14 +232,14 @@ impl Port {
     /// Applies a PFC frame received on this port to its egress. Returns true if the class can
     /// send again. The packet being serialized is never cut: a pause takes effect at the next
     /// packet boundary (802.1Qbb).
-    pub fn apply_pfc(&mut self, class: usize, pause: bool, now: Time) -> bool {
-        self.class[class].stats.pfc_received += 1;
+    pub fn apply_pfc(&mut self, q: &mut ClassQueue, class: usize, pause: bool, now: Time) -> bool {
+        q.stats.pfc_received += 1;
         if pause && !self.paused[class] {
             self.paused[class] = true;
             self.paused_since[class] = now;
         } else if !pause && self.paused[class] {
             self.paused[class] = false;
-            self.class[class].stats.paused += now - self.paused_since[class];
+            q.stats.paused += now - self.paused_since[class];
             return true;
         }
         false
@@ -207,15 +257,23 @@ impl Port {
         self.done_queued = false;
     }
 
-    /// Every class's occupancy.
+}
+
+impl PortView<'_> {
+    /// The classes in use.
+    pub fn classes(&self) -> &[ClassQueue] {
+        self.class
+    }
+
+    /// Every class's occupancy (0 past the classes in use).
     pub fn occupancies(&self) -> [u64; MAX_CLASSES] {
-        std::array::from_fn(|c| self.class[c].occupancy())
+        occupancies(self.class)
     }
 
     /// The class statistics as they stand at `now`: a pause still in force included, and the
     /// occupancy integral completed to `now`.
     pub fn stats_at(&self, now: Time) -> Vec<ClassStats> {
-        let mut out: Vec<ClassStats> = self.classes().iter().map(|q| q.stats).collect();
+        let mut out: Vec<ClassStats> = self.class.iter().map(|q| q.stats).collect();
         for (c, s) in out.iter_mut().enumerate() {
             if self.paused[c] {
                 s.paused += now - self.paused_since[c];
@@ -225,37 +283,31 @@ impl Port {
         out
     }
 
-    /// Starts the measured period of the occupancy statistics at `now` (the warm-up's end):
-    /// the integral restarts from zero there (−occupancy × now, completed by `stats_at`) and
-    /// the peak from what is queued now.
-    pub(crate) fn start_measuring(&mut self, now: Time) {
-        for c in 0..self.classes as usize {
-            let occupancy = self.class[c].occupancy();
-            self.class[c].stats.queue_area = -(occupancy as i128 * now.ps() as i128);
-            self.class[c].stats.queue_max = occupancy;
-        }
-    }
-
     /// Bytes sent, all classes.
     pub fn tx_bytes(&self) -> u64 {
-        self.classes().iter().map(|q| q.stats.tx_bytes).sum()
+        self.class.iter().map(|q| q.stats.tx_bytes).sum()
     }
 
     /// Payload sent, all classes.
     pub fn tx_payload_bytes(&self) -> u64 {
-        self.classes().iter().map(|q| q.stats.tx_payload_bytes).sum()
+        self.class.iter().map(|q| q.stats.tx_payload_bytes).sum()
     }
 
     /// PAUSE frames sent, all classes.
     pub fn pauses_sent(&self) -> u64 {
-        self.classes().iter().map(|q| q.stats.pauses_sent).sum()
+        self.class.iter().map(|q| q.stats.pauses_sent).sum()
     }
 
     /// Time the egress spent paused by `now`, summed over classes.
     pub fn paused_time_at(&self, now: Time) -> Time {
-        let open = (0..self.classes as usize).filter(|&c| self.paused[c]).map(|c| now - self.paused_since[c]);
-        self.classes().iter().map(|q| q.stats.paused).chain(open).fold(Time::ZERO, |a, b| a + b)
+        let open = (0..self.class.len()).filter(|&c| self.paused[c]).map(|c| now - self.paused_since[c]);
+        self.class.iter().map(|q| q.stats.paused).chain(open).fold(Time::ZERO, |a, b| a + b)
     }
+}
+
+/// Every class's occupancy in `class` (0 past them).
+pub fn occupancies(class: &[ClassQueue]) -> [u64; MAX_CLASSES] {
+    std::array::from_fn(|c| class.get(c).map_or(0, ClassQueue::occupancy))
 }
 
 /// One class of one port, as the `ports` table reports it. PFC frames count as pauses and

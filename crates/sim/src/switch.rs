@@ -2,7 +2,7 @@
 //! ECN marking (step or RED) at dequeue or enqueue, and PFC per ingress port and class.
 
 use crate::engine::Rng;
-use crate::port::Port;
+use crate::port::ClassQueue;
 use crate::scenario::{EcnConfig, MarkAt, QueueLen, Spacing};
 use rttlab_cc::Rate;
 
@@ -135,18 +135,18 @@ impl RedState {
     }
 }
 
-/// Whether class `c` of egress `port` takes a packet of `w` bytes under its queue limit and
+/// Whether class queue `q` of an egress takes a packet of `w` bytes under its queue limit and
 /// the dynamic threshold, with `free` bytes of the shared buffer left: the queue above the
 /// device ring stays within `limit`, and the class queue within `alpha · free` (Choudhury
 /// and Hahne 1998).
 #[inline]
-pub(crate) fn admits(port: &Port, c: usize, w: u64, params: &QueueParams, free: u64) -> bool {
+pub(crate) fn admits(q: &ClassQueue, w: u64, params: &QueueParams, free: u64) -> bool {
     let within_limit = match params.limit {
         None => true,
-        Some(QueueLen::Packets(n)) => (port.class[c].queue.len() as u64).saturating_sub(params.device_queue) < n,
-        Some(QueueLen::Bytes(b)) => port.class[c].bytes + w <= b,
+        Some(QueueLen::Packets(n)) => (q.queue.len() as u64).saturating_sub(params.device_queue) < n,
+        Some(QueueLen::Bytes(b)) => q.bytes + w <= b,
     };
-    within_limit && params.alpha.is_none_or(|a| (port.class[c].bytes + w) as f64 <= a * free as f64)
+    within_limit && params.alpha.is_none_or(|a| (q.bytes + w) as f64 <= a * free as f64)
 }
 
 #[cfg(test)]

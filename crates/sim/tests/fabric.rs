@@ -171,7 +171,7 @@ fn flow_sizes_offer_their_target_load_on_the_host_links() {
     let flows = format!("[[workloads]]\nkind = \"flow_sizes\"\ncdf = \"alistorage\"\nload = {load}");
     let net = run_net(&fat_tree_with(4, "200ms", &flows));
     let secs = 0.2;
-    let host_payload: u64 = (0..net.graph().hosts).map(|h| net.ports()[net.hosts()[h as usize].port.idx()].tx_payload_bytes()).sum();
+    let host_payload: u64 = (0..net.graph().hosts).map(|h| net.port(net.hosts()[h as usize].port).tx_payload_bytes()).sum();
     let measured = host_payload as f64 * 8.0 / (net.graph().hosts as f64 * 10e9 * secs);
     assert!((measured - load).abs() / load < 0.03, "measured load {measured:.4} vs {load}");
     // Finished flows give their slots back: slots stay near the flows in flight.

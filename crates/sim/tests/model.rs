@@ -271,8 +271,8 @@ fn pfc_pause_and_resume_timing_by_hand() {
         pfc_trace = true
         "#,
     );
-    let h1 = &net.ports()[net.hosts()[1].port.idx()];
-    let s0_h1 = &net.ports()[h1.peer.idx()];
+    let h1 = net.port(net.hosts()[1].port);
+    let s0_h1 = net.port(h1.peer);
     assert_eq!(s0_h1.pauses_sent(), 1);
     assert_eq!(h1.paused_time_at(net.end()), Time(51_251_200 - 6_851_200));
     assert!(!h1.paused[1]);

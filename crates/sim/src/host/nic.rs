@@ -196,7 +196,7 @@ impl Hosts {
     fn nic_holds(&mut self, h: u32, c: usize, delta: i64, fabric: &mut Fabric, cx: &mut Ctx) {
         let p = self.nodes[h as usize].port;
         fabric.queue_changes(p, cx);
-        let q = &mut fabric.ports[p.idx()].class[c];
+        let q = fabric.queues.at_mut(p, c);
         q.nic_bytes = q.nic_bytes.checked_add_signed(delta).expect("a NIC never sends more than it holds");
         q.occupancy_changed(cx.now, delta);
     }
