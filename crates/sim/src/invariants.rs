@@ -56,12 +56,12 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
     }
     for (i, port) in net.fabric.port_views().enumerate() {
         let pausing = (0..MAX_CLASSES).filter(|&c| port.pausing[c]).count() as u64;
-        let resumes: u64 = port.classes().iter().map(|q| q.stats.resumes_sent).sum();
+        let resumes: u64 = port.class.iter().map(|q| q.stats.resumes_sent).sum();
         if port.pauses_sent() != resumes + pausing {
             return Err(format!("port {i}: {} PAUSEs, {resumes} RESUMEs, {pausing} classes paused", port.pauses_sent()));
         }
-        if port.classes().iter().any(|q| q.headroom_used > port.pfc_headroom) {
-            return Err(format!("port {i}: headroom holds {:?}, its reserve is {}", port.classes().iter().map(|q| q.headroom_used).collect::<Vec<_>>(), port.pfc_headroom));
+        if port.class.iter().any(|q| q.headroom_used > port.pfc_headroom) {
+            return Err(format!("port {i}: headroom holds {:?}, its reserve is {}", port.class.iter().map(|q| q.headroom_used).collect::<Vec<_>>(), port.pfc_headroom));
         }
     }
     for sw in &net.fabric.switches {

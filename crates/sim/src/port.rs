@@ -105,8 +105,8 @@ impl ClassQueue {
     /// The occupancy changed by `delta` bytes at `now` (it is already counted). The integral
     /// of the occupancy over [t₀, t] is occupancy(t)·t − occupancy(t₀)·t₀ − Σ delta·time over
     /// the changes between: `queue_area` accumulates −delta·time from −occupancy(t₀)·t₀ on
-    /// (`Port::start_measuring`) and `Port::stats_at` adds occupancy(t)·t, so a change costs
-    /// one product.
+    /// (`start_measuring`) and `PortView::stats_at` adds occupancy(t)·t, so a change costs one
+    /// product.
     #[inline]
     pub(crate) fn occupancy_changed(&mut self, now: Time, delta: i64) {
         let occupancy = self.occupancy();
@@ -229,8 +229,8 @@ impl Port {
         self.pfc_headroom = q.pfc_headroom;
     }
 
-    /// Applies a PFC frame received on this port to its egress. Returns true if the class can
-    /// send again. The packet being serialized is never cut: a pause takes effect at the next
+    /// Applies a PFC frame for `class` (whose queue is `q`) received on this port to its
+    /// egress. Returns true if the class can send again. The packet being serialized is never cut: a pause takes effect at the next
     /// packet boundary (802.1Qbb).
     pub fn apply_pfc(&mut self, q: &mut ClassQueue, class: usize, pause: bool, now: Time) -> bool {
         q.stats.pfc_received += 1;
@@ -256,15 +256,9 @@ impl Port {
     pub(crate) fn tx_done(&mut self) {
         self.done_queued = false;
     }
-
 }
 
 impl PortView<'_> {
-    /// The classes in use.
-    pub fn classes(&self) -> &[ClassQueue] {
-        self.class
-    }
-
     /// Every class's occupancy (0 past the classes in use).
     pub fn occupancies(&self) -> [u64; MAX_CLASSES] {
         occupancies(self.class)
@@ -316,7 +310,7 @@ pub fn occupancies(class: &[ClassQueue]) -> [u64; MAX_CLASSES] {
 #[repr(C)]
 pub struct ClassStats {
     /// ∫ occupancy dt in byte·ps, and the peak occupancy in bytes, over the measured period
-    /// (as `Port::stats_at` gives them). First: every enqueue and dequeue updates them.
+    /// (as `PortView::stats_at` gives them). First: every enqueue and dequeue updates them.
     pub queue_area: i128,
     pub queue_max: u64,
     pub tx_packets: u64,
@@ -338,7 +332,7 @@ pub struct ClassStats {
 
 impl ClassStats {
     /// What happened between `earlier` and these statistics. The occupancy figures are these
-    /// statistics': they restart when the measured period does (`Port::start_measuring`).
+    /// statistics': they restart when the measured period does (`ClassQueue::start_measuring`).
     pub fn since(&self, earlier: &ClassStats) -> ClassStats {
         ClassStats {
             tx_packets: self.tx_packets - earlier.tx_packets,

@@ -17,7 +17,7 @@ pub fn histogram() -> Histogram<u64> {
 /// occupancy only changes at enqueue and dequeue, so each change first credits the samples that
 /// fell since the previous change with the value that held over them. The histogram counts the
 /// instants from `warmup` on; the trace, when kept, every instant. At a host port the
-/// occupancy includes the segments its NIC holds (`Port::occupancy`).
+/// occupancy includes the segments its NIC holds (`ClassQueue::occupancy`).
 pub struct QueueSampler {
     pub port: PortId,
     pub name: String,
