@@ -250,7 +250,26 @@ fn same_seed_same_summary_other_seed_differs() {
 /// 1500 B wait (≤ XON), so the RESUME sent at 50.2 µs reaches h1 at 51.2512 µs.
 #[test]
 fn pfc_pause_and_resume_timing_by_hand() {
-    let net = run_net(
+    pfc_by_hand("", 1);
+}
+
+/// The same with three classes and the flow in the last: a class's queue, its PFC accounting
+/// and its statistics are found at a port that carries a number of classes other than a power
+/// of two (`ClassQueues`), and the classes it does not use stay empty.
+#[test]
+fn pfc_by_hand_in_the_last_of_three_classes() {
+    let net = pfc_by_hand("classes = 3", 2);
+    for class in ["0", "1"] {
+        assert_eq!(cell(&net, "ports", &[("port", "s0-h0"), ("class", class)], "tx_packets"), 0.0);
+        assert_eq!(cell(&net, "ports", &[("port", "h1-s0"), ("class", class)], "pfc_received"), 0.0);
+    }
+    assert_eq!(net.port(net.hosts()[1].port).class.len(), 3);
+}
+
+/// `pfc_pause_and_resume_timing_by_hand` with `switch` added to `[switch]` and the flow's data
+/// in class `data` (ACKs in class 0).
+fn pfc_by_hand(switch: &str, data: u8) -> rttlab_sim::Network {
+    let net = run_net(&format!(
         r#"
         duration = "54us"
         [topology]
@@ -264,30 +283,34 @@ fn pfc_pause_and_resume_timing_by_hand() {
         [switch]
         pfc_xoff = "3000B"
         pfc_xon = "1500B"
+        {switch}
         [[flows]]
         src = 1
         dst = 0
+        class = {data}
         [measure]
         pfc_trace = true
         "#,
-    );
+    ));
     let h1 = net.port(net.hosts()[1].port);
     let s0_h1 = net.port(h1.peer);
     assert_eq!(s0_h1.pauses_sent(), 1);
     assert_eq!(h1.paused_time_at(net.end()), Time(51_251_200 - 6_851_200));
-    assert!(!h1.paused[1]);
+    assert!(!h1.paused[data as usize]);
     // Six packets before the pause, three more after the resume (at 51.2512, 52.4512, 53.6512 µs).
     assert_eq!(h1.tx_bytes(), 9 * 1500);
-    // The ports table and the PFC timeline say the same, for the data class (1).
-    let h1_row = |col| cell(&net, "ports", &[("port", "h1-s0"), ("class", "1")], col);
+    // The ports table and the PFC timeline say the same, for the data class.
+    let class = data.to_string();
+    let h1_row = |col| cell(&net, "ports", &[("port", "h1-s0"), ("class", &class)], col);
     assert_eq!((h1_row("tx_packets"), h1_row("pfc_received"), h1_row("paused_us")), (9.0, 2.0, 44.4));
-    let s0_row = |col| cell(&net, "ports", &[("port", "s0-h1"), ("class", "1")], col);
+    let s0_row = |col| cell(&net, "ports", &[("port", "s0-h1"), ("class", &class)], col);
     assert_eq!((s0_row("pauses_sent"), s0_row("resumes_sent"), s0_row("tx_packets")), (1.0, 1.0, 0.0));
     // s0-h0 holds at most packets 2..6 (7500 B, once packet 6 arrives at 8.2 µs) behind packet 1.
-    assert_eq!(cell(&net, "ports", &[("port", "s0-h0"), ("class", "1")], "queue_max_kb"), 7.5);
+    assert_eq!(cell(&net, "ports", &[("port", "s0-h0"), ("class", &class)], "queue_max_kb"), 7.5);
     assert_eq!(cell(&net, "pfc", &[("event", "pause")], "time_us"), 6.8512);
     assert_eq!(cell(&net, "pfc", &[("event", "resume")], "time_us"), 51.2512);
-    assert_eq!(cell(&net, "pfc", &[("event", "resume")], "class"), 1.0);
+    assert_eq!(cell(&net, "pfc", &[("event", "resume")], "class"), data as f64);
+    net
 }
 
 /// NIC pacing (TIMELY §5, Fig. 16): one 16 KB segment paced at 1 Gbps on a 10 Gbps link. Its
