@@ -8,7 +8,7 @@ use crate::ctx::{Ctx, RunConfig};
 use crate::engine::{rng_stream, EventKind, Stream};
 use crate::ids::{PktId, PortId, SwitchId};
 use crate::packet::{Packet, PacketKind};
-use crate::port::{occupancies, port_name, ClassQueues, Owner, Port, PortView, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
+use crate::port::{port_name, ClassQueues, Owner, Port, PortView, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
 use crate::routing::Routing;
 use crate::scenario::{invalid, Scenario, ScenarioError, Workload};
 use crate::switch::{admits, QueueParams, Red, Switch};
@@ -61,8 +61,8 @@ impl Fabric {
         let classes = s.switch.classes as usize;
         for l in &graph.links {
             let (pa, pb) = (ports.len() as u32, ports.len() as u32 + 1);
-            ports.push(Port::new(owner(l.a), l.a, (PortId(pb), switch(l.b)), l.rate_ab, l.delay, classes));
-            ports.push(Port::new(owner(l.b), l.b, (PortId(pa), switch(l.a)), l.rate_ba, l.delay, classes));
+            ports.push(Port::new(owner(l.a), l.a, (PortId(pb), switch(l.b)), l.rate_ab, l.delay));
+            ports.push(Port::new(owner(l.b), l.b, (PortId(pa), switch(l.a)), l.rate_ba, l.delay));
             node_ports[l.a as usize].push(PortId(pa));
             node_ports[l.b as usize].push(PortId(pb));
         }
@@ -378,7 +378,7 @@ impl Fabric {
     #[inline(always)]
     pub(crate) fn queue_changes(&mut self, p: PortId, cx: &mut Ctx) {
         if let Some(sampler) = self.ports[p.idx()].sampler {
-            cx.measure.samplers[sampler as usize].observe(cx.now, &occupancies(self.queues.of(p))[..cx.cfg.classes]);
+            cx.measure.samplers[sampler as usize].observe(cx.now, &self.port(p).occupancies()[..cx.cfg.classes]);
         }
     }
 
@@ -460,16 +460,15 @@ impl Fabric {
     /// for a queue of `queued` (bytes, packets).
     fn mark(&mut self, s: SwitchId, port: PortId, i: PktId, (bytes, packets): (u64, u64), cx: &mut Ctx) {
         let pkt = cx.pkts.get_mut(i);
-        let out = &mut self.ports[port.idx()];
-        let params = &cx.cfg.queue_params[out.params as usize];
+        let params = &cx.cfg.queue_params[self.ports[port.idx()].params as usize];
         let (Some(red), PacketKind::Data) = (&params.ecn, pkt.kind) else { return };
         let c = pkt.class as usize;
         let q = if red.packets { packets.saturating_sub(params.device_queue) } else { bytes };
-        let sw = &mut self.switches[s.idx()];
-        if out.red[c].mark(q, red, || sw.rng.random::<f64>()) {
+        let (sw, out) = (&mut self.switches[s.idx()], self.queues.at_mut(port, c));
+        if out.red.mark(q, red, || sw.rng.random::<f64>()) {
             pkt.ecn = true;
             sw.marks += 1;
-            self.queues.at_mut(port, c).stats.ecn_marks += 1;
+            out.stats.ecn_marks += 1;
         }
     }
 

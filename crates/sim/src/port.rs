@@ -71,8 +71,6 @@ pub struct Port {
     pub pfc_xoff: u64,
     pub pfc_xon: u64,
     pub pfc_headroom: u64,
-    /// RED's spacing state per class in use.
-    pub red: Box<[RedState]>,
     paused_since: [Time; MAX_CLASSES],
 }
 
@@ -93,6 +91,8 @@ pub struct ClassQueue {
     pub ingress_bytes: u64,
     pub headroom_used: u64,
     pub stats: ClassStats,
+    /// RED's spacing state (switch egress with ECN marking).
+    pub red: RedState,
 }
 
 impl ClassQueue {
@@ -189,9 +189,8 @@ impl std::ops::Deref for PortView<'_> {
 }
 
 impl Port {
-    /// The egress of `node` on a link to the port `peer` of `far_switch` (`None`: of a host),
-    /// carrying `classes` priority classes.
-    pub fn new(owner: Owner, node: u32, (peer, far_switch): (PortId, Option<SwitchId>), rate: Rate, delay: Time, classes: usize) -> Port {
+    /// The egress of `node` on a link to the port `peer` of `far_switch` (`None`: of a host).
+    pub fn new(owner: Owner, node: u32, (peer, far_switch): (PortId, Option<SwitchId>), rate: Rate, delay: Time) -> Port {
         Port {
             busy_until: Time::ZERO,
             done_seq: 0,
@@ -214,7 +213,6 @@ impl Port {
             far_switch,
             sampler: None,
             capture: None,
-            red: vec![RedState::default(); classes].into_boxed_slice(),
             paused_since: [Time::ZERO; MAX_CLASSES],
         }
     }
@@ -261,7 +259,7 @@ impl Port {
 impl PortView<'_> {
     /// Every class's occupancy (0 past the classes in use).
     pub fn occupancies(&self) -> [u64; MAX_CLASSES] {
-        occupancies(self.class)
+        std::array::from_fn(|c| self.class.get(c).map_or(0, ClassQueue::occupancy))
     }
 
     /// The class statistics as they stand at `now`: a pause still in force included, and the
@@ -297,11 +295,6 @@ impl PortView<'_> {
         let open = (0..self.class.len()).filter(|&c| self.paused[c]).map(|c| now - self.paused_since[c]);
         self.class.iter().map(|q| q.stats.paused).chain(open).fold(Time::ZERO, |a, b| a + b)
     }
-}
-
-/// Every class's occupancy in `class` (0 past them).
-pub fn occupancies(class: &[ClassQueue]) -> [u64; MAX_CLASSES] {
-    std::array::from_fn(|c| class.get(c).map_or(0, ClassQueue::occupancy))
 }
 
 /// One class of one port, as the `ports` table reports it. PFC frames count as pauses and
