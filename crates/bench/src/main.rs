@@ -254,8 +254,8 @@ fn predict_partitions(path: &Path, duration: Option<Time>, set: &[(String, toml:
     let net = rttlab_sim::Network::new(&s).map_err(|e| format!("{}: {e}", path.display()))?;
     let event_us = plain.wall_s / plain.events as f64 * 1e6;
     let b2 = partition::barrier_us();
-    let (events, predictions) = partition::predict(net, counts, event_us, b2);
-    Ok(json!({ "scenario": s.name, "simulated_s": plain.simulated_s, "events": events, "wall_s": plain.wall_s, "event_us": event_us, "barrier_2_threads_us": b2, "predictions": predictions }))
+    let (events, by_kind, predictions) = partition::predict(net, counts, event_us, b2);
+    Ok(json!({ "scenario": s.name, "simulated_s": plain.simulated_s, "events": events, "events_by_kind": by_kind, "wall_s": plain.wall_s, "event_us": event_us, "barrier_2_threads_us": b2, "predictions": predictions }))
 }
 
 /// Runs `rttlab-bench run` in a child process and reads its figures.

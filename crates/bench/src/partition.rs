@@ -35,7 +35,9 @@
 
 use rttlab_sim::topology::Graph;
 use rttlab_sim::partition::{lookahead, partition};
+use rttlab_sim::engine::EventKind;
 use rttlab_sim::Network;
+use std::collections::BTreeMap;
 use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -186,14 +188,36 @@ pub fn barrier_us() -> f64 {
     t / ROUNDS as f64 * 1e6
 }
 
-/// Runs `net` through, tallying its events for each partition count, and predicts each one's
-/// speed-up from `event_us`, the single-threaded run's time per event, and `b2_us`, the
-/// two-thread barrier.
-pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64) -> (u64, Vec<Prediction>) {
+/// What an event is, for the count of a run's events by kind: a packet's arrival is told
+/// apart by what it arrives at, a switch or a host (the two cost differently).
+pub fn kind_name(net: &Network, kind: &EventKind) -> &'static str {
+    match kind {
+        EventKind::TxDone { .. } => "transmit completions",
+        EventKind::Arrive { port, .. } if net.ports()[port.idx()].node < net.graph().hosts => "arrivals at hosts",
+        EventKind::Arrive { .. } => "arrivals at switches",
+        EventKind::HostWake(_) => "host pacing wake-ups",
+        EventKind::Sample => "time-series samples",
+        EventKind::Kick(_) => "port kicks (PFC frames queued)",
+        EventKind::WarmupEnd => "warm-up end",
+        EventKind::Timer { .. } => "connection timers",
+        EventKind::Arrival { .. } => "workload arrivals",
+        EventKind::HostRx(_) => "host receive processing",
+        EventKind::MessageRto(_) => "message transport timeouts",
+        EventKind::Dropped { .. } => "drop notices",
+        EventKind::PingLost { .. } => "lost pings",
+    }
+}
+
+/// Runs `net` through, tallying its events for each partition count and by kind, and predicts
+/// each count's speed-up from `event_us`, the single-threaded run's time per event, and
+/// `b2_us`, the two-thread barrier.
+pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64) -> (u64, BTreeMap<&'static str, u64>, Vec<Prediction>) {
     let mut tallies: Vec<Tally> = counts.iter().map(|&p| Tally::new(net.graph(), p)).collect();
     let mut events = 0u64;
+    let mut by_kind = BTreeMap::new();
     net.run_inspected(|net, ev| {
         events += 1;
+        *by_kind.entry(kind_name(net, &ev.kind)).or_default() += 1;
         let node = net.owner(&ev.kind);
         for t in &mut tallies {
             t.add(ev.time.ps(), node);
@@ -219,7 +243,7 @@ pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64) ->
             }
         })
         .collect();
-    (events, predictions)
+    (events, by_kind, predictions)
 }
 
 #[cfg(test)]
@@ -263,6 +287,20 @@ mod tests {
         t.close_window();
         assert_eq!((t.critical, t.windows), (6, 2));
         assert_eq!(t.per_partition, vec![3, 3]);
+    }
+
+    /// Hosts 1 and 0 of a k = 4 fat-tree share their edge switch: every packet, data or ACK,
+    /// arrives at that switch and then at a host, so the two kinds of arrival count alike, and
+    /// the kinds add up to every event.
+    #[test]
+    fn events_by_kind_tell_a_switch_arrival_from_a_host_arrival() {
+        let text = "duration = \"1ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[[flows]]\nsrc = 1\ndst = 0\nsize = \"100KB\"\n";
+        let net = Network::new(&rttlab_sim::Scenario::from_toml(text).expect("scenario")).expect("network");
+        let (events, by_kind, _) = predict(net, &[1], 0.0, 0.0);
+        let (at_switches, at_hosts) = (by_kind["arrivals at switches"], by_kind["arrivals at hosts"]);
+        assert!(at_switches > 67, "100 KB is at least 67 data packets of 1500 B, and some ACKs: {by_kind:?}");
+        assert_eq!(at_switches, at_hosts);
+        assert_eq!(by_kind.values().sum::<u64>(), events);
     }
 
     /// Without windows, by hand (lookahead 1 µs): a's events at 0 and 10 ps take units 1 and
