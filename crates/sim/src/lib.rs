@@ -87,6 +87,6 @@ pub fn run_observed_with(s: &Scenario, controllers: Option<Box<dyn Controllers>>
     perf["windows"] = windows.into();
     perf["partitions"] = serde_json::to_value(phases).expect("plain numbers");
     let meta = output::meta(s, perf, net.warnings(&summary).into_iter().chain(fewer).collect());
-    let tables = net.tables();
+    let tables = net.take_tables();
     Ok(Output { summary, tables, meta, captures: net.take_captures() })
 }

@@ -121,7 +121,7 @@ impl std::ops::AddAssign<&Counters> for Counters {
 }
 
 /// Per-connection samples taken every `measure.timeseries_interval`.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct TimeSeries {
     pub time: Vec<Time>,
     pub flow: Vec<u32>,

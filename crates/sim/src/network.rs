@@ -497,7 +497,14 @@ impl Network {
 
     /// The result tables (`crate::output`).
     pub fn tables(&self) -> Tables {
-        crate::output::tables(self)
+        crate::output::tables(self, self.cx.measure.timeseries.clone())
+    }
+
+    /// The result tables, the time series moved into them rather than copied (a million rows
+    /// are tens of megabytes of fresh memory): the network keeps none.
+    pub fn take_tables(&mut self) -> Tables {
+        let ts = std::mem::take(&mut self.cx.measure.timeseries);
+        crate::output::tables(self, ts)
     }
 
     /// What a reader of the results should be told (`crate::output`).

@@ -2,6 +2,7 @@
 //! (the scenario as run, the seed, the version, and how fast it ran).
 
 use crate::ids::PortId;
+use crate::measure::TimeSeries;
 use crate::network::Network;
 use crate::port::{port_name, ClassStats};
 use crate::scenario::Scenario;
@@ -191,7 +192,7 @@ pub(crate) fn summary(net: &Network) -> Summary {
 /// `rtt` (the RTT distribution), `queue_stats`, `queues` (samples, when traced), `ports`,
 /// `timeseries`, `groups` (per traffic group), `fct` (per group and size bucket),
 /// `flow_records` (when asked).
-pub(crate) fn tables(net: &Network) -> Tables {
+pub(crate) fn tables(net: &Network, ts: TimeSeries) -> Tables {
     let (queue_stats, queues) = queue_tables(net);
     vec![
         ("groups", groups_table(net)),
@@ -203,7 +204,7 @@ pub(crate) fn tables(net: &Network) -> Tables {
         ("queues", queues),
         ("ports", ports_table(net)),
         ("pfc", pfc_table(net)),
-        ("timeseries", timeseries_table(net)),
+        ("timeseries", timeseries_table(net, ts)),
     ]
 }
 
@@ -415,32 +416,33 @@ fn groups_table(net: &Network) -> Table {
 /// `delivered_gbps` is the payload delivered since the connection's previous sample (or
 /// since one interval before its first) per interval; `cc_rate_gbps` is what its rate
 /// controller asked for at the sampling instant.
-fn timeseries_table(net: &Network) -> Table {
-    let ts = &net.cx.measure.timeseries;
+fn timeseries_table(net: &Network, ts: TimeSeries) -> Table {
     let interval_s = net.cx.cfg.timeseries_interval.map_or(1.0, |t| t.as_secs());
-    let mut last = std::collections::HashMap::new();
-    let delivered_gbps: Vec<f64> = ts
-        .flow
+    let number: std::collections::HashMap<u32, u32> = net.hosts.flows.listed().iter().enumerate().map(|(n, f)| (f.id, n as u32)).collect();
+    // Each row's flow by its number in the flows table (one lookup a row), and what it had
+    // delivered at its previous row.
+    let flow: Vec<u32> = ts.flow.iter().map(|f| number[f]).collect();
+    let mut last = vec![0u64; number.len()];
+    let delivered_gbps: Vec<f64> = flow
         .iter()
         .zip(&ts.delivered_bytes)
-        .map(|(&f, &d)| (d - last.insert(f, d).unwrap_or(0)) as f64 * 8.0 / interval_s / 1e9)
+        .map(|(&n, &d)| (d - std::mem::replace(&mut last[n as usize], d)) as f64 * 8.0 / interval_s / 1e9)
         .collect();
-    let number: std::collections::HashMap<u32, u32> = net.hosts.flows.listed().iter().enumerate().map(|(n, f)| (f.id, n as u32)).collect();
     Table::default()
         .col("time_us", ts.time.iter().map(|&t| us(t)).collect::<Vec<_>>())
-        .col("flow", ts.flow.iter().map(|f| number[f]).collect::<Vec<_>>())
-        .col("delivered_bytes", ts.delivered_bytes.clone())
+        .col("flow", flow)
+        .col("delivered_bytes", ts.delivered_bytes)
         .col("delivered_gbps", delivered_gbps)
         .col("cc_rate_gbps", ts.rate_bps.iter().map(|&r| r as f64 / 1e9).collect::<Vec<_>>())
         .col("at_min_rate", ts.at_min_rate.iter().map(|x| x.map(u64::from)).collect::<Vec<_>>())
-        .col("cwnd_bytes", ts.cwnd_bytes.clone())
-        .col("fcwnd_pkts", ts.fcwnd.clone())
-        .col("ecwnd_pkts", ts.ecwnd.clone())
+        .col("cwnd_bytes", ts.cwnd_bytes)
+        .col("fcwnd_pkts", ts.fcwnd)
+        .col("ecwnd_pkts", ts.ecwnd)
         .col("rtt_us", ts.rtt.iter().map(|t| t.map(us)).collect::<Vec<_>>())
-        .col("inflight_bytes", ts.inflight_bytes.clone())
-        .col("retransmits", ts.retransmits.clone())
-        .col("drops", ts.drops.clone())
-        .col("ecn_echoed_bytes", ts.ecn_echoed_bytes.clone())
+        .col("inflight_bytes", ts.inflight_bytes)
+        .col("retransmits", ts.retransmits)
+        .col("drops", ts.drops)
+        .col("ecn_echoed_bytes", ts.ecn_echoed_bytes)
 }
 
 /// Per group with sized flows and per size bucket (then "all"): flows finished, FCT and
