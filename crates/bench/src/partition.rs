@@ -188,23 +188,40 @@ pub fn barrier_us() -> f64 {
     t / ROUNDS as f64 * 1e6
 }
 
-/// What an event is, for the count of a run's events by kind: a packet's arrival is told
-/// apart by what it arrives at, a switch or a host (the two cost differently).
-pub fn kind_name(net: &Network, kind: &EventKind) -> &'static str {
+/// The kinds of event `events_by_kind` counts, by `kind`'s index.
+const KINDS: [&str; 13] = [
+    "transmit completions",
+    "arrivals at hosts",
+    "arrivals at switches",
+    "host pacing wake-ups",
+    "time-series samples",
+    "port kicks (PFC frames queued)",
+    "warm-up end",
+    "connection timers",
+    "workload arrivals",
+    "host receive processing",
+    "message transport timeouts",
+    "drop notices",
+    "lost pings",
+];
+
+/// What an event is, as an index into `KINDS`: a packet's arrival is told apart by what it
+/// arrives at, a switch or a host (the two cost differently).
+fn kind(net: &Network, kind: &EventKind) -> usize {
     match kind {
-        EventKind::TxDone { .. } => "transmit completions",
-        EventKind::Arrive { port, .. } if net.ports()[port.idx()].node < net.graph().hosts => "arrivals at hosts",
-        EventKind::Arrive { .. } => "arrivals at switches",
-        EventKind::HostWake(_) => "host pacing wake-ups",
-        EventKind::Sample => "time-series samples",
-        EventKind::Kick(_) => "port kicks (PFC frames queued)",
-        EventKind::WarmupEnd => "warm-up end",
-        EventKind::Timer { .. } => "connection timers",
-        EventKind::Arrival { .. } => "workload arrivals",
-        EventKind::HostRx(_) => "host receive processing",
-        EventKind::MessageRto(_) => "message transport timeouts",
-        EventKind::Dropped { .. } => "drop notices",
-        EventKind::PingLost { .. } => "lost pings",
+        EventKind::TxDone { .. } => 0,
+        EventKind::Arrive { port, .. } if net.ports()[port.idx()].node < net.graph().hosts => 1,
+        EventKind::Arrive { .. } => 2,
+        EventKind::HostWake(_) => 3,
+        EventKind::Sample => 4,
+        EventKind::Kick(_) => 5,
+        EventKind::WarmupEnd => 6,
+        EventKind::Timer { .. } => 7,
+        EventKind::Arrival { .. } => 8,
+        EventKind::HostRx(_) => 9,
+        EventKind::MessageRto(_) => 10,
+        EventKind::Dropped { .. } => 11,
+        EventKind::PingLost { .. } => 12,
     }
 }
 
@@ -214,10 +231,10 @@ pub fn kind_name(net: &Network, kind: &EventKind) -> &'static str {
 pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64) -> (u64, BTreeMap<&'static str, u64>, Vec<Prediction>) {
     let mut tallies: Vec<Tally> = counts.iter().map(|&p| Tally::new(net.graph(), p)).collect();
     let mut events = 0u64;
-    let mut by_kind = BTreeMap::new();
+    let mut counts = [0u64; KINDS.len()];
     net.run_inspected(|net, ev| {
         events += 1;
-        *by_kind.entry(kind_name(net, &ev.kind)).or_default() += 1;
+        counts[kind(net, &ev.kind)] += 1;
         let node = net.owner(&ev.kind);
         for t in &mut tallies {
             t.add(ev.time.ps(), node);
@@ -243,6 +260,7 @@ pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64) ->
             }
         })
         .collect();
+    let by_kind = KINDS.into_iter().zip(counts).filter(|&(_, n)| n > 0).collect();
     (events, by_kind, predictions)
 }
 

@@ -228,8 +228,8 @@ impl Port {
     }
 
     /// Applies a PFC frame for `class` (whose queue is `q`) received on this port to its
-    /// egress. Returns true if the class can send again. The packet being serialized is never cut: a pause takes effect at the next
-    /// packet boundary (802.1Qbb).
+    /// egress. Returns true if the class can send again. The packet being serialized is never
+    /// cut: a pause takes effect at the next packet boundary (802.1Qbb).
     pub fn apply_pfc(&mut self, q: &mut ClassQueue, class: usize, pause: bool, now: Time) -> bool {
         q.stats.pfc_received += 1;
         if pause && !self.paused[class] {
