@@ -72,17 +72,23 @@ def receive(port: int, cc: str, start: float, warmup: float, end: float, out: st
 
     print("ready", flush=True)
     noted = ended = False
+    # When the counts were taken: this loop wakes a millisecond or more after the instant
+    # asked, so the goodput divides by the time between them, not by the window asked for.
+    noted_at = start + warmup
     while True:
         now = time.monotonic()
         if not noted and now >= start + warmup:
             drain()
+            noted_at = time.monotonic()
             for c in flows.values():
                 c["at_warmup"] = c["bytes"]
             noted = True
         if not ended and now >= end:
             drain()
+            ended_at = time.monotonic()
             for c in flows.values():
                 c["at_end"] = c["bytes"]
+                c["measured_s"] = ended_at - noted_at
             ended = True
         # Reading on past the end lets the senders stop first (no reset counts as an error).
         if now >= end + GRACE:

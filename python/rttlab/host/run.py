@@ -362,7 +362,7 @@ def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, fl
             "flow": f["flow"], "group": f["group"], "src": f["src"], "dst": f["dst"], "class": 1,
             "start_us": f["start"] * 1e6, "stop_us": f["stop"] * 1e6,
             "bytes_sent": t.get("bytes_sent"), "bytes_delivered": r.get("bytes"),
-            "goodput_gbps": got * 8 / measured / 1e9,
+            "goodput_gbps": got * 8 / (r.get("measured_s") or measured) / 1e9,
             "rtt_samples": len(mine_rtt), "rtt_avg_us": float(mine_rtt.mean()) if len(mine_rtt) else None,
             "finish_us": finish, "retransmits": t.get("total_retrans"),
             "ecn_echoed_bytes": t["delivered_ce"] * mss if "delivered_ce" in t else None,
