@@ -88,6 +88,8 @@ pub(crate) struct Crossed {
     pub pkt: crate::ids::PktId,
     /// When its transmission is done.
     pub done: Time,
+    /// The partition it goes to.
+    pub to: u16,
 }
 
 /// What the telemetry (`switch.int`) asks of the run.

@@ -298,10 +298,10 @@ impl Fabric {
         if queue_completion {
             cx.events.push_reserved(done, port.done_seq, EventKind::TxDone { port: p, pkt: matters.then_some(i) });
         }
-        if port.crosses {
+        if let Some(to) = port.crosses_to {
             // To another partition: handed over at the window's end (`crate::partition`).
             let seq = cx.events.reserve(arrive);
-            cx.crossings.push(crate::ctx::Crossed { arrive, seq, port: peer, pkt: i, done });
+            cx.crossings.push(crate::ctx::Crossed { arrive, seq, port: peer, pkt: i, done, to });
         } else {
             cx.events.push(arrive, EventKind::Arrive { port: peer, pkt: i });
         }

@@ -165,7 +165,8 @@ impl Network {
     fn set_partition(&mut self, me: usize, of_node: &std::sync::Arc<[usize]>) {
         for i in 0..self.fabric.ports.len() {
             let peer = self.fabric.ports[i].peer;
-            self.fabric.ports[i].crosses = of_node[self.fabric.ports[peer.idx()].node as usize] != me;
+            let to = of_node[self.fabric.ports[peer.idx()].node as usize];
+            self.fabric.ports[i].crosses_to = (to != me).then(|| u16::try_from(to).expect("at most 65 536 partitions"));
         }
         self.cx.part = Some((me, of_node.clone()));
     }
@@ -191,13 +192,19 @@ impl Network {
     }
 
     /// The packets sent toward other partitions in the window (`until` its last instant),
-    /// copied out of this one into `out`; each leaves its slab once its transmission is done.
-    /// (Handing each to a closure with its node instead, one copy fewer, left 2 threads as
-    /// fast and made the one-thread incast 18 % slower, through what the compiler inlined
-    /// elsewhere: 1.183, 1.179, 1.180 alternated.)
-    pub(crate) fn take_crossings(&mut self, until: Time, out: &mut Vec<crate::partition::Crossing>) {
+    /// copied out of this one into the mail for their partitions (`out`, by partition), and
+    /// the earliest time one arrives; each leaves its slab once its transmission is done.
+    /// (Handing each to a closure with its node instead left 2 threads as fast and made the
+    /// one-thread incast 18 % slower, through what the compiler inlined elsewhere: 1.183,
+    /// 1.179, 1.180 alternated.)
+    pub(crate) fn take_crossings(&mut self, until: Time, out: &mut [crate::partition::Mail]) -> Option<Time> {
         let cx = &mut self.cx;
-        out.extend(cx.crossings.iter().map(|c| crate::partition::Crossing { time: c.arrive, seq: c.seq, port: c.port, pkt: *cx.pkts.get(c.pkt), int: cx.pkts.int(c.pkt).map(|s| Box::new(*s)) }));
+        let mut earliest = None::<Time>;
+        for c in &cx.crossings {
+            earliest = Some(earliest.map_or(c.arrive, |t| t.min(c.arrive)));
+            let int = cx.pkts.int(c.pkt).map(|s| Box::new(*s));
+            out[c.to as usize].crossings.push(crate::partition::Crossing { time: c.arrive, seq: c.seq, port: c.port, pkt: *cx.pkts.get(c.pkt), int });
+        }
         cx.handed_over.append(&mut cx.crossings);
         cx.handed_over.retain(|c| {
             if c.done > until {
@@ -206,6 +213,7 @@ impl Network {
             cx.pkts.free(c.pkt);
             false
         });
+        earliest
     }
 
     /// What another partition told this one.
@@ -522,8 +530,9 @@ impl Network {
     /// The node whose state an event changes first, whose event it is: a port's event the
     /// port's node's, a host's the host's, a connection's timer its sender's (a delayed ACK its
     /// receiver's), a workload's arrival its source host's; `None` for the run's own (the
-    /// warm-up's end, time-series samples).
-    #[inline]
+    /// warm-up's end, time-series samples). Always inlined: called out of line (as the compiler
+    /// chose after an unrelated change), the one-thread incast ran 16 % slower.
+    #[inline(always)]
     pub fn owner(&self, kind: &EventKind) -> Option<u32> {
         let hosts = &self.hosts;
         match *kind {

@@ -238,7 +238,6 @@ impl Partitioned {
             let mut observed = 0;
             let mut sense = false;
             let mut out: Vec<Mail> = (0..p).map(|_| Mail::default()).collect();
-            let mut crossed = Vec::new();
             let mut watch = Stopwatch::new();
             for w in 0usize.. {
                 watch.window();
@@ -271,12 +270,8 @@ impl Partitioned {
                     None => net.run_window(until, |_, _| {}),
                 }
                 watch.lap(EVENTS);
-                let mut earliest = net.next_event_time().map_or(u64::MAX, |t| t.ps());
-                net.take_crossings(until, &mut crossed);
-                for c in crossed.drain(..) {
-                    earliest = earliest.min(c.time.ps());
-                    out[of_node[net.ports()[c.port.idx()].node as usize]].crossings.push(c);
-                }
+                let next = net.next_event_time().into_iter().chain(net.take_crossings(until, &mut out));
+                let mut earliest = next.min().map_or(u64::MAX, |t| t.ps());
                 for (node, o) in net.cx.outbox.drain(..) {
                     if let Outgoing::Event(t, ..) = &o {
                         earliest = earliest.min(t.ps());
@@ -426,8 +421,8 @@ impl Status {
 
 /// What one partition sends another at a window's end.
 #[derive(Default)]
-struct Mail {
-    crossings: Vec<Crossing>,
+pub(crate) struct Mail {
+    pub crossings: Vec<Crossing>,
     other: Vec<Outgoing>,
 }
 

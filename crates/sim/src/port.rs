@@ -52,8 +52,9 @@ pub struct Port {
     /// `QUEUE_ADMIT` (a limit or a dynamic threshold), `QUEUE_MARK_ENQUEUE`, `QUEUE_MARK_DEQUEUE`.
     pub queue_checks: u8,
     pub(crate) done_queued: bool,
-    /// The link leads to another partition's node (`crate::partition`).
-    pub(crate) crosses: bool,
+    /// The partition the link leads to when its far node is another partition's
+    /// (`crate::partition`).
+    pub(crate) crosses_to: Option<u16>,
     /// The switch at the far end of the link (`None`: a host), the peer port's owner kept at
     /// hand beside what `try_tx` reads anyway: it routes every packet for that switch, and the
     /// peer port is not in the cache then.
@@ -203,7 +204,7 @@ impl Port {
             params: 0,
             queue_checks: 0,
             done_queued: false,
-            crosses: false,
+            crosses_to: None,
             paused: [false; MAX_CLASSES],
             pausing: [false; MAX_CLASSES],
             pfc_xoff: u64::MAX,
