@@ -58,6 +58,10 @@ enum Cmd {
         /// Partition counts to predict.
         #[arg(long, value_delimiter = ',', default_value = "2,4,16,64")]
         partitions: Vec<usize>,
+        /// What a packet crossing between partitions costs its sender and its receiver each,
+        /// in ns (`partition.rs` says what it was measured at).
+        #[arg(long, default_value_t = 40.0)]
+        crossing_ns: f64,
     },
     /// Run one scenario as A and as B in turn, round after round (B: another rttlab-bench
     /// build, other settings, or both), and print each round's wall times and the ratio A / B,
@@ -238,9 +242,12 @@ fn run_once(path: &Path, duration: Option<Time>, set: &[(String, toml::Value)]) 
 
 /// `rttlab-bench partition`: the single-threaded run's cost per event, then the same run
 /// inspected event by event (`partition::predict`).
-fn predict_partitions(path: &Path, duration: Option<Time>, set: &[(String, toml::Value)], counts: &[usize]) -> Result<Value, String> {
+fn predict_partitions(path: &Path, duration: Option<Time>, set: &[(String, toml::Value)], counts: &[usize], crossing_ns: f64) -> Result<Value, String> {
     if counts.contains(&0) {
         return Err("--partitions: each count must be at least 1".into());
+    }
+    if !(crossing_ns >= 0.0 && crossing_ns.is_finite()) {
+        return Err(format!("--crossing-ns: {crossing_ns} is not a time; give nanoseconds, 0 or more"));
     }
     // The model takes the single-threaded run's time per event.
     let one: Vec<(String, toml::Value)> = set.iter().cloned().chain([("run.threads".to_string(), toml::Value::Integer(1))]).collect();
@@ -254,8 +261,8 @@ fn predict_partitions(path: &Path, duration: Option<Time>, set: &[(String, toml:
     let net = rttlab_sim::Network::new(&s).map_err(|e| format!("{}: {e}", path.display()))?;
     let event_us = plain.wall_s / plain.events as f64 * 1e6;
     let b2 = partition::barrier_us();
-    let (events, by_kind, predictions) = partition::predict(net, counts, event_us, b2);
-    Ok(json!({ "scenario": s.name, "simulated_s": plain.simulated_s, "events": events, "events_by_kind": by_kind, "wall_s": plain.wall_s, "event_us": event_us, "barrier_2_threads_us": b2, "predictions": predictions }))
+    let (events, by_kind, predictions) = partition::predict(net, counts, event_us, b2, crossing_ns / 1e3 / event_us);
+    Ok(json!({ "scenario": s.name, "simulated_s": plain.simulated_s, "events": events, "events_by_kind": by_kind, "wall_s": plain.wall_s, "event_us": event_us, "barrier_2_threads_us": b2, "crossing_ns": crossing_ns, "predictions": predictions }))
 }
 
 /// Runs `rttlab-bench run` in a child process and reads its figures.
@@ -545,7 +552,7 @@ fn main() -> ExitCode {
                 true
             })
         }),
-        Cmd::Partition { scenario, duration, set, partitions } => predict_partitions(&scenario, duration, &set, &partitions).map(|v| {
+        Cmd::Partition { scenario, duration, set, partitions, crossing_ns } => predict_partitions(&scenario, duration, &set, &partitions, crossing_ns).map(|v| {
             println!("{}", serde_json::to_string_pretty(&v).expect("json"));
             true
         }),

@@ -22,14 +22,23 @@
 //!   is done, and `E / C_async` bounds the speed-up of that scheme with free synchronization.
 //!   It leaves out what a run that ends when its flows finish would need for it: knowing, ahead
 //!   of the others, that the run cannot end yet.
+//! - **Mail.** A packet that crosses from one partition to another is copied out by its sender
+//!   at the end of a window and taken in by its receiver at the start of the next: each side
+//!   pays `t_x` for it (`--crossing-ns`, default 40 ns: on this project's machine a 2-thread
+//!   incast took 45 ns a packet to copy out and 42 ns to take in, 2-thread WebSearch at k = 8
+//!   about 33 ns either way), `κ = t_x / t_e` events. Both are counted in the window of the
+//!   packet's arrival, so the work of a partition in a window is `n(w, p) + κ·x(w, p)`, with
+//!   `x` the packets it sent or received across the cut, and the critical path with the mail
+//!   is `C_m = Σ_w max_p` of that.
 //! - **Cost.** Every event costs the single-threaded run's mean `t_e`; each window that holds
 //!   events ends at a barrier costing `b(P)` (empty windows are skipped: the next window starts
 //!   at the earliest pending event of any partition). The prediction is
-//!   `S(P) = E·t_e / (C·t_e + W·b(P))`, with `b(P) = b(2)·log2 P` (a tree barrier) and `b(2)`
+//!   `S(P) = E·t_e / (C_m·t_e + W·b(P))`, with `b(P) = b(2)·log2 P` (a tree barrier) and `b(2)`
 //!   measured on this machine.
 //!
 //! What it leaves out: caches (a partition's working set is smaller than the whole's, which
-//! helps), the cost of moving packets between partitions, and any zero-delay interaction the
+//! helps), events whose cost differs by kind (a sender's cost more than a switch's), what
+//! partitions tell each other beside packets (rare), and any zero-delay interaction the
 //! simulator has today between nodes (a drop at a switch that a sender's statistics count at
 //! once); the parallel simulator must remove those, and this model assumes it has.
 
@@ -49,19 +58,26 @@ struct Tally {
     part: Vec<usize>,
     lookahead_ps: u64,
     window: u64,
+    /// The window's events and packets crossing the cut, per partition.
     counts: Vec<u64>,
+    crossed: Vec<u64>,
+    /// `C`, and `C_m` (events and the mail's event-equivalents, `κ` each).
     critical: u64,
+    critical_work: f64,
+    crossing_cost: f64,
+    crossings: u64,
     windows: u64,
     per_partition: Vec<u64>,
     /// Without windows: when each partition's last event is done, the events of the last
     /// lookahead in time order with when each is done, and the latest an event before them is.
-    done: Vec<u64>,
-    recent: std::collections::VecDeque<(u64, u64)>,
-    done_before: u64,
+    done: Vec<f64>,
+    recent: std::collections::VecDeque<(u64, f64)>,
+    done_before: f64,
 }
 
 impl Tally {
-    fn new(graph: &Graph, p: usize) -> Tally {
+    /// `crossing_cost`: `κ`, what a packet crossing the cut costs each side, in events.
+    fn new(graph: &Graph, p: usize, crossing_cost: f64) -> Tally {
         let part = partition(graph, p);
         let lookahead_ps = lookahead(graph, &part);
         Tally {
@@ -70,36 +86,49 @@ impl Tally {
             lookahead_ps,
             window: u64::MAX,
             counts: vec![0; p],
+            crossed: vec![0; p],
             critical: 0,
+            critical_work: 0.0,
+            crossing_cost,
+            crossings: 0,
             windows: 0,
             per_partition: vec![0; p],
-            done: vec![0; p],
+            done: vec![0.0; p],
             recent: Default::default(),
-            done_before: 0,
+            done_before: 0.0,
         }
     }
 
     fn close_window(&mut self) {
         if let Some(&m) = self.counts.iter().max().filter(|&&m| m > 0) {
             self.critical += m;
+            self.critical_work += self.counts.iter().zip(&self.crossed).map(|(&n, &x)| n as f64 + self.crossing_cost * x as f64).fold(0.0, f64::max);
             self.windows += 1;
         }
         self.counts.iter_mut().for_each(|c| *c = 0);
+        self.crossed.iter_mut().for_each(|c| *c = 0);
     }
 
-    /// Events come in time order (`add_unwindowed`'s needs it).
-    fn add(&mut self, t_ps: u64, node: Option<u32>) {
-        self.add_unwindowed(t_ps, node.map(|n| self.part[n as usize]));
+    /// The event at `t_ps` of `node` (`None`: run-wide), a packet's arrival from node `from`
+    /// if it is one. Events come in time order (`add_unwindowed`'s needs it).
+    fn add(&mut self, t_ps: u64, node: Option<u32>, from: Option<u32>) {
+        let q = node.map(|n| self.part[n as usize]);
+        let sender = from.map(|n| self.part[n as usize]).filter(|&s| Some(s) != q && q.is_some());
+        self.add_unwindowed(t_ps, q, sender);
         let w = t_ps.checked_div(self.lookahead_ps).unwrap_or(0);
         if w != self.window {
             self.close_window();
             self.window = w;
         }
-        match node {
-            Some(n) => {
-                let q = self.part[n as usize];
+        match q {
+            Some(q) => {
                 self.counts[q] += 1;
                 self.per_partition[q] += 1;
+                if let Some(s) = sender {
+                    self.crossed[q] += 1;
+                    self.crossed[s] += 1;
+                    self.crossings += 1;
+                }
             }
             // A run-wide event runs alone, between windows.
             None => {
@@ -109,19 +138,24 @@ impl Tally {
         }
     }
 
-    /// The event at `t_ps` of partition `q` (`None`: run-wide) without windows.
-    fn add_unwindowed(&mut self, t_ps: u64, q: Option<usize>) {
+    /// The event at `t_ps` of partition `q` (`None`: run-wide) without windows, a packet
+    /// from partition `sender` if it crossed the cut (then each side also pays `κ`).
+    fn add_unwindowed(&mut self, t_ps: u64, q: Option<usize>, sender: Option<usize>) {
         while let Some(&(_, done)) = self.recent.front().filter(|&&(t, _)| t.saturating_add(self.lookahead_ps) <= t_ps) {
             self.done_before = self.done_before.max(done);
             self.recent.pop_front();
         }
+        if let Some(s) = sender {
+            self.done[s] += self.crossing_cost;
+        }
         let done = match q {
             Some(q) => {
-                self.done[q] = self.done[q].max(self.done_before) + 1;
+                let mail = if sender.is_some() { self.crossing_cost } else { 0.0 };
+                self.done[q] = self.done[q].max(self.done_before) + 1.0 + mail;
                 self.done[q]
             }
             None => {
-                let d = self.done.iter().copied().max().unwrap_or(0) + 1;
+                let d = self.done.iter().copied().fold(0.0, f64::max) + 1.0;
                 self.done.fill(d);
                 d
             }
@@ -130,8 +164,8 @@ impl Tally {
     }
 
     /// `C_async`: when the last event is done without windows.
-    fn unwindowed(&self) -> u64 {
-        self.done.iter().copied().max().unwrap_or(0)
+    fn unwindowed(&self) -> f64 {
+        self.done.iter().copied().fold(0.0, f64::max)
     }
 }
 
@@ -145,11 +179,19 @@ pub struct Prediction {
     pub events_per_window: f64,
     /// Events handled in sequence: the busiest partition of each window, and the serial ones.
     pub critical_path_events: u64,
+    /// Packets that cross the cut, and what each costs each side (`κ`, in events).
+    pub crossings: u64,
+    pub crossing_events: f64,
+    /// `C_m`: the critical path with the mail, in events.
+    pub critical_path_with_mail: f64,
     /// The busiest partition's share of all events, against 1/P.
     pub busiest_share: f64,
-    /// `E / C`: the speed-up with free barriers.
+    /// `E / C`: the speed-up with free barriers and free mail.
     pub bound: f64,
-    /// `E / C_async`: the speed-up of the same cut without windows, with free synchronization.
+    /// `E / C_m`: with free barriers.
+    pub bound_with_mail: f64,
+    /// `E / C_async`: the speed-up of the same cut without windows, with free synchronization
+    /// (the mail counted).
     pub bound_without_windows: f64,
     pub barrier_us: f64,
     pub predicted_speedup: f64,
@@ -226,18 +268,22 @@ fn kind(net: &Network, kind: &EventKind) -> usize {
 }
 
 /// Runs `net` through, tallying its events for each partition count and by kind, and predicts
-/// each count's speed-up from `event_us`, the single-threaded run's time per event, and
-/// `b2_us`, the two-thread barrier.
-pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64) -> (u64, BTreeMap<&'static str, u64>, Vec<Prediction>) {
-    let mut tallies: Vec<Tally> = counts.iter().map(|&p| Tally::new(net.graph(), p)).collect();
+/// each count's speed-up from `event_us`, the single-threaded run's time per event, `b2_us`,
+/// the two-thread barrier, and `crossing_cost` (`κ`, in events).
+pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64, crossing_cost: f64) -> (u64, BTreeMap<&'static str, u64>, Vec<Prediction>) {
+    let mut tallies: Vec<Tally> = counts.iter().map(|&p| Tally::new(net.graph(), p, crossing_cost)).collect();
     let mut events = 0u64;
     let mut counts = [0u64; KINDS.len()];
     net.run_inspected(|net, ev| {
         events += 1;
         counts[kind(net, &ev.kind)] += 1;
         let node = net.owner(&ev.kind);
+        let from = match ev.kind {
+            EventKind::Arrive { port, .. } => Some(net.ports()[net.ports()[port.idx()].peer.idx()].node),
+            _ => None,
+        };
         for t in &mut tallies {
-            t.add(ev.time.ps(), node);
+            t.add(ev.time.ps(), node, from);
         }
     });
     let predictions = tallies
@@ -252,11 +298,15 @@ pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64) ->
                 windows: t.windows,
                 events_per_window: events as f64 / t.windows.max(1) as f64,
                 critical_path_events: t.critical,
+                crossings: t.crossings,
+                crossing_events: t.crossing_cost,
+                critical_path_with_mail: t.critical_work,
                 busiest_share: *t.per_partition.iter().max().unwrap_or(&0) as f64 / events.max(1) as f64,
                 bound: events as f64 / t.critical.max(1) as f64,
-                bound_without_windows: events as f64 / t.unwindowed().max(1) as f64,
+                bound_with_mail: events as f64 / t.critical_work.max(1.0),
+                bound_without_windows: events as f64 / t.unwindowed().max(1.0),
                 barrier_us: barrier,
-                predicted_speedup: serial / (t.critical as f64 * event_us + t.windows as f64 * barrier),
+                predicted_speedup: serial / (t.critical_work * event_us + t.windows as f64 * barrier),
             }
         })
         .collect();
@@ -297,10 +347,10 @@ mod tests {
     #[test]
     fn the_critical_path_is_each_windows_busiest_partition() {
         let g = fat_tree(4);
-        let mut t = Tally::new(&g, 2);
+        let mut t = Tally::new(&g, 2, 1.0);
         let (a, b) = (Some(0), Some(15)); // a host of each partition
         for (time, node) in [(0, a), (10, a), (500_000, a), (999_999, b), (1_000_000, b), (1_500_000, b), (1_600_000, None)] {
-            t.add(time, node);
+            t.add(time, node, None);
         }
         t.close_window();
         assert_eq!((t.critical, t.windows), (6, 2));
@@ -314,7 +364,7 @@ mod tests {
     fn events_by_kind_tell_a_switch_arrival_from_a_host_arrival() {
         let text = "duration = \"1ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[[flows]]\nsrc = 1\ndst = 0\nsize = \"100KB\"\n";
         let net = Network::new(&rttlab_sim::Scenario::from_toml(text).expect("scenario")).expect("network");
-        let (events, by_kind, _) = predict(net, &[1], 0.0, 0.0);
+        let (events, by_kind, _) = predict(net, &[1], 0.0, 0.0, 1.0);
         let (at_switches, at_hosts) = (by_kind["arrivals at switches"], by_kind["arrivals at hosts"]);
         assert!(at_switches > 67, "100 KB is at least 67 data packets of 1500 B, and some ACKs: {by_kind:?}");
         assert_eq!(at_switches, at_hosts);
@@ -328,13 +378,29 @@ mod tests {
     #[test]
     fn without_windows_an_event_waits_only_for_what_could_reach_it() {
         let g = fat_tree(4);
-        let mut t = Tally::new(&g, 2);
+        let mut t = Tally::new(&g, 2, 1.0);
         let (a, b) = (Some(0), Some(15));
         for (time, node) in [(0, a), (10, a), (20, b), (1_000_005, b), (1_000_010, b), (1_500_000, None)] {
-            t.add(time, node);
+            t.add(time, node, None);
         }
         t.close_window();
-        assert_eq!(t.unwindowed(), 4);
+        assert_eq!(t.unwindowed(), 4.0);
         assert_eq!(t.critical, 5);
+    }
+
+    /// The mail by hand (κ = 0.5): in window 0, a packet from b arrives at a (a: 1 event and
+    /// a crossing, 1.5; b: the crossing alone, 0.5) and b handles 2 events of its own (2.5): the
+    /// window's work is 2.5 where its events alone were 2. In window 1 a packet goes from a to a
+    /// switch of a's own partition (no crossing): 1.
+    #[test]
+    fn a_packet_crossing_the_cut_costs_both_sides() {
+        let g = fat_tree(4);
+        let mut t = Tally::new(&g, 2, 0.5);
+        let (a, b, edge_a) = (Some(0), Some(15), Some(16));
+        for (time, node, from) in [(0, a, b), (10, b, None), (20, b, None), (1_000_000, edge_a, a)] {
+            t.add(time, node, from);
+        }
+        t.close_window();
+        assert_eq!((t.critical, t.critical_work, t.crossings), (3, 3.5, 1));
     }
 }
