@@ -224,8 +224,9 @@ impl PartialOrd for Entry {
 /// sorted only when its turn comes. Nearly every event of a packet network falls within a
 /// few microseconds (a serialization, a link delay), so a push is an append and a pop takes
 /// from a bucket of sorted events. Where many events are pending (a fabric of a thousand hosts)
-/// the appends to later buckets are logged and made in a batch when the cursor moves. Events past the ring (timeouts, workload arrivals) wait in a
-/// binary heap and join the ring as it reaches them.
+/// the appends to later buckets are logged and made in a batch when the cursor moves. Events
+/// past the ring (timeouts, workload arrivals) wait in a binary heap and join the ring as it
+/// reaches them.
 ///
 /// As in Brown's design both the bucket width and the number of buckets follow the events:
 /// every `ADAPT_EVERY` events the width halves or doubles to keep about `BUCKET_EVENTS` events
