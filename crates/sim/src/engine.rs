@@ -288,11 +288,13 @@ const SLOTS_PER_FILLED_BUCKET: usize = 2;
 const BUCKET_EVENTS: std::ops::Range<u64> = 16..64;
 const ADAPT_EVERY: u64 = 1 << 13;
 /// Pushes go through the log (`EventQueue::log`) from this many pending events on (looked at
-/// with the width, every `ADAPT_EVERY` events). WebSearch on one thread, side by side against
-/// pushing each event to its slot at once: k = 16 (50 to 66 thousand pending) 1.063 to 1.096
-/// over six rounds; k = 8 (6 thousand) 0.97, k = 4 and the incast (1 to 2 thousand) 0.95 and
-/// 0.935, where the slots stay in the cache and the log only adds a copy.
-const LOG_FROM_PENDING: usize = 1 << 14;
+/// with the width, every `ADAPT_EVERY` events). WebSearch, against pushing each event to its
+/// slot at once: k = 16 on one thread (50 to 66 thousand pending), 1.063 to 1.096 over six
+/// rounds side by side; with the log at every size, k = 8 (6 thousand) 0.97, k = 4 and the
+/// incast (1 to 2 thousand) 0.95 and 0.935, and k = 16 on two threads (27 thousand a
+/// partition) 0.95 to 0.98, where the slots stay in the cache and the log only adds a copy.
+/// From 2^15 on: k = 16 on one thread 1.032 to 1.044 (3 ms, the bench's), on two 1.01.
+const LOG_FROM_PENDING: usize = 1 << 15;
 /// An event's place in the order: its origin above this bit, the origin's count below (2^40
 /// events per origin; 2^20 origins fill the 60 bits beside the kind).
 const ORIGIN_SHIFT: u32 = 40;
