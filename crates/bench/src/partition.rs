@@ -150,7 +150,7 @@ impl Tally {
         }
         let done = match q {
             Some(q) => {
-                let mail = if sender.is_some() { self.crossing_cost } else { 0.0 };
+                let mail = sender.map_or(0.0, |_| self.crossing_cost);
                 self.done[q] = self.done[q].max(self.done_before) + 1.0 + mail;
                 self.done[q]
             }

@@ -199,9 +199,8 @@ impl Network {
     /// 1.179, 1.180 alternated.)
     pub(crate) fn take_crossings(&mut self, until: Time, out: &mut [crate::partition::Mail]) -> Option<Time> {
         let cx = &mut self.cx;
-        let mut earliest = None::<Time>;
+        let earliest = cx.crossings.iter().map(|c| c.arrive).min();
         for c in &cx.crossings {
-            earliest = Some(earliest.map_or(c.arrive, |t| t.min(c.arrive)));
             let int = cx.pkts.int(c.pkt).map(|s| Box::new(*s));
             out[c.to as usize].crossings.push(crate::partition::Crossing { time: c.arrive, seq: c.seq, port: c.port, pkt: *cx.pkts.get(c.pkt), int });
         }
