@@ -15,13 +15,15 @@
 //! - **Critical path.** A window takes as long as its busiest partition: with `n(w, p)` events
 //!   of window w in partition p, the parallel run handles `C = Σ_w max_p n(w, p)` events in
 //!   sequence (plus the serial ones) where the single thread handles `E = Σ n`.
-//! - **Without windows.** The same cut run asynchronously (each partition up to the others'
-//!   clocks plus the lookahead, as in Chandy–Misra–Bryant without windows; not built): an event
-//!   of partition p at time τ starts once p's event before it is done and every event of any
+//! - **Without windows.** The same cut run asynchronously, each partition up to the others'
+//!   clocks plus the lookahead, as in Chandy–Misra–Bryant without windows: the scheme
+//!   `rttlab_sim::partition::Partitioned::run` runs since it replaced the windows. An event of
+//!   partition p at time τ starts once p's event before it is done and every event of any
 //!   partition at τ − lookahead or earlier is done (one unit each). `C_async` is when the last
-//!   is done, and `E / C_async` bounds the speed-up of that scheme with free synchronization.
-//!   It leaves out what a run that ends when its flows finish would need for it: knowing, ahead
-//!   of the others, that the run cannot end yet.
+//!   is done, and `E / C_async` (`bound_without_windows`) bounds the speed-up with free
+//!   synchronization. The runner publishes its clock every quarter lookahead, so a partition
+//!   may lag the bound by that much; and a run that ends when its flows finish runs past a
+//!   partition's clock only as far as the run is known to go on (`partition::Horizon`).
 //! - **Mail.** A packet that crosses from one partition to another is copied out by its sender
 //!   at the end of a window and taken in by its receiver at the start of the next: each side
 //!   pays `t_x` for it (`--crossing-ns`, default 40 ns: on this project's machine a 2-thread
@@ -30,11 +32,11 @@
 //!   packet's arrival, so the work of a partition in a window is `n(w, p) + κ·x(w, p)`, with
 //!   `x` the packets it sent or received across the cut, and the critical path with the mail
 //!   is `C_m = Σ_w max_p` of that.
-//! - **Cost.** Every event costs the single-threaded run's mean `t_e`; each window that holds
-//!   events ends at a barrier costing `b(P)` (empty windows are skipped: the next window starts
-//!   at the earliest pending event of any partition). The prediction is
-//!   `S(P) = E·t_e / (C_m·t_e + W·b(P))`, with `b(P) = b(2)·log2 P` (a tree barrier) and `b(2)`
-//!   measured on this machine.
+//! - **Cost, with windows** (the runner before; kept to compare): every event costs the
+//!   single-threaded run's mean `t_e`; each window that holds events ends at a barrier costing
+//!   `b(P)` (empty windows are skipped: the next window starts at the earliest pending event of
+//!   any partition). The prediction is `S(P) = E·t_e / (C_m·t_e + W·b(P))`, with
+//!   `b(P) = b(2)·log2 P` (a tree barrier) and `b(2)` measured on this machine.
 //!
 //! What it leaves out: caches (a partition's working set is smaller than the whole's, which
 //! helps), events whose cost differs by kind (a sender's cost more than a switch's), what

@@ -18,11 +18,11 @@ pub(crate) struct Ctx {
     pub pkts: Slab,
     pub cfg: RunConfig,
     pub measure: Measurements,
-    /// Packets sent toward another partition in this window, and those handed over whose
+    /// Packets sent toward another partition in this span, and those handed over whose
     /// transmission is not done yet (their completion reads them).
     pub crossings: Vec<Crossed>,
     pub handed_over: Vec<Crossed>,
-    /// What else this partition tells others at the window's end, with the node it is for.
+    /// What else this partition tells others with its next clock, with the node it is for.
     pub outbox: Vec<(u32, Outgoing)>,
     /// As a partition (`crate::partition`): which one, and each node's.
     pub part: Option<(usize, std::sync::Arc<[usize]>)>,
@@ -38,7 +38,7 @@ pub(crate) struct Ctx {
     pub events_not_counted: u64,
 }
 
-/// What a partition tells another at a window's end, beside packets.
+/// What a partition tells another with its next clock, beside packets.
 pub(crate) enum Outgoing {
     /// A connection opened: its receiving end, for the receiver's host.
     RxEnd(u32, Box<crate::flow::RxEnd>),

@@ -299,7 +299,7 @@ impl Fabric {
             cx.events.push_reserved(done, port.done_seq, EventKind::TxDone { port: p, pkt: matters.then_some(i) });
         }
         if let Some(to) = port.crosses_to {
-            // To another partition: handed over at the window's end (`crate::partition`).
+            // To another partition: handed over with its next clock (`crate::partition`).
             let seq = cx.events.reserve(arrive);
             cx.crossings.push(crate::ctx::Crossed { arrive, seq, port: peer, pkt: i, done, to });
         } else {

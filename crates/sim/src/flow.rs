@@ -316,6 +316,16 @@ impl Flow {
         }
     }
 
+    /// The sender still holds data it has not sent once: its last byte reaches the receiver
+    /// at least a link's delay after now (`crate::partition`: a run that ends when its flows
+    /// finish cannot end before then).
+    pub(crate) fn unsent(&self) -> bool {
+        match &self.tx {
+            Tx::Message(m) => m.unsent(),
+            Tx::Window(w) => w.unsent(),
+        }
+    }
+
     /// A connection the flows table and time series list: not a workload's one-off transfer.
     pub fn listed(&self) -> bool {
         self.open && self.ephemeral.is_none()
@@ -343,29 +353,69 @@ pub(crate) struct FlowTable {
 /// `crate::partition`) has seen them finish. The run ends once every sized `[[flows]]`
 /// connection and, with `measure.fct_until`, every workload flow the FCT statistics count has
 /// its last byte, and the counted window is over.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct FlowsDone {
     /// `[[flows]]` connections in all, and those finished here.
     pub total: u64,
     pub finished: u64,
     /// Counted workload flows opened here less those finished here.
     pub counted: i64,
-    /// When the last sized connection finished here.
+    /// When the last connection the run waits for (a `[[flows]]` one, a counted workload
+    /// flow) finished here.
     pub last: Time,
+    /// When the first connection finished here at or after `measure.fct_until` (`Time::MAX`:
+    /// none yet): the counted window is over.
+    pub first_over: Time,
+}
+
+impl Default for FlowsDone {
+    fn default() -> Self {
+        FlowsDone { total: 0, finished: 0, counted: 0, last: Time::ZERO, first_over: Time::MAX }
+    }
 }
 
 impl FlowsDone {
-    /// The end these counts (added up over every partition) give: `None` while the run waits.
-    /// The run ends at the end of the lookahead grid's cell (`step`, the fabric's shortest link
-    /// delay) holding the last completion, so that any cut of the network ends it at the same
-    /// instant: a partition learns of the others' completions only at a window's end.
-    pub fn end(all: impl IntoIterator<Item = FlowsDone>, fct_until: Time, warmup: Time, step: Time) -> Option<Time> {
+    /// Connection `f` finished here `now`: a `[[flows]]` one (`ephemeral` false), or a
+    /// workload flow the FCT statistics count (`counted`) or not.
+    pub fn finish(&mut self, now: Time, ephemeral: bool, counted: bool, fct_until: Time) {
+        let waited_for = !ephemeral || (counted && fct_until != Time::MAX);
+        match ephemeral {
+            true => self.counted -= waited_for as i64,
+            false => self.finished += 1,
+        }
+        if waited_for {
+            self.last = now;
+        }
+        if now >= fct_until && self.first_over == Time::MAX {
+            self.first_over = now;
+        }
+    }
+
+    /// When these counts (added up over every partition) say the run's connections were all
+    /// done: `None` while the run waits. That is the latest finish of a connection it waits
+    /// for, or the first finish past `fct_until` if that came later.
+    pub fn done_at(all: impl IntoIterator<Item = FlowsDone>, fct_until: Time) -> Option<Time> {
         let mut sum = FlowsDone::default();
         for d in all {
-            (sum.total, sum.finished, sum.counted, sum.last) = (d.total, sum.finished + d.finished, sum.counted + d.counted, sum.last.max(d.last));
+            sum = FlowsDone {
+                total: d.total,
+                finished: sum.finished + d.finished,
+                counted: sum.counted + d.counted,
+                last: sum.last.max(d.last),
+                first_over: sum.first_over.min(d.first_over),
+            };
         }
-        let over = fct_until == Time::MAX || sum.last >= fct_until;
-        (sum.finished == sum.total && sum.counted == 0 && over).then(|| grid_end(sum.last, step).max(warmup))
+        let over = fct_until == Time::MAX || sum.first_over != Time::MAX;
+        let at = if fct_until == Time::MAX { sum.last } else { sum.last.max(sum.first_over) };
+        (sum.finished == sum.total && sum.counted == 0 && over).then_some(at)
+    }
+
+    /// The end these counts give: `None` while the run waits. The run ends at the end of the
+    /// lookahead grid's cell (`step`, the fabric's shortest link delay) that holds the moment
+    /// its connections were all done (`done_at`), so that any cut of the network ends it at
+    /// the same instant.
+    pub fn end(all: impl IntoIterator<Item = FlowsDone>, fct_until: Time, warmup: Time, step: Time) -> Option<Time> {
+        FlowsDone::done_at(all, fct_until).map(|t| grid_end(t, step).max(warmup))
     }
 }
 

@@ -1,13 +1,13 @@
-//! One simulation cut into partitions (logical processes) that run in windows of the
-//! lookahead, with conservative synchronization (Chandy–Misra–Bryant, windowed as in YAWNS):
-//! no packet sent in a window can arrive in it at another partition, so each partition handles
-//! a window's events alone, and the packets that cross between partitions are handed over at
-//! the window's end.
+//! One simulation cut into partitions (logical processes) that run in parallel with
+//! conservative synchronization (Chandy–Misra–Bryant, without null messages or windows): each
+//! partition publishes a clock, before which it has handled every event of its own and posted
+//! what they sent the others, and handles its events up to the smallest of the others' clocks
+//! plus the lookahead (nothing they send from then on can arrive sooner).
 //!
 //! The cut: each ToR (a switch with hosts) goes with its hosts, in contiguous blocks, so that a
 //! fat-tree's pods stay whole; with more partitions than ToRs a ToR's hosts are split among
 //! several. Every other switch goes to the partition it has most links into (ties: the one with
-//! fewest such switches so far). The windows last the fabric's shortest link delay: a packet
+//! fewest such switches so far). The lookahead is the fabric's shortest link delay: a packet
 //! crossing to another partition takes at least its link's, and what one node tells another
 //! (a drop its sender counts, `Ctx::notify`) takes exactly that. (The cut's own lookahead, the
 //! smallest delay of a link between partitions, is as long on a fabric whose links all have one
@@ -24,12 +24,12 @@ use crate::engine::Event;
 use crate::network::{Progress, Stopped, OBSERVE_EVERY};
 use std::ops::ControlFlow;
 use crossbeam_utils::CachePadded;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
 use crate::ids::PortId;
 use crate::network::Network;
 use crate::packet::{IntStack, Packet};
-use crate::flow::FlowsDone;
+use crate::flow::{grid_end, FlowsDone};
 use crate::scenario::{Scenario, ScenarioError, Threads, AUTO_THREADS_HOSTS};
 use crate::topology::Graph;
 use rttlab_cc::Time;
@@ -122,17 +122,17 @@ pub struct Partitioned {
     /// Node → partition.
     pub of_node: Vec<usize>,
     pub lookahead: Time,
-    /// Windows run.
+    /// Spans of events the first partition handled, each followed by a publication of its clock.
     pub windows: u64,
     /// Where each partition's thread spent the run.
     pub phases: Vec<Phases>,
 }
 
-/// Where a partition's thread spent a run, in seconds, estimated from one window in
-/// [`TIMED_EVERY`] (timing every window would cost a few percent where windows are a few
-/// microseconds): handling its events, waiting at the barrier for the others, and the mail
-/// (taking in what the others sent, handing over what it sends). A thread that waits long
-/// waits for a busier partition, in windows where its own work was short.
+/// Where a partition's thread spent a run, in seconds, estimated from one turn of its loop in
+/// [`TIMED_EVERY`] (timing every turn would cost a few percent where a span is a microsecond):
+/// handling its events, waiting for the others' clocks, and the mail (taking in what the others
+/// sent, handing over what it sends, publishing its clock). A thread that waits long waits for
+/// a busier partition.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct Phases {
     pub events: u64,
@@ -141,15 +141,15 @@ pub struct Phases {
     pub mail_s: f64,
 }
 
-/// One window in this many is timed (`Phases`).
+/// One turn in this many is timed (`Phases`).
 pub const TIMED_EVERY: u64 = 16;
 
-/// Times the phases of the windows it is started on (`Phases`).
+/// Times the phases of the turns it is started on (`Phases`).
 struct Stopwatch {
     last: Option<std::time::Instant>,
     /// Events, waiting, mail.
     spent: [std::time::Duration; 3],
-    windows: u64,
+    turns: u64,
     timed: u64,
 }
 
@@ -159,20 +159,20 @@ const MAIL: usize = 2;
 
 impl Stopwatch {
     fn new() -> Stopwatch {
-        Stopwatch { last: None, spent: Default::default(), windows: 0, timed: 0 }
+        Stopwatch { last: None, spent: Default::default(), turns: 0, timed: 0 }
     }
 
-    /// A window begins; one in `TIMED_EVERY` is timed, drawn by a hash of its number (every
-    /// 16th window in turn gave estimates 15 % off the run's length: the incast's windows
-    /// repeat with its PFC cycles).
-    fn window(&mut self) {
-        let timed = crate::engine::splitmix64(self.windows).is_multiple_of(TIMED_EVERY);
-        self.windows += 1;
+    /// A turn begins; one in `TIMED_EVERY` is timed, drawn by a hash of its number (every
+    /// 16th in turn gave estimates 15 % off the run's length: the incast's work repeats with
+    /// its PFC cycles).
+    fn turn(&mut self) {
+        let timed = crate::engine::splitmix64(self.turns).is_multiple_of(TIMED_EVERY);
+        self.turns += 1;
         self.timed += timed as u64;
         self.last = timed.then(std::time::Instant::now);
     }
 
-    /// The time since the last lap went to `phase` (if this window is timed).
+    /// The time since the last lap went to `phase` (if this turn is timed).
     fn lap(&mut self, phase: usize) {
         if let Some(last) = self.last {
             let now = std::time::Instant::now();
@@ -183,7 +183,7 @@ impl Stopwatch {
 
     /// The estimates for the whole run of a partition that handled `events` events.
     fn phases(&self, events: u64) -> Phases {
-        let scale = self.windows as f64 / self.timed.max(1) as f64;
+        let scale = self.turns as f64 / self.timed.max(1) as f64;
         let s = |phase: usize| self.spent[phase].as_secs_f64() * scale;
         Phases { events, events_s: s(EVENTS), waiting_s: s(WAITING), mail_s: s(MAIL) }
     }
@@ -202,101 +202,127 @@ impl Partitioned {
     /// Runs to the end, one thread per partition (the calling thread runs the first), calling
     /// `inspect(partition, network, event)` before each event a partition handles, and
     /// `observe` (on the calling thread) about every [`OBSERVE_EVERY`] events of the whole;
-    /// when it breaks, the run stops at the next window's end with `Err(Stopped)`.
+    /// when it breaks, every partition stops soon after with `Err(Stopped)`.
     ///
-    /// A window runs from the earliest pending event of any partition for one lookahead. Each
-    /// thread then posts what it sends to each other partition, and the earliest time of its
-    /// own next event or of anything it sent; after a barrier every thread knows the next
-    /// window and takes its mail. Posts alternate between two sets of mailboxes by window
-    /// parity, so that one barrier a window suffices.
+    /// No barrier: each partition publishes its clock (every event of its before that time is
+    /// handled, and what they sent the others is posted) and runs up to the smallest of the
+    /// others' clocks plus the lookahead, since nothing they send from then on arrives sooner.
+    /// It handles its events in spans of a fraction of the lookahead (`SPANS_PER_LOOKAHEAD`)
+    /// and publishes after each, and looks at the others' clocks only when its next span would
+    /// pass what it last saw of them. A partition may so run up to a lookahead ahead of the
+    /// slowest: the others' moments of more work, and the time to hear from them, are absorbed
+    /// instead of waited for at a barrier every lookahead (the windows of YAWNS, which this
+    /// replaced: `fat-incast-100g` on 2 threads 1.02-1.05 times as fast, WebSearch k = 8
+    /// 1.01-1.05). Under `until = "flows_done"` a partition also runs no later than the run is
+    /// known to go on (`Horizon`). The order of each partition's events is the same whenever
+    /// it hears from the others, so the results are too.
     pub fn run(&mut self, inspect: Option<&Inspect<'_>>, mut observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<(), Stopped> {
         let p = self.parts.len();
-        // Under `until = "flows_done"` windows are the cells of a grid of the fabric's shortest
-        // link delay, on which the run's end falls however the network is cut (`FlowsDone`).
-        let cx = &self.parts[0].cx;
+        let lookahead = self.lookahead.ps();
+        let span = (lookahead / SPANS_PER_LOOKAHEAD).max(1);
         let flows_done = self.parts[0].hosts.flows.done.is_some();
-        let (step, fct_until, warmup) = (self.lookahead.ps(), cx.cfg.fct_until, cx.cfg.warmup);
-        let grid = Time(step);
+        let (fct_until, warmup) = (self.parts[0].cx.cfg.fct_until, self.parts[0].cx.cfg.warmup);
+        // Each partition's status and each mailbox on cache lines of their own: written by one
+        // thread, read by the others.
+        let mail: Vec<CachePadded<Mailbox>> = (0..p * p).map(|_| CachePadded::default()).collect();
+        let status: Vec<CachePadded<Status>> = (0..p).map(|_| CachePadded::default()).collect();
+        let stop = CachePadded::new(AtomicBool::new(false));
+        let broken = CachePadded::new(AtomicBool::new(false));
+        for (q, net) in self.parts.iter_mut().enumerate() {
+            status[q].publish(0, net, None);
+        }
         let of_node: &[usize] = &self.of_node;
-        // What each partition shares, each on cache lines of its own: written by one thread in
-        // a window, read by the others after the barrier. (Side by side, two partitions' counters
-        // shared a line that moved between the cores at every write.)
-        let mail: [Vec<CachePadded<Mutex<Mail>>>; 2] = std::array::from_fn(|_| (0..p * p).map(|_| CachePadded::new(Mutex::default())).collect());
-        let status: [Vec<CachePadded<Status>>; 2] = std::array::from_fn(|_| (0..p).map(|_| CachePadded::default()).collect());
-        // Stopping is decided, like the rest, by window parity: every thread reads the flag set
-        // before the barrier it has just passed, so that all of them stop at the same window (a
-        // thread reading a flag set during its window would stop alone, leaving the others
-        // waiting at the next barrier).
-        let stop: CachePadded<[AtomicBool; 2]> = CachePadded::new(std::array::from_fn(|_| AtomicBool::new(false)));
-        let barrier = CachePadded::new(SpinBarrier::new(p));
-        // Each thread returns the windows it ran (all run the same ones) and where its time went.
+        // Each thread returns the spans it ran and where its time went.
         let work = |q: usize, net: &mut Network, observe: &mut dyn FnMut(Progress) -> ControlFlow<()>| -> (u64, Phases) {
-            // A thread that panics breaks the barrier, so that the others end and the panic
-            // reaches the caller instead of leaving them waiting.
-            let _broken = BreakOnPanic(&barrier);
-            status[0][q].publish(net.next_event_time().map_or(u64::MAX, |t| t.ps()), net, 0);
-            let mut observed = 0;
-            let mut sense = false;
+            // A thread that panics says so, so that the others end and the panic reaches the
+            // caller instead of leaving them waiting.
+            let _broken = BreakOnPanic(&broken);
+            let mut seen = vec![0u64; p];
+            let mut clock = 0u64;
+            // The latest event this partition may handle as of the last look at the others.
+            let mut bound = 0u64;
+            let mut horizon = Horizon::new(net, flows_done);
             let mut out: Vec<Mail> = (0..p).map(|_| Mail::default()).collect();
+            let mut inbox = Mail::default();
+            let (mut observed, mut spans, mut idle) = (0u64, 0u64, 0u32);
             let mut watch = Stopwatch::new();
-            for w in 0usize.. {
-                watch.window();
-                barrier.wait(&mut sense);
-                watch.lap(WAITING);
-                // The last window's mail is taken too: packets still in flight at the end are
-                // the receivers'. A mailbox keeps its buffers, which its sender swaps back two
-                // windows on: windows allocate nothing once the buffers have grown.
-                for from in (0..p).filter(|&from| status[w % 2][from].posted_to(q)) {
-                    let m = &mut *mail[w % 2][from * p + q].lock().expect("unpoisoned");
-                    m.crossings.drain(..).for_each(|c| net.receive_crossing(c));
-                    m.other.drain(..).for_each(|o| net.receive_outgoing(o));
+            loop {
+                watch.turn();
+                if stop.load(Ordering::Relaxed) {
+                    return (spans, watch.phases(net.events_processed()));
                 }
-                if flows_done {
-                    let all = status[w % 2].iter().map(|s| s.done());
-                    if let Some(t) = FlowsDone::end(all, fct_until, warmup, grid) {
-                        net.cx.cfg.end = net.cx.cfg.end.min(t);
-                    }
-                }
-                let end = net.end();
-                let start = status[w % 2].iter().map(|s| s.next.load(Ordering::Relaxed)).min().unwrap_or(u64::MAX);
-                watch.lap(MAIL);
-                if stop[w % 2].load(Ordering::Relaxed) || start > end.ps() {
-                    return (w as u64, watch.phases(net.events_processed()));
-                }
-                let first = if flows_done { start / step * step } else { start };
-                let until = Time(first.saturating_add(step - 1)).min(end);
-                match inspect {
-                    Some(f) => net.run_window(until, |n, ev| f(q, n, ev)),
-                    None => net.run_window(until, |_, _| {}),
-                }
-                watch.lap(EVENTS);
-                let next = net.next_event_time().into_iter().chain(net.take_crossings(until, &mut out));
-                let mut earliest = next.min().map_or(u64::MAX, |t| t.ps());
-                for (node, o) in net.cx.outbox.drain(..) {
-                    if let Outgoing::Event(t, ..) = &o {
-                        earliest = earliest.min(t.ps());
-                    }
-                    out[of_node[node as usize]].other.push(o);
-                }
-                let mut posted = 0;
-                for (to, m) in out.iter_mut().enumerate().filter(|(_, m)| !(m.crossings.is_empty() && m.other.is_empty())) {
-                    std::mem::swap(&mut *mail[(w + 1) % 2][q * p + to].lock().expect("unpoisoned"), m);
-                    posted |= Status::bit(to);
-                }
-                status[(w + 1) % 2][q].publish(earliest, net, posted);
-                watch.lap(MAIL);
-                if q == 0 {
-                    // The events handled up to the window before, as the partitions told at its end.
-                    let events: u64 = status[w % 2].iter().map(|s| s.handled.load(Ordering::Relaxed)).sum();
-                    if events - observed >= OBSERVE_EVERY {
-                        observed = events;
-                        if observe(Progress { now: until, end, events }).is_break() {
-                            stop[(w + 1) % 2].store(true, Ordering::Relaxed);
+                assert!(!broken.load(Ordering::Relaxed), "another partition's thread panicked");
+                let mut next = net.next_event_time().map_or(u64::MAX, |t| t.ps());
+                let mut safe = seen.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, &c)| c.saturating_add(lookahead)).min().unwrap_or(u64::MAX);
+                if next.saturating_add(span - 1) > bound {
+                    // The next span would end early: look how far the others have come, and
+                    // take the mail they posted before saying so. (Only then: each look at a
+                    // clock another core has moved waits for its line.)
+                    safe = u64::MAX;
+                    for o in (0..p).filter(|&o| o != q) {
+                        let c = status[o].clock.load(Ordering::Acquire);
+                        if c != seen[o] {
+                            seen[o] = c;
+                            mail[o * p + q].take(net, &mut inbox);
                         }
+                        safe = safe.min(c.saturating_add(lookahead));
                     }
+                    let known = horizon.until(q, clock, &seen, &status, net, fct_until, warmup, self.lookahead);
+                    bound = net.end().ps().min(safe - 1).min(known);
+                    next = net.next_event_time().map_or(u64::MAX, |t| t.ps());
+                }
+                watch.lap(if next <= bound { MAIL } else { WAITING });
+                if next <= bound {
+                    idle = 0;
+                    spans += 1;
+                    let until = Time(bound.min(next.saturating_add(span - 1)));
+                    match inspect {
+                        Some(f) => net.run_window(until, |n, ev| f(q, n, ev)),
+                        None => net.run_window(until, |_, _| {}),
+                    }
+                    watch.lap(EVENTS);
+                    net.take_crossings(until, &mut out);
+                    for (node, o) in net.cx.outbox.drain(..) {
+                        out[of_node[node as usize]].other.push(o);
+                    }
+                    for (to, m) in out.iter_mut().enumerate().filter(|(_, m)| !(m.crossings.is_empty() && m.other.is_empty())) {
+                        mail[q * p + to].post(m);
+                    }
+                } else {
+                    idle += 1;
+                }
+                // Every event before the next one is handled, and nothing can arrive from the
+                // others before `safe`.
+                let now = net.next_event_time().map_or(u64::MAX, |t| t.ps()).min(safe);
+                if now > clock {
+                    clock = now;
+                    status[q].publish(clock, net, horizon.proof(net, clock, lookahead));
+                }
+                watch.lap(if idle == 0 { MAIL } else { WAITING });
+                if clock > net.end().ps() {
+                    status[q].clock.store(u64::MAX, Ordering::Release);
+                    return (spans, watch.phases(net.events_processed()));
+                }
+                // The first partition adds up the others' events when its own have gone up by
+                // their share of `OBSERVE_EVERY`.
+                if q == 0 && net.events_processed() - observed >= OBSERVE_EVERY / p as u64 {
+                    observed = net.events_processed();
+                    let events: u64 = status.iter().skip(1).map(|s| s.handled.load(Ordering::Relaxed)).sum::<u64>() + observed;
+                    if observe(Progress { now: Time(clock), end: net.end(), events }).is_break() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                if idle > 0 {
+                    // Waiting for the others: spin, then yield the core in case threads
+                    // outnumber cores.
+                    if idle < SPINS_BEFORE_YIELD {
+                        std::hint::spin_loop();
+                    } else {
+                        std::thread::yield_now();
+                    }
+                    watch.lap(WAITING);
                 }
             }
-            unreachable!("the windows end by returning")
         };
         let ran: Vec<(u64, Phases)> = std::thread::scope(|scope| {
             let (first, rest) = self.parts.split_first_mut().expect("a partition");
@@ -313,8 +339,13 @@ impl Partitioned {
         });
         self.windows = ran[0].0;
         self.phases = ran.into_iter().map(|(_, p)| p).collect();
-        if stop.iter().any(|s| s.load(Ordering::Relaxed)) {
+        if stop.load(Ordering::Relaxed) {
             return Err(Stopped);
+        }
+        // Packets still in flight at the end are the receivers'.
+        let mut inbox = Mail::default();
+        for (i, m) in mail.iter().enumerate() {
+            m.take(&mut self.parts[i % p], &mut inbox);
         }
         for net in &mut self.parts {
             net.finish();
@@ -323,109 +354,163 @@ impl Partitioned {
     }
 }
 
-/// A sense-reversing barrier that spins (a window is microseconds of work: a futex sleep and
-/// wake costs as much), yielding the core after a few hundred spins in case threads outnumber
-/// cores. WebSearch k = 8 on 2 threads, this project's machine: 1.58-1.60x with
-/// `std::sync::Barrier`, 1.75-1.79x with this one; 3 threads on 2 cores took 100 times as
-/// long with 16 384 spins before yielding as with 256.
-struct SpinBarrier {
-    n: usize,
-    arrived: AtomicUsize,
-    sense: AtomicBool,
-    /// A thread panicked: waiting would never end.
-    broken: AtomicBool,
-}
+/// A partition handles its events in spans of this fraction of the lookahead, publishing its
+/// clock after each, so that the others see it move while they run. `fat-incast-100g` on 2
+/// threads, alternated: spans of 1 lookahead 0.98 of the speed of spans of 1/2, 1/4 1.028; 1/8
+/// and 1/16 0.967 and 0.930 of 1/4's (publishing costs more than it frees).
+const SPANS_PER_LOOKAHEAD: u64 = 4;
+/// Turns a waiting thread spins before it yields its core (a span is microseconds of work:
+/// a futex sleep and wake costs as much; 3 threads on 2 cores took 100 times as long with
+/// 16 384 spins before yielding as with 256).
+const SPINS_BEFORE_YIELD: u32 = 1 << 8;
 
-impl SpinBarrier {
-    fn new(n: usize) -> SpinBarrier {
-        SpinBarrier { n, arrived: AtomicUsize::new(0), sense: AtomicBool::new(false), broken: AtomicBool::new(false) }
-    }
-
-    /// Waits for every thread; `local` is the caller's own sense, flipped each time.
-    fn wait(&self, local: &mut bool) {
-        *local = !*local;
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
-            self.arrived.store(0, Ordering::Relaxed);
-            self.sense.store(*local, Ordering::Release);
-            return;
-        }
-        let mut spins = 0u32;
-        while self.sense.load(Ordering::Acquire) != *local {
-            assert!(!self.broken.load(Ordering::Acquire), "another partition's thread panicked");
-            spins += 1;
-            if spins < 1 << 8 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    }
-}
-
-/// Breaks its barrier if dropped while its thread panics.
-struct BreakOnPanic<'a>(&'a SpinBarrier);
+/// Tells the others that this thread panicked, if dropped while it does.
+struct BreakOnPanic<'a>(&'a AtomicBool);
 
 impl Drop for BreakOnPanic<'_> {
     fn drop(&mut self) {
         if std::thread::panicking() {
-            self.0.broken.store(true, Ordering::Release);
+            self.0.store(true, Ordering::Relaxed);
         }
     }
 }
 
-/// What a partition tells the others at a window's end: the time of its next event or of the
-/// earliest packet it sent, its `FlowsDone` counts, the events it has handled, and which
-/// mailboxes it posted to (bit `to % 64`: exact up to 64 partitions; beyond, a set bit may
-/// send a partition to an empty mailbox, never past a full one). Relaxed: the barrier orders
-/// the writes before the reads.
+/// What a partition tells the others: its clock (every event of its before this time, in ps,
+/// is handled, and its mail from them posted), written last with `Release`; the events it has
+/// handled; its `FlowsDone` counts and the time until which its own senders prove the run
+/// goes on (`Horizon`), as of that clock or later.
 #[derive(Default)]
 struct Status {
-    next: AtomicU64,
+    clock: AtomicU64,
     handled: AtomicU64,
-    posted: AtomicU64,
-    total: AtomicU64,
     finished: AtomicU64,
     counted: AtomicI64,
     last: AtomicU64,
+    first_over: AtomicU64,
+    proof: AtomicU64,
 }
 
 impl Status {
-    fn bit(to: usize) -> u64 {
-        1 << (to % 64)
-    }
-
-    fn posted_to(&self, q: usize) -> bool {
-        self.posted.load(Ordering::Relaxed) & Status::bit(q) != 0
-    }
-
-    fn publish(&self, next: u64, net: &Network, posted: u64) {
+    fn publish(&self, clock: u64, net: &Network, proof: Option<u64>) {
         let d = net.hosts.flows.done.unwrap_or_default();
-        self.next.store(next, Ordering::Relaxed);
         self.handled.store(net.events_processed(), Ordering::Relaxed);
-        self.posted.store(posted, Ordering::Relaxed);
-        self.total.store(d.total, Ordering::Relaxed);
         self.finished.store(d.finished, Ordering::Relaxed);
         self.counted.store(d.counted, Ordering::Relaxed);
         self.last.store(d.last.ps(), Ordering::Relaxed);
+        self.first_over.store(d.first_over.ps(), Ordering::Relaxed);
+        self.proof.store(proof.unwrap_or(0), Ordering::Relaxed);
+        self.clock.store(clock, Ordering::Release);
     }
 
-    fn done(&self) -> FlowsDone {
+    /// The counts published with (or after) the clock last read.
+    fn done(&self, total: u64) -> FlowsDone {
         FlowsDone {
-            total: self.total.load(Ordering::Relaxed),
+            total,
             finished: self.finished.load(Ordering::Relaxed),
             counted: self.counted.load(Ordering::Relaxed),
             last: Time(self.last.load(Ordering::Relaxed)),
+            first_over: Time(self.first_over.load(Ordering::Relaxed)),
         }
     }
 }
 
-/// What one partition sends another at a window's end.
+/// Under `until = "flows_done"`, how late a partition may run before it knows the run's end:
+/// the end is the last instant of the lookahead grid's cell that holds the moment the
+/// connections were all done (`FlowsDone::end`), and no partition may handle an event past it.
+/// What proves the run goes on at least until a time:
+/// - every partition's counts, as of its clock or later: while they do not say all done, or
+///   say it of a moment some partition has not reached, the run goes on to the end of the cell
+///   of the smallest clock (an unfinished connection finishes after it);
+/// - a sender with data it has never sent (`Flow::unsent`) at a partition's clock: that
+///   connection finishes at least a lookahead later (its last byte crosses a link at least).
+///
+/// Once the counts say all done at a moment every clock has passed, the end is known.
+struct Horizon {
+    /// This partition's `[[flows]]` connections whose senders may hold unsent data (the
+    /// last one is checked; those that have sent everything are dropped).
+    unsent: Vec<u32>,
+    known: bool,
+}
+
+impl Horizon {
+    fn new(net: &Network, flows_done: bool) -> Horizon {
+        let flows = &net.hosts.flows.slots;
+        let unsent = if flows_done { flows.iter().filter(|(_, f)| f.order != u32::MAX).map(|(id, _)| id).collect() } else { Vec::new() };
+        Horizon { unsent, known: !flows_done }
+    }
+
+    /// The time until which this partition's senders prove the run goes on, at `clock`.
+    fn proof(&mut self, net: &Network, clock: u64, lookahead: u64) -> Option<u64> {
+        let flows = &net.hosts.flows.slots;
+        while let Some(&f) = self.unsent.last() {
+            if flows.get(f).is_some_and(|f| f.unsent()) {
+                return Some(clock.saturating_add(lookahead - 1));
+            }
+            self.unsent.pop();
+        }
+        None
+    }
+
+    /// The latest event partition `q` (at `clock`, the others at `seen`) may handle; sets
+    /// the run's end once it is known.
+    #[allow(clippy::too_many_arguments)]
+    fn until(&mut self, q: usize, clock: u64, seen: &[u64], status: &[CachePadded<Status>], net: &mut Network, fct_until: Time, warmup: Time, step: Time) -> u64 {
+        if self.known {
+            return u64::MAX;
+        }
+        let mine = net.hosts.flows.done.unwrap_or_default();
+        let smallest = seen.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, &c)| c).fold(clock, u64::min);
+        let counts = status.iter().enumerate().map(|(o, s)| if o == q { mine } else { s.done(mine.total) });
+        if let Some(t) = FlowsDone::done_at(counts, fct_until).filter(|t| t.ps() < smallest) {
+            let end = grid_end(t, step).max(warmup);
+            net.cx.cfg.end = net.cx.cfg.end.min(end);
+            self.known = true;
+            return u64::MAX;
+        }
+        let proofs = status.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, s)| s.proof.load(Ordering::Relaxed));
+        let own = self.proof(net, clock, step.ps()).unwrap_or(0);
+        proofs.fold(own.max(grid_end(Time(smallest), step).ps()), u64::max)
+    }
+}
+
+/// A mailbox from one partition to another: what the sender posted and the receiver has not
+/// taken. Its buffers go back and forth, so that posting allocates nothing once they have grown.
+#[derive(Default)]
+struct Mailbox {
+    full: AtomicBool,
+    mail: Mutex<Mail>,
+}
+
+impl Mailbox {
+    fn post(&self, out: &mut Mail) {
+        let mut m = self.mail.lock().expect("unpoisoned");
+        if m.crossings.is_empty() && m.other.is_empty() {
+            std::mem::swap(&mut *m, out);
+        } else {
+            m.crossings.append(&mut out.crossings);
+            m.other.append(&mut out.other);
+        }
+        drop(m);
+        self.full.store(true, Ordering::Release);
+    }
+
+    /// Hands what was posted to `net` (`inbox`: an empty buffer to leave in its place).
+    fn take(&self, net: &mut Network, inbox: &mut Mail) {
+        if !self.full.load(Ordering::Acquire) || !self.full.swap(false, Ordering::Acquire) {
+            return;
+        }
+        std::mem::swap(&mut *self.mail.lock().expect("unpoisoned"), inbox);
+        inbox.crossings.drain(..).for_each(|c| net.receive_crossing(c));
+        inbox.other.drain(..).for_each(|o| net.receive_outgoing(o));
+    }
+}
+
+/// What one partition sends another.
 #[derive(Default)]
 pub(crate) struct Mail {
     pub crossings: Vec<Crossing>,
     other: Vec<Outgoing>,
 }
-
 
 impl Partitioned {
     /// One network holding what each partition owns (its ports, switches, hosts, connections

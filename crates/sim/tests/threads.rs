@@ -109,3 +109,23 @@ fn drawn_fabrics_give_the_same_bytes_on_1_2_and_3_threads() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Runs that end when their flows finish (`until = "flows_done"`): no partition handles an
+/// event past the end, though it learns of the others' finishes only from their clocks
+/// (`partition::Horizon`). An incast over a k = 4 fat-tree with PFC, and the same with
+/// workload flows whose FCTs are counted up to `measure.fct_until`; each must end by its flows,
+/// before its duration.
+#[test]
+fn runs_that_end_when_their_flows_finish_give_the_same_bytes_on_1_2_and_3_threads() {
+    let base = "duration = \"50ms\"\nuntil = \"flows_done\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[switch]\npfc = true\n[transport]\nkind = \"message\"\n[cc]\nalgorithm = \"none\"\n[[flows]]\nsrc = \"8-15\"\ndst = 0\nsize = \"300KB\"\n";
+    let counted = format!("{base}[measure]\nfct_until = \"100us\"\n[[workloads]]\nkind = \"flow_sizes\"\ncdf = \"websearch\"\nload = 0.3\n");
+    let mut bad = Vec::new();
+    for (name, text) in [("incast", base.to_string()), ("incast and counted flows", counted)] {
+        let mut s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        bad.extend(differs(name, &mut s));
+        let o = rttlab_sim::run(&s).unwrap();
+        let simulated = o.meta["perf"]["simulated_s"].as_f64().unwrap();
+        assert!(simulated < 0.05, "{name}: ran to its duration ({simulated} s), not to its flows' end");
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

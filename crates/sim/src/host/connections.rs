@@ -174,14 +174,10 @@ impl Hosts {
             st.finish = Some(now);
             let counted = end.start >= cx.cfg.warmup && end.start < cx.cfg.fct_until;
             if let Some(done) = &mut self.flows.done {
-                match end.ephemeral {
-                    true => done.counted -= (counted && cx.cfg.fct_until != Time::MAX) as i64,
-                    false => done.finished += 1,
-                }
-                done.last = now;
+                done.finish(now, end.ephemeral, counted, cx.cfg.fct_until);
                 // On one partition the counts are the whole run's, and any finished flow may
-                // be the one that ends it (a cut network looks at every window's end,
-                // `crate::partition`).
+                // be the one that ends it (a cut network adds up the partitions' counts,
+                // `crate::partition::Horizon`).
                 if cx.part.is_none() {
                     if let Some(t) = FlowsDone::end([*done], cx.cfg.fct_until, cx.cfg.warmup, cx.notice_delay) {
                         cx.cfg.end = t.min(cx.cfg.end);

@@ -323,6 +323,11 @@ impl MessageTx {
         self.cc.on_completion(&Completion { now, rtt, acked_bytes: u.bytes as u64, sending_rate, snd_una, snd_nxt: self.released, int });
     }
 
+    /// Sender: bytes remain that were never handed to the NIC.
+    pub fn unsent(&self) -> bool {
+        self.unsent > 0
+    }
+
     /// Sender: everything is sent and acknowledged.
     pub fn done(&self) -> bool {
         self.unsent == 0 && self.unacked.is_empty()

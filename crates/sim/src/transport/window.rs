@@ -168,6 +168,11 @@ pub struct WindowRx {
 }
 
 impl WindowTx {
+    /// Sender: packets remain that were never sent.
+    pub fn unsent(&self) -> bool {
+        self.nxt < self.total
+    }
+
     /// A connection of `size` bytes (`None`: unbounded) in packets of `mss` payload, sending
     /// from `start` and no new data from `stop`, paced by `app` if there is one.
     pub fn new(cc: Box<dyn WindowController>, cfg: WindowConfig, mss: u32, size: Option<u64>, start: Time, stop: Time, app: Option<OnOff>) -> WindowTx {
