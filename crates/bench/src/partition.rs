@@ -21,7 +21,7 @@
 //!   partition p at time τ starts once p's event before it is done and every event of any
 //!   partition at τ − lookahead or earlier is done (one unit each). `C_async` is when the last
 //!   is done, and `E / C_async` (`bound_without_windows`) bounds the speed-up with free
-//!   synchronization. The runner publishes its clock every quarter lookahead, so a partition
+//!   synchronization. The runner publishes its clock every half lookahead, so a partition
 //!   may lag the bound by that much; and a run that ends when its flows finish runs past a
 //!   partition's clock only as far as the run is known to go on (`partition::Horizon`).
 //! - **Mail.** A packet that crosses from one partition to another is copied out by its sender

@@ -129,7 +129,8 @@ pub struct Partitioned {
 }
 
 /// Where a partition's thread spent a run, in seconds, estimated from one turn of its loop in
-/// [`TIMED_EVERY`] (timing every turn would cost a few percent where a span is a microsecond):
+/// [`TIMED_EVERY`] (a span of events, or a wait for the others, with what follows it; timing
+/// every turn would cost a few percent where a span is a microsecond):
 /// handling its events, waiting for the others' clocks, and the mail (taking in what the others
 /// sent, handing over what it sends, publishing its clock). A thread that waits long waits for
 /// a busier partition.
@@ -212,8 +213,8 @@ impl Partitioned {
     /// pass what it last saw of them. A partition may so run up to a lookahead ahead of the
     /// slowest: the others' moments of more work, and the time to hear from them, are absorbed
     /// instead of waited for at a barrier every lookahead (the windows of YAWNS, which this
-    /// replaced: `fat-incast-100g` on 2 threads 1.02-1.05 times as fast, WebSearch k = 8
-    /// 1.01-1.05). Under `until = "flows_done"` a partition also runs no later than the run is
+    /// replaced: `fat-incast-100g` on 2 threads 1.00-1.01 times as fast while this machine's
+    /// cores passed lines slowly, 1.04-1.17 while fast; WebSearch k = 8 1.00-1.09). Under `until = "flows_done"` a partition also runs no later than the run is
     /// known to go on (`Horizon`). The order of each partition's events is the same whenever
     /// it hears from the others, so the results are too.
     pub fn run(&mut self, inspect: Option<&Inspect<'_>>, mut observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<(), Stopped> {
@@ -247,7 +248,10 @@ impl Partitioned {
             let (mut observed, mut spans, mut idle) = (0u64, 0u64, 0u32);
             let mut watch = Stopwatch::new();
             loop {
-                watch.turn();
+                // A wait for the others, however many turns it spins, is timed as one turn.
+                if idle == 0 {
+                    watch.turn();
+                }
                 if stop.load(Ordering::Relaxed) {
                     return (spans, watch.phases(net.events_processed()));
                 }
@@ -267,7 +271,8 @@ impl Partitioned {
                         }
                         safe = safe.min(c.saturating_add(lookahead));
                     }
-                    let known = horizon.until(q, clock, &seen, &status, net, fct_until, warmup, self.lookahead);
+                    let wanted = net.end().ps().min(safe - 1);
+                    let known = horizon.until(wanted, q, clock, &seen, &status, net, fct_until, warmup, self.lookahead);
                     bound = net.end().ps().min(safe - 1).min(known);
                     next = net.next_event_time().map_or(u64::MAX, |t| t.ps());
                 }
@@ -355,10 +360,12 @@ impl Partitioned {
 }
 
 /// A partition handles its events in spans of this fraction of the lookahead, publishing its
-/// clock after each, so that the others see it move while they run. `fat-incast-100g` on 2
-/// threads, alternated: spans of 1 lookahead 0.98 of the speed of spans of 1/2, 1/4 1.028; 1/8
-/// and 1/16 0.967 and 0.930 of 1/4's (publishing costs more than it frees).
-const SPANS_PER_LOOKAHEAD: u64 = 4;
+/// clock after each, so that the others see it move while they run; each publication that
+/// posts mail takes a lock, which waits for the span's stores. `fat-incast-100g` on 2 threads,
+/// alternated, depends on how fast this machine's cores pass lines at the moment: spans of a
+/// quarter ran at 1.03-1.05 of a half's speed while they passed them fast, 0.89-0.95 while
+/// slow; a whole lookahead 0.98 of a half, an eighth and a sixteenth 0.97 and 0.93 of a quarter.
+const SPANS_PER_LOOKAHEAD: u64 = 2;
 /// Turns a waiting thread spins before it yields its core (a span is microseconds of work:
 /// a futex sleep and wake costs as much; 3 threads on 2 cores took 100 times as long with
 /// 16 384 spins before yielding as with 256).
@@ -429,6 +436,9 @@ struct Horizon {
     /// This partition's `[[flows]]` connections whose senders may hold unsent data (the
     /// last one is checked; those that have sent everything are dropped).
     unsent: Vec<u32>,
+    /// The latest instant the run is proven to reach (a proof stays true: looked at again only
+    /// when the partition would go further).
+    proven: u64,
     known: bool,
 }
 
@@ -436,7 +446,7 @@ impl Horizon {
     fn new(net: &Network, flows_done: bool) -> Horizon {
         let flows = &net.hosts.flows.slots;
         let unsent = if flows_done { flows.iter().filter(|(_, f)| f.order != u32::MAX).map(|(id, _)| id).collect() } else { Vec::new() };
-        Horizon { unsent, known: !flows_done }
+        Horizon { unsent, proven: 0, known: !flows_done }
     }
 
     /// The time until which this partition's senders prove the run goes on, at `clock`.
@@ -451,12 +461,15 @@ impl Horizon {
         None
     }
 
-    /// The latest event partition `q` (at `clock`, the others at `seen`) may handle; sets
-    /// the run's end once it is known.
+    /// The latest event partition `q` (at `clock`, the others at `seen`) may handle, looked at
+    /// anew if that is before `wanted`; sets the run's end once it is known.
     #[allow(clippy::too_many_arguments)]
-    fn until(&mut self, q: usize, clock: u64, seen: &[u64], status: &[CachePadded<Status>], net: &mut Network, fct_until: Time, warmup: Time, step: Time) -> u64 {
+    fn until(&mut self, wanted: u64, q: usize, clock: u64, seen: &[u64], status: &[CachePadded<Status>], net: &mut Network, fct_until: Time, warmup: Time, step: Time) -> u64 {
         if self.known {
             return u64::MAX;
+        }
+        if self.proven >= wanted {
+            return self.proven;
         }
         let mine = net.hosts.flows.done.unwrap_or_default();
         let smallest = seen.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, &c)| c).fold(clock, u64::min);
@@ -469,7 +482,8 @@ impl Horizon {
         }
         let proofs = status.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, s)| s.proof.load(Ordering::Relaxed));
         let own = self.proof(net, clock, step.ps()).unwrap_or(0);
-        proofs.fold(own.max(grid_end(Time(smallest), step).ps()), u64::max)
+        self.proven = proofs.fold(own.max(grid_end(Time(smallest), step).ps()), u64::max).max(self.proven);
+        self.proven
     }
 }
 
