@@ -109,7 +109,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def thread_lines(perf: dict[str, Any]) -> list[str]:
     """Where each thread of a run on several spent its time (``perf.partitions``, estimated from
-    one window in 16): handling its partition's events, waiting for the others, the mail."""
+    one turn of its loop in 16): handling its partition's events, waiting for the others, the mail."""
     lines = []
     for q, p in enumerate(perf.get("partitions") or []):
         total = (p["events_s"] + p["waiting_s"] + p["mail_s"]) or 1.0

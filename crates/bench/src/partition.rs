@@ -21,22 +21,28 @@
 //!   partition p at time τ starts once p's event before it is done and every event of any
 //!   partition at τ − lookahead or earlier is done (one unit each). `C_async` is when the last
 //!   is done, and `E / C_async` (`bound_without_windows`) bounds the speed-up with free
-//!   synchronization. The runner publishes its clock every half lookahead, so a partition
-//!   may lag the bound by that much; and a run that ends when its flows finish runs past a
-//!   partition's clock only as far as the run is known to go on (`partition::Horizon`).
+//!   synchronization (the mail counted, below).
+//! - **The runner** (`predicted_speedup`). It publishes a partition's clock at the end of each
+//!   span of half a lookahead (`SPANS_PER_LOOKAHEAD`), so an event at τ waits for every event
+//!   at τ − (lookahead − span) or earlier, and each span a partition handles events in costs it
+//!   `b(2)` (publishing its clock and reading the others', taken as a two-thread barrier's
+//!   time whatever P: the others' clocks are loaded side by side): the prediction is
+//!   `S(P) = E / C_runner` in events of `t_e`. A run that ends when its flows finish may also
+//!   wait to learn the run goes on (`partition::Horizon`); that is left out.
 //! - **Mail.** A packet that crosses from one partition to another is copied out by its sender
-//!   at the end of a window and taken in by its receiver at the start of the next: each side
+//!   at the end of a window (the runner: of a span) and taken in by its receiver at the start
+//!   of the next: each side
 //!   pays `t_x` for it (`--crossing-ns`, default 40 ns: on this project's machine a 2-thread
 //!   incast took 45 ns a packet to copy out and 42 ns to take in, 2-thread WebSearch at k = 8
 //!   about 33 ns either way), `κ = t_x / t_e` events. Both are counted in the window of the
 //!   packet's arrival, so the work of a partition in a window is `n(w, p) + κ·x(w, p)`, with
 //!   `x` the packets it sent or received across the cut, and the critical path with the mail
 //!   is `C_m = Σ_w max_p` of that.
-//! - **Cost, with windows** (the runner before; kept to compare): every event costs the
-//!   single-threaded run's mean `t_e`; each window that holds events ends at a barrier costing
-//!   `b(P)` (empty windows are skipped: the next window starts at the earliest pending event of
-//!   any partition). The prediction is `S(P) = E·t_e / (C_m·t_e + W·b(P))`, with
-//!   `b(P) = b(2)·log2 P` (a tree barrier) and `b(2)` measured on this machine.
+//! - **Cost.** Every event costs the single-threaded run's mean `t_e`; `b(P) = b(2)·log2 P`
+//!   (a tree barrier), `b(2)` a spin barrier of two threads measured on this machine. With
+//!   windows (`windowed_speedup`, the runner before; kept to compare) each window that holds
+//!   events ends at a barrier (empty windows are skipped: the next window starts at the
+//!   earliest pending event of any partition): `S(P) = E·t_e / (C_m·t_e + W·b(P))`.
 //!
 //! What it leaves out: caches (a partition's working set is smaller than the whole's, which
 //! helps), events whose cost differs by kind (a sender's cost more than a switch's), what
@@ -70,18 +76,74 @@ struct Tally {
     crossings: u64,
     windows: u64,
     per_partition: Vec<u64>,
-    /// Without windows: when each partition's last event is done, the events of the last
-    /// lookahead in time order with when each is done, and the latest an event before them is.
+    /// Without windows, synchronization free; and as the runner runs (`Unwindowed`).
+    free: Unwindowed,
+    runner: Unwindowed,
+}
+
+/// A cut run without windows (`C_async`): an event of partition p at τ is done one unit (plus
+/// `κ` for a packet that crossed) after p's event before it and after every event at
+/// τ − `lag_ps` or earlier. With spans (`span_ps`, 0: none), a partition also pays
+/// `span_cost` units for each span of simulated time it handles events in.
+struct Unwindowed {
+    lag_ps: u64,
+    span_ps: u64,
+    span_cost: f64,
+    /// When each partition's last event is done, and the span it was in.
     done: Vec<f64>,
+    span: Vec<u64>,
+    /// The events of the last `lag_ps` in time order with when each is done, and the latest
+    /// an event before them is.
     recent: std::collections::VecDeque<(u64, f64)>,
     done_before: f64,
 }
 
+impl Unwindowed {
+    fn new(p: usize, lag_ps: u64, span_ps: u64, span_cost: f64) -> Unwindowed {
+        Unwindowed { lag_ps, span_ps, span_cost, done: vec![0.0; p], span: vec![u64::MAX; p], recent: Default::default(), done_before: 0.0 }
+    }
+
+    /// The event at `t_ps` of partition `q` (`None`: run-wide), a packet from partition
+    /// `sender` if it crossed the cut (then each side also pays `crossing_cost`).
+    fn add(&mut self, t_ps: u64, q: Option<usize>, sender: Option<usize>, crossing_cost: f64) {
+        while let Some(&(_, done)) = self.recent.front().filter(|&&(t, _)| t.saturating_add(self.lag_ps) <= t_ps) {
+            self.done_before = self.done_before.max(done);
+            self.recent.pop_front();
+        }
+        if let Some(s) = sender {
+            self.done[s] += crossing_cost;
+        }
+        let done = match q {
+            Some(q) => {
+                let mail = sender.map_or(0.0, |_| crossing_cost);
+                let span = t_ps.checked_div(self.span_ps).unwrap_or(0);
+                let sync = if self.span_ps > 0 && span != self.span[q] { self.span_cost } else { 0.0 };
+                self.span[q] = span;
+                self.done[q] = self.done[q].max(self.done_before) + 1.0 + mail + sync;
+                self.done[q]
+            }
+            None => {
+                let d = self.done.iter().copied().fold(0.0, f64::max) + 1.0;
+                self.done.fill(d);
+                d
+            }
+        };
+        self.recent.push_back((t_ps, done));
+    }
+
+    /// When the last event is done.
+    fn total(&self) -> f64 {
+        self.done.iter().copied().fold(0.0, f64::max)
+    }
+}
+
 impl Tally {
-    /// `crossing_cost`: `κ`, what a packet crossing the cut costs each side, in events.
-    fn new(graph: &Graph, p: usize, crossing_cost: f64) -> Tally {
+    /// `crossing_cost`: `κ`, what a packet crossing the cut costs each side, in events;
+    /// `span_cost`: what publishing a span's end costs the runner, in events.
+    fn new(graph: &Graph, p: usize, crossing_cost: f64, span_cost: f64) -> Tally {
         let part = partition(graph, p);
         let lookahead_ps = lookahead(graph, &part);
+        let span_ps = lookahead_ps / rttlab_sim::partition::SPANS_PER_LOOKAHEAD;
         Tally {
             p,
             part,
@@ -95,9 +157,8 @@ impl Tally {
             crossings: 0,
             windows: 0,
             per_partition: vec![0; p],
-            done: vec![0.0; p],
-            recent: Default::default(),
-            done_before: 0.0,
+            free: Unwindowed::new(p, lookahead_ps, 0, 0.0),
+            runner: Unwindowed::new(p, lookahead_ps - span_ps, span_ps, span_cost),
         }
     }
 
@@ -116,7 +177,8 @@ impl Tally {
     fn add(&mut self, t_ps: u64, node: Option<u32>, from: Option<u32>) {
         let q = node.map(|n| self.part[n as usize]);
         let sender = from.map(|n| self.part[n as usize]).filter(|&s| Some(s) != q && q.is_some());
-        self.add_unwindowed(t_ps, q, sender);
+        self.free.add(t_ps, q, sender, self.crossing_cost);
+        self.runner.add(t_ps, q, sender, self.crossing_cost);
         let w = t_ps.checked_div(self.lookahead_ps).unwrap_or(0);
         if w != self.window {
             self.close_window();
@@ -138,36 +200,6 @@ impl Tally {
                 self.critical += 1;
             }
         }
-    }
-
-    /// The event at `t_ps` of partition `q` (`None`: run-wide) without windows, a packet
-    /// from partition `sender` if it crossed the cut (then each side also pays `κ`).
-    fn add_unwindowed(&mut self, t_ps: u64, q: Option<usize>, sender: Option<usize>) {
-        while let Some(&(_, done)) = self.recent.front().filter(|&&(t, _)| t.saturating_add(self.lookahead_ps) <= t_ps) {
-            self.done_before = self.done_before.max(done);
-            self.recent.pop_front();
-        }
-        if let Some(s) = sender {
-            self.done[s] += self.crossing_cost;
-        }
-        let done = match q {
-            Some(q) => {
-                let mail = sender.map_or(0.0, |_| self.crossing_cost);
-                self.done[q] = self.done[q].max(self.done_before) + 1.0 + mail;
-                self.done[q]
-            }
-            None => {
-                let d = self.done.iter().copied().fold(0.0, f64::max) + 1.0;
-                self.done.fill(d);
-                d
-            }
-        };
-        self.recent.push_back((t_ps, done));
-    }
-
-    /// `C_async`: when the last event is done without windows.
-    fn unwindowed(&self) -> f64 {
-        self.done.iter().copied().fold(0.0, f64::max)
     }
 }
 
@@ -196,7 +228,11 @@ pub struct Prediction {
     /// (the mail counted).
     pub bound_without_windows: f64,
     pub barrier_us: f64,
+    /// As the runner runs: without windows, others' progress seen at span ends, each span
+    /// costing a two-thread barrier's time, the mail counted.
     pub predicted_speedup: f64,
+    /// As the runner ran before: in windows, each ending at a barrier, the mail counted.
+    pub windowed_speedup: f64,
 }
 
 /// A sense-reversing spin barrier's cost in µs per crossing, two threads, measured here.
@@ -273,7 +309,9 @@ fn kind(net: &Network, kind: &EventKind) -> usize {
 /// each count's speed-up from `event_us`, the single-threaded run's time per event, `b2_us`,
 /// the two-thread barrier, and `crossing_cost` (`κ`, in events).
 pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64, crossing_cost: f64) -> (u64, BTreeMap<&'static str, u64>, Vec<Prediction>) {
-    let mut tallies: Vec<Tally> = counts.iter().map(|&p| Tally::new(net.graph(), p, crossing_cost)).collect();
+    let barrier = |p: usize| if p > 1 { b2_us * (p as f64).log2() } else { 0.0 };
+    let span_cost = |p: usize| if event_us > 0.0 && p > 1 { b2_us / event_us } else { 0.0 };
+    let mut tallies: Vec<Tally> = counts.iter().map(|&p| Tally::new(net.graph(), p, crossing_cost, span_cost(p))).collect();
     let mut events = 0u64;
     let mut counts = [0u64; KINDS.len()];
     net.run_inspected(|net, ev| {
@@ -292,7 +330,7 @@ pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64, cr
         .into_iter()
         .map(|mut t| {
             t.close_window();
-            let barrier = if t.p > 1 { b2_us * (t.p as f64).log2() } else { 0.0 };
+            let barrier = barrier(t.p);
             let serial = events as f64 * event_us;
             Prediction {
                 partitions: t.p,
@@ -306,9 +344,10 @@ pub fn predict(mut net: Network, counts: &[usize], event_us: f64, b2_us: f64, cr
                 busiest_share: *t.per_partition.iter().max().unwrap_or(&0) as f64 / events.max(1) as f64,
                 bound: events as f64 / t.critical.max(1) as f64,
                 bound_with_mail: events as f64 / t.critical_work.max(1.0),
-                bound_without_windows: events as f64 / t.unwindowed().max(1.0),
+                bound_without_windows: events as f64 / t.free.total().max(1.0),
                 barrier_us: barrier,
-                predicted_speedup: serial / (t.critical_work * event_us + t.windows as f64 * barrier),
+                predicted_speedup: events as f64 / t.runner.total().max(1.0),
+                windowed_speedup: serial / (t.critical_work * event_us + t.windows as f64 * barrier),
             }
         })
         .collect();
@@ -349,7 +388,7 @@ mod tests {
     #[test]
     fn the_critical_path_is_each_windows_busiest_partition() {
         let g = fat_tree(4);
-        let mut t = Tally::new(&g, 2, 1.0);
+        let mut t = Tally::new(&g, 2, 1.0, 0.0);
         let (a, b) = (Some(0), Some(15)); // a host of each partition
         for (time, node) in [(0, a), (10, a), (500_000, a), (999_999, b), (1_000_000, b), (1_500_000, b), (1_600_000, None)] {
             t.add(time, node, None);
@@ -380,14 +419,30 @@ mod tests {
     #[test]
     fn without_windows_an_event_waits_only_for_what_could_reach_it() {
         let g = fat_tree(4);
-        let mut t = Tally::new(&g, 2, 1.0);
+        let mut t = Tally::new(&g, 2, 1.0, 0.0);
         let (a, b) = (Some(0), Some(15));
         for (time, node) in [(0, a), (10, a), (20, b), (1_000_005, b), (1_000_010, b), (1_500_000, None)] {
             t.add(time, node, None);
         }
         t.close_window();
-        assert_eq!(t.unwindowed(), 4.0);
+        assert_eq!(t.free.total(), 4.0);
         assert_eq!(t.critical, 5);
+    }
+
+    /// As the runner runs, by hand (lookahead 1 µs, spans of 0.5 µs costing 0.5 each): a's
+    /// events at 0 and 10 ps are done at 1.5 and 2.5 (the first opens a's span), b's at 20 ps
+    /// at 1.5; b's at 0.6 µs opens its next span and waits for every event up to 0.1 µs, since
+    /// the others' progress shows only at their spans' ends: 2.5 + 1 + 0.5 = 4. Free, it waits
+    /// for nothing a lookahead back and is done at 2.
+    #[test]
+    fn the_runner_sees_the_others_at_their_spans_ends_and_pays_for_each_span() {
+        let g = fat_tree(4);
+        let mut t = Tally::new(&g, 2, 0.0, 0.5);
+        let (a, b) = (Some(0), Some(15));
+        for (time, node) in [(0, a), (10, a), (20, b), (600_000, b)] {
+            t.add(time, node, None);
+        }
+        assert_eq!((t.runner.total(), t.free.total()), (4.0, 2.0));
     }
 
     /// The mail by hand (κ = 0.5): in window 0, a packet from b arrives at a (a: 1 event and
@@ -397,7 +452,7 @@ mod tests {
     #[test]
     fn a_packet_crossing_the_cut_costs_both_sides() {
         let g = fat_tree(4);
-        let mut t = Tally::new(&g, 2, 0.5);
+        let mut t = Tally::new(&g, 2, 0.5, 0.0);
         let (a, b, edge_a) = (Some(0), Some(15), Some(16));
         for (time, node, from) in [(0, a, b), (10, b, None), (20, b, None), (1_000_000, edge_a, a)] {
             t.add(time, node, from);

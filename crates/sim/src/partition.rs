@@ -365,7 +365,7 @@ impl Partitioned {
 /// alternated, depends on how fast this machine's cores pass lines at the moment: spans of a
 /// quarter ran at 1.03-1.05 of a half's speed while they passed them fast, 0.89-0.95 while
 /// slow; a whole lookahead 0.98 of a half, an eighth and a sixteenth 0.97 and 0.93 of a quarter.
-const SPANS_PER_LOOKAHEAD: u64 = 2;
+pub const SPANS_PER_LOOKAHEAD: u64 = 2;
 /// Turns a waiting thread spins before it yields its core (a span is microseconds of work:
 /// a futex sleep and wake costs as much; 3 threads on 2 cores took 100 times as long with
 /// 16 384 spins before yielding as with 256).
