@@ -191,15 +191,13 @@ impl Network {
         }
     }
 
-    /// The packets sent toward other partitions in the window (`until` its last instant),
-    /// copied out of this one into the mail for their partitions (`out`, by partition), and
-    /// the earliest time one arrives; each leaves its slab once its transmission is done.
-    /// (Handing each to a closure with its node instead left 2 threads as fast and made the
-    /// one-thread incast 18 % slower, through what the compiler inlined elsewhere: 1.183,
-    /// 1.179, 1.180 alternated.)
-    pub(crate) fn take_crossings(&mut self, until: Time, out: &mut [crate::partition::Mail]) -> Option<Time> {
+    /// The packets sent toward other partitions in the span (`until` its last instant),
+    /// copied out of this one into the mail for their partitions (`out`, by partition); each
+    /// leaves its slab once its transmission is done. (Handing each to a closure with its node
+    /// instead left 2 threads as fast and made the one-thread incast 18 % slower, through what
+    /// the compiler inlined elsewhere: 1.183, 1.179, 1.180 alternated.)
+    pub(crate) fn take_crossings(&mut self, until: Time, out: &mut [crate::partition::Mail]) {
         let cx = &mut self.cx;
-        let earliest = cx.crossings.iter().map(|c| c.arrive).min();
         for c in &cx.crossings {
             let int = cx.pkts.int(c.pkt).map(|s| Box::new(*s));
             out[c.to as usize].crossings.push(crate::partition::Crossing { time: c.arrive, seq: c.seq, port: c.port, pkt: *cx.pkts.get(c.pkt), int });
@@ -212,7 +210,6 @@ impl Network {
             cx.pkts.free(c.pkt);
             false
         });
-        earliest
     }
 
     /// What another partition told this one.
