@@ -375,7 +375,7 @@ impl Default for FlowsDone {
 }
 
 impl FlowsDone {
-    /// Connection `f` finished here `now`: a `[[flows]]` one (`ephemeral` false), or a
+    /// A connection finished here `now`: a `[[flows]]` one (`ephemeral` false), or a
     /// workload flow the FCT statistics count (`counted`) or not.
     pub fn finish(&mut self, now: Time, ephemeral: bool, counted: bool, fct_until: Time) {
         let waited_for = !ephemeral || (counted && fct_until != Time::MAX);

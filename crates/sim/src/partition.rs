@@ -214,9 +214,10 @@ impl Partitioned {
     /// slowest: the others' moments of more work, and the time to hear from them, are absorbed
     /// instead of waited for at a barrier every lookahead (the windows of YAWNS, which this
     /// replaced: `fat-incast-100g` on 2 threads 1.00-1.01 times as fast while this machine's
-    /// cores passed lines slowly, 1.04-1.17 while fast; WebSearch k = 8 1.00-1.09). Under `until = "flows_done"` a partition also runs no later than the run is
-    /// known to go on (`Horizon`). The order of each partition's events is the same whenever
-    /// it hears from the others, so the results are too.
+    /// cores passed lines slowly, 1.04-1.17 while fast; WebSearch k = 8 1.00-1.09). Under
+    /// `until = "flows_done"` a partition also runs no later than the run is known to go on
+    /// (`Horizon`). The order of each partition's events is the same whenever it hears from
+    /// the others, so the results are too.
     pub fn run(&mut self, inspect: Option<&Inspect<'_>>, mut observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<(), Stopped> {
         let p = self.parts.len();
         let lookahead = self.lookahead.ps();
@@ -275,7 +276,8 @@ impl Partitioned {
                     }
                     let wanted = net.end().ps().min(safe - 1);
                     let known = horizon.until(wanted, q, clock, &seen, &status, net, fct_until, warmup, self.lookahead);
-                    bound = net.end().ps().min(safe - 1).min(known);
+                    // The horizon may have found the run's end.
+                    bound = wanted.min(known).min(net.end().ps());
                     next = net.next_event_time().map_or(u64::MAX, |t| t.ps());
                 }
                 watch.lap(if next <= bound { MAIL } else { WAITING });
@@ -372,7 +374,7 @@ pub const SPANS_PER_LOOKAHEAD: u64 = 2;
 /// a futex sleep and wake costs as much; 3 threads on 2 cores took 100 times as long with
 /// 16 384 spins before yielding as with 256), and fewer where threads outnumber cores, so that
 /// a waiting thread lets the one it waits for run (`fat-incast-100g` on this 2-core machine:
-/// 3 threads 4.0 s with 256, 2.1 s with 16; 4 threads 7.0 s and 2.3 s).
+/// 3 threads 4.0 s with 256, 2.1-2.5 s with 16; 4 threads 7.0 s and 2.3-2.6 s).
 const SPINS_BEFORE_YIELD: u32 = 1 << 8;
 const SPINS_BEFORE_YIELD_OVERSUBSCRIBED: u32 = 1 << 4;
 
