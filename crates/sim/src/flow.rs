@@ -415,7 +415,13 @@ impl FlowsDone {
     /// its connections were all done (`done_at`), so that any cut of the network ends it at
     /// the same instant.
     pub fn end(all: impl IntoIterator<Item = FlowsDone>, fct_until: Time, warmup: Time, step: Time) -> Option<Time> {
-        FlowsDone::done_at(all, fct_until).map(|t| grid_end(t, step).max(warmup))
+        FlowsDone::done_at(all, fct_until).map(|t| FlowsDone::end_at(t, warmup, step))
+    }
+
+    /// The end of a run whose connections were all done at `t`: the last instant of its grid
+    /// cell, and not before the warm-up's end.
+    pub fn end_at(t: Time, warmup: Time, step: Time) -> Time {
+        grid_end(t, step).max(warmup)
     }
 }
 

@@ -482,8 +482,7 @@ impl Horizon {
         let smallest = seen.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, &c)| c).fold(clock, u64::min);
         let counts = status.iter().enumerate().map(|(o, s)| if o == q { mine } else { s.done(mine.total) });
         if let Some(t) = FlowsDone::done_at(counts, fct_until).filter(|t| t.ps() < smallest) {
-            let end = grid_end(t, step).max(warmup);
-            net.cx.cfg.end = net.cx.cfg.end.min(end);
+            net.cx.cfg.end = net.cx.cfg.end.min(FlowsDone::end_at(t, warmup, step));
             self.known = true;
             return u64::MAX;
         }
