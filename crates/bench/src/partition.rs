@@ -172,7 +172,7 @@ impl Tally {
     }
 
     /// The event at `t_ps` of `node` (`None`: run-wide), a packet's arrival from node `from`
-    /// if it is one. Events come in time order (`add_unwindowed`'s needs it).
+    /// if it is one. Events come in time order (`Unwindowed::add` needs it).
     fn add(&mut self, t_ps: u64, node: Option<u32>, from: Option<u32>) {
         let q = node.map(|n| self.part[n as usize]);
         let sender = from.map(|n| self.part[n as usize]).filter(|&s| Some(s) != q && q.is_some());
