@@ -225,7 +225,6 @@ impl Partitioned {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let spins = if p > cores { SPINS_BEFORE_YIELD_OVERSUBSCRIBED } else { SPINS_BEFORE_YIELD };
         let flows_done = self.parts[0].hosts.flows.done.is_some();
-        let (fct_until, warmup) = (self.parts[0].cx.cfg.fct_until, self.parts[0].cx.cfg.warmup);
         // Each partition's status and each mailbox on cache lines of their own: written by one
         // thread, read by the others.
         let mail: Vec<CachePadded<Mailbox>> = (0..p * p).map(|_| CachePadded::default()).collect();
@@ -259,26 +258,28 @@ impl Partitioned {
                     return (spans, watch.phases(net.events_processed()));
                 }
                 assert!(!broken.load(Ordering::Relaxed), "another partition's thread panicked");
-                let mut next = net.next_event_time().map_or(u64::MAX, |t| t.ps());
-                let mut safe = seen.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, &c)| c.saturating_add(lookahead)).min().unwrap_or(u64::MAX);
-                if next.saturating_add(span - 1) > bound {
+                let mut next = next_event_ps(net);
+                let look = next.saturating_add(span - 1) > bound;
+                if look {
                     // The next span would end early: look how far the others have come, and
                     // take the mail they posted before saying so. (Only then: each look at a
                     // clock another core has moved waits for its line.)
-                    safe = u64::MAX;
                     for o in (0..p).filter(|&o| o != q) {
                         let c = status[o].clock.load(Ordering::Acquire);
                         if c != seen[o] {
                             seen[o] = c;
                             mail[o * p + q].take(net, &mut inbox);
                         }
-                        safe = safe.min(c.saturating_add(lookahead));
                     }
+                }
+                // Nothing can arrive from the others before `safe`.
+                let safe = seen.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, &c)| c.saturating_add(lookahead)).min().unwrap_or(u64::MAX);
+                if look {
                     let wanted = net.end().ps().min(safe - 1);
-                    let known = horizon.until(wanted, q, clock, &seen, &status, net, fct_until, warmup, self.lookahead);
+                    let known = horizon.until(wanted, q, clock, &seen, &status, net);
                     // The horizon may have found the run's end.
                     bound = wanted.min(known).min(net.end().ps());
-                    next = net.next_event_time().map_or(u64::MAX, |t| t.ps());
+                    next = next_event_ps(net);
                 }
                 watch.lap(if next <= bound { MAIL } else { WAITING });
                 if next <= bound {
@@ -302,7 +303,7 @@ impl Partitioned {
                 }
                 // Every event before the next one is handled, and nothing can arrive from the
                 // others before `safe`.
-                let now = net.next_event_time().map_or(u64::MAX, |t| t.ps()).min(safe);
+                let now = next_event_ps(net).min(safe);
                 if now > clock {
                     clock = now;
                     status[q].publish(clock, net, horizon.proof(net, clock, lookahead));
@@ -361,6 +362,11 @@ impl Partitioned {
         }
         Ok(())
     }
+}
+
+/// The time of `net`'s next event, in ps (`u64::MAX`: none).
+fn next_event_ps(net: &mut Network) -> u64 {
+    net.next_event_time().map_or(u64::MAX, |t| t.ps())
 }
 
 /// A partition handles its events in spans of this fraction of the lookahead, publishing its
@@ -470,14 +476,15 @@ impl Horizon {
 
     /// The latest event partition `q` (at `clock`, the others at `seen`) may handle, looked at
     /// anew if that is before `wanted`; sets the run's end once it is known.
-    #[allow(clippy::too_many_arguments)]
-    fn until(&mut self, wanted: u64, q: usize, clock: u64, seen: &[u64], status: &[CachePadded<Status>], net: &mut Network, fct_until: Time, warmup: Time, step: Time) -> u64 {
+    fn until(&mut self, wanted: u64, q: usize, clock: u64, seen: &[u64], status: &[CachePadded<Status>], net: &mut Network) -> u64 {
         if self.known {
             return u64::MAX;
         }
         if self.proven >= wanted {
             return self.proven;
         }
+        // The grid a one-thread run ends on too (`FlowsDone::end`): the shortest link delay.
+        let (fct_until, warmup, step) = (net.cx.cfg.fct_until, net.cx.cfg.warmup, net.cx.notice_delay);
         let mine = net.hosts.flows.done.unwrap_or_default();
         let smallest = seen.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, &c)| c).fold(clock, u64::min);
         let counts = status.iter().enumerate().map(|(o, s)| if o == q { mine } else { s.done(mine.total) });
