@@ -67,11 +67,11 @@ pub fn run_observed(s: &Scenario, observe: impl FnMut(Progress) -> ControlFlow<(
 pub fn run_observed_with(s: &Scenario, controllers: Option<Box<dyn Controllers>>, observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<Output, RunError> {
     let t0 = std::time::Instant::now();
     let (threads, fewer) = partition::threads(s, controllers.is_some());
-    let (mut windows, mut phases) = (None, None);
+    let (mut spans, mut phases) = (None, None);
     let mut net = if threads > 1 {
         let mut cut = partition::Partitioned::new(s, threads)?;
         cut.run(None, observe)?;
-        windows = Some(cut.windows);
+        spans = Some(cut.spans);
         phases = Some(std::mem::take(&mut cut.phases));
         cut.merge()
     } else {
@@ -84,7 +84,7 @@ pub fn run_observed_with(s: &Scenario, controllers: Option<Box<dyn Controllers>>
     let summary = net.summary();
     let mut perf = output::perf(&net, wall);
     perf["threads"] = threads.into();
-    perf["windows"] = windows.into();
+    perf["spans"] = spans.into();
     perf["partitions"] = serde_json::to_value(phases).expect("plain numbers");
     let meta = output::meta(s, perf, net.warnings(&summary).into_iter().chain(fewer).collect());
     let tables = net.take_tables();

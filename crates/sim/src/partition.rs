@@ -123,7 +123,7 @@ pub struct Partitioned {
     pub of_node: Vec<usize>,
     pub lookahead: Time,
     /// Spans of events the first partition handled, each followed by a publication of its clock.
-    pub windows: u64,
+    pub spans: u64,
     /// Where each partition's thread spent the run.
     pub phases: Vec<Phases>,
 }
@@ -197,7 +197,7 @@ impl Partitioned {
         let of_node: std::sync::Arc<[usize]> = partition(&graph, p).into();
         let lookahead = graph.links.iter().map(|l| l.delay).min().unwrap_or(Time(1)).max(Time(1));
         let parts = (0..p).map(|me| Network::build(s, None, Some((me, of_node.clone())))).collect::<Result<_, _>>()?;
-        Ok(Partitioned { parts, of_node: of_node.to_vec(), lookahead, windows: 0, phases: Vec::new() })
+        Ok(Partitioned { parts, of_node: of_node.to_vec(), lookahead, spans: 0, phases: Vec::new() })
     }
 
     /// Runs to the end, one thread per partition (the calling thread runs the first), calling
@@ -347,7 +347,7 @@ impl Partitioned {
             let mine = work(0, first, &mut observe);
             std::iter::once(mine).chain(others.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))).collect()
         });
-        self.windows = ran[0].0;
+        self.spans = ran[0].0;
         self.phases = ran.into_iter().map(|(_, p)| p).collect();
         if stop.load(Ordering::Relaxed) {
             return Err(Stopped);
