@@ -457,19 +457,19 @@ fn suite(path: &Path, out: &Path, repeat: Option<usize>) -> Result<bool, String>
             };
             // runs[value][round]
             let mut runs: Vec<Vec<Figures>> = vec![Vec::new(); scale.values.len()];
-            // Where the threads are scaled, what a handoff between two cores costs before each
+            // Where the threads are scaled, what a two-thread barrier costs before each
             // round: on a shared machine it comes and goes, and the threads' speed-up with it.
-            let mut handoffs_us = Vec::new();
+            let mut barriers_us = Vec::new();
             for i in 0..repeat {
                 if scale.key == "run.threads" {
-                    handoffs_us.push(partition::barrier_us());
+                    barriers_us.push(partition::barrier_us());
                 }
                 for (j, v) in scale.values.iter().enumerate() {
                     runs[j].push(run(i, Some((&scale.key, v)))?);
                 }
             }
-            if !handoffs_us.is_empty() {
-                eprintln!("  {}: a two-thread barrier before each round: {} µs", b.name, handoffs_us.iter().map(|h| format!("{h:.3}")).collect::<Vec<_>>().join(", "));
+            if !barriers_us.is_empty() {
+                eprintln!("  {}: a two-thread barrier before each round: {} µs", b.name, barriers_us.iter().map(|h| format!("{h:.3}")).collect::<Vec<_>>().join(", "));
             }
             let mut points = Vec::new();
             for (v, runs) in scale.values.iter().zip(&runs) {
@@ -492,7 +492,7 @@ fn suite(path: &Path, out: &Path, repeat: Option<usize>) -> Result<bool, String>
                 checks.push(check(format!("peak_rss_mb at {} = {last} < {max}", scale.key), json!(rss), rss < max));
             }
             all_hold &= report_checks(&b.name, &checks);
-            results.push(json!({ "name": b.name, "scenario": b.scenario, "duration": b.duration.map(|d| d.to_string()), "scale": scale, "targets": b.targets, "points": points, "checks": checks, "barrier_us_before_rounds": handoffs_us }));
+            results.push(json!({ "name": b.name, "scenario": b.scenario, "duration": b.duration.map(|d| d.to_string()), "scale": scale, "targets": b.targets, "points": points, "checks": checks, "barrier_us_before_rounds": barriers_us }));
             continue;
         }
         let runs = (0..repeat).map(|i| run(i, None)).collect::<Result<Vec<_>, _>>()?;

@@ -33,8 +33,9 @@
 //!   at the end of a window (the runner: of a span) and taken in by its receiver at the start
 //!   of the next: each side pays `t_x` for it (`--crossing-ns`, default 40 ns: on this
 //!   project's machine a 2-thread incast took 45 ns a packet to copy out and 42 ns to take in,
-//!   2-thread WebSearch at k = 8 about 33 ns either way), `κ = t_x / t_e` events. Both are counted in the window of the
-//!   packet's arrival, so the work of a partition in a window is `n(w, p) + κ·x(w, p)`, with
+//!   2-thread WebSearch at k = 8 about 33 ns either way), `κ = t_x / t_e` events. Both are
+//!   counted in the window of the packet's arrival, so the work of a partition in a window is
+//!   `n(w, p) + κ·x(w, p)`, with
 //!   `x` the packets it sent or received across the cut, and the critical path with the mail
 //!   is `C_m = Σ_w max_p` of that.
 //! - **Cost.** Every event costs the single-threaded run's mean `t_e`; `b(P) = b(2)·log2 P`

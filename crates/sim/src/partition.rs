@@ -273,7 +273,7 @@ impl Partitioned {
                     }
                 }
                 // Nothing can arrive from the others before `safe`.
-                let safe = seen.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, &c)| c.saturating_add(lookahead)).min().unwrap_or(u64::MAX);
+                let safe = others(&seen, q).map(|&c| c.saturating_add(lookahead)).min().unwrap_or(u64::MAX);
                 if look {
                     let wanted = net.end().ps().min(safe - 1);
                     let known = horizon.until(wanted, q, clock, &seen, &status, net);
@@ -367,6 +367,11 @@ impl Partitioned {
 /// The time of `net`'s next event, in ps (`u64::MAX`: none).
 fn next_event_ps(net: &mut Network) -> u64 {
     net.next_event_time().map_or(u64::MAX, |t| t.ps())
+}
+
+/// What partition `q` knows of the others: every entry of `of_all` but its own.
+fn others<T>(of_all: &[T], q: usize) -> impl Iterator<Item = &T> {
+    of_all.iter().enumerate().filter(move |&(o, _)| o != q).map(|(_, x)| x)
 }
 
 /// A partition handles its events in spans of this fraction of the lookahead, publishing its
@@ -486,14 +491,14 @@ impl Horizon {
         // The grid a one-thread run ends on too (`FlowsDone::end`): the shortest link delay.
         let (fct_until, warmup, step) = (net.cx.cfg.fct_until, net.cx.cfg.warmup, net.cx.notice_delay);
         let mine = net.hosts.flows.done.unwrap_or_default();
-        let smallest = seen.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, &c)| c).fold(clock, u64::min);
+        let smallest = others(seen, q).copied().fold(clock, u64::min);
         let counts = status.iter().enumerate().map(|(o, s)| if o == q { mine } else { s.done(mine.total) });
         if let Some(t) = FlowsDone::done_at(counts, fct_until).filter(|t| t.ps() < smallest) {
             net.cx.cfg.end = net.cx.cfg.end.min(FlowsDone::end_at(t, warmup, step));
             self.known = true;
             return u64::MAX;
         }
-        let proofs = status.iter().enumerate().filter(|&(o, _)| o != q).map(|(_, s)| s.proof.load(Ordering::Relaxed));
+        let proofs = others(status, q).map(|s| s.proof.load(Ordering::Relaxed));
         let own = self.proof(net, clock, step.ps()).unwrap_or(0);
         self.proven = proofs.fold(own.max(grid_end(Time(smallest), step).ps()), u64::max).max(self.proven);
         self.proven
