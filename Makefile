@@ -4,13 +4,13 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.deps-installed
 
-.PHONY: demo cs244 shootout test test-rust test-python test-wheel host-deps fuzz bench microbench callgrind build clean
+.PHONY: demo cs244 shootout test lint test-rust test-python test-wheel host-deps fuzz bench microbench callgrind build clean
 
 ## Create the virtualenv and install the Python dependencies (once per pyproject change).
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "pandas>=2.1" "pyarrow>=15" "matplotlib>=3.8" "tqdm>=4.66" "tomli-w>=1.0" "jinja2>=3.1" "dask[distributed]>=2024.1" "pytest>=8" "hypothesis>=6.100" "dpkt>=1.9" "nbclient>=0.10" "nbformat>=5.10" "ipykernel>=6.29"
+	$(BIN)/pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "pandas>=2.1" "pyarrow>=15" "matplotlib>=3.8" "tqdm>=4.66" "tomli-w>=1.0" "jinja2>=3.1" "dask[distributed]>=2024.1" "pytest>=8" "hypothesis>=6.100" "dpkt>=1.9" "nbclient>=0.10" "nbformat>=5.10" "ipykernel>=6.29" "ruff~=0.17.6"
 	touch $(STAMP)
 
 ## Build the Rust core in release mode and install the rttlab package into the virtualenv.
@@ -29,7 +29,17 @@ cs244: build
 shootout: build
 	$(BIN)/rttlab reproduce shootout --out results/shootout --force
 
-test: build test-rust test-python test-wheel
+test: build lint test-rust test-python test-wheel
+
+## The lint gate: rustfmt, clippy and rustdoc (intra-doc links, docs/extending.md included)
+## with every warning an error, and ruff on the Python.
+PY_SOURCES := python tests examples bench
+lint: $(STAMP)
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items --quiet
+	$(BIN)/ruff check --quiet $(PY_SOURCES)
+	$(BIN)/ruff format --check --quiet $(PY_SOURCES)
 
 ## The real host's tools (Debian's clang, libbpf headers, bpftool, ethtool), installed when run
 ## as root and missing; without root its tests are skipped, each saying why.

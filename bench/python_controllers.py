@@ -11,7 +11,7 @@ from pathlib import Path
 import rttlab
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
-from timely import Timely  # noqa: E402
+from timely import Timely
 
 CASES = {
     "timely-testbed, 100 ms": ("timely-testbed", {"duration": "100ms", "warmup": "10ms"}),
@@ -35,7 +35,9 @@ def main() -> int:
             ratios.append(p / n)
         events = native.meta["perf"]["events"]
         pairs = " ".join(f"{r:.1f}" for r in ratios)
-        print(f"python-controllers: {name}: native {statistics.median(native_s):.2f} s, Python {statistics.median(python_s):.2f} s wall ({events} events, {native.summary['rtt_samples']} RTT samples); Python ÷ native per pair {pairs}, median {statistics.median(ratios):.1f}×")
+        print(
+            f"python-controllers: {name}: native {statistics.median(native_s):.2f} s, Python {statistics.median(python_s):.2f} s wall ({events} events, {native.summary['rtt_samples']} RTT samples); Python ÷ native per pair {pairs}, median {statistics.median(ratios):.1f}×"
+        )
     return 0
 
 

@@ -22,7 +22,9 @@ def main() -> int:
     total, sim = statistics.median(t for t, _ in overheads), statistics.median(s for _, s in overheads)
     over = total / sim - 1
     rows = len(r.queues) + len(r.timeseries)
-    print(f"python-overhead: rttlab.run {total:.3f} s, simulation {sim:.3f} s: +{over:.1%} for {rows} table rows (limit +{LIMIT:.0%})")
+    print(
+        f"python-overhead: rttlab.run {total:.3f} s, simulation {sim:.3f} s: +{over:.1%} for {rows} table rows (limit +{LIMIT:.0%})"
+    )
     return 0 if over <= LIMIT else 1
 
 

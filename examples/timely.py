@@ -51,7 +51,11 @@ class Timely(RateController):
         self.rtt_diff = (1.0 - self.alpha) * self.rtt_diff + self.alpha * new_rtt_diff
         gradient = self.rtt_diff / float(self.min_rtt_ps)
         # §5 "Rate update frequency": an update weighs df = min(time since the last / min RTT, 1).
-        df = 1.0 if self.last_update is None else min(float(max(c.now_ps - self.last_update, 0)) / float(self.min_rtt_ps), 1.0)
+        df = (
+            1.0
+            if self.last_update is None
+            else min(float(max(c.now_ps - self.last_update, 0)) / float(self.min_rtt_ps), 1.0)
+        )
         self.last_update = c.now_ps
         # HAI counts completions whose gradient is negative, whatever branch the RTT takes.
         self.hai_count = self.hai_count + 1 if gradient < 0.0 else 0
@@ -67,7 +71,11 @@ class Timely(RateController):
         else:  # line 16: decrease in proportion to the gradient
             new = old * (1.0 - df * self.beta * gradient)
         new = max(new, 0.5 * old)  # the authors' code: never below half the rate in one update
-        if new > old and c.sending_rate_bps is not None and float(c.sending_rate_bps) <= self.app_limited_fraction * old:
+        if (
+            new > old
+            and c.sending_rate_bps is not None
+            and float(c.sending_rate_bps) <= self.app_limited_fraction * old
+        ):
             new = old  # §5 "Application limited behavior"
         self.rate = max(min(new, float(self.line_rate_bps)), float(self.min_rate_bps))
 

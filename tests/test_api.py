@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 import rttlab
 from rttlab.cli import main as cli
 from rttlab.scenario import parse_value
@@ -30,7 +29,22 @@ def test_run_returns_summary_tables_and_meta(pfc):
     assert list(pfc.rtt.columns) == ["rtt_us", "count", "cdf"] and pfc.rtt["cdf"].iloc[-1] == pytest.approx(1.0)
     assert pfc.rtt["count"].sum() == s["rtt_samples"]
     assert len(pfc.queues) == 12_000  # 1 µs samples of the bottleneck over 12 ms
-    assert set(pfc.timeseries.columns) == {"time_us", "flow", "delivered_bytes", "delivered_gbps", "cc_rate_gbps", "at_min_rate", "cwnd_bytes", "fcwnd_pkts", "ecwnd_pkts", "rtt_us", "inflight_bytes", "retransmits", "drops", "ecn_echoed_bytes"}
+    assert set(pfc.timeseries.columns) == {
+        "time_us",
+        "flow",
+        "delivered_bytes",
+        "delivered_gbps",
+        "cc_rate_gbps",
+        "at_min_rate",
+        "cwnd_bytes",
+        "fcwnd_pkts",
+        "ecwnd_pkts",
+        "rtt_us",
+        "inflight_bytes",
+        "retransmits",
+        "drops",
+        "ecn_echoed_bytes",
+    }
     assert pfc.meta["seed"] == 1 and pfc.meta["rttlab_version"] == rttlab.__version__
     # The scenario as run records every default.
     assert pfc.meta["scenario"]["nic"]["segment"] == "16KB"
@@ -117,7 +131,10 @@ def test_cli_bad_input_exits_2_without_traceback():
 
 
 def test_timely_options_are_recorded_in_meta():
-    r = rttlab.run(ROOT / "scenarios" / "timely-testbed.toml", overrides={"duration": "60ms", "warmup": "50ms", "cc.hai_counter": "raw_diff"})
+    r = rttlab.run(
+        ROOT / "scenarios" / "timely-testbed.toml",
+        overrides={"duration": "60ms", "warmup": "50ms", "cc.hai_counter": "raw_diff"},
+    )
     cc = r.meta["scenario"]["cc"]
     assert cc["algorithm"] == "timely"
     assert cc["hai_counter"] == "raw_diff" and cc["update_scaling"] == "all" and cc["alpha"] == 0.02
@@ -132,7 +149,9 @@ def test_bad_cc_option_names_field_and_choices():
 
 
 def test_window_controller_needs_the_window_transport():
-    with pytest.raises(ValueError, match=r'cc\.algorithm = dctcp: transport\.kind = "message" needs a window controller'):
+    with pytest.raises(
+        ValueError, match=r'cc\.algorithm = dctcp: transport\.kind = "message" needs a window controller'
+    ):
         rttlab.run(ROOT / "scenarios" / "timely-testbed.toml", overrides={"cc": {"algorithm": "dctcp"}})
     with pytest.raises(ValueError, match=r"transport\.min_rto = 0ps: must be positive"):
         rttlab.run(ROOT / "scenarios" / "timely-testbed-dctcp.toml", overrides={"transport.min_rto": "0us"})
@@ -228,7 +247,17 @@ def test_a_zero_rate_is_a_clear_error_for_every_rate_controller():
     for algorithm in ("timely", "patched_timely", "fast"):
         for key in ("initial_rate", "max_rate"):
             p = subprocess.run(
-                [sys.executable, "-m", "rttlab.cli", "run", str(TESTBED), "--set", f"cc.algorithm={algorithm}", "--set", f"cc.{key}=0bps"],
+                [
+                    sys.executable,
+                    "-m",
+                    "rttlab.cli",
+                    "run",
+                    str(TESTBED),
+                    "--set",
+                    f"cc.algorithm={algorithm}",
+                    "--set",
+                    f"cc.{key}=0bps",
+                ],
                 capture_output=True,
                 text=True,
             )
@@ -245,7 +274,9 @@ def test_a_panic_is_an_internal_error_without_a_backtrace(monkeypatch, capsys):
     monkeypatch.setattr(_core, "run", lambda *_: _core._panic_for_test())
     assert cli(["run", str(TESTBED), "--set", "duration=1ms", "--set", "warmup=0ms"]) == 70
     err = capsys.readouterr().err
-    assert err.startswith("rttlab: internal error (a bug in rttlab") and "Traceback" not in err and "panicked" not in err
+    assert (
+        err.startswith("rttlab: internal error (a bug in rttlab") and "Traceback" not in err and "panicked" not in err
+    )
 
 
 @pytest.mark.parametrize(
@@ -254,7 +285,10 @@ def test_a_panic_is_an_internal_error_without_a_backtrace(monkeypatch, capsys):
         ({"cc.beta": float("nan")}, "cc.beta = nan: must be a finite number"),
         ({"cc.beta": float("-inf")}, "cc.beta = -inf: must be a finite number"),
         ({"flows.0.connections": float("inf")}, "flows[0].connections = inf: must be a finite number"),
-        ({"duration": parse_value("1979-05-27T07:32:00Z")}, "duration = 1979-05-27 07:32:00+00:00: dates and times are not scenario values"),
+        (
+            {"duration": parse_value("1979-05-27T07:32:00Z")},
+            "duration = 1979-05-27 07:32:00+00:00: dates and times are not scenario values",
+        ),
         ({"warmup": parse_value("07:32:00")}, "warmup = 07:32:00: dates and times"),
         ({"seed": {1, 2}}, "seed: a set is not a scenario value"),
     ],
@@ -320,7 +354,23 @@ def test_a_result_shows_its_headline_and_saves_parquet_with_its_types(tmp_path):
     with pytest.raises(ValueError, match="format = 'xlsx': one of csv, parquet"):
         r.save(tmp_path / "other", format="xlsx")
     assert not (tmp_path / "other").exists()
-    assert cli(["run", str(TESTBED), "--set", "duration=2ms", "--set", "warmup=1ms", "--out", str(tmp_path / "cli"), "--format", "parquet"]) == 0
+    assert (
+        cli(
+            [
+                "run",
+                str(TESTBED),
+                "--set",
+                "duration=2ms",
+                "--set",
+                "warmup=1ms",
+                "--out",
+                str(tmp_path / "cli"),
+                "--format",
+                "parquet",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "cli" / "queues.parquet").exists() and not (tmp_path / "cli" / "queues.csv").exists()
 
 
@@ -346,10 +396,15 @@ def test_host_nic_queues_and_littles_law_on_the_pfc_testbed():
 
 
 def test_per_flow_series_of_drops_marks_and_retransmits():
-    r = rttlab.run(ROOT / "scenarios" / "timely-testbed-dctcp.toml", overrides={"duration": "20ms", "warmup": "5ms", "measure.timeseries_interval": "1ms"})
+    r = rttlab.run(
+        ROOT / "scenarios" / "timely-testbed-dctcp.toml",
+        overrides={"duration": "20ms", "warmup": "5ms", "measure.timeseries_interval": "1ms"},
+    )
     f, ts = r.flows.set_index("flow"), r.timeseries
     assert r.ports.ecn_marks.sum() == r.summary["ecn_marks"] > 0
-    assert f.ecn_echoed_bytes.sum() > 0 and f.inflight_avg_bytes.isna().all(), "window flows have no message in-flight mean"
+    assert f.ecn_echoed_bytes.sum() > 0 and f.inflight_avg_bytes.isna().all(), (
+        "window flows have no message in-flight mean"
+    )
     last = ts[ts.time_us == ts.time_us.max()].set_index("flow")
     for col in ["ecn_echoed_bytes", "retransmits", "drops"]:
         assert (last[col] == f[col]).all(), col
@@ -362,7 +417,9 @@ def test_sweep_tables_have_numeric_columns_in_the_unit_their_name_states(tmp_pat
 
     base = rttlab.load(ROOT / "scenarios" / "timely-testbed.toml")
     base.update({"duration": "1ms", "warmup": "0us"})
-    every = sweep.grid(base, {"cc.t_low": ["0us", "50us", "0.1ms"], "nic.segment": ["16KB", "32KiB", "64KB"], "seed": [1, 2, 3]})
+    every = sweep.grid(
+        base, {"cc.t_low": ["0us", "50us", "0.1ms"], "nic.segment": ["16KB", "32KiB", "64KB"], "seed": [1, 2, 3]}
+    )
     cells = [every[i] for i in (0, 13, 26)]
     df = sweep.sweep_table(cells, sweep.run_all([s for _, s in cells], jobs=1, cache_dir=None, progress=False))
     assert list(df.columns[:5]) == ["cc.t_low", "cc.t_low_us", "nic.segment", "nic.segment_bytes", "seed"]

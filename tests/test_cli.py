@@ -2,7 +2,6 @@
 allowed (exit 2), and Ctrl-C stops any command within a second or two (exit 130), keeping
 finished work and writing nothing half-done."""
 
-import os
 import signal
 import subprocess
 import sys
@@ -10,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from rttlab.cli import main as cli
 
 BASE = ["sweep", "timely-testbed", "--grid", "cc.t_low=10us", "--no-progress", "--no-cache"]
@@ -98,7 +96,20 @@ def test_ctrl_c_stops_a_long_run_at_once_and_writes_nothing(tmp_path):
 
 def test_ctrl_c_stops_a_sweep_keeps_finished_points_and_resumes(tmp_path):
     # Two quick points finish first; the long ones are running when the signal comes.
-    argv = ["sweep", "timely-testbed", "--set", "warmup=0ms", "--grid", "duration=1ms,2ms,9s,10s", "--jobs", "2", "--cache", "cache", "--out", "s.csv"]
+    argv = [
+        "sweep",
+        "timely-testbed",
+        "--set",
+        "warmup=0ms",
+        "--grid",
+        "duration=1ms,2ms,9s,10s",
+        "--jobs",
+        "2",
+        "--cache",
+        "cache",
+        "--out",
+        "s.csv",
+    ]
     rc, took, err = interrupt(argv, tmp_path, after_s=4)
     assert rc == 130, err
     assert took < 2.0, took
@@ -118,6 +129,11 @@ def test_the_progress_bar_shows_simulated_time_and_events_per_second(capsys):
 
 
 def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "rttlab.cli", "run", "timely-testbed", "--set", "duration=300ms"], cwd=tmp_path, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "rttlab.cli", "run", "timely-testbed", "--set", "duration=300ms"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 import rttlab
 from rttlab.sweep import run_all
 
@@ -64,7 +63,9 @@ def test_parameters_from_the_scenario_with_units_and_errors_naming_the_key():
     with pytest.raises(ValueError, match=r"cc\.t_low_ps: '10Mbps' is not a duration"):
         Timely.resolve({"t_low_ps": "10Mbps"})
     # A different value changes the run, through the scenario's own keys.
-    a = rttlab.run("timely-testbed", overrides={"duration": "20ms", "warmup": "5ms", "cc.t_low_ps": "30us"}, controller=Timely)
+    a = rttlab.run(
+        "timely-testbed", overrides={"duration": "20ms", "warmup": "5ms", "cc.t_low_ps": "30us"}, controller=Timely
+    )
     assert a.meta["scenario"]["cc"]["t_low_ps"] == 30_000_000
 
 
@@ -72,7 +73,12 @@ def test_a_class_from_the_scenario_by_module_path():
     s = {**rttlab.load("timely-testbed"), **SHORT}
     s["cc"] = {"algorithm": "python", "class": "timely:Timely", "beta": 0.8}
     assert rttlab.run(s).summary == rttlab.run("timely-testbed", overrides=SHORT).summary
-    for cls, match in [("nosuchmodule:X", r"cc\.class: 'nosuchmodule:X': module 'nosuchmodule' cannot be imported"), ("timely:Nope", r"cc\.class: 'timely:Nope': module 'timely' has no 'Nope'"), ("timely", r"cc\.class: 'timely' is not module:Class"), ("math:sqrt", r"not a subclass of rttlab\.RateController")]:
+    for cls, match in [
+        ("nosuchmodule:X", r"cc\.class: 'nosuchmodule:X': module 'nosuchmodule' cannot be imported"),
+        ("timely:Nope", r"cc\.class: 'timely:Nope': module 'timely' has no 'Nope'"),
+        ("timely", r"cc\.class: 'timely' is not module:Class"),
+        ("math:sqrt", r"not a subclass of rttlab\.RateController"),
+    ]:
         s["cc"] = {"algorithm": "python", "class": cls}
         with pytest.raises(ValueError, match=match):
             rttlab.run(s)
@@ -82,7 +88,10 @@ def test_a_class_from_the_scenario_by_module_path():
 
 
 def test_the_class_kind_must_fit_the_transport():
-    with pytest.raises(ValueError, match=r"cc\.class: dctcp:Dctcp is a WindowController \(window transport\); transport\.kind = 'message' takes a RateController"):
+    with pytest.raises(
+        ValueError,
+        match=r"cc\.class: dctcp:Dctcp is a WindowController \(window transport\); transport\.kind = 'message' takes a RateController",
+    ):
         rttlab.run("timely-testbed", overrides=SHORT, controller=Dctcp)
 
 
@@ -150,14 +159,31 @@ def test_the_command_line_runs_a_class_beside_it_and_shows_a_failing_ones_traceb
         "        return 1 / 0\n"
     )
     rttlab_cmd = [sys.executable, "-c", "import sys; from rttlab.cli import main; sys.exit(main())"]
-    base = ["run", "timely-testbed", "--set", "duration=10ms", "--set", "warmup=1ms", "--set", "cc.algorithm=python", "--json", "--no-progress"]
-    ok = subprocess.run([*rttlab_cmd, *base, "--set", "cc.class=mycc:Slow"], cwd=tmp_path, capture_output=True, text=True)
+    base = [
+        "run",
+        "timely-testbed",
+        "--set",
+        "duration=10ms",
+        "--set",
+        "warmup=1ms",
+        "--set",
+        "cc.algorithm=python",
+        "--json",
+        "--no-progress",
+    ]
+    ok = subprocess.run(
+        [*rttlab_cmd, *base, "--set", "cc.class=mycc:Slow"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert ok.returncode == 0, ok.stderr
-    bad = subprocess.run([*rttlab_cmd, *base, "--set", "cc.class=mycc:Broken"], cwd=tmp_path, capture_output=True, text=True)
+    bad = subprocess.run(
+        [*rttlab_cmd, *base, "--set", "cc.class=mycc:Broken"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert bad.returncode == 1
     assert 'mycc.py", line 9, in on_completion' in bad.stderr and "ZeroDivisionError" in bad.stderr
     assert bad.stderr.strip().splitlines()[-1].startswith("rttlab: error: Broken.on_completion: division by zero")
-    assert "Traceback" in bad.stderr and "rttlab/" not in bad.stderr.split("rttlab: error:")[0].replace(str(tmp_path), "")
+    assert "Traceback" in bad.stderr and "rttlab/" not in bad.stderr.split("rttlab: error:")[0].replace(
+        str(tmp_path), ""
+    )
 
 
 def test_a_sweep_imports_the_class_by_path_in_its_workers(tmp_path):

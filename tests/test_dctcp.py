@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 import rttlab
 from rttlab.cli import main as cli
 from rttlab.experiments.dctcp.ns3_example import DOCUMENTED, NS3_S2_ALPHA

@@ -12,10 +12,9 @@ import re
 import time
 
 import pytest
+import rttlab
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import rttlab
 from rttlab import presets
 from rttlab.cli import main as cli
 
@@ -31,9 +30,37 @@ FUZZ = settings(
 PRESETS = presets.names()
 #: Values of every kind, including ones TOML or JSON cannot carry into a scenario.
 TOKENS = [
-    "0", "-1", "1", "3", "4294967296", "18446744073709551616", "1e999", "-1e999", "nan", "inf", "0.5",
-    "true", '"x"', '""', '"0ps"', '"1ps"', '"18446744s"', '"0B"', '"1TB"', '"0bps"', '"1bps"', '"5"',
-    "[]", "{}", '[1, "a"]', "1979-05-27T07:32:00Z", "07:32:00", '"\\u0000"', "[[[[1]]]]", '"0-3"', '"3-1"',
+    "0",
+    "-1",
+    "1",
+    "3",
+    "4294967296",
+    "18446744073709551616",
+    "1e999",
+    "-1e999",
+    "nan",
+    "inf",
+    "0.5",
+    "true",
+    '"x"',
+    '""',
+    '"0ps"',
+    '"1ps"',
+    '"18446744s"',
+    '"0B"',
+    '"1TB"',
+    '"0bps"',
+    '"1bps"',
+    '"5"',
+    "[]",
+    "{}",
+    '[1, "a"]',
+    "1979-05-27T07:32:00Z",
+    "07:32:00",
+    '"\\u0000"',
+    "[[[[1]]]]",
+    '"0-3"',
+    '"3-1"',
 ]
 #: One line naming the problem: our own errors, or argparse's usage errors.
 ONE_LINE = re.compile(r"^rttlab( [a-z]+)?: error: \S.*$")
@@ -103,7 +130,7 @@ def mutated_scenario(draw):
         elif op == "key" and eq and len(key.strip()) > 1:
             k = key.strip()
             j = draw(st.integers(0, len(k) - 1))
-            lines[i] = f"{k[:j]}{k[j + 1:]} ={lines[i].partition('=')[2]}"
+            lines[i] = f"{k[:j]}{k[j + 1 :]} ={lines[i].partition('=')[2]}"
         elif op == "garbage":
             lines[i] = draw(st.text(max_size=20))
         elif op == "cut":
@@ -120,7 +147,26 @@ def test_mutated_scenario_files_run_or_exit_2_with_one_line(tmp_path, capsys, sh
     check(outcome(argv, capsys), argv)
 
 
-KEYS = ["duration", "warmup", "seed", "cc.algorithm", "cc.t_low", "cc.beta", "nic.segment", "nic.mtu", "topology.k", "topology.hosts", "switch.pfc", "flows.0.src", "workloads.0.rate", "measure.queue_interval", "cc", "x.y", ".", ""]
+KEYS = [
+    "duration",
+    "warmup",
+    "seed",
+    "cc.algorithm",
+    "cc.t_low",
+    "cc.beta",
+    "nic.segment",
+    "nic.mtu",
+    "topology.k",
+    "topology.hosts",
+    "switch.pfc",
+    "flows.0.src",
+    "workloads.0.rate",
+    "measure.queue_interval",
+    "cc",
+    "x.y",
+    ".",
+    "",
+]
 
 
 @st.composite
@@ -134,12 +180,31 @@ def argument_list(draw, tmp):
     elif command == "reproduce":
         argv.append(draw(st.sampled_from(["timely", "fig13", "no-such-experiment"])))
     for _ in range(draw(st.integers(0, 4))):
-        opt = draw(st.sampled_from(["--set", "--grid", "--seed", "--seeds", "--jobs", "--out", "--force", "--json", "--cache", "--scheduler-timeout", "--quick", "--bogus"]))
+        opt = draw(
+            st.sampled_from(
+                [
+                    "--set",
+                    "--grid",
+                    "--seed",
+                    "--seeds",
+                    "--jobs",
+                    "--out",
+                    "--force",
+                    "--json",
+                    "--cache",
+                    "--scheduler-timeout",
+                    "--quick",
+                    "--bogus",
+                ]
+            )
+        )
         argv.append(opt)
         if opt in ("--set", "--grid"):
             argv.append(f"{draw(st.sampled_from(KEYS))}={draw(value)}")
         elif opt == "--out":
-            argv.append(str(tmp / draw(st.sampled_from(["o", "o.csv", "o.parquet", "o.txt", ".", "missing/dir/o.csv"]))))
+            argv.append(
+                str(tmp / draw(st.sampled_from(["o", "o.csv", "o.parquet", "o.txt", ".", "missing/dir/o.csv"])))
+            )
         elif opt == "--cache":
             argv.append(str(tmp / "cache"))
         elif opt not in ("--force", "--json", "--quick"):

@@ -12,7 +12,6 @@ import sys
 import time
 
 import pytest
-
 import rttlab.host as host
 from rttlab.host import testbed
 
@@ -31,6 +30,7 @@ def leftovers() -> dict[str, list]:
     """What of the testbed's exists: namespaces, struct_ops maps, and qdiscs of the root
     namespace's links named like the testbed's ports. (The kernel frees an unregistered map
     once its last socket is gone, which takes a moment after the namespaces are.)"""
+
     def maps() -> list:
         return [m for m in testbed.struct_ops() if m not in BEFORE]
 
@@ -38,7 +38,11 @@ def leftovers() -> dict[str, list]:
     while maps() and time.monotonic() < deadline:
         time.sleep(0.1)
     qdiscs = subprocess.run(["tc", "qdisc", "show"], capture_output=True, text=True).stdout
-    return {"netns": testbed.namespaces(), "struct_ops": maps(), "tc": [line for line in qdiscs.splitlines() if " dev p" in line or "rttlab" in line]}
+    return {
+        "netns": testbed.namespaces(),
+        "struct_ops": maps(),
+        "tc": [line for line in qdiscs.splitlines() if " dev p" in line or "rttlab" in line],
+    }
 
 
 NOTHING = {"netns": [], "struct_ops": [], "tc": []}
@@ -118,7 +122,26 @@ def test_nothing_is_left_after_an_interrupted_or_killed_run(tmp_path, how):
 @needs_host
 def test_the_command_line_runs_and_cleans(tmp_path):
     out = tmp_path / "r"
-    p = subprocess.run([sys.executable, "-m", "rttlab.cli", "host", "run", "host-swift", "--set", "duration=300ms", "--set", "warmup=50ms", "--json", "--out", str(out)], capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rttlab.cli",
+            "host",
+            "run",
+            "host-swift",
+            "--set",
+            "duration=300ms",
+            "--set",
+            "warmup=50ms",
+            "--json",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["goodput_gbps"] > 0.1
     assert (out / "flows.csv").exists() and (out / "meta.json").exists()
@@ -146,14 +169,32 @@ def test_what_the_testbed_cannot_do_is_a_clear_error(overrides, key):
 
 @pytest.mark.skipif(REASON is None, reason="this machine can run the real host")
 def test_without_the_machine_the_host_refuses_with_the_reason():
-    p = subprocess.run([sys.executable, "-m", "rttlab.cli", "host", "run", "host-dctcp"], capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "rttlab.cli", "host", "run", "host-dctcp"], capture_output=True, text=True
+    )
     assert p.returncode == 1 and REASON in p.stderr
 
 
 @needs_host
 def test_reproduce_host_puts_the_simulator_beside_the_kernel(tmp_path):
     out = tmp_path / "report"
-    p = subprocess.run([sys.executable, "-m", "rttlab.cli", "reproduce", "host", "--quick", "--out", str(out), "--no-cache", "--no-progress"], capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rttlab.cli",
+            "reproduce",
+            "host",
+            "--quick",
+            "--out",
+            str(out),
+            "--no-cache",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
     import pandas as pd
 

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import rttlab
 from rttlab.cli import main as cli
 from rttlab.outputs import CACHE_TAG, MARKER, OutputError, result_dir
@@ -114,8 +113,20 @@ def test_a_directory_without_write_permission_is_refused(tree, capsys):
 
 
 def test_paths_that_cannot_be_directories_are_one_line_errors(tree):
-    for args in (["--out", "/dev/null/x"], ["--out", "thesis.tex/x"], ["--cache", "/dev/null"], ["--cache", "thesis.tex"]):
-        p = subprocess.run([sys.executable, "-m", "rttlab.cli", "sweep", "s.toml", "--grid", "seed=1", "--out", "x.csv", *args] if "--cache" in args else [sys.executable, "-m", "rttlab.cli", "run", "s.toml", *args], capture_output=True, text=True, cwd=tree / "work")
+    for args in (
+        ["--out", "/dev/null/x"],
+        ["--out", "thesis.tex/x"],
+        ["--cache", "/dev/null"],
+        ["--cache", "thesis.tex"],
+    ):
+        p = subprocess.run(
+            [sys.executable, "-m", "rttlab.cli", "sweep", "s.toml", "--grid", "seed=1", "--out", "x.csv", *args]
+            if "--cache" in args
+            else [sys.executable, "-m", "rttlab.cli", "run", "s.toml", *args],
+            capture_output=True,
+            text=True,
+            cwd=tree / "work",
+        )
         assert p.returncode == 2, (args, p.stderr)
         assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr and args[1] in p.stderr, (args, p.stderr)
     assert sorted(p.name for p in (tree / "work").iterdir()) == ["s.toml", "thesis.tex"]
@@ -124,7 +135,9 @@ def test_paths_that_cannot_be_directories_are_one_line_errors(tree):
 def test_reproduce_refuses_before_running_anything(tree, capsys):
     before = snapshot(tree)
     for out in (".", "../sibling"):
-        code, err = run_cli(["reproduce", "timely-table1", "--quick", "--no-progress", "--no-cache", "--out", out], capsys)
+        code, err = run_cli(
+            ["reproduce", "timely-table1", "--quick", "--no-progress", "--no-cache", "--out", out], capsys
+        )
         assert code == 2 and f"--out {out}" in err
     assert snapshot(tree) == before
 
@@ -146,7 +159,20 @@ def test_sweep_out_replaces_a_file_only_with_force_and_never_a_directory(tree, c
 
 
 def test_the_cache_adopts_only_its_own_directories(tree, capsys):
-    args = ["sweep", "s.toml", "--set", "duration=3ms", "--set", "warmup=1ms", "--grid", "seed=1", "--no-progress", "--out", "s.csv", "--force"]
+    args = [
+        "sweep",
+        "s.toml",
+        "--set",
+        "duration=3ms",
+        "--set",
+        "warmup=1ms",
+        "--grid",
+        "seed=1",
+        "--no-progress",
+        "--out",
+        "s.csv",
+        "--force",
+    ]
     code, err = run_cli([*args, "--cache", "../sibling"], capsys)
     assert code == 2 and "notes.txt" in err and "not rttlab cache entries" in err
     assert run_cli([*args, "--cache", "cache"], capsys)[0] == 0
@@ -164,11 +190,10 @@ def test_save_and_a_failed_write_leave_the_target_as_it_was(tree):
     with pytest.raises(OutputError, match="earlier rttlab result"):
         r.save(out)
     before = snapshot(out)
-    with pytest.raises(RuntimeError):
-        with result_dir(out, force=True) as tmp:
-            (tmp / "summary.json").write_text("half")
-            raise RuntimeError("interrupted")
+    with pytest.raises(RuntimeError), result_dir(out, force=True) as tmp:
+        (tmp / "summary.json").write_text("half")
+        raise RuntimeError("interrupted")
     assert snapshot(out) == before
     assert sorted(p.name for p in (tree / "work").iterdir()) == ["s.toml", "saved", "thesis.tex"]
-    with pytest.raises(OutputError, match="thesis.tex: exists and is not a directory"):
+    with pytest.raises(OutputError, match=r"thesis\.tex: exists and is not a directory"):
         r.save(tree / "work" / "thesis.tex", force=True)

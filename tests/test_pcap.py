@@ -7,7 +7,6 @@ from pathlib import Path
 
 import dpkt
 import pytest
-
 import rttlab
 from rttlab.cli import main as cli
 
@@ -25,7 +24,12 @@ def pfc():
     """TIMELY's PFC testbed from time zero, capturing the bottleneck, one sender's link and the
     PFC frames the switch sends that sender."""
     ports = ["s0-h0", "h1-s0", "s0-h1"]
-    over = {"duration": "3ms", "warmup": "0us", "measure.pcap": {"ports": ports, "max_packets": 1_000_000}, "measure.pfc_trace": True}
+    over = {
+        "duration": "3ms",
+        "warmup": "0us",
+        "measure.pcap": {"ports": ports, "max_packets": 1_000_000},
+        "measure.pfc_trace": True,
+    }
     return rttlab.run(ROOT / "scenarios" / "timely-testbed-pfc.toml", overrides=over)
 
 
@@ -43,7 +47,7 @@ def test_every_packet_a_port_sent_is_captured_at_its_true_length(pfc):
 
 def test_rocev2_headers_carry_the_connection_psn_and_ecn(pfc):
     seen = 0
-    for ts, buf in frames(pfc.pcaps["h1-s0"]):
+    for _ts, buf in frames(pfc.pcaps["h1-s0"]):
         ip = dpkt.ethernet.Ethernet(buf).data
         assert isinstance(ip, dpkt.ip.IP) and ip.p == dpkt.ip.IP_PROTO_UDP and ip.data.dport == 4791
         assert ip.src == bytes([10, 0, 0, 1]) and ip.dst == bytes([10, 0, 0, 0])
@@ -86,19 +90,31 @@ def test_pfc_frames_match_the_timeline(pfc):
 
 
 def test_tcp_headers_carry_ce_ece_and_sequence_numbers():
-    over = {"duration": "3ms", "warmup": "0us", "measure.pcap.ports": ["s0-h0", "h0-s0"], "measure.pcap.max_packets": 1_000_000}
+    over = {
+        "duration": "3ms",
+        "warmup": "0us",
+        "measure.pcap.ports": ["s0-h0", "h0-s0"],
+        "measure.pcap.max_packets": 1_000_000,
+    }
     r = rttlab.run(ROOT / "scenarios" / "timely-testbed-dctcp.toml", overrides=over)
     data = [dpkt.ethernet.Ethernet(b).data for _, b in frames(r.pcaps["s0-h0"])]
     marked = sum(ip.tos & 3 == 3 for ip in data)
     assert marked == r.ports.set_index("port").loc["s0-h0"].ecn_marks.sum() > 0
-    assert all(ip.p == dpkt.ip.IP_PROTO_TCP and ip.data.dport == 5001 and len(ip.data.data) == 1436 for ip in data if len(ip) > 100)
+    assert all(
+        ip.p == dpkt.ip.IP_PROTO_TCP and ip.data.dport == 5001 and len(ip.data.data) == 1436
+        for ip in data
+        if len(ip) > 100
+    )
     acks = [dpkt.ethernet.Ethernet(b).data.data for _, b in frames(r.pcaps["h0-s0"])]
     assert all(t.flags & dpkt.tcp.TH_ACK and len(t.data) == 0 for t in acks)
     assert any(t.flags & dpkt.tcp.TH_ECE for t in acks)
 
 
 def test_capture_limits_are_counted_and_bad_ports_named(tmp_path, capsys):
-    r = rttlab.run(ROOT / "scenarios" / "timely-testbed-pfc.toml", overrides={"duration": "2ms", "warmup": "0us", "measure.pcap": {"ports": ["s0-h0"], "max_packets": 10}})
+    r = rttlab.run(
+        ROOT / "scenarios" / "timely-testbed-pfc.toml",
+        overrides={"duration": "2ms", "warmup": "0us", "measure.pcap": {"ports": ["s0-h0"], "max_packets": 10}},
+    )
     assert len(frames(r.pcaps["s0-h0"])) == 10
     assert any("s0-h0 kept its first 10 packets" in w for w in r.meta["warnings"])
     with pytest.raises(ValueError, match=r"measure.pcap.ports\[0\].*s9-h0"):
@@ -106,5 +122,22 @@ def test_capture_limits_are_counted_and_bad_ports_named(tmp_path, capsys):
     assert cli(["run", "timely-testbed-pfc", "--set", "duration=1ms", "--set", "warmup=0us", "--pcap", "s0-h0"]) == 2
     assert "--pcap needs --out" in capsys.readouterr().err
     out = tmp_path / "run"
-    assert cli(["run", "timely-testbed-pfc", "--set", "duration=1ms", "--set", "warmup=0us", "--pcap", "s0-h0", "--out", str(out), "--no-progress"]) == 0
+    assert (
+        cli(
+            [
+                "run",
+                "timely-testbed-pfc",
+                "--set",
+                "duration=1ms",
+                "--set",
+                "warmup=0us",
+                "--pcap",
+                "s0-h0",
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert len(frames((out / "pcap" / "s0-h0.pcap").read_bytes())) > 100

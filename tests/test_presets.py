@@ -4,7 +4,6 @@ descriptions, and a file of the same name wins."""
 from pathlib import Path
 
 import pytest
-
 import rttlab
 from rttlab import presets
 from rttlab.cli import main as cli
@@ -18,7 +17,7 @@ def test_every_shipped_scenario_is_a_preset_with_a_description(capsys):
     assert cli(["list", "--scenarios"]) == 0
     out = capsys.readouterr().out
     for name in files:
-        line = next(l for l in out.splitlines() if l.strip().startswith(name + " "))
+        line = next(row for row in out.splitlines() if row.strip().startswith(name + " "))
         assert len(line.split(None, 1)[1]) > 20, line
     assert presets.description("timely-testbed").startswith("TIMELY §6.1 small-scale incast")
 
@@ -34,10 +33,12 @@ def test_a_preset_runs_by_name_from_any_directory(tmp_path, monkeypatch, capsys)
 
 def test_a_file_of_the_same_name_wins_and_unknown_names_list_the_presets(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "timely-testbed-pfc.toml").write_text((ROOT / "scenarios" / "timely-testbed-pfc.toml").read_text().replace('seed = 1', 'seed = 7'))
+    (tmp_path / "timely-testbed-pfc.toml").write_text(
+        (ROOT / "scenarios" / "timely-testbed-pfc.toml").read_text().replace("seed = 1", "seed = 7")
+    )
     assert rttlab.load("timely-testbed-pfc.toml")["seed"] == 7
     assert rttlab.load("timely-testbed-pfc")["seed"] == 1
-    with pytest.raises(ValueError, match="neither a file nor a preset; presets: .*timely-testbed"):
+    with pytest.raises(ValueError, match=r"neither a file nor a preset; presets: .*timely-testbed"):
         rttlab.load("timely-tesbed")
     with pytest.raises(ValueError, match="does not exist"):
         rttlab.load("sub/timely-testbed.toml")
@@ -46,9 +47,19 @@ def test_a_file_of_the_same_name_wins_and_unknown_names_list_the_presets(tmp_pat
 def test_vegas_runs_on_the_window_transport_and_is_refused_on_the_message_one(capsys):
     r = rttlab.run("vegas-dumbbell", overrides={"duration": "30ms", "warmup": "10ms"})
     cc = r.meta["scenario"]["cc"]
-    assert cc == {"algorithm": "vegas", "alpha": 1.0, "beta": 3.0, "gamma": 1.0, "diff_denominator": "rtt", "init_cwnd": 10, "min_cwnd": 2}
+    assert cc == {
+        "algorithm": "vegas",
+        "alpha": 1.0,
+        "beta": 3.0,
+        "gamma": 1.0,
+        "diff_denominator": "rtt",
+        "init_cwnd": 10,
+        "min_cwnd": 2,
+    }
     assert r.summary["throughput_gbps"] > 9.5 and 2 * 1.5 <= r.summary["queue_avg_kb"] <= 6 * 1.5
     assert cli(["run", "timely-testbed", "--set", "cc.algorithm=vegas"]) == 2
     err = capsys.readouterr().err
-    assert "cc.algorithm = vegas" in err and "vegas is a window controller" in err and 'transport.kind = "window"' in err
+    assert (
+        "cc.algorithm = vegas" in err and "vegas is a window controller" in err and 'transport.kind = "window"' in err
+    )
     assert err.count("\n") == 1

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 import rttlab
-from rttlab.cli import main as cli
 from conftest import holds
+from rttlab.cli import main as cli
 from rttlab.experiments import REGISTRY, groups
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,10 +19,11 @@ EXPERIMENTS = groups()["timely"]
 def report(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("timely")
     out = tmp / "report"
-    assert cli(["reproduce", "timely", "--quick", "--no-progress", "--out", str(out), "--cache", str(tmp / "cache")]) == 0
+    assert (
+        cli(["reproduce", "timely", "--quick", "--no-progress", "--out", str(out), "--cache", str(tmp / "cache")]) == 0
+    )
     checks = pd.read_csv(out / "data" / "checks.csv")
     return out, checks
-
 
 
 def test_every_experiment_has_its_section_figure_data_and_scenarios(report):
@@ -101,7 +101,9 @@ def test_trends_the_paper_states(report):
     assert holds(checks, "timely-fig15", "64 KB: a small T_low")
     assert holds(checks, "timely-fig15", "a lower T_low gives a lower RTT")
     # Fig. 16: NIC pacing recovers 64 KB throughput at T_low 50 µs, and throttles at the fair share.
-    assert holds(checks, "timely-fig16", "NIC pacing at 700 Mbps recovers throughput lost to 64 KB bursts (T_low 50 µs)")
+    assert holds(
+        checks, "timely-fig16", "NIC pacing at 700 Mbps recovers throughput lost to 64 KB bursts (T_low 50 µs)"
+    )
     assert holds(checks, "timely-fig16", "pacing at the fair share (500 Mbps) throttles")
     # Fig. 17: T_high trims the tail as load grows.
     assert holds(checks, "timely-fig17", "the tail grows with connections")
@@ -129,7 +131,15 @@ SHORT = ["--set", "duration=3ms", "--set", "warmup=1ms"]
 
 def test_sweep_grid_writes_one_tidy_row_per_run(tmp_path, capsys):
     out = tmp_path / "sweep.csv"
-    args = ["sweep", str(ROOT / "scenarios" / "timely-testbed.toml"), *SHORT, "--grid", "cc.t_low=0us,50us", "--grid", "nic.segment=16KB,32KB"]
+    args = [
+        "sweep",
+        str(ROOT / "scenarios" / "timely-testbed.toml"),
+        *SHORT,
+        "--grid",
+        "cc.t_low=0us,50us",
+        "--grid",
+        "nic.segment=16KB,32KB",
+    ]
     assert cli([*args, "--seeds", "1,2", "--out", str(out), "--cache", str(tmp_path / "c"), "--no-progress"]) == 0
     df = pd.read_csv(out)
     assert len(df) == 8 and {"cc.t_low", "nic.segment", "seed", "throughput_gbps", "rtt_p99_us"} <= set(df.columns)
@@ -169,4 +179,13 @@ def test_sweep_on_a_dask_cluster_matches_local_runs(tmp_path):
 def test_report_numbers_have_three_significant_digits():
     from rttlab.report import _fmt
 
-    assert [_fmt(x) for x in (4.7341, 1060.2, 598.0, 59.83, 0.01234, 0.0, float("nan"), None)] == ["4.73", "1060", "598", "59.8", "0.0123", "0", "–", "–"]
+    assert [_fmt(x) for x in (4.7341, 1060.2, 598.0, 59.83, 0.01234, 0.0, float("nan"), None)] == [
+        "4.73",
+        "1060",
+        "598",
+        "59.8",
+        "0.0123",
+        "0",
+        "–",
+        "–",
+    ]

@@ -2,7 +2,6 @@
 figure, per-bucket data and scenarios, and every check is decided by numbers."""
 
 import pandas as pd
-
 from rttlab.cli import main as cli
 
 

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 import rttlab
-from rttlab.cli import main as cli
 from conftest import holds
+from rttlab.cli import main as cli
 from rttlab.experiments import groups
 
 EXPERIMENTS = groups()["swift"]
@@ -22,7 +21,6 @@ def report(tmp_path_factory):
     out = tmp / "report"
     assert cli(["reproduce", "swift", "--quick", "--no-progress", "--out", str(out), "--no-cache"]) == 0
     return out, pd.read_csv(out / "data" / "checks.csv")
-
 
 
 def test_every_experiment_has_its_section_and_scenarios(report):

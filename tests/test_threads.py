@@ -20,13 +20,20 @@ def test_two_threads_give_the_same_results_and_say_so():
     assert (one.meta["perf"]["threads"], two.meta["perf"]["threads"]) == (1, 2)
     assert one.meta["perf"]["partitions"] is None
     parts = two.meta["perf"]["partitions"]
-    assert len(parts) == 2 and all(p["events"] > 0 and p["events_s"] > 0 and p["waiting_s"] >= 0 and p["mail_s"] >= 0 for p in parts)
+    assert len(parts) == 2 and all(
+        p["events"] > 0 and p["events_s"] > 0 and p["waiting_s"] >= 0 and p["mail_s"] >= 0 for p in parts
+    )
 
 
 def test_a_threaded_run_says_where_each_thread_spent_its_time(capsys):
-    assert main(["run", "fat-tree-websearch-dctcp", "--threads", "2", "--set", "duration=300us", "--set", "warmup=100us"]) == 0
+    assert (
+        main(["run", "fat-tree-websearch-dctcp", "--threads", "2", "--set", "duration=300us", "--set", "warmup=100us"])
+        == 0
+    )
     lines = [line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("(thread ")]
-    assert len(lines) == 2 and all("% on events" in line and "% waiting for the others" in line and "% on mail" in line for line in lines)
+    assert len(lines) == 2 and all(
+        "% on events" in line and "% waiting for the others" in line and "% on mail" in line for line in lines
+    )
 
 
 def test_the_thread_count_is_not_part_of_the_cache_key():
@@ -45,7 +52,24 @@ def test_runs_side_by_side_get_one_thread_unless_told():
 
 
 def test_a_time_series_runs_on_one_thread_and_the_run_says_why(capsys):
-    assert main(["run", "fat-tree-websearch-dctcp", "--threads", "2", "--set", "duration=200us", "--set", "warmup=50us", "--set", "measure.timeseries_interval=50us", "--json"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "fat-tree-websearch-dctcp",
+                "--threads",
+                "2",
+                "--set",
+                "duration=200us",
+                "--set",
+                "warmup=50us",
+                "--set",
+                "measure.timeseries_interval=50us",
+                "--json",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "ran on one thread" in captured.err and "time series" in captured.err
     assert json.loads(captured.out)["throughput_gbps"] >= 0

@@ -7,7 +7,16 @@ import rttlab
 
 
 def run(floor: str) -> rttlab.Result:
-    return rttlab.run("timely-testbed", overrides={"duration": "60ms", "warmup": "20ms", "cc.alpha": 0.875, "cc.decrease_floor": floor, "measure.timeseries_interval": "1ms"})
+    return rttlab.run(
+        "timely-testbed",
+        overrides={
+            "duration": "60ms",
+            "warmup": "20ms",
+            "cc.alpha": 0.875,
+            "cc.decrease_floor": floor,
+            "measure.timeseries_interval": "1ms",
+        },
+    )
 
 
 def test_without_the_bound_connections_fall_to_the_floor_and_the_tables_say_which():

@@ -4,7 +4,6 @@ read with the path taken from the scenario's directory, and hosts named in [[flo
 from __future__ import annotations
 
 import pytest
-
 import rttlab
 
 # A two-switch fabric in the HPCC simulator's format: hosts 0-3, switches 4 and 5.
@@ -39,7 +38,7 @@ def test_a_topology_file_beside_the_scenario_is_found_and_recorded(tmp_path, mon
     assert topo["hosts"] == ["h0", "h1", "h2", "h3"] and topo["switches"] == ["s4", "s5"]
     assert list(r.flows.dst) == [2, 3]
     assert "s4-s5" in set(r.ports.port.astype(str))
-    assert list(r.groups.group.astype(str))[0] == "across"
+    assert next(iter(r.groups.group.astype(str))) == "across"
 
 
 def test_a_lossy_link_in_the_file_is_refused_with_its_line(tmp_path):
@@ -50,5 +49,8 @@ def test_a_lossy_link_in_the_file_is_refused_with_its_line(tmp_path):
 
 
 def test_built_in_hosts_answer_to_their_names():
-    r = rttlab.run("timely-testbed-pfc", overrides={"duration": "2ms", "warmup": "1ms", "flows.0.src": "h[1-3]", "flows.0.dst": "h0"})
+    r = rttlab.run(
+        "timely-testbed-pfc",
+        overrides={"duration": "2ms", "warmup": "1ms", "flows.0.src": "h[1-3]", "flows.0.dst": "h0"},
+    )
     assert sorted(set(r.flows.src)) == [1, 2, 3] and set(r.flows.dst) == {0}

@@ -7,7 +7,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from . import _core
 from .controller import ControllerError, RateController, WindowController, class_path, prepare
@@ -19,10 +20,27 @@ __version__ = _core.__version__
 
 #: Raised when an internal check of the simulator fails: a bug in rttlab, never bad input.
 InternalError = _core.InternalError
-__all__ = ["run", "load", "resolve", "Result", "RateController", "WindowController", "ControllerError", "InternalError", "__version__"]
+__all__ = [
+    "ControllerError",
+    "InternalError",
+    "RateController",
+    "Result",
+    "WindowController",
+    "__version__",
+    "load",
+    "resolve",
+    "run",
+]
 
 
-def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, seed: int | None = None, progress: bool = False, controller: type | None = None) -> Result:
+def run(
+    scenario: ScenarioLike,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    seed: int | None = None,
+    progress: bool = False,
+    controller: type | None = None,
+) -> Result:
     """Runs one scenario: a dict, a TOML file path or TOML text. ``overrides`` maps dotted keys
     to values (``{"nic.segment": "32KB"}``); ``seed`` replaces the scenario's seed; ``progress``
     draws a progress bar on stderr. ``controller``, a subclass of `RateController` or

@@ -1,6 +1,7 @@
 """Type information for rttlab's native module (crates/py/src/lib.rs)."""
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,9 @@ Observe = Callable[[int, int, int], bool]
 #: text, or ``("masked", values, missing)`` for integers with missing values.
 Column = np.ndarray | tuple[str, np.ndarray, Any]
 
-def run(scenario: str, observe: Observe | None = None, controller: Controller | None = None) -> tuple[str, str, dict[str, dict[str, Column]], dict[str, bytes]]:
+def run(
+    scenario: str, observe: Observe | None = None, controller: Controller | None = None
+) -> tuple[str, str, dict[str, dict[str, Column]], dict[str, bytes]]:
     """Runs a scenario given as JSON: (summary JSON, meta JSON, tables by name, pcap files by
     captured port). ``controller``: ``cc.algorithm = "python"``'s class and parameters."""
 

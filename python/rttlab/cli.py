@@ -12,12 +12,11 @@ import traceback
 from pathlib import Path
 from typing import Any, NoReturn
 
-
 from . import ControllerError, InternalError, __version__, load, presets, run
+from .host.build import HostError
 from .outputs import check_file, check_result_dir, write_file
 from .result import FORMATS, Result
 from .scenario import apply_overrides, parse_value
-from .host.build import HostError
 from .sweep import Interrupted, default_cache, grid, run_all, sweep_table
 
 SUMMARY_ROWS = [
@@ -39,9 +38,22 @@ SUMMARY_ROWS = [
 ]
 #: Shown when the run has the workload they describe (their count is non-zero).
 WORKLOAD_ROWS = {
-    "rpcs_completed": [("rpcs_completed", "RPCs completed", ""), ("rpcs_censored", "RPCs open at the end", ""), ("rpc_p50_us", "RPC latency p50 (open ones at their age)", "µs"), ("rpc_p99_us", "RPC latency p99 (the same)", "µs")],
-    "ping_samples": [("ping_samples", "pings", ""), ("ping_p50_us", "ping RTT p50", "µs"), ("ping_p99_us", "ping RTT p99", "µs")],
-    "fct_flows": [("fct_flows", "flows finished", ""), ("slowdown_p50", "FCT slowdown p50", ""), ("slowdown_p99", "FCT slowdown p99", "")],
+    "rpcs_completed": [
+        ("rpcs_completed", "RPCs completed", ""),
+        ("rpcs_censored", "RPCs open at the end", ""),
+        ("rpc_p50_us", "RPC latency p50 (open ones at their age)", "µs"),
+        ("rpc_p99_us", "RPC latency p99 (the same)", "µs"),
+    ],
+    "ping_samples": [
+        ("ping_samples", "pings", ""),
+        ("ping_p50_us", "ping RTT p50", "µs"),
+        ("ping_p99_us", "ping RTT p99", "µs"),
+    ],
+    "fct_flows": [
+        ("fct_flows", "flows finished", ""),
+        ("slowdown_p50", "FCT slowdown p50", ""),
+        ("slowdown_p99", "FCT slowdown p99", ""),
+    ],
 }
 
 
@@ -85,7 +97,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     name = result.meta["scenario"].get("name") or args.scenario
     sc = result.meta["scenario"]
-    simulated = f"{result.meta['perf']['simulated_s'] * 1e3:g}ms simulated (until the flows were done, at most {sc['duration']})" if sc.get("until") == "flows_done" else f"{sc['duration']} simulated"
+    simulated = (
+        f"{result.meta['perf']['simulated_s'] * 1e3:g}ms simulated (until the flows were done, at most {sc['duration']})"
+        if sc.get("until") == "flows_done"
+        else f"{sc['duration']} simulated"
+    )
     print(f"{name}: {simulated}, warm-up {sc['warmup']}, seed {result.meta['seed']}")
     rows = SUMMARY_ROWS + [row for count, extra in WORKLOAD_ROWS.items() if result.summary[count] for row in extra]
     for key, label, unit in rows:
@@ -93,11 +109,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     if detail["groups"]:
         print(f"  {'[[flows]] group':<20} {'flows':>6} {'Mbps per flow':>14} {'Jain':>6} {'Gbps in all':>12}")
         for g in detail["groups"]:
-            print(f"  {g['group']:<20} {g['flows']:>6} {g['goodput_per_flow_mbps']:>14.1f} {g['jain']:>6.3f} {g['goodput_gbps']:>12.3f}")
+            print(
+                f"  {g['group']:<20} {g['flows']:>6} {g['goodput_per_flow_mbps']:>14.1f} {g['jain']:>6.3f} {g['goodput_gbps']:>12.3f}"
+            )
     if detail["ports"]:
-        print(f"  {'sampled port':<20} {'payload Gbps':>12} {'util.':>6} {'queue KB':>9} {'queue delay µs':>15} {'ECN marks':>10}")
+        print(
+            f"  {'sampled port':<20} {'payload Gbps':>12} {'util.':>6} {'queue KB':>9} {'queue delay µs':>15} {'ECN marks':>10}"
+        )
         for p in detail["ports"]:
-            print(f"  {p['port']:<20} {p['payload_gbps']:>12.3f} {p['utilization']:>6.3f} {p['queue_avg_kb']:>9.1f} {p['queue_delay_avg_us']:>15.1f} {p['ecn_marks']:>10}")
+            print(
+                f"  {p['port']:<20} {p['payload_gbps']:>12.3f} {p['utilization']:>6.3f} {p['queue_avg_kb']:>9.1f} {p['queue_delay_avg_us']:>15.1f} {p['ecn_marks']:>10}"
+            )
     perf = result.meta["perf"]
     print(f"  ({perf['events']} events in {perf['wall_s']:.2f} s wall, {perf['events_per_s'] / 1e6:.1f} M events/s)")
     for line in thread_lines(perf):
@@ -114,7 +136,9 @@ def thread_lines(perf: dict[str, Any]) -> list[str]:
     for q, p in enumerate(perf.get("partitions") or []):
         total = (p["events_s"] + p["waiting_s"] + p["mail_s"]) or 1.0
         pct = {k: 100 * p[k] / total for k in ("events_s", "waiting_s", "mail_s")}
-        lines.append(f"(thread {q}: {p['events']} events; {pct['events_s']:.0f} % on events, {pct['waiting_s']:.0f} % waiting for the others, {pct['mail_s']:.0f} % on mail)")
+        lines.append(
+            f"(thread {q}: {p['events']} events; {pct['events_s']:.0f} % on events, {pct['waiting_s']:.0f} % waiting for the others, {pct['mail_s']:.0f} % on mail)"
+        )
     return lines
 
 
@@ -125,7 +149,13 @@ def breakdown(result: Result) -> dict[str, list[dict[str, Any]]]:
     measured = result.summary["measured_s"]
     connections = result.flows["group"].value_counts()
     groups = [
-        {"group": str(g["group"]), "flows": int(connections.get(i, 0)), "goodput_per_flow_mbps": g["goodput_per_flow_gbps"] * 1e3, "jain": g["jain"], "goodput_gbps": g["goodput_gbps"]}
+        {
+            "group": str(g["group"]),
+            "flows": int(connections.get(i, 0)),
+            "goodput_per_flow_mbps": g["goodput_per_flow_gbps"] * 1e3,
+            "jain": g["jain"],
+            "goodput_gbps": g["goodput_gbps"],
+        }
         for i, g in enumerate(result.groups.to_dict("records"))
         if str(g["kind"]) == "flows"
     ]
@@ -188,7 +218,9 @@ def cmd_host_run(args: argparse.Namespace) -> int:
         return 0
     h = result.meta["host"]
     sc = result.meta["scenario"]
-    print(f"{sc.get('name') or args.scenario} on the kernel ({h['kernel']}, {h['controller']}, TSO {'on' if h['tso'] else 'off'}): {sc['duration']}, warm-up {sc['warmup']}")
+    print(
+        f"{sc.get('name') or args.scenario} on the kernel ({h['kernel']}, {h['controller']}, TSO {'on' if h['tso'] else 'off'}): {sc['duration']}, warm-up {sc['warmup']}"
+    )
     for key, label, unit in HOST_ROWS:
         print(f"  {label:<22} {fmt(result.summary.get(key)):>10} {unit}")
     if h["base_rtt_us"]:
@@ -239,7 +271,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     exps = select(args.target)
     out = Path(args.out or f"results/{args.target}")
     check_result_dir(out, force=args.force)
-    done = execute(exps, quick=args.quick, jobs=args.jobs, threads=args.threads, cache_dir=cache_dir(args), scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout, progress=show_progress(args))
+    done = execute(
+        exps,
+        quick=args.quick,
+        jobs=args.jobs,
+        threads=args.threads,
+        cache_dir=cache_dir(args),
+        scheduler=args.scheduler,
+        scheduler_timeout=args.scheduler_timeout,
+        progress=show_progress(args),
+    )
     title = TITLES.get(args.target) or exps[0].title
     report.write(out, done, title=title, quick=args.quick, force=args.force)
     for ex in done:
@@ -273,9 +314,22 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     axes = parse_grid(args.grid)
     seeds = args.seeds or [base.get("seed", 1)]
     cells = grid(base, {**axes, "seed": seeds})
-    results = run_all([s for _, s in cells], jobs=args.jobs, threads=args.threads, cache_dir=cache_dir(args), scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout, desc="sweep", progress=show_progress(args))
+    results = run_all(
+        [s for _, s in cells],
+        jobs=args.jobs,
+        threads=args.threads,
+        cache_dir=cache_dir(args),
+        scheduler=args.scheduler,
+        scheduler_timeout=args.scheduler_timeout,
+        desc="sweep",
+        progress=show_progress(args),
+    )
     df = sweep_table(cells, results)
-    write_file(out, lambda tmp: df.to_csv(tmp, index=False) if out.suffix == ".csv" else df.to_parquet(tmp, index=False), force=args.force)
+    write_file(
+        out,
+        lambda tmp: df.to_csv(tmp, index=False) if out.suffix == ".csv" else df.to_parquet(tmp, index=False),
+        force=args.force,
+    )
     cols = [*axes, "seed", "throughput_gbps", "rtt_avg_us", "rtt_p99_us"]
     print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(f"wrote {out} ({len(df)} rows, {len(df.columns)} columns)")
@@ -311,7 +365,9 @@ def seed_list(text: str) -> list[int]:
         try:
             seeds.append(int(item))
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{item.strip()!r} in {text!r} is not a whole number; give seeds as S1,S2,..., e.g. 1,2,3") from None
+            raise argparse.ArgumentTypeError(
+                f"{item.strip()!r} in {text!r} is not a whole number; give seeds as S1,S2,..., e.g. 1,2,3"
+            ) from None
         if not 0 <= seeds[-1] < 2**64:
             raise argparse.ArgumentTypeError(f"{item.strip()} in {text!r}: a seed is between 0 and 2^64 - 1")
     return seeds
@@ -319,10 +375,27 @@ def seed_list(text: str) -> list[int]:
 
 def add_runner_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=positive_int, metavar="N", help="parallel local runs (default: all cores)")
-    p.add_argument("--threads", type=positive_int, metavar="N", help="threads for each run (run.threads; default: one each when runs go side by side, else the scenario's choice)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask distributed scheduler (e.g. tcp://10.0.0.1:8786) instead of local processes")
-    p.add_argument("--scheduler-timeout", type=positive_seconds, default=5.0, metavar="SECONDS", help="give up connecting to --scheduler after this long (default: 5)")
-    p.add_argument("--cache", metavar="DIR", help="reuse and store results here (default: $RTTLAB_CACHE or ~/.cache/rttlab/runs)")
+    p.add_argument(
+        "--threads",
+        type=positive_int,
+        metavar="N",
+        help="threads for each run (run.threads; default: one each when runs go side by side, else the scenario's choice)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on this Dask distributed scheduler (e.g. tcp://10.0.0.1:8786) instead of local processes",
+    )
+    p.add_argument(
+        "--scheduler-timeout",
+        type=positive_seconds,
+        default=5.0,
+        metavar="SECONDS",
+        help="give up connecting to --scheduler after this long (default: 5)",
+    )
+    p.add_argument(
+        "--cache", metavar="DIR", help="reuse and store results here (default: $RTTLAB_CACHE or ~/.cache/rttlab/runs)"
+    )
     p.add_argument("--no-cache", action="store_true", help="run everything again, store nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -345,49 +418,121 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run one scenario")
     r.add_argument("scenario", help="scenario TOML file, or a preset's name (rttlab list --scenarios)")
-    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key (repeatable), e.g. nic.segment=32KB")
+    r.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a scenario key (repeatable), e.g. nic.segment=32KB",
+    )
     r.add_argument("--seed", type=int, help="replace the scenario's seed")
-    r.add_argument("--threads", type=positive_int, metavar="N", help="run on N threads (run.threads; the same results for any N; default: every core for a fabric of 64 hosts or more)")
+    r.add_argument(
+        "--threads",
+        type=positive_int,
+        metavar="N",
+        help="run on N threads (run.threads; the same results for any N; default: every core for a fabric of 64 hosts or more)",
+    )
     r.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables into the new directory DIR")
-    r.add_argument("--format", choices=FORMATS, default="csv", help="the tables' format with --out (default csv; parquet keeps the column types)")
-    r.add_argument("--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)")
-    r.add_argument("--pcap", action="append", default=[], metavar="PORT", help="capture what egress PORT (NODE-PEER, e.g. s0-h0) sends into DIR/pcap/PORT.pcap (repeatable; with --out; [measure.pcap] sets the limits)")
-    r.add_argument("--no-progress", action="store_true", help="no progress bar (there is none when stderr is not a terminal, or with --json)")
+    r.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="csv",
+        help="the tables' format with --out (default csv; parquet keeps the column types)",
+    )
+    r.add_argument(
+        "--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)"
+    )
+    r.add_argument(
+        "--pcap",
+        action="append",
+        default=[],
+        metavar="PORT",
+        help="capture what egress PORT (NODE-PEER, e.g. s0-h0) sends into DIR/pcap/PORT.pcap (repeatable; with --out; [measure.pcap] sets the limits)",
+    )
+    r.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (there is none when stderr is not a terminal, or with --json)",
+    )
     r.set_defaults(func=cmd_run)
     sw = sub.add_parser("sweep", help="run a scenario over a grid of values; one tidy table of summaries")
     sw.add_argument("scenario", help="scenario TOML file, or a preset's name (rttlab list --scenarios)")
-    sw.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...", help="an axis of the grid (repeatable); every combination runs")
-    sw.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key for every point (repeatable)")
-    sw.add_argument("--seeds", type=seed_list, metavar="S1,S2,...", help="run every point with each seed (default: the scenario's)")
-    sw.add_argument("--out", required=True, metavar="FILE", help="FILE.csv or FILE.parquet: one row per run, the grid's values and the summary")
+    sw.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="an axis of the grid (repeatable); every combination runs",
+    )
+    sw.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a scenario key for every point (repeatable)",
+    )
+    sw.add_argument(
+        "--seeds", type=seed_list, metavar="S1,S2,...", help="run every point with each seed (default: the scenario's)"
+    )
+    sw.add_argument(
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="FILE.csv or FILE.parquet: one row per run, the grid's values and the summary",
+    )
     sw.add_argument("--force", action="store_true", help="replace FILE if it exists")
     add_runner_options(sw)
     sw.set_defaults(func=cmd_sweep)
     ls = sub.add_parser("list", help="list the experiments that reproduce can run, or the scenario presets")
-    ls.add_argument("--scenarios", action="store_true", help="list the scenario presets that run and sweep accept by name")
+    ls.add_argument(
+        "--scenarios", action="store_true", help="list the scenario presets that run and sweep accept by name"
+    )
     ls.set_defaults(func=cmd_list)
-    rp = sub.add_parser("reproduce", help="regenerate a paper's tables and figures as an HTML report beside the published numbers")
+    rp = sub.add_parser(
+        "reproduce", help="regenerate a paper's tables and figures as an HTML report beside the published numbers"
+    )
     rp.add_argument("target", help="an experiment or a group of them (see rttlab list), e.g. timely")
-    rp.add_argument("--out", metavar="DIR", help="output directory, new or an earlier report with --force (default: results/TARGET)")
-    rp.add_argument("--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)")
+    rp.add_argument(
+        "--out", metavar="DIR", help="output directory, new or an earlier report with --force (default: results/TARGET)"
+    )
+    rp.add_argument(
+        "--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)"
+    )
     rp.add_argument("--quick", action="store_true", help="short runs, one seed (for CI)")
     add_runner_options(rp)
     rp.set_defaults(func=cmd_reproduce)
 
-    hp = sub.add_parser("host", help="the real host: a scenario as Linux TCP in network namespaces (root, kernel BTF; docs/host.md)")
+    hp = sub.add_parser(
+        "host", help="the real host: a scenario as Linux TCP in network namespaces (root, kernel BTF; docs/host.md)"
+    )
     hsub = hp.add_subparsers(dest="host_command", required=True, metavar="COMMAND")
-    hr = hsub.add_parser("run", help="run a star scenario on the kernel: rttlab's controllers as BPF congestion control")
+    hr = hsub.add_parser(
+        "run", help="run a star scenario on the kernel: rttlab's controllers as BPF congestion control"
+    )
     hr.add_argument("scenario", help="scenario TOML file, or a preset's name (rttlab list --scenarios)")
-    hr.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key (repeatable)")
+    hr.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a scenario key (repeatable)"
+    )
     hr.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     hr.add_argument("--out", metavar="DIR", help="write summary, metadata and tables into the new directory DIR")
     hr.add_argument("--format", choices=FORMATS, default="csv", help="the tables' format with --out")
-    hr.add_argument("--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)")
-    hr.add_argument("--tso", choices=("on", "off"), default="on", help="the hosts' NICs segment TCP's bursts (default on; off: every packet on its own, which leaves the senders too little of their core to fill their windows; docs/host.md)")
-    hr.add_argument("--decisions", action="store_true", help="keep every decision the controller logged (table decisions)")
+    hr.add_argument(
+        "--force", action="store_true", help="replace DIR if it holds an earlier rttlab result (never anything else)"
+    )
+    hr.add_argument(
+        "--tso",
+        choices=("on", "off"),
+        default="on",
+        help="the hosts' NICs segment TCP's bursts (default on; off: every packet on its own, which leaves the senders too little of their core to fill their windows; docs/host.md)",
+    )
+    hr.add_argument(
+        "--decisions", action="store_true", help="keep every decision the controller logged (table decisions)"
+    )
     hr.set_defaults(func=cmd_host_run)
-    hc = hsub.add_parser("clean", help="remove whatever a crashed host run left (namespaces rttlab-*, struct_ops rttlab_*)")
+    hc = hsub.add_parser(
+        "clean", help="remove whatever a crashed host run left (namespaces rttlab-*, struct_ops rttlab_*)"
+    )
     hc.set_defaults(func=cmd_host_clean)
     args = p.parse_args(argv)
     try:
@@ -428,7 +573,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # a bug: one line, the traceback on request (EX_SOFTWARE)
         if os.environ.get("RTTLAB_DEBUG"):
             raise
-        print(f"rttlab: internal error (a bug in rttlab; please report it, with RTTLAB_DEBUG=1 for the traceback): {type(e).__name__}: {printable(str(e))}", file=sys.stderr)
+        print(
+            f"rttlab: internal error (a bug in rttlab; please report it, with RTTLAB_DEBUG=1 for the traceback): {type(e).__name__}: {printable(str(e))}",
+            file=sys.stderr,
+        )
         return 70
 
 

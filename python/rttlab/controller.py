@@ -26,8 +26,9 @@ import importlib
 import inspect
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar
 
 from . import _core
 
@@ -70,11 +71,15 @@ class _Controller:
         methods = {name for name, _ in inspect.getmembers(cls, callable)}
         for key in cls.defaults:
             if key in methods or key.startswith("_"):
-                raise ValueError(f"{cls.__qualname__}.defaults: parameter {key!r} would hide an attribute of the controller; rename it")
+                raise ValueError(
+                    f"{cls.__qualname__}.defaults: parameter {key!r} would hide an attribute of the controller; rename it"
+                )
         unknown = [k for k in given if k not in cls.defaults]
         if unknown:
             known = ", ".join(cls.defaults) or "none"
-            raise ValueError(f"cc.{unknown[0]}: {given[unknown[0]]!r} is not a parameter of {cls.__qualname__}; its parameters: {known}")
+            raise ValueError(
+                f"cc.{unknown[0]}: {given[unknown[0]]!r} is not a parameter of {cls.__qualname__}; its parameters: {known}"
+            )
         params = {**cls.defaults, **given}
         for key, value in params.items():
             params[key] = _in_unit(key, value)
@@ -190,14 +195,18 @@ def import_class(path: str) -> type:
     wrong with it."""
     module, sep, name = path.partition(":")
     if not sep or not module or not name:
-        raise ValueError(f"cc.class: {path!r} is not module:Class (e.g. \"mycc:MyTimely\", a class in an importable module)")
+        raise ValueError(
+            f'cc.class: {path!r} is not module:Class (e.g. "mycc:MyTimely", a class in an importable module)'
+        )
     if "" not in sys.path and os.getcwd() not in sys.path:
         # A module beside the command, as `python` finds one (a console script's path lacks it).
         sys.path.append(os.getcwd())
     try:
         obj: Any = importlib.import_module(module)
     except ImportError as e:
-        raise ValueError(f"cc.class: {path!r}: module {module!r} cannot be imported ({e}); it must be on the Python path") from e
+        raise ValueError(
+            f"cc.class: {path!r}: module {module!r} cannot be imported ({e}); it must be on the Python path"
+        ) from e
     for part in name.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
@@ -218,17 +227,27 @@ def prepare(scenario: dict[str, Any], controller: type | None = None) -> tuple[t
     given = {k: v for k, v in cc.items() if k not in ("algorithm", "class")}
     if controller is not None:
         if not (isinstance(controller, type) and issubclass(controller, (RateController, WindowController))):
-            raise ValueError(f"controller: {controller!r} is not a subclass of rttlab.RateController or rttlab.WindowController")
+            raise ValueError(
+                f"controller: {controller!r} is not a subclass of rttlab.RateController or rttlab.WindowController"
+            )
         cls = controller
     elif isinstance(cc.get("class"), str):
         cls = import_class(cc["class"])
     else:
-        raise ValueError(f"cc.class: {cc.get('class')!r}: cc.algorithm = \"python\" needs the class, as module:Class (e.g. \"mycc:MyTimely\")")
+        raise ValueError(
+            f'cc.class: {cc.get("class")!r}: cc.algorithm = "python" needs the class, as module:Class (e.g. "mycc:MyTimely")'
+        )
     transport = (scenario.get("transport") or {}).get("kind", "message")
     wants = RateController if transport == "message" else WindowController
     if not issubclass(cls, wants):
-        kind = "a RateController (message transport)" if issubclass(cls, RateController) else "a WindowController (window transport)"
-        raise ValueError(f"cc.class: {class_path(cls)} is {kind}; transport.kind = {transport!r} takes a {wants.__name__}")
+        kind = (
+            "a RateController (message transport)"
+            if issubclass(cls, RateController)
+            else "a WindowController (window transport)"
+        )
+        raise ValueError(
+            f"cc.class: {class_path(cls)} is {kind}; transport.kind = {transport!r} takes a {wants.__name__}"
+        )
     params = cls.resolve(given)
     scenario["cc"] = {"algorithm": "python", "class": class_path(cls), **params}
     return cls, params

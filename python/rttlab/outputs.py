@@ -23,9 +23,9 @@ import os
 import re
 import shutil
 import tempfile
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Callable, Iterator
 
 #: The marker file of a result directory: JSON with the list of files rttlab wrote there.
 MARKER = ".rttlab-result"
@@ -82,20 +82,30 @@ def check_result_dir(out: str | Path, *, force: bool = False, option: str = "--o
     real = _real(option, out)
     cwd = Path.cwd().resolve()
     if real == cwd or real in cwd.parents:
-        raise OutputError(f"{option} {out}: is the current directory or one of its parents; give a new directory, e.g. {option} results/NAME")
+        raise OutputError(
+            f"{option} {out}: is the current directory or one of its parents; give a new directory, e.g. {option} results/NAME"
+        )
     if real.exists():
         if not real.is_dir():
-            raise OutputError(f"{option} {out}: exists and is not a directory; rttlab writes a directory of results and never replaces a file")
+            raise OutputError(
+                f"{option} {out}: exists and is not a directory; rttlab writes a directory of results and never replaces a file"
+            )
         if any(real.iterdir()):
             listed = _listed(real)
             if listed is None:
-                raise OutputError(f"{option} {out}: exists and is not an rttlab result (it has no {MARKER} file); rttlab never replaces what it did not write: give a new directory")
+                raise OutputError(
+                    f"{option} {out}: exists and is not an rttlab result (it has no {MARKER} file); rttlab never replaces what it did not write: give a new directory"
+                )
             if not force:
-                raise OutputError(f"{option} {out}: holds an earlier rttlab result; pass --force to replace it, or give a new directory")
+                raise OutputError(
+                    f"{option} {out}: holds an earlier rttlab result; pass --force to replace it, or give a new directory"
+                )
             extra = sorted(_files(real) - listed - {MARKER})
             if extra:
                 shown = ", ".join(extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
-                raise OutputError(f"{option} {out}: holds files rttlab did not write ({shown}); move them away or give a new directory")
+                raise OutputError(
+                    f"{option} {out}: holds files rttlab did not write ({shown}); move them away or give a new directory"
+                )
     _check_parent(option, out, real)
     return real
 
@@ -105,20 +115,14 @@ def _remove_result(directory: Path) -> None:
     turned up there is left in place."""
     listed = _listed(directory) or set()
     for rel in listed | {MARKER}:
-        try:
+        with suppress(FileNotFoundError):
             (directory / rel).unlink()
-        except FileNotFoundError:
-            pass
     for root, dirs, _ in sorted(os.walk(directory), key=lambda w: -len(w[0])):
         for d in dirs:
-            try:
+            with suppress(OSError):
                 (Path(root) / d).rmdir()
-            except OSError:
-                pass
-    try:
+    with suppress(OSError):
         directory.rmdir()
-    except OSError:
-        pass
 
 
 @contextmanager
@@ -153,10 +157,8 @@ def result_dir(out: str | Path, *, force: bool = False, option: str = "--out") -
     if old is not None:
         # The new result is in place; the earlier one goes, except anything that turned up in it.
         _remove_result(old / real.name)
-        try:
+        with suppress(OSError):
             old.rmdir()
-        except OSError:
-            pass
 
 
 def check_file(out: str | Path, *, force: bool = False, option: str = "--out") -> Path:
@@ -224,7 +226,9 @@ def prepare_cache(cache: str | Path, *, option: str = "--cache") -> Path:
             if not _ours(real):
                 foreign = sorted(p.name for p in real.iterdir() if not CACHE_ENTRY.match(p.name))
                 if foreign:
-                    raise OutputError(f"{option} {cache}: holds files that are not rttlab cache entries ({', '.join(foreign[:3])}); give an empty or new directory")
+                    raise OutputError(
+                        f"{option} {cache}: holds files that are not rttlab cache entries ({', '.join(foreign[:3])}); give an empty or new directory"
+                    )
         else:
             _check_parent(option, cache, real)
             real.mkdir(parents=True)

@@ -4,12 +4,13 @@ a colour-blind-safe palette, and the published value drawn where the paper gives
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Iterable, ParamSpec, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, ParamSpec, TypeVar
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 P = ParamSpec("P")
 R = TypeVar("R")

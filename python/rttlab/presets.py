@@ -11,7 +11,6 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
-
 #: A full stop ending a sentence (not "Fig. 5", "et al. 2016", "e.g. x").
 _SENTENCE_END = re.compile(r"(?<!Fig)(?<!al)(?<!e\.g)(?<!i\.e)\. (?=[A-Z`])")
 

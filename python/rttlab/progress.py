@@ -21,7 +21,15 @@ class RunProgress:
     def __call__(self, now_ps: int, end_ps: int, events: int) -> bool:
         if self.bar is None:
             fmt = "{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total:.1f} ms simulated [{elapsed}<{remaining}{postfix}]"
-            self.bar = tqdm(total=end_ps / 1e9, desc=self.desc, file=sys.stderr, leave=False, bar_format=fmt, dynamic_ncols=True, mininterval=0)
+            self.bar = tqdm(
+                total=end_ps / 1e9,
+                desc=self.desc,
+                file=sys.stderr,
+                leave=False,
+                bar_format=fmt,
+                dynamic_ncols=True,
+                mininterval=0,
+            )
         rate = events / max(time.monotonic() - self.t0, 1e-9)
         self.bar.set_postfix_str(f"{rate / 1e6:.1f} M events/s", refresh=False)
         self.bar.update(now_ps / 1e9 - self.bar.n)  # tqdm's own rate and ETA follow the updates

@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import math
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,8 @@ from jinja2 import Environment, PackageLoader
 
 from . import __version__
 from .experiments import Executed
-from .plotting import save
 from .outputs import result_dir
+from .plotting import save
 from .scenario import to_toml
 
 #: The page's template (templates/report.html.j2); values are escaped as HTML.
@@ -51,13 +51,21 @@ def _rows(t: pd.DataFrame) -> list[dict[str, str]]:
         paper = None if r.paper is None or pd.isna(r.paper) else float(r.paper)
         ours = None if r.rttlab is None or pd.isna(r.rttlab) else float(r.rttlab)
         ratio = ours / paper if ours is not None and paper else None
-        rows.append({"quantity": r.quantity, "unit": r.unit, "rttlab": _fmt(ours), "paper": _fmt(paper), "ratio": _fmt(ratio)})
+        rows.append(
+            {"quantity": r.quantity, "unit": r.unit, "rttlab": _fmt(ours), "paper": _fmt(paper), "ratio": _fmt(ratio)}
+        )
     return rows
 
 
 def _git_revision() -> str | None:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent, capture_output=True, text=True, timeout=5)
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None
@@ -102,13 +110,15 @@ def write(out: str | Path, executed: list[Executed], *, title: str, quick: bool,
                     "first_scenario": to_toml(ex.runs[0].result.meta["scenario"]) if ex.runs else "",
                 }
             )
-        pd.DataFrame(checks, columns=["experiment", "claim", "holds", "measured"]).to_csv(tmp / "data" / "checks.csv", index=False)
+        pd.DataFrame(checks, columns=["experiment", "claim", "holds", "measured"]).to_csv(
+            tmp / "data" / "checks.csv", index=False
+        )
         page = TEMPLATES.get_template("report.html.j2").render(
             title=title,
             version=__version__,
             revision=_git_revision(),
             mode="quick (CI-length runs: one seed, short)" if quick else "full",
-            generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             held=sum(c["holds"] for c in checks),
             checks=len(checks),
             sections=sections,

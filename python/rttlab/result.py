@@ -36,21 +36,25 @@ class Result:
     pcaps: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_json(cls, text: str) -> "Result":
+    def from_json(cls, text: str) -> Result:
         """The result from `_core.run_json`'s text (the run cache's form): each column gets
         the dtype the simulator gives it, so the frames equal `from_native`'s."""
         raw = json.loads(text)
         tables = {
-            name: pd.DataFrame({col: pd.Series(values, dtype=raw["dtypes"][name][col]) for col, values in raw["tables"][name].items()})
+            name: pd.DataFrame(
+                {col: pd.Series(values, dtype=raw["dtypes"][name][col]) for col, values in raw["tables"][name].items()}
+            )
             for name in TABLES
         }
         return cls(summary=raw["summary"], meta=raw["meta"], tables=tables)
 
     @classmethod
-    def from_native(cls, summary: str, meta: str, tables: dict[str, dict[str, Any]], pcaps: dict[str, bytes]) -> "Result":
+    def from_native(cls, summary: str, meta: str, tables: dict[str, dict[str, Any]], pcaps: dict[str, bytes]) -> Result:
         """The result from `_core.run`: NumPy arrays taken over from the simulator as the
         columns (no copy); text columns arrive as label codes, integers with gaps with a mask."""
-        frames = {name: pd.DataFrame({col: _column(v) for col, v in tables[name].items()}, copy=False) for name in TABLES}
+        frames = {
+            name: pd.DataFrame({col: _column(v) for col, v in tables[name].items()}, copy=False) for name in TABLES
+        }
         return cls(summary=json.loads(summary), meta=json.loads(meta), tables=frames, pcaps=pcaps)
 
     def __getattr__(self, name: str) -> pd.DataFrame:
@@ -61,7 +65,9 @@ class Result:
 
     def _headline(self) -> str:
         name = self.meta.get("scenario", {}).get("name") or "scenario"
-        shown = ", ".join(f"{k}={self.summary[k]:.4g}" for k in HEADLINE if isinstance(self.summary.get(k), (int, float)))
+        shown = ", ".join(
+            f"{k}={self.summary[k]:.4g}" for k in HEADLINE if isinstance(self.summary.get(k), (int, float))
+        )
         return f"{name} (seed {self.meta.get('seed')}): {shown}"
 
     def __repr__(self) -> str:

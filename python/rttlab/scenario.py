@@ -11,10 +11,11 @@ import datetime
 import json
 import math
 import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 import tomli_w
-from pathlib import Path
-from typing import Any, Mapping
 
 from . import _core, controller, presets
 
@@ -37,9 +38,13 @@ def load(scenario: ScenarioLike) -> dict[str, Any]:
         elif preset is not None:
             text, base = preset.read_text(), Path(str(preset)).parent
         elif path.suffix == ".toml" or path.parent != Path("."):
-            raise ValueError(f"scenario file {str(scenario)!r} does not exist (nor is it a preset: rttlab list --scenarios)")
+            raise ValueError(
+                f"scenario file {str(scenario)!r} does not exist (nor is it a preset: rttlab list --scenarios)"
+            )
         else:
-            raise ValueError(f"scenario {str(scenario)!r} is neither a file nor a preset; presets: {', '.join(presets.names())}")
+            raise ValueError(
+                f"scenario {str(scenario)!r} is neither a file nor a preset; presets: {', '.join(presets.names())}"
+            )
     elif isinstance(scenario, str):
         text, base = scenario, None
     else:
@@ -79,9 +84,13 @@ def to_json(scenario: Mapping[str, Any]) -> str:
         elif isinstance(v, float) and not math.isfinite(v):
             raise ValueError(f"{name} = {v}: must be a finite number")
         elif isinstance(v, datetime.date | datetime.time):
-            raise ValueError(f"{name} = {v}: dates and times are not scenario values; durations are strings such as \"10ms\"")
+            raise ValueError(
+                f'{name} = {v}: dates and times are not scenario values; durations are strings such as "10ms"'
+            )
         elif not isinstance(v, str | int | float | bool) and v is not None:
-            raise ValueError(f"{name}: a {type(v).__name__} is not a scenario value (tables, arrays, strings, numbers, booleans)")
+            raise ValueError(
+                f"{name}: a {type(v).__name__} is not a scenario value (tables, arrays, strings, numbers, booleans)"
+            )
     return json.dumps(scenario, allow_nan=False)
 
 

@@ -15,9 +15,10 @@ import json
 import multiprocessing
 import os
 import signal
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 from tqdm import tqdm
@@ -90,7 +91,7 @@ def sweep_table(cells: Sequence[tuple[dict[str, Any], dict[str, Any]]], results:
     states (``cc.t_low = "50us"`` gives ``cc.t_low_us = 50.0``; rates in Gbps, sizes in bytes),
     then the run's summary."""
     rows = []
-    for (point, _), r in zip(cells, results):
+    for (point, _), _r in zip(cells, results):
         rows.append({k: str(v) if isinstance(v, (dict, list)) else v for k, v in point.items()})
     df = pd.DataFrame(rows)
     for key in list(df.columns):
@@ -185,20 +186,27 @@ def _run_local(jobs: int, todo: dict[str, dict[str, Any]], done: Callable[[str, 
             done(k, text)
 
 
-def _run_on_dask(scheduler: str | Any, timeout_s: float, todo: dict[str, dict[str, Any]], done: Callable[[str, str], None]) -> None:
+def _run_on_dask(
+    scheduler: str | Any, timeout_s: float, todo: dict[str, dict[str, Any]], done: Callable[[str, str], None]
+) -> None:
     """Runs ``todo`` on a Dask distributed cluster, one task per scenario; the workers need
     rttlab installed (the same version: the cache key names the simulator build)."""
     try:
-        from distributed import Client, as_completed as dask_completed
+        from distributed import Client
+        from distributed import as_completed as dask_completed
     except ImportError as e:
-        raise ValueError("scheduler: running on a Dask cluster needs rttlab's cluster extra (pip install 'rttlab[cluster]')") from e
+        raise ValueError(
+            "scheduler: running on a Dask cluster needs rttlab's cluster extra (pip install 'rttlab[cluster]')"
+        ) from e
     if isinstance(scheduler, Client):
         client = scheduler
     else:
         try:
             client = Client(scheduler, timeout=f"{timeout_s}s")
         except (OSError, TimeoutError, ValueError, TypeError) as e:
-            raise ValueError(f"scheduler {scheduler}: cannot connect within {timeout_s:g} s ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else 'no detail'})") from None
+            raise ValueError(
+                f"scheduler {scheduler}: cannot connect within {timeout_s:g} s ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else 'no detail'})"
+            ) from None
     futures = {}
     try:
         futures = {client.submit(_run_json, s, key=f"rttlab-{k}", pure=True): k for k, s in todo.items()}

@@ -191,18 +191,16 @@ struct Figures {
 /// Peak resident set size of this process in MB (Linux `VmHWM`).
 fn peak_rss_mb() -> Result<f64, String> {
     let status = std::fs::read_to_string("/proc/self/status").map_err(|e| format!("/proc/self/status: {e}"))?;
-    let kb: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .ok_or("no VmHWM in /proc/self/status")?;
+    let kb: f64 =
+        status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).ok_or("no VmHWM in /proc/self/status")?;
     Ok(kb * 1024.0 / 1e6)
 }
 
 /// `KEY=VALUE` of `--set`, the value read as TOML (a bare word is a string).
 fn parse_set(arg: &str) -> Result<(String, toml::Value), String> {
     let (key, value) = arg.split_once('=').ok_or(format!("{arg:?}: expected KEY=VALUE, e.g. topology.k=16"))?;
-    let value = toml::from_str::<toml::Table>(&format!("v = {value}")).ok().and_then(|mut t| t.remove("v")).unwrap_or_else(|| toml::Value::String(value.to_string()));
+    let value =
+        toml::from_str::<toml::Table>(&format!("v = {value}")).ok().and_then(|mut t| t.remove("v")).unwrap_or_else(|| toml::Value::String(value.to_string()));
     Ok((key.trim().to_string(), value))
 }
 
@@ -262,11 +260,18 @@ fn predict_partitions(path: &Path, duration: Option<Time>, set: &[(String, toml:
     let event_us = plain.wall_s / plain.events as f64 * 1e6;
     let b2 = partition::barrier_us();
     let (events, by_kind, predictions) = partition::predict(net, counts, event_us, b2, crossing_ns / 1e3 / event_us);
-    Ok(json!({ "scenario": s.name, "simulated_s": plain.simulated_s, "events": events, "events_by_kind": by_kind, "wall_s": plain.wall_s, "event_us": event_us, "barrier_2_threads_us": b2, "crossing_ns": crossing_ns, "predictions": predictions }))
+    Ok(
+        json!({ "scenario": s.name, "simulated_s": plain.simulated_s, "events": events, "events_by_kind": by_kind, "wall_s": plain.wall_s, "event_us": event_us, "barrier_2_threads_us": b2, "crossing_ns": crossing_ns, "predictions": predictions }),
+    )
 }
 
 /// Runs `rttlab-bench run` in a child process and reads its figures.
-fn run_child(scenario: &Path, duration: Option<Time>, set: Option<(&str, &toml::Value)>, fixed: &std::collections::BTreeMap<String, toml::Value>) -> Result<Figures, String> {
+fn run_child(
+    scenario: &Path,
+    duration: Option<Time>,
+    set: Option<(&str, &toml::Value)>,
+    fixed: &std::collections::BTreeMap<String, toml::Value>,
+) -> Result<Figures, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     run_with(&exe, scenario, duration, fixed.iter().map(|(k, v)| (k.as_str(), v)).chain(set))
 }
@@ -414,7 +419,13 @@ fn report_checks(name: &str, checks: &[Value]) -> bool {
 
 fn git_revision(dir: &Path) -> Value {
     let git = |args: &[&str]| {
-        Command::new("git").args(args).current_dir(dir).output().ok().filter(|o| o.status.success()).map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
     json!({
         "commit": git(&["rev-parse", "HEAD"]),
@@ -423,7 +434,9 @@ fn git_revision(dir: &Path) -> Value {
 }
 
 fn machine() -> Value {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|c| c.lines().find_map(|l| l.strip_prefix("model name")).map(|v| v.trim_start_matches([' ', '\t', ':']).to_string()));
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| c.lines().find_map(|l| l.strip_prefix("model name")).map(|v| v.trim_start_matches([' ', '\t', ':']).to_string()));
     json!({
         "cpu": cpu,
         "cores": std::thread::available_parallelism().map(|n| n.get()).ok(),
@@ -469,12 +482,23 @@ fn suite(path: &Path, out: &Path, repeat: Option<usize>) -> Result<bool, String>
                 }
             }
             if !barriers_us.is_empty() {
-                eprintln!("  {}: a two-thread barrier before each round: {} µs", b.name, barriers_us.iter().map(|h| format!("{h:.3}")).collect::<Vec<_>>().join(", "));
+                eprintln!(
+                    "  {}: a two-thread barrier before each round: {} µs",
+                    b.name,
+                    barriers_us.iter().map(|h| format!("{h:.3}")).collect::<Vec<_>>().join(", ")
+                );
             }
             let mut points = Vec::new();
             for (v, runs) in scale.values.iter().zip(&runs) {
                 let m = median(runs);
-                eprintln!("  {} at {} = {v}: {:.0} k data packets/s, {:.1} M events/s, {:.1} MB peak RSS", b.name, scale.key, m.data_packets_per_s / 1e3, m.events_per_s / 1e6, m.peak_rss_mb);
+                eprintln!(
+                    "  {} at {} = {v}: {:.0} k data packets/s, {:.1} M events/s, {:.1} MB peak RSS",
+                    b.name,
+                    scale.key,
+                    m.data_packets_per_s / 1e3,
+                    m.events_per_s / 1e6,
+                    m.peak_rss_mb
+                );
                 points.push(json!({ "value": v, "median": m, "runs": runs }));
             }
             let large = &points[points.len() - 1];
@@ -482,10 +506,19 @@ fn suite(path: &Path, out: &Path, repeat: Option<usize>) -> Result<bool, String>
             if let Some(min) = b.targets.min_packet_rate_ratio_largest_to_smallest {
                 let (small, large) = (&runs[0], &runs[runs.len() - 1]);
                 let mut ratios: Vec<f64> = small.iter().zip(large).map(|(s, l)| l.data_packets_per_s / s.data_packets_per_s).collect();
-                eprintln!("  {}: each round's ratio, {} = {last} to {first}: {}", b.name, scale.key, ratios.iter().map(|r| format!("{r:.3}")).collect::<Vec<_>>().join(", "));
+                eprintln!(
+                    "  {}: each round's ratio, {} = {last} to {first}: {}",
+                    b.name,
+                    scale.key,
+                    ratios.iter().map(|r| format!("{r:.3}")).collect::<Vec<_>>().join(", ")
+                );
                 ratios.sort_by(f64::total_cmp);
                 let ratio = ratios[ratios.len() / 2];
-                checks.push(check(format!("data packets/s at {} = {last} at least {min:.3} of {first}'s (median of the rounds' ratios)", scale.key), json!(ratio), ratio >= min));
+                checks.push(check(
+                    format!("data packets/s at {} = {last} at least {min:.3} of {first}'s (median of the rounds' ratios)", scale.key),
+                    json!(ratio),
+                    ratio >= min,
+                ));
             }
             if let Some(max) = b.targets.max_peak_rss_mb_at_largest {
                 let rss = large["median"]["peak_rss_mb"].as_f64().unwrap_or(f64::INFINITY);
@@ -550,21 +583,25 @@ fn main() -> ExitCode {
             true
         }),
         Cmd::Suite { suite: path, out, repeat } => suite(&path, &out, repeat),
-        Cmd::Compare { scenario, duration, set, a_set, b_set, b_bin, rounds, side_by_side } => std::env::current_exe().map_err(|e| e.to_string()).and_then(|me| {
-            // Side by side, each runs on one thread unless told otherwise (`compare` refuses more).
-            let one_thread = ("run.threads".to_string(), toml::Value::Integer(1));
-            let threads = side_by_side.then_some(&one_thread);
-            let a = Side { exe: me.clone(), set: threads.into_iter().chain(&set).chain(&a_set).collect() };
-            let b = Side { exe: b_bin.unwrap_or(me), set: threads.into_iter().chain(&set).chain(&b_set).collect() };
-            compare(&scenario, duration, a, b, rounds, side_by_side).map(|v| {
+        Cmd::Compare { scenario, duration, set, a_set, b_set, b_bin, rounds, side_by_side } => {
+            std::env::current_exe().map_err(|e| e.to_string()).and_then(|me| {
+                // Side by side, each runs on one thread unless told otherwise (`compare` refuses more).
+                let one_thread = ("run.threads".to_string(), toml::Value::Integer(1));
+                let threads = side_by_side.then_some(&one_thread);
+                let a = Side { exe: me.clone(), set: threads.into_iter().chain(&set).chain(&a_set).collect() };
+                let b = Side { exe: b_bin.unwrap_or(me), set: threads.into_iter().chain(&set).chain(&b_set).collect() };
+                compare(&scenario, duration, a, b, rounds, side_by_side).map(|v| {
+                    println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+                    true
+                })
+            })
+        }
+        Cmd::Partition { scenario, duration, set, partitions, crossing_ns } => {
+            predict_partitions(&scenario, duration, &set, &partitions, crossing_ns).map(|v| {
                 println!("{}", serde_json::to_string_pretty(&v).expect("json"));
                 true
             })
-        }),
-        Cmd::Partition { scenario, duration, set, partitions, crossing_ns } => predict_partitions(&scenario, duration, &set, &partitions, crossing_ns).map(|v| {
-            println!("{}", serde_json::to_string_pretty(&v).expect("json"));
-            true
-        }),
+        }
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

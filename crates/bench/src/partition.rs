@@ -50,12 +50,12 @@
 //! simulator has today between nodes (a drop at a switch that a sender's statistics count at
 //! once); the parallel simulator must remove those, and this model assumes it has.
 
-use rttlab_sim::topology::Graph;
-use rttlab_sim::partition::{lookahead, partition};
 use rttlab_sim::engine::EventKind;
+use rttlab_sim::partition::{lookahead, partition};
+use rttlab_sim::topology::Graph;
 use rttlab_sim::Network;
-use std::collections::BTreeMap;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -360,7 +360,9 @@ mod tests {
     use super::*;
 
     fn fat_tree(k: u32) -> Graph {
-        let text = format!("duration = \"1ms\"\n[topology]\nkind = \"fat_tree\"\nk = {k}\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[[flows]]\nsrc = \"1-2\"\ndst = 0\n");
+        let text = format!(
+            "duration = \"1ms\"\n[topology]\nkind = \"fat_tree\"\nk = {k}\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[[flows]]\nsrc = \"1-2\"\ndst = 0\n"
+        );
         Graph::from_scenario(&rttlab_sim::Scenario::from_toml(&text).expect("scenario"))
     }
 

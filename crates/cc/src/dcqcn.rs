@@ -246,7 +246,8 @@ impl Dcqcn {
                 std::cmp::Ordering::Greater => self.rate_hai,
             }
         } else {
-            let counted = if self.params.byte_counter.0 > 0 { (self.t_stage.min(self.b_stage), self.t_stage.max(self.b_stage)) } else { (self.t_stage, self.t_stage) };
+            let counted =
+                if self.params.byte_counter.0 > 0 { (self.t_stage.min(self.b_stage), self.t_stage.max(self.b_stage)) } else { (self.t_stage, self.t_stage) };
             match counted {
                 (_, hi) if hi < f => 0.0,
                 (lo, _) if lo < f => self.rate_ai,

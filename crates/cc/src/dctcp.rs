@@ -9,7 +9,7 @@
 //! - Loss and otherwise growth are Reno's (`crate::reno`).
 
 use crate::reno::{Reno, RenoParams};
-use crate::{Metrics, ParamError, AckEvent, Loss, Time, WindowController};
+use crate::{AckEvent, Loss, Metrics, ParamError, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// DCTCP's parameters; `Default` is Linux's (`dctcp_shift_g = 4`, `dctcp_alpha_on_init = 1024`).

@@ -15,7 +15,7 @@
 //! connection keeps `α·RTT` bits queued, so throughput and RTT both grow with α.
 
 use crate::timely::rate_bounds;
-use crate::{Metrics, ParamError, Completion, Rate, RateController, Time};
+use crate::{Completion, Metrics, ParamError, Rate, RateController, Time};
 use serde::{Deserialize, Serialize};
 
 /// FAST*'s parameters; the defaults are the reconstruction above with the paper's smallest α.

@@ -9,7 +9,9 @@
 //! `q' = C·T_low`. Updates are weighted by `df` as in TIMELY §5 (the fluid model applies them
 //! once per `max(Seg/R, minRTT)`), the thresholds and caps are TIMELY's.
 
-use crate::timely::{check_common, check_rate_bounds, check_signal, DEFAULT_SIGNAL_THRESHOLD, rate_bounds, update_weight, GradientFilter, RateState, UpdateScaling};
+use crate::timely::{
+    check_common, check_rate_bounds, check_signal, rate_bounds, update_weight, GradientFilter, RateState, UpdateScaling, DEFAULT_SIGNAL_THRESHOLD,
+};
 use crate::{Completion, Metrics, ParamError, Rate, RateController, Signal, Time};
 use serde::{Deserialize, Serialize};
 

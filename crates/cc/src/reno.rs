@@ -3,7 +3,7 @@
 //! halving on a fast retransmit, one MSS after a timeout. The window grows only while it is
 //! what limits the sender (RFC 7661; Linux `tcp_is_cwnd_limited`).
 
-use crate::{Metrics, ParamError, AckEvent, Loss, Time, WindowController};
+use crate::{AckEvent, Loss, Metrics, ParamError, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of a TCP window; `Default` is Linux's.

@@ -27,7 +27,7 @@
 //!   Swift-v0 (§5.4): one window on the end-to-end RTT.
 
 use crate::units::Time;
-use crate::{Metrics, ParamError, AckEvent, Loss, WindowController};
+use crate::{AckEvent, Loss, Metrics, ParamError, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// Where a parameter set comes from (reference algorithms.md §3.4).
@@ -184,7 +184,11 @@ impl SwiftParams {
             return Err(ParamError::new("retx_reset_threshold", self.retx_reset_threshold, "at least 1"));
         }
         if !(positive(self.endpoint_min_cwnd) && self.endpoint_min_cwnd <= self.endpoint_max_cwnd && self.endpoint_max_cwnd.is_finite()) {
-            return Err(ParamError::new("endpoint_min_cwnd", self.endpoint_min_cwnd, format!("positive and at most endpoint_max_cwnd ({})", self.endpoint_max_cwnd)));
+            return Err(ParamError::new(
+                "endpoint_min_cwnd",
+                self.endpoint_min_cwnd,
+                format!("positive and at most endpoint_max_cwnd ({})", self.endpoint_max_cwnd),
+            ));
         }
         if self.decompose && self.endpoint_target == Time::ZERO {
             return Err(ParamError::new("endpoint_target", self.endpoint_target, "positive"));
@@ -313,7 +317,13 @@ impl Swift {
     }
 
     pub fn state(&self) -> SwiftState {
-        SwiftState { fcwnd: self.fabric.cwnd, t_last_decrease: self.fabric.t_last_decrease, srtt_ps: self.srtt, last_rtt: self.last_rtt, retransmit_cnt: self.retransmit_cnt }
+        SwiftState {
+            fcwnd: self.fabric.cwnd,
+            t_last_decrease: self.fabric.t_last_decrease,
+            srtt_ps: self.srtt,
+            last_rtt: self.last_rtt,
+            retransmit_cnt: self.retransmit_cnt,
+        }
     }
 
     /// The fabric target for the current window on a path of `hops` switches (§3.5).
@@ -428,13 +438,7 @@ mod tests {
     }
 
     fn fixed_target(base_us: u64, cwnd: f64) -> Swift {
-        let p = SwiftParams {
-            base_target: Time::from_us(base_us),
-            flow_scaling: false,
-            topology_scaling: false,
-            initial_cwnd: cwnd,
-            ..SwiftParams::default()
-        };
+        let p = SwiftParams { base_target: Time::from_us(base_us), flow_scaling: false, topology_scaling: false, initial_cwnd: cwnd, ..SwiftParams::default() };
         Swift::new(p, 1000)
     }
 
@@ -537,7 +541,7 @@ mod tests {
     #[test]
     fn target_scaling_formula() {
         let p = SwiftParams::profile(Profile::Isekai); // base 25, ℏ 1 µs, fs_range 100 µs over [0.1, 256]
-        // At fs_min_cwnd the flow term is the whole range; at fs_max_cwnd zero.
+                                                       // At fs_min_cwnd the flow term is the whole range; at fs_max_cwnd zero.
         assert_eq!(p.target_delay(0, 0.1), Time::from_us(125));
         assert_eq!(p.target_delay(0, 256.0), Time::from_us(25));
         assert_eq!(p.target_delay(0, 0.01), Time::from_us(125), "clamped above");

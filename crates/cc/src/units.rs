@@ -169,10 +169,8 @@ fn parse_with_units(text: &str, kind: UnitKind) -> Result<u64, UnitError> {
     u64::try_from(value).map_err(|_| overflow())
 }
 
-const TIME_UNITS: &[(&str, u64)] =
-    &[("ps", 1), ("ns", PS_PER_NS), ("us", PS_PER_US), ("ms", PS_PER_MS), ("s", PS_PER_S), ("µs", PS_PER_US)];
-const RATE_UNITS: &[(&str, u64)] =
-    &[("bps", 1), ("Kbps", 1_000), ("Mbps", 1_000_000), ("Gbps", 1_000_000_000), ("Tbps", 1_000_000_000_000)];
+const TIME_UNITS: &[(&str, u64)] = &[("ps", 1), ("ns", PS_PER_NS), ("us", PS_PER_US), ("ms", PS_PER_MS), ("s", PS_PER_S), ("µs", PS_PER_US)];
+const RATE_UNITS: &[(&str, u64)] = &[("bps", 1), ("Kbps", 1_000), ("Mbps", 1_000_000), ("Gbps", 1_000_000_000), ("Tbps", 1_000_000_000_000)];
 const SIZE_UNITS: &[(&str, u64)] = &[
     ("B", 1),
     ("KB", 1_000),
@@ -196,7 +194,8 @@ impl WithUnit for Rate {
     const KIND: UnitKind = UnitKind { what: "rate", units: "bps, Kbps, Mbps, Gbps, Tbps", example: "10Gbps", table: RATE_UNITS, shown: RATE_UNITS };
 }
 impl WithUnit for Bytes {
-    const KIND: UnitKind = UnitKind { what: "size", units: "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB", example: "16KB", table: SIZE_UNITS, shown: SIZE_UNITS.split_at(5).0 };
+    const KIND: UnitKind =
+        UnitKind { what: "size", units: "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB", example: "16KB", table: SIZE_UNITS, shown: SIZE_UNITS.split_at(5).0 };
 }
 
 impl FromStr for Time {

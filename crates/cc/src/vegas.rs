@@ -18,7 +18,7 @@
 //! Linux (and ns-3, which CS244'16 ran) use α = 2, β = 4 and divide by baseRTT.
 
 use crate::reno::Reno;
-use crate::{Metrics, ParamError, AckEvent, Loss, RenoParams, Time, WindowController};
+use crate::{AckEvent, Loss, Metrics, ParamError, RenoParams, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// What `diff`, the packets Vegas estimates it keeps queued, is divided by.

@@ -51,8 +51,8 @@ fn paper_byte_counter_and_hyper_increase() {
     assert!(close(gbps(&cc), 40.0), "no byte counter before the first cut");
     cc.on_congestion_notification(us(1));
     cc.on_congestion_notification(us(2)); // R_T = 20, R_C = 10
-    // Each 10 MB sent is a byte-counter expiry: four fast recoveries, then the fifth is
-    // additive (byte stage 5, timer stage 0).
+                                          // Each 10 MB sent is a byte-counter expiry: four fast recoveries, then the fifth is
+                                          // additive (byte stage 5, timer stage 0).
     cc.on_sent(us(3), 40_000_000);
     assert!(close(gbps(&cc), 19.375));
     cc.on_sent(us(4), 10_000_000);

@@ -89,15 +89,15 @@ fn hai_switches_on_at_the_fifth_negative_gradient_and_off_again() {
     // (RTT µs, the update, HAI on after it)
     type Step = (f64, fn(f64) -> f64, bool);
     let steps: [Step; 9] = [
-        (200.0, |r| r + 10.0 * M, false), // first sample: g = 0 → +δ, count stays 0
-        (190.0, |r| r + 10.0 * M, false), // count 1
-        (180.0, |r| r + 10.0 * M, false), // 2
-        (170.0, |r| r + 10.0 * M, false), // 3
-        (160.0, |r| r + 10.0 * M, false), // 4
-        (150.0, |r| r + 50.0 * M, true),  // 5th negative gradient: HAI, +5δ
-        (140.0, |r| r + 50.0 * M, true),  // 6th
+        (200.0, |r| r + 10.0 * M, false),          // first sample: g = 0 → +δ, count stays 0
+        (190.0, |r| r + 10.0 * M, false),          // count 1
+        (180.0, |r| r + 10.0 * M, false),          // 2
+        (170.0, |r| r + 10.0 * M, false),          // 3
+        (160.0, |r| r + 10.0 * M, false),          // 4
+        (150.0, |r| r + 50.0 * M, true),           // 5th negative gradient: HAI, +5δ
+        (140.0, |r| r + 50.0 * M, true),           // 6th
         (150.0, |r| r * (1.0 - 0.8 * 0.5), false), // rise: g = 10/20, count resets
-        (140.0, |r| r + 10.0 * M, false), // count 1 again: +δ
+        (140.0, |r| r + 10.0 * M, false),          // count 1 again: +δ
     ];
     for (i, (rtt, update, hai)) in steps.into_iter().enumerate() {
         r = update(r);
@@ -139,7 +139,7 @@ fn update_scaling_weights_updates_within_one_min_rtt() {
     let mut d = timely(at5g());
     d.at(100.0, 10.0); // +δ
     close(d.at(105.0, 10.0), 5.01 * G + 0.25 * 10.0 * M); // 5 µs of a 20 µs minRTT
-    // Gradient decrease at 5 µs spacing, paper form: × (1 − 0.25·β·g).
+                                                          // Gradient decrease at 5 µs spacing, paper form: × (1 − 0.25·β·g).
     let (mut all, mut snip, mut none) = (
         timely(at5g()),
         timely(TimelyParams { update_scaling: UpdateScaling::Snippet, ..at5g() }),
@@ -234,7 +234,10 @@ fn patched_update_by_hand() {
     let w = 2.0 * 0.0875 + 0.5;
     close(d.at(200.0, 77.0), r1 + 10.0 * M * (1.0 - w) - r1 * 0.008 * w * 0.54);
     // At the reference RTT with a falling RTT the decrease vanishes: only δ(1 − w).
-    let mut d = Drive { cc: PatchedTimely::new(PatchedTimelyParams { initial_rate: Some(Rate::from_gbps(5)), ..Default::default() }, Rate::from_gbps(10)), sending_rate: None };
+    let mut d = Drive {
+        cc: PatchedTimely::new(PatchedTimelyParams { initial_rate: Some(Rate::from_gbps(5)), ..Default::default() }, Rate::from_gbps(10)),
+        sending_rate: None,
+    };
     d.at(100.0, 60.0);
     close(d.at(200.0, 50.0), 5.0 * G + 10.0 * M * 0.5 - 5.0 * G * 0.008 * 0.5 * 0.2 + 10.0 * M);
 }

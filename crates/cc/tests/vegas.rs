@@ -12,7 +12,18 @@ fn us(x: u64) -> Time {
 }
 
 fn ack(rtt: Option<Time>, snd_una: u64, snd_nxt: u64) -> AckEvent {
-    AckEvent { now: Time::ZERO, acked_bytes: MSS, ece: false, rtt, snd_una, snd_nxt, in_recovery: false, cwnd_limited: true, endpoint_delay: Time::ZERO, hops: 0 }
+    AckEvent {
+        now: Time::ZERO,
+        acked_bytes: MSS,
+        ece: false,
+        rtt,
+        snd_una,
+        snd_nxt,
+        in_recovery: false,
+        cwnd_limited: true,
+        endpoint_delay: Time::ZERO,
+        hops: 0,
+    }
 }
 
 /// An ACK when the window was not the limit (Reno would not grow on it).
@@ -68,7 +79,7 @@ fn base_rtt_is_the_smallest_sample_and_a_round_acts_on_its_smallest() {
 fn more_than_beta_queued_shrinks_the_window_by_one_packet_per_round() {
     let mut v = in_avoidance(10);
     let mut at = round(&mut v, &[10, 10, 10], 0); // baseRTT 10, +1 → 11
-    // RTT 20 µs: diff = 11·10/20 = 5.5 > 3 → 10 packets; then 10·10/20 = 5 → 9.
+                                                  // RTT 20 µs: diff = 11·10/20 = 5.5 > 3 → 10 packets; then 10·10/20 = 5 → 9.
     at = round(&mut v, &[20, 20, 20], at);
     assert_eq!(v.cwnd(), 10 * MSS);
     round(&mut v, &[20, 20, 20], at);

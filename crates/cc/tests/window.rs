@@ -5,7 +5,18 @@ use rttlab_cc::{AckEvent, Completion, Dctcp, DctcpParams, Fast, FastParams, Loss
 const MSS: u64 = 1000;
 
 fn ack(acked: u64, ece: bool, una: u64, nxt: u64) -> AckEvent {
-    AckEvent { now: Time::ZERO, acked_bytes: acked, ece, rtt: None, snd_una: una, snd_nxt: nxt, in_recovery: false, cwnd_limited: true, endpoint_delay: Time::ZERO, hops: 0 }
+    AckEvent {
+        now: Time::ZERO,
+        acked_bytes: acked,
+        ece,
+        rtt: None,
+        snd_una: una,
+        snd_nxt: nxt,
+        in_recovery: false,
+        cwnd_limited: true,
+        endpoint_delay: Time::ZERO,
+        hops: 0,
+    }
 }
 
 #[test]

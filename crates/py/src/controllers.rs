@@ -10,15 +10,20 @@
 //! look at its observer (`Failure::stop_flag`) and raises it as `ControllerError`, the user's own
 //! exception and traceback as its cause.
 
+use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use pyo3::create_exception;
 use rttlab_cc::{AckEvent, Completion as CcCompletion, Loss, Metrics, Rate, RateController, Time, WindowController};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-create_exception!(rttlab._core, ControllerError, PyRuntimeError, "A congestion controller written in Python raised an exception or returned a value no controller may; its cause is the original exception.");
+create_exception!(
+    rttlab._core,
+    ControllerError,
+    PyRuntimeError,
+    "A congestion controller written in Python raised an exception or returned a value no controller may; its cause is the original exception."
+);
 
 /// A completion event for a rate controller (TIMELY §3.1): the receiver acknowledged a whole
 /// segment. Times in picoseconds, rates in bit/s.
@@ -255,7 +260,9 @@ impl Instance {
 /// `dctcp_alpha`, `fcwnd_pkts`, `ecwnd_pkts` (each optional); another key is an error naming it.
 fn metrics_of(v: &Bound<'_, PyAny>) -> PyResult<Metrics> {
     let shown = v.repr()?.to_string();
-    let d = v.cast::<PyDict>().map_err(|_| PyValueError::new_err(format!("returned {shown}: a dict of rate_bps, at_min_rate, cwnd_bytes, ssthresh_bytes, dctcp_alpha, fcwnd_pkts, ecwnd_pkts")))?;
+    let d = v.cast::<PyDict>().map_err(|_| {
+        PyValueError::new_err(format!("returned {shown}: a dict of rate_bps, at_min_rate, cwnd_bytes, ssthresh_bytes, dctcp_alpha, fcwnd_pkts, ecwnd_pkts"))
+    })?;
     let mut m = Metrics::default();
     for (k, x) in d.iter() {
         let key: String = k.extract()?;
@@ -270,7 +277,11 @@ fn metrics_of(v: &Bound<'_, PyAny>) -> PyResult<Metrics> {
             "dctcp_alpha" => m.dctcp_alpha = Some(x.extract()?),
             "fcwnd_pkts" => m.fcwnd_pkts = Some(x.extract()?),
             "ecwnd_pkts" => m.ecwnd_pkts = Some(x.extract()?),
-            other => return Err(PyValueError::new_err(format!("key {other:?}: not a metric; the metrics are rate_bps, at_min_rate, cwnd_bytes, ssthresh_bytes, dctcp_alpha, fcwnd_pkts, ecwnd_pkts"))),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "key {other:?}: not a metric; the metrics are rate_bps, at_min_rate, cwnd_bytes, ssthresh_bytes, dctcp_alpha, fcwnd_pkts, ecwnd_pkts"
+                )))
+            }
         }
     }
     Ok(m)
@@ -429,8 +440,8 @@ impl WindowController for PyWindow {
             Loss::Timeout => "timeout",
         };
         Python::attach(|py| {
-                self.o.call(py, "on_loss", (kind, flight_bytes, now.ps()));
-            });
+            self.o.call(py, "on_loss", (kind, flight_bytes, now.ps()));
+        });
         self.refresh();
     }
 

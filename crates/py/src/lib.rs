@@ -5,9 +5,9 @@
 //! (`controllers`), which run under it. A panic (a bug in rttlab) never reaches Python as a Rust
 //! backtrace: it is caught here and raised as `InternalError` with its message and location.
 
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
@@ -15,8 +15,8 @@ mod controllers;
 mod replay;
 use controllers::{ControllerError, Failure, PyControllers};
 use rttlab_sim::table::Column;
-use std::cell::RefCell;
 use rttlab_sim::RunError;
+use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
@@ -111,7 +111,12 @@ fn run_json(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>, controll
 /// `observe`.
 #[pyfunction]
 #[pyo3(signature = (scenario, observe=None, controller=None))]
-fn run<'py>(py: Python<'py>, scenario: &str, observe: Option<Py<PyAny>>, controller: Option<Controller>) -> PyResult<(String, String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+fn run<'py>(
+    py: Python<'py>,
+    scenario: &str,
+    observe: Option<Py<PyAny>>,
+    controller: Option<Controller>,
+) -> PyResult<(String, String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let out = simulate(py, scenario, observe, controller)?;
     let tables = PyDict::new(py);
     for (name, table) in out.tables {
@@ -171,7 +176,16 @@ fn base_units(text: &str) -> Option<(&'static str, u64)> {
 }
 
 /// A kernel log's fields, one array each (`replay::Records`).
-type RecordArrays<'py> = (PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, u16>, PyReadonlyArray1<'py, u16>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, u64>, PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, u64>);
+type RecordArrays<'py> = (
+    PyReadonlyArray1<'py, u64>,
+    PyReadonlyArray1<'py, u16>,
+    PyReadonlyArray1<'py, u16>,
+    PyReadonlyArray1<'py, i64>,
+    PyReadonlyArray1<'py, u64>,
+    PyReadonlyArray1<'py, u64>,
+    PyReadonlyArray1<'py, i64>,
+    PyReadonlyArray1<'py, u64>,
+);
 /// Per record: the kernel's decision, the reference's, the bound, exempt.
 type ReplayArrays<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<bool>>);
 

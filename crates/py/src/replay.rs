@@ -152,7 +152,18 @@ pub fn replay(cc: &CcConfig, line_rate: Rate, packet_bytes: u64, seg_ser_ps: u64
                             last_rtt = rtt;
                             increment = params.ai * r.acked[i].max(1) as f64;
                         }
-                        let ack = AckEvent { now, acked_bytes: r.acked[i] * packet_bytes, ece: false, rtt, snd_una: 0, snd_nxt: 0, in_recovery: false, cwnd_limited: true, endpoint_delay: Time::ZERO, hops: 1 };
+                        let ack = AckEvent {
+                            now,
+                            acked_bytes: r.acked[i] * packet_bytes,
+                            ece: false,
+                            rtt,
+                            snd_una: 0,
+                            snd_nxt: 0,
+                            in_recovery: false,
+                            cwnd_limited: true,
+                            endpoint_delay: Time::ZERO,
+                            hops: 1,
+                        };
                         s.on_ack(&ack);
                     }
                     kind => s.on_loss(if kind == LOSS { Loss::FastRetransmit } else { Loss::Timeout }, 0, now),

@@ -93,7 +93,19 @@ impl Capture {
             endianness: Endianness::Little,
         };
         let writer = PcapWriter::with_header(Vec::new(), header).expect("writing to memory cannot fail");
-        Capture { port, name, writer, snaplen, max_packets, max_bytes: max_bytes as usize, packets: 0, refused: 0, bytes: 24, frame: Vec::new(), zeros: Vec::new() }
+        Capture {
+            port,
+            name,
+            writer,
+            snaplen,
+            max_packets,
+            max_bytes: max_bytes as usize,
+            packets: 0,
+            refused: 0,
+            bytes: 24,
+            frame: Vec::new(),
+            zeros: Vec::new(),
+        }
     }
 
     /// Records `pkt`, which starts leaving the port at `now`.
@@ -189,7 +201,8 @@ impl Capture {
             t.ece = pkt.ecn;
             if pkt.sack[0] < pkt.sack[1] {
                 let block = (bytes(pkt.sack[0]), bytes(pkt.sack[1]));
-                t.set_options(&[TcpOptionElement::Noop, TcpOptionElement::Noop, TcpOptionElement::SelectiveAcknowledgement(block, [None; 3])]).expect("one SACK block fits");
+                t.set_options(&[TcpOptionElement::Noop, TcpOptionElement::Noop, TcpOptionElement::SelectiveAcknowledgement(block, [None; 3])])
+                    .expect("one SACK block fits");
             }
             t
         };

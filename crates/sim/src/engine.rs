@@ -2,11 +2,11 @@
 //! by insertion order so that a scenario and seed always replay identically; and seeded random
 //! streams, one per component, so that adding a component does not shift another's draws.
 
+use crate::ids::{FlowId, HostId, PktId, PortId};
+use crate::transport::Timer;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rttlab_cc::Time;
-use crate::ids::{FlowId, HostId, PktId, PortId};
-use crate::transport::Timer;
 use std::collections::BinaryHeap;
 
 /// What an event does, with its operands. Dispatched with `match` in the main loop; packed

@@ -69,7 +69,16 @@ impl Fabric {
         let routing = Routing::build(graph.hosts, &ports, &node_ports);
         let host_ports = (0..graph.hosts).map(|h| node_ports[h as usize][0]).collect();
         let switches = (0..graph.switches)
-            .map(|sw| Switch { node: graph.hosts + sw, used: 0, headroom_used: 0, reserved: 0, rng: rng_stream(s.seed, Stream::Switch(sw)), drops: 0, dropped_payload: 0, marks: 0 })
+            .map(|sw| Switch {
+                node: graph.hosts + sw,
+                used: 0,
+                headroom_used: 0,
+                reserved: 0,
+                rng: rng_stream(s.seed, Stream::Switch(sw)),
+                drops: 0,
+                dropped_payload: 0,
+                marks: 0,
+            })
             .collect();
         let queues = ClassQueues::new(ports.len(), classes);
         Fabric { graph, routing, ports, queues, switches, host_ports, faults: Vec::new() }
@@ -124,7 +133,11 @@ impl Fabric {
             let all = (0..self.ports.len() as u32).map(|p| (PortId(p), port_name(&self.graph, &self.ports, PortId(p))));
             let matched: Vec<(PortId, String)> = all.filter(|(p, n)| wildcard_match(&name, n) && ports.iter().all(|(q, _)| q != p)).collect();
             if matched.is_empty() {
-                return Err(invalid(field, name, "a pattern that matches at least one egress port not already named (`*` matches any characters, e.g. \"s*-s*\")"));
+                return Err(invalid(
+                    field,
+                    name,
+                    "a pattern that matches at least one egress port not already named (`*` matches any characters, e.g. \"s*-s*\")",
+                ));
             }
             ports.extend(matched);
         }
@@ -151,7 +164,9 @@ impl Fabric {
                 let mut wanted = std::collections::HashSet::new();
                 for (j, name) in o.switches.iter().enumerate() {
                     let node = (self.graph.hosts..self.graph.nodes()).find(|&n| self.graph.node_name(n) == *name);
-                    wanted.insert(node.ok_or_else(|| invalid(format!("{at}.switches[{j}]"), name, "the name of a switch (s0, s1, ... or a graph topology's names)"))?);
+                    wanted.insert(
+                        node.ok_or_else(|| invalid(format!("{at}.switches[{j}]"), name, "the name of a switch (s0, s1, ... or a graph topology's names)"))?,
+                    );
                 }
                 selected.iter_mut().zip(&self.ports).for_each(|(sel, p)| *sel &= wanted.contains(&p.node));
             }
@@ -178,7 +193,11 @@ impl Fabric {
                 q.pfc = q.pfc.map(|(xoff, xon)| (o.pfc_xoff.map_or(xoff, |b| b.0), o.pfc_xon.map_or(xon, |b| b.0)));
                 q.pfc_headroom = o.pfc_headroom.map_or(q.pfc_headroom, |b| b.0);
                 if let Some((xoff, xon)) = q.pfc.filter(|&(xoff, xon)| !(xon < xoff && xoff < sw.buffer.0)) {
-                    return Err(invalid(format!("{at}.pfc_xoff"), rttlab_cc::Bytes(xoff), format!("need pfc_xon ({}) < pfc_xoff < buffer ({})", rttlab_cc::Bytes(xon), sw.buffer)));
+                    return Err(invalid(
+                        format!("{at}.pfc_xoff"),
+                        rttlab_cc::Bytes(xoff),
+                        format!("need pfc_xon ({}) < pfc_xoff < buffer ({})", rttlab_cc::Bytes(xon), sw.buffer),
+                    ));
                 }
                 port.params = intern(&mut params, q);
                 any = true;
@@ -203,7 +222,15 @@ impl Fabric {
         }
         if let Some(s) = self.switches.iter().position(|x| x.reserved >= sw.buffer.0) {
             let reserved = rttlab_cc::Bytes(self.switches[s].reserved);
-            return Err(invalid("switch.pfc_headroom", reserved, format!("the headroom {} reserves ({reserved} over its ports and classes) must leave shared buffer (buffer = {})", self.graph.node_name(self.switches[s].node), sw.buffer)));
+            return Err(invalid(
+                "switch.pfc_headroom",
+                reserved,
+                format!(
+                    "the headroom {} reserves ({reserved} over its ports and classes) must leave shared buffer (buffer = {})",
+                    self.graph.node_name(self.switches[s].node),
+                    sw.buffer
+                ),
+            ));
         }
         Ok(params)
     }
@@ -414,7 +441,8 @@ impl Fabric {
         let sw = &mut self.switches[s.idx()];
         let w = pkt.wire_bytes as u64;
         let out = &self.ports[egress.idx()];
-        let admitted = out.queue_checks & QUEUE_ADMIT == 0 || admits(self.queues.at(egress, c), w, &cx.cfg.queue_params[out.params as usize], cx.cfg.buffer.saturating_sub(sw.used));
+        let admitted = out.queue_checks & QUEUE_ADMIT == 0
+            || admits(self.queues.at(egress, c), w, &cx.cfg.queue_params[out.params as usize], cx.cfg.buffer.saturating_sub(sw.used));
         let inp = &self.ports[in_port.idx()];
         // Once its ingress has sent PAUSE, a packet goes into that ingress's headroom while it
         // has room, as a Broadcom MMU charges a priority group past XOFF (IEEE 802.1Qbb
@@ -498,7 +526,9 @@ impl Fabric {
             q.headroom_used -= w;
         }
         let sw = &self.switches[s.idx()];
-        if inp.pausing[c] && q.ingress_bytes <= cx.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, cx.cfg.buffer).saturating_sub(cx.cfg.pfc_resume_offset)) {
+        if inp.pausing[c]
+            && q.ingress_bytes <= cx.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, cx.cfg.buffer).saturating_sub(cx.cfg.pfc_resume_offset))
+        {
             inp.pausing[c] = false;
             self.send_pfc(in_port, c, false, cx);
         }
@@ -549,7 +579,11 @@ impl Fabric {
     /// `GLOBAL_T`).
     pub(crate) fn max_base_rtt(&self, cfg: &RunConfig) -> Time {
         let hosts = self.graph.hosts;
-        (0..hosts).flat_map(|a| (0..hosts).filter(move |&b| b != a).map(move |b| (a, b))).map(|(a, b)| self.base_rtt(a, b, [0, 0], cfg)).max().unwrap_or(Time::ZERO)
+        (0..hosts)
+            .flat_map(|a| (0..hosts).filter(move |&b| b != a).map(move |b| (a, b)))
+            .map(|(a, b)| self.base_rtt(a, b, [0, 0], cfg))
+            .max()
+            .unwrap_or(Time::ZERO)
     }
 
     /// Packet `i` starts leaving a captured port: capture `c` records it.

@@ -3,11 +3,11 @@
 //! finish and, for workload flows, give their slot back.
 
 use crate::engine::Rng;
+use crate::packet::IntStack;
 use crate::transport::message::{App, MessageRx, MessageTx};
 use crate::transport::onoff::OnOff;
 use crate::transport::window::{WindowRx, WindowTx};
 use rand::Rng as _;
-use crate::packet::IntStack;
 use rttlab_cc::{Metrics, Rate, Time};
 use std::collections::VecDeque;
 

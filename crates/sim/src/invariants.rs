@@ -2,8 +2,8 @@
 //! conserves and balances. Integration tests check them after every run they make (and debug
 //! builds after every run), so a change that breaks one fails loudly.
 
-use crate::network::Network;
 use crate::ids::SwitchId;
+use crate::network::Network;
 use crate::port::{Owner, MAX_CLASSES};
 
 /// Every invariant, or a description of the first one that fails:
@@ -61,11 +61,20 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
             return Err(format!("port {i}: {} PAUSEs, {resumes} RESUMEs, {pausing} classes paused", port.pauses_sent()));
         }
         if port.class.iter().any(|q| q.headroom_used > port.pfc_headroom) {
-            return Err(format!("port {i}: headroom holds {:?}, its reserve is {}", port.class.iter().map(|q| q.headroom_used).collect::<Vec<_>>(), port.pfc_headroom));
+            return Err(format!(
+                "port {i}: headroom holds {:?}, its reserve is {}",
+                port.class.iter().map(|q| q.headroom_used).collect::<Vec<_>>(),
+                port.pfc_headroom
+            ));
         }
     }
     for sw in &net.fabric.switches {
-        let held: u64 = net.fabric.port_views().filter(|p| p.owner == Owner::Switch(SwitchId(sw.node - net.fabric.graph.hosts))).map(|p| p.class.iter().map(|q| q.headroom_used).sum::<u64>()).sum();
+        let held: u64 = net
+            .fabric
+            .port_views()
+            .filter(|p| p.owner == Owner::Switch(SwitchId(sw.node - net.fabric.graph.hosts)))
+            .map(|p| p.class.iter().map(|q| q.headroom_used).sum::<u64>())
+            .sum();
         if held != sw.headroom_used {
             return Err(format!("switch {}: headroom in use {}, its ports hold {held}", sw.node, sw.headroom_used));
         }

@@ -64,7 +64,11 @@ pub fn run_observed(s: &Scenario, observe: impl FnMut(Progress) -> ControlFlow<(
 }
 
 /// [`run_observed`] with the builder of `cc.algorithm = "python"`'s controllers.
-pub fn run_observed_with(s: &Scenario, controllers: Option<Box<dyn Controllers>>, observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<Output, RunError> {
+pub fn run_observed_with(
+    s: &Scenario,
+    controllers: Option<Box<dyn Controllers>>,
+    observe: impl FnMut(Progress) -> ControlFlow<()>,
+) -> Result<Output, RunError> {
     let t0 = std::time::Instant::now();
     let (threads, fewer) = partition::threads(s, controllers.is_some());
     let (mut spans, mut phases) = (None, None);

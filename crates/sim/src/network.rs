@@ -8,6 +8,7 @@
 
 use crate::ctx::{Ctx, RunConfig};
 use crate::engine::{Event, EventKind, EventQueue};
+use crate::external::Controllers;
 use crate::fabric::Fabric;
 use crate::flow::{FlowStats, Tx};
 use crate::host::nic::Host;
@@ -15,13 +16,12 @@ use crate::host::Hosts;
 use crate::ids::PortId;
 use crate::measure::{Counters, Measurements, TimeSeries};
 use crate::output::Summary;
-use crate::table::Tables;
 use crate::packet::{PacketKind, Slab};
 use crate::port::{Owner, Port};
 use crate::routing::Routing;
-use crate::external::Controllers;
 use crate::scenario::{invalid, CcConfig, Scenario, ScenarioError};
 use crate::stats::GroupStats;
+use crate::table::Tables;
 use crate::topology::Graph;
 use crate::workload::Generator;
 use rttlab_cc::hpcc::BaseRtt;
@@ -74,9 +74,17 @@ impl Network {
     /// The network of `s`, as partition `part.0` of a cut (`part.1`: each node's partition,
     /// `crate::partition`) when given: its own nodes' connections are opened, and the links to
     /// other partitions' nodes lead there.
-    pub(crate) fn build(s: &Scenario, controllers: Option<Box<dyn Controllers>>, part: Option<(usize, std::sync::Arc<[usize]>)>) -> Result<Network, ScenarioError> {
+    pub(crate) fn build(
+        s: &Scenario,
+        controllers: Option<Box<dyn Controllers>>,
+        part: Option<(usize, std::sync::Arc<[usize]>)>,
+    ) -> Result<Network, ScenarioError> {
         if matches!(s.cc, CcConfig::Python(_)) && controllers.is_none() {
-            return Err(invalid("cc.algorithm", "python", "a controller written in Python runs from Python: rttlab.run(...) or the rttlab command, not the simulator alone"));
+            return Err(invalid(
+                "cc.algorithm",
+                "python",
+                "a controller written in Python runs from Python: rttlab.run(...) or the rttlab command, not the simulator alone",
+            ));
         }
         let mut fabric = Fabric::new(s);
         let queue_params = fabric.queue_params(s)?;

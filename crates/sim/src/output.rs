@@ -353,7 +353,10 @@ fn ports_table(net: &Network) -> Table {
         .col("paused_us", rows.iter().map(|r| us(r.2.paused)).collect::<Vec<_>>())
         .col("paused_fraction", rows.iter().map(|r| r.2.paused.as_secs() / secs).collect::<Vec<_>>())
         .col("queue_avg_kb", rows.iter().map(|r| r.2.queue_area as f64 / 1e12 / secs / 1e3).collect::<Vec<_>>())
-        .col("queue_delay_avg_us", rows.iter().map(|r| r.2.queue_area as f64 / 1e12 / secs * 8.0 / net.fabric.ports[r.0 as usize].rate.bps() as f64 * 1e6).collect::<Vec<_>>())
+        .col(
+            "queue_delay_avg_us",
+            rows.iter().map(|r| r.2.queue_area as f64 / 1e12 / secs * 8.0 / net.fabric.ports[r.0 as usize].rate.bps() as f64 * 1e6).collect::<Vec<_>>(),
+        )
         .col("queue_p99_kb", rows.iter().map(p99).collect::<Vec<_>>())
         .col("queue_max_kb", rows.iter().map(|r| r.2.queue_max as f64 / 1e3).collect::<Vec<_>>())
 }
@@ -423,11 +426,8 @@ fn timeseries_table(net: &Network, ts: TimeSeries) -> Table {
     // delivered at its previous row.
     let flow: Vec<u32> = ts.flow.iter().map(|f| number[f]).collect();
     let mut last = vec![0u64; number.len()];
-    let delivered_gbps: Vec<f64> = flow
-        .iter()
-        .zip(&ts.delivered_bytes)
-        .map(|(&n, &d)| (d - std::mem::replace(&mut last[n as usize], d)) as f64 * 8.0 / interval_s / 1e9)
-        .collect();
+    let delivered_gbps: Vec<f64> =
+        flow.iter().zip(&ts.delivered_bytes).map(|(&n, &d)| (d - std::mem::replace(&mut last[n as usize], d)) as f64 * 8.0 / interval_s / 1e9).collect();
     Table::default()
         .col("time_us", ts.time.iter().map(|&t| us(t)).collect::<Vec<_>>())
         .col("flow", flow)
@@ -549,7 +549,10 @@ pub fn meta(s: &Scenario, perf: Value, warnings: Vec<String>) -> Value {
 pub(crate) fn warnings(net: &Network, summary: &Summary) -> Vec<String> {
     let mut out = summary.warnings();
     for c in net.cx.measure.captures.iter().filter(|c| c.refused > 0) {
-        out.push(format!("the packet capture of {} kept its first {} packets (measure.pcap.max_packets, or its share of 1 GiB); {} later ones are not in it", c.name, c.packets, c.refused));
+        out.push(format!(
+            "the packet capture of {} kept its first {} packets (measure.pcap.max_packets, or its share of 1 GiB); {} later ones are not in it",
+            c.name, c.packets, c.refused
+        ));
     }
     if net.cx.measure.pfc_trace_refused > 0 {
         out.push(format!(

@@ -21,18 +21,18 @@
 
 use crate::ctx::Outgoing;
 use crate::engine::Event;
-use crate::network::{Progress, Stopped, OBSERVE_EVERY};
-use std::ops::ControlFlow;
-use crossbeam_utils::CachePadded;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::Mutex;
+use crate::flow::{grid_end, FlowsDone};
 use crate::ids::PortId;
 use crate::network::Network;
+use crate::network::{Progress, Stopped, OBSERVE_EVERY};
 use crate::packet::{IntStack, Packet};
-use crate::flow::{grid_end, FlowsDone};
 use crate::scenario::{Scenario, ScenarioError, Threads, AUTO_THREADS_HOSTS};
 use crate::topology::Graph;
+use crossbeam_utils::CachePadded;
 use rttlab_cc::Time;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// The threads a run of `s` uses (`run.threads`; `python`: its controllers are Python's), and
 /// why it uses one where more were asked for. One thread is one partition.

@@ -342,7 +342,6 @@ impl ClassStats {
             queue_max: self.queue_max,
         }
     }
-
 }
 
 /// A port's name, "NODE-PEER": the egress of NODE on its link to PEER (e.g. "s0-h0").

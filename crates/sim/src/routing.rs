@@ -15,8 +15,8 @@
 //! independently (without it, every tier would take the same hash bits and use only some paths:
 //! "hash polarization").
 
-use crate::ids::{PortId, SwitchId};
 use crate::engine::splitmix64;
+use crate::ids::{PortId, SwitchId};
 use crate::port::Port;
 use std::collections::{HashMap, VecDeque};
 

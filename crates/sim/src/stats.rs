@@ -65,7 +65,7 @@ impl QueueSampler {
 /// generator. Everything counts from the warm-up on: flows and RPCs that start after it, bytes
 /// delivered after it.
 pub struct GroupStats {
-    /// "flows[i]" or "workloads[i]", and the kind ("flows", "rpc", "flow_sizes", ...).
+    /// `flows[i]` or `workloads[i]`, and the kind ("flows", "rpc", "flow_sizes", ...).
     pub name: String,
     pub kind: &'static str,
     pub flows_started: u64,

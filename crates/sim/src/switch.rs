@@ -62,7 +62,16 @@ pub struct Red {
 impl Red {
     pub fn new(e: &EcnConfig) -> Red {
         let (kmin, kmax) = e.thresholds();
-        Red { kmin: kmin.amount(), kmax: kmax.amount(), pmax: e.pmax, packets: kmin.packets(), gentle: e.gentle, spacing: e.spacing, mark_at: e.mark_at, scale_rate: e.scale_rate }
+        Red {
+            kmin: kmin.amount(),
+            kmax: kmax.amount(),
+            pmax: e.pmax,
+            packets: kmin.packets(),
+            gentle: e.gentle,
+            spacing: e.spacing,
+            mark_at: e.mark_at,
+            scale_rate: e.scale_rate,
+        }
     }
 
     /// The curve for a port of `rate`, if its thresholds scale with the rate.

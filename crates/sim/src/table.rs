@@ -64,7 +64,13 @@ impl Column {
         match self {
             Column::Int(v) => v[r].to_string(),
             Column::F64(v) => v[r].to_string(),
-            Column::OptInt { values, missing } => if missing[r] { "NaN".into() } else { values[r].to_string() },
+            Column::OptInt { values, missing } => {
+                if missing[r] {
+                    "NaN".into()
+                } else {
+                    values[r].to_string()
+                }
+            }
             Column::Labels { codes, names } => names[codes[r] as usize].clone(),
         }
     }
@@ -173,9 +179,6 @@ mod tests {
         assert_eq!(t.columns[0].1, Column::Labels { codes: vec![0, 1, 0], names: vec!["s0-h0".into(), "s0-h1".into()] });
         assert_eq!(t.columns[1].1, Column::Int(vec![1, 2, 3]));
         assert_eq!(t.rows(), 3);
-        assert_eq!(
-            t.to_json(),
-            json!({"port": ["s0-h0", "s0-h1", "s0-h0"], "bytes": [1, 2, 3], "rtt_us": [1.5, null, 2.0], "cwnd_bytes": [10, null, 0]})
-        );
+        assert_eq!(t.to_json(), json!({"port": ["s0-h0", "s0-h1", "s0-h0"], "bytes": [1, 2, 3], "rtt_us": [1.5, null, 2.0], "cwnd_bytes": [10, null, 0]}));
     }
 }

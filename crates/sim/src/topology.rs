@@ -87,7 +87,12 @@ impl Graph {
             }
             Topology::Graph(t) => {
                 let number = t.node_numbers();
-                let mut g = Graph { hosts: t.hosts.len() as u32, switches: t.switches.len() as u32, links: Vec::new(), names: t.hosts.iter().chain(&t.switches).cloned().collect() };
+                let mut g = Graph {
+                    hosts: t.hosts.len() as u32,
+                    switches: t.switches.len() as u32,
+                    links: Vec::new(),
+                    names: t.hosts.iter().chain(&t.switches).cloned().collect(),
+                };
                 for l in &t.links {
                     let (rate_ab, rate_ba, delay) = t.link(l);
                     g.links.push(Link { a: number[l.a.as_str()], b: number[l.b.as_str()], rate_ab, rate_ba, delay });

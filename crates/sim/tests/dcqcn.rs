@@ -102,7 +102,11 @@ fn dynamic_pfc_pauses_at_a_fraction_of_the_free_buffer() {
 
 #[test]
 fn bad_dcqcn_and_pfc_settings_name_the_field() {
-    let base = |extra: &str| format!("duration = \"1ms\"\n{extra}\n[topology]\nkind = \"star\"\nhosts = 3\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[[flows]]\nsrc = 1\ndst = 0\n");
+    let base = |extra: &str| {
+        format!(
+            "duration = \"1ms\"\n{extra}\n[topology]\nkind = \"star\"\nhosts = 3\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[[flows]]\nsrc = 1\ndst = 0\n"
+        )
+    };
     for (extra, field) in [
         ("[cc]\nalgorithm = \"dcqcn\"\ngg = 1", "cc.gg"),
         ("[cc]\nalgorithm = \"dcqcn\"\nprofile = \"foo\"", "cc.profile"),

@@ -316,7 +316,8 @@ fn queue_port_patterns_sample_every_matching_port() {
     let tables = net.tables();
     let ports = &tables.iter().find(|(n, _)| *n == "ports").expect("ports").1;
     // One row per port and class.
-    let sampled: std::collections::BTreeSet<String> = (0..ports.rows()).filter(|&r| ports.get("queue_p99_kb").expect("p99").text(r) != "NaN").map(|r| ports.get("port").expect("port").text(r)).collect();
+    let sampled: std::collections::BTreeSet<String> =
+        (0..ports.rows()).filter(|&r| ports.get("queue_p99_kb").expect("p99").text(r) != "NaN").map(|r| ports.get("port").expect("port").text(r)).collect();
     assert_eq!(sampled.len(), 2 * 3 * 2, "{sampled:?}");
     assert!(sampled.iter().all(|n| n.starts_with('s') && n.contains("-s")), "{sampled:?}");
     let e = Network::new(&scenario(&toml(r#"["s0-h0", "x*"]"#))).err().expect("an error").to_string();
@@ -382,7 +383,9 @@ fn an_rpc_connection_keeps_its_rate_between_rpcs() {
         assert!(f.stats.delivered_bytes >= 10 * 256_000, "a request connection carried {} bytes", f.stats.delivered_bytes);
     }
     let ts = net.timeseries();
-    let idle_below_line = (0..ts.time.len()).filter(|&i| ts.inflight_bytes[i] == Some(0) && ts.rate_bps[i] < 10_000_000_000 && net.flows()[ts.flow[i] as usize].dst == 15).count();
+    let idle_below_line = (0..ts.time.len())
+        .filter(|&i| ts.inflight_bytes[i] == Some(0) && ts.rate_bps[i] < 10_000_000_000 && net.flows()[ts.flow[i] as usize].dst == 15)
+        .count();
     assert!(idle_below_line > 50, "{idle_below_line} idle samples of request connections below line rate");
 }
 

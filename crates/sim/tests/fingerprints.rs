@@ -41,7 +41,8 @@ fn summaries_match_the_stored_fingerprints() {
             std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").expect("write fingerprint");
             continue;
         }
-        let stored: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).expect("fingerprint JSON");
+        let stored: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).expect("fingerprint JSON");
         if stored != got {
             let keys: Vec<String> = got["summary"]
                 .as_object()
@@ -49,7 +50,10 @@ fn summaries_match_the_stored_fingerprints() {
                 .iter()
                 .filter(|(k, v)| stored["summary"].get(k.as_str()) != Some(v))
                 .map(|(k, v)| format!("{k}: stored {} now {v}", stored["summary"][k.as_str()]))
-                .chain((stored["data_packets"] != got["data_packets"]).then(|| format!("data_packets: stored {} now {}", stored["data_packets"], got["data_packets"])))
+                .chain(
+                    (stored["data_packets"] != got["data_packets"])
+                        .then(|| format!("data_packets: stored {} now {}", stored["data_packets"], got["data_packets"])),
+                )
                 .collect();
             differ.push(format!("{name}:\n    {}", keys.join("\n    ")));
         }

@@ -114,16 +114,40 @@ fn each_graph_mistake_is_an_error_naming_the_item() {
     let ok = graph("\"a\", \"b\"", "\"t\"", "{a = \"a\", b = \"t\"}, {a = \"b\", b = \"t\"}");
     scenario(&ok);
     let cases = [
-        (graph("\"a\", \"b\", \"c\"", "\"t\", \"u\"", "{a = \"a\", b = \"t\"}, {a = \"b\", b = \"t\"}, {a = \"c\", b = \"u\"}"), "topology.hosts[2] = c: connected to the other hosts: there is no path from a"),
-        (graph("\"a\", \"b\"", "\"t\"", "{a = \"a\", b = \"t\"}, {a = \"b\", b = \"t\"}, {a = \"t\", b = \"b\"}"), "topology.links[2] = t to b: each pair of nodes linked once (no duplicate links)"),
-        (graph("\"a\", \"b\"", "\"t\"", "{a = \"a\", b = \"t\"}, {a = \"b\", b = \"t\"}, {a = \"t\", b = \"t\"}"), "topology.links[2] = t to t: a link between two different nodes (no self-loops)"),
-        (graph("\"a\", \"b\"", "\"t\"", "{a = \"a\", b = \"t\"}, {a = \"b\", b = \"x\"}"), "topology.links[1].b = x: a name listed in topology.hosts or topology.switches"),
-        (graph("\"a\", \"b\"", "\"t\", \"u\"", "{a = \"a\", b = \"t\"}, {a = \"b\", b = \"t\"}, {a = \"b\", b = \"u\"}, {a = \"t\", b = \"u\"}"), "topology.hosts[1] = b (2 links): one link: a host has one NIC (multi-homed hosts are not supported)"),
+        (
+            graph("\"a\", \"b\", \"c\"", "\"t\", \"u\"", "{a = \"a\", b = \"t\"}, {a = \"b\", b = \"t\"}, {a = \"c\", b = \"u\"}"),
+            "topology.hosts[2] = c: connected to the other hosts: there is no path from a",
+        ),
+        (
+            graph("\"a\", \"b\"", "\"t\"", "{a = \"a\", b = \"t\"}, {a = \"b\", b = \"t\"}, {a = \"t\", b = \"b\"}"),
+            "topology.links[2] = t to b: each pair of nodes linked once (no duplicate links)",
+        ),
+        (
+            graph("\"a\", \"b\"", "\"t\"", "{a = \"a\", b = \"t\"}, {a = \"b\", b = \"t\"}, {a = \"t\", b = \"t\"}"),
+            "topology.links[2] = t to t: a link between two different nodes (no self-loops)",
+        ),
+        (
+            graph("\"a\", \"b\"", "\"t\"", "{a = \"a\", b = \"t\"}, {a = \"b\", b = \"x\"}"),
+            "topology.links[1].b = x: a name listed in topology.hosts or topology.switches",
+        ),
+        (
+            graph("\"a\", \"b\"", "\"t\", \"u\"", "{a = \"a\", b = \"t\"}, {a = \"b\", b = \"t\"}, {a = \"b\", b = \"u\"}, {a = \"t\", b = \"u\"}"),
+            "topology.hosts[1] = b (2 links): one link: a host has one NIC (multi-homed hosts are not supported)",
+        ),
         (graph("\"a\", \"b\"", "\"t\"", "{a = \"a\", b = \"t\"}"), "topology.hosts[1] = b (0 links): one link, to its switch"),
-        (graph("\"a\", \"b\"", "\"t\"", "{a = \"a\", b = \"t\"}, {a = \"a\", b = \"b\"}"), "topology.links[1] = a to b: hosts link to switches, not to each other"),
+        (
+            graph("\"a\", \"b\"", "\"t\"", "{a = \"a\", b = \"t\"}, {a = \"a\", b = \"b\"}"),
+            "topology.links[1] = a to b: hosts link to switches, not to each other",
+        ),
         (graph("\"a\", \"a\"", "\"t\"", "{a = \"a\", b = \"t\"}"), "topology.hosts[1] = a: a name used once, by one host or switch"),
-        (graph("\"a-1\", \"b\"", "\"t\"", "{a = \"a-1\", b = \"t\"}"), "topology.hosts[0] = \"a-1\": a name of letters, digits, '_', '.' and ':' (ports are named NODE-PEER, so no '-')"),
-        (graph("\"a[0-1]\"", "\"t[0-2]\"", "{a = \"a[0-1]\", b = \"t[0-2]\"}"), "topology.links[0] = a[0-1] (2 names) to t[0-2] (3 names): ranges of the same length (pairwise), or one end a single name"),
+        (
+            graph("\"a-1\", \"b\"", "\"t\"", "{a = \"a-1\", b = \"t\"}"),
+            "topology.hosts[0] = \"a-1\": a name of letters, digits, '_', '.' and ':' (ports are named NODE-PEER, so no '-')",
+        ),
+        (
+            graph("\"a[0-1]\"", "\"t[0-2]\"", "{a = \"a[0-1]\", b = \"t[0-2]\"}"),
+            "topology.links[0] = a[0-1] (2 names) to t[0-2] (3 names): ranges of the same length (pairwise), or one end a single name",
+        ),
     ];
     for (toml, expected) in cases {
         assert_eq!(error(&toml), expected);
@@ -202,8 +226,14 @@ fn a_port_override_sets_that_port_alone() {
         Network::new(&scenario(&incast("[[switch.ports]]\nswitches = [\"s0\"]\nlink_rate = \"40Gbps\"\nqueue_limit = \"20p\""))).err().unwrap().to_string(),
         "switch.ports[0] = no port: selectors that match at least one switch egress port"
     );
-    assert_eq!(error(&incast("[[switch.ports]]\nqueue_limit = \"20p\"")), "switch.ports[0] = no selector: select ports by switches = [names], ports = [\"NODE-PEER\", ...] or link_rate");
-    assert_eq!(error(&incast("device_queue = 10\n[switch.ecn]\nk = \"30KB\"")), "switch.device_queue = 10: ECN thresholds and queue_limit in packets (\"20p\"): the device queue holds packets");
+    assert_eq!(
+        error(&incast("[[switch.ports]]\nqueue_limit = \"20p\"")),
+        "switch.ports[0] = no selector: select ports by switches = [names], ports = [\"NODE-PEER\", ...] or link_rate"
+    );
+    assert_eq!(
+        error(&incast("device_queue = 10\n[switch.ecn]\nk = \"30KB\"")),
+        "switch.device_queue = 10: ECN thresholds and queue_limit in packets (\"20p\"): the device queue holds packets"
+    );
     assert_eq!(error(&incast("[switch.ecn]\nkmin = \"20p\"\nkmax = \"60KB\"")), "switch.ecn.kmax = 60KB: in the unit of kmin (20p)");
 }
 

@@ -131,7 +131,11 @@ fn a_run_until_flows_done_ends_with_the_last_completion() {
 /// copies and the drops counted (`run_net` checks the invariants).
 #[test]
 fn the_message_transport_recovers_from_tail_drop_with_or_without_pfc() {
-    let sized = testbed("").replace("connections = 4", "connections = 4\nsize = \"2MB\"").replace("warmup = \"10ms\"", "until = \"flows_done\"").replace("60ms", "2s").replace("[nic]", "[nic]\nretransmit_timeout = \"1ms\"");
+    let sized = testbed("")
+        .replace("connections = 4", "connections = 4\nsize = \"2MB\"")
+        .replace("warmup = \"10ms\"", "until = \"flows_done\"")
+        .replace("60ms", "2s")
+        .replace("[nic]", "[nic]\nretransmit_timeout = \"1ms\"");
     for (pfc, buffer) in [("true", "200KB"), ("false", "300KB")] {
         let toml = sized.replace("buffer = \"12MB\"", &format!("buffer = \"{buffer}\"")).replace("pfc = true", &format!("pfc = {pfc}"));
         let net = run_net(&toml);
@@ -148,8 +152,7 @@ fn the_message_transport_recovers_from_tail_drop_with_or_without_pfc() {
 /// packet `lost` (its PSN) the switch drops once.
 fn single_drop(lost: u32) -> rttlab_sim::Network {
     let toml = star_pair("1ms", "mtu = \"1064B\"\nretransmit_timeout = \"100us\"", "[[flows]]\nsrc = 0\ndst = 1\nsize = \"3000B\"");
-    let mut net = rttlab_sim::Network::new(&scenario(&toml))
-    .unwrap();
+    let mut net = rttlab_sim::Network::new(&scenario(&toml)).unwrap();
     net.lose_once(0, lost);
     net.run();
     net.check_invariants().unwrap();
@@ -434,7 +437,6 @@ fn connections_stop_sending_at_their_stop_time() {
     assert!(ts.delivered_bytes[at] > 1_000_000, "ran at about line rate before the stop");
     assert_eq!(ts.delivered_bytes[at], st.delivered_bytes);
 }
-
 
 /// Two connections of one host, one 14 360 B segment each (10 packets of 1436 B payload, 1500 B
 /// on the wire, 1.2 µs each at 10 Gbps), released at once. Segment FIFO sends the first

@@ -68,7 +68,14 @@ fn every_partition_handles_the_same_events_as_the_whole() {
                             eprintln!("{j}: {:?}   |   {:?}", one[q].get(j), many[q].get(j));
                         }
                     }
-                    bad.push(format!("{} p={p} part {q}: {} vs {} events, first difference at {i}: {:?} vs {:?}", path.display(), one[q].len(), many[q].len(), one[q].get(i), many[q].get(i)));
+                    bad.push(format!(
+                        "{} p={p} part {q}: {} vs {} events, first difference at {i}: {:?} vs {:?}",
+                        path.display(),
+                        one[q].len(),
+                        many[q].len(),
+                        one[q].get(i),
+                        many[q].get(i)
+                    ));
                 }
             }
         }
@@ -113,7 +120,12 @@ fn a_cut_network_gives_the_same_summary_and_tables() {
                 bad.push(format!("{} p={p}: summary\n  {}\n  {}", path.display(), want.0, got.0));
             } else if got.1 != want.1 {
                 let i = got.1.chars().zip(want.1.chars()).position(|(a, b)| a != b).unwrap_or(0);
-                bad.push(format!("{} p={p}: tables from char {i}: {} | {}", path.display(), &want.1[i.saturating_sub(200)..(i + 100).min(want.1.len())], &got.1[i.saturating_sub(200)..(i + 100).min(got.1.len())]));
+                bad.push(format!(
+                    "{} p={p}: tables from char {i}: {} | {}",
+                    path.display(),
+                    &want.1[i.saturating_sub(200)..(i + 100).min(want.1.len())],
+                    &got.1[i.saturating_sub(200)..(i + 100).min(got.1.len())]
+                ));
             }
         }
     }
@@ -137,7 +149,8 @@ fn a_stop_ends_every_partition() {
         }
     });
     for run in 0..40 {
-        let stopped = rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap_or_else(|_| panic!("run {run}: a partition still waits a minute after the stop"));
+        let stopped =
+            rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap_or_else(|_| panic!("run {run}: a partition still waits a minute after the stop"));
         assert!(stopped, "run {run} was told to stop");
     }
 }

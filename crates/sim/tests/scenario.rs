@@ -150,6 +150,7 @@ fn topologies_too_large_to_build_are_refused() {
     assert_eq!(e, "topology = 4294967299 switches: at most 65536 switches");
     let e = error(&base("").replace("kind = \"star\"\n        hosts = 4", "kind = \"leaf_spine\"\nleaves = 16000\nspines = 300\nhosts_per_leaf = 1"));
     assert_eq!(e, "topology = 4816000 links: at most 4194304 links");
-    let e = error(&base("").replace("kind = \"star\"\n        hosts = 4", "kind = \"leaf_spine\"\nleaves = 4294967295\nspines = 1\nhosts_per_leaf = 4294967295"));
+    let e =
+        error(&base("").replace("kind = \"star\"\n        hosts = 4", "kind = \"leaf_spine\"\nleaves = 4294967295\nspines = 1\nhosts_per_leaf = 4294967295"));
     assert!(e.starts_with("topology = 18446744065119617025 hosts: at most 1048576 hosts"), "{e}");
 }

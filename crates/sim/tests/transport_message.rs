@@ -369,7 +369,12 @@ mod lossy_channel {
                         return Ok(());
                     }
                     while let Some(u) = self.m.pop_acked(psn) {
-                        prop_assert!(!psn_before(self.delivered as u32, u.end_psn), "segment ending at {} completed with {} packets delivered", u.end_psn, self.delivered);
+                        prop_assert!(
+                            !psn_before(self.delivered as u32, u.end_psn),
+                            "segment ending at {} completed with {} packets delivered",
+                            u.end_psn,
+                            self.delivered
+                        );
                         self.completed += u.bytes as u64;
                     }
                     if self.m.must_rewind(psn, nak) {

@@ -3,8 +3,8 @@
 //! the RFC rule it implements (transport/window.rs module doc).
 
 use rttlab_cc::{AckEvent, Loss, Rate, Reno, RenoParams, Time, WindowController};
-use rttlab_sim::transport::onoff::OnOff;
 use rttlab_sim::scenario::WindowConfig;
+use rttlab_sim::transport::onoff::OnOff;
 use rttlab_sim::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
 use rttlab_sim::transport::Timer;
 
@@ -221,7 +221,14 @@ fn the_stop_time_ends_new_data_but_not_repair() {
 fn a_pacing_controller_spaces_the_sends_by_its_gap() {
     let mut w = fixed(10, Some(us(5)));
     let out = poll(&mut w, Time::ZERO);
-    assert_eq!(out, vec![Action::Timer { timer: Timer::Rto, at: us(1000) }, Action::Data { seq: 0, payload: MSS, retransmit: false }, Action::Timer { timer: Timer::Pace, at: us(5) }]);
+    assert_eq!(
+        out,
+        vec![
+            Action::Timer { timer: Timer::Rto, at: us(1000) },
+            Action::Data { seq: 0, payload: MSS, retransmit: false },
+            Action::Timer { timer: Timer::Pace, at: us(5) }
+        ]
+    );
     let out = timer(&mut w, us(5), Timer::Pace);
     assert_eq!(out, vec![Action::Data { seq: 1, payload: MSS, retransmit: false }, Action::Timer { timer: Timer::Pace, at: us(10) }]);
 }
@@ -255,7 +262,16 @@ fn rtt_noise_is_drawn_once_per_sample_and_only_for_new_data() {
     let mut out = Vec::new();
     w.on_ack(us(10), &ack(0, [1, 2], Time::ZERO), Time::ZERO, |_| panic!("a duplicate ACK takes no sample"), &mut out);
     let mut calls = 0;
-    w.on_ack(us(12), &ack(1, [0, 0], Time::ZERO), Time::ZERO, |r| { calls += 1; r + us(7) }, &mut out);
+    w.on_ack(
+        us(12),
+        &ack(1, [0, 0], Time::ZERO),
+        Time::ZERO,
+        |r| {
+            calls += 1;
+            r + us(7)
+        },
+        &mut out,
+    );
     assert_eq!(calls, 1);
     assert!(out.contains(&Action::RttSample(us(19))));
 }

@@ -9,9 +9,10 @@ runs experiments and writes the HTML report (`rttlab.report`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
@@ -129,7 +130,18 @@ def execute(
     run once), then analyses each experiment."""
     plans = [(e, e.points(quick)) for e in experiments]
     scenarios = [p.scenario for _, pts in plans for p in pts]
-    results = iter(run_all(scenarios, jobs=jobs, threads=threads, cache_dir=cache_dir, scheduler=scheduler, scheduler_timeout=scheduler_timeout, desc="runs", progress=progress))
+    results = iter(
+        run_all(
+            scenarios,
+            jobs=jobs,
+            threads=threads,
+            cache_dir=cache_dir,
+            scheduler=scheduler,
+            scheduler_timeout=scheduler_timeout,
+            desc="runs",
+            progress=progress,
+        )
+    )
     out = []
     for exp, pts in plans:
         runs = [Run(p.labels, next(results)) for p in pts]
@@ -138,12 +150,14 @@ def execute(
 
 
 def _load_all() -> None:
-    from . import timely  # noqa: F401  (registers the TIMELY experiments)
-    from . import swift  # noqa: F401  (registers the Swift experiments)
-    from . import dctcp  # noqa: F401  (registers the DCTCP experiments)
-    from . import cs244  # noqa: F401  (registers the CS244 reproductions)
-    from . import shootout  # noqa: F401  (registers the scheme comparison)
-    from . import host  # noqa: F401  (registers the simulator beside the kernel)
+    from . import (
+        cs244,  # noqa: F401  (registers the CS244 reproductions)
+        dctcp,  # noqa: F401  (registers the DCTCP experiments)
+        host,  # noqa: F401  (registers the simulator beside the kernel)
+        shootout,  # noqa: F401  (registers the scheme comparison)
+        swift,  # noqa: F401  (registers the Swift experiments)
+        timely,  # noqa: F401  (registers the TIMELY experiments)
+    )
 
 
 _load_all()

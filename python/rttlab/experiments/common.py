@@ -5,16 +5,17 @@ over seeds, per-connection throughput series, rows of rttlab's numbers beside a 
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import Point, Run
 from .. import presets
 from ..scenario import set_key
+from . import Point, Run
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,15 @@ def _preset(file: str) -> dict[str, Any]:
     return presets.load(file)
 
 
-def scenario(name: str, overrides: Mapping[str, Any], p: Plan, seed: int, *, file: str = "timely-testbed.toml", timeseries: str | None = None) -> dict[str, Any]:
+def scenario(
+    name: str,
+    overrides: Mapping[str, Any],
+    p: Plan,
+    seed: int,
+    *,
+    file: str = "timely-testbed.toml",
+    timeseries: str | None = None,
+) -> dict[str, Any]:
     """A shipped preset (default: the TIMELY testbed) with dotted-key ``overrides``, run length ``p``, and traces off (only a
     per-connection time series at ``timeseries``, when asked)."""
     s = copy.deepcopy(_preset(file))
@@ -46,9 +55,15 @@ def scenario(name: str, overrides: Mapping[str, Any], p: Plan, seed: int, *, fil
     return s
 
 
-def grid_points(name: str, cells: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]], p: Plan, **kw: Any) -> list[Point]:
+def grid_points(
+    name: str, cells: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]], p: Plan, **kw: Any
+) -> list[Point]:
     """One point per (labels, overrides) cell and seed."""
-    return [Point({**labels, "seed": seed}, scenario(name, overrides, p, seed, **kw)) for labels, overrides in cells for seed in p.seeds]
+    return [
+        Point({**labels, "seed": seed}, scenario(name, overrides, p, seed, **kw))
+        for labels, overrides in cells
+        for seed in p.seeds
+    ]
 
 
 SUMMARY = ["throughput_gbps", "rtt_avg_us", "rtt_p99_us", "jain", "pauses"]
@@ -90,7 +105,9 @@ def interval_throughput(ts: pd.DataFrame, samples: int = 1) -> pd.DataFrame:
     return out.dropna(subset=["throughput_gbps"]).reset_index(drop=True)
 
 
-def connection_series(runs: list[Run], label: str, after_ms: float, flows: list[int] | None = None, samples: int = 1) -> pd.DataFrame:
+def connection_series(
+    runs: list[Run], label: str, after_ms: float, flows: list[int] | None = None, samples: int = 1
+) -> pd.DataFrame:
     """`interval_throughput` of every run after ``after_ms``, for ``flows`` (default: all),
     with the run's ``label`` as a column."""
     frames = []
@@ -104,7 +121,12 @@ def connection_series(runs: list[Run], label: str, after_ms: float, flows: list[
 def connection_stats(d: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     """Mean and standard deviation of each connection's rate and throughput (Mbps) and RTT (µs)."""
     g = d.groupby(by)
-    out = g.agg(rate_mean=("cc_rate_gbps", "mean"), rate_sd=("cc_rate_gbps", "std"), thr_mean=("throughput_gbps", "mean"), thr_sd=("throughput_gbps", "std"))
+    out = g.agg(
+        rate_mean=("cc_rate_gbps", "mean"),
+        rate_sd=("cc_rate_gbps", "std"),
+        thr_mean=("throughput_gbps", "mean"),
+        thr_sd=("throughput_gbps", "std"),
+    )
     out = out * 1e3
     return out.join(g.agg(rtt_mean=("rtt_us", "mean"), rtt_sd=("rtt_us", "std")))
 

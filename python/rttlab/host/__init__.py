@@ -12,4 +12,4 @@ from .replay import replay
 from .run import run
 from .testbed import remove_all
 
-__all__ = ["run", "replay", "missing", "remove_all", "HostError", "HostUnavailable"]
+__all__ = ["HostError", "HostUnavailable", "missing", "remove_all", "replay", "run"]

@@ -97,7 +97,21 @@ def build() -> Built:
         with open(tmp / "vmlinux.h", "wb") as out:
             _check(["bpftool", "btf", "dump", "file", str(BTF), "format", "c"], stdout=out)
         for name in OBJECTS:
-            _check(["clang", "-O2", "-g", "-Wall", "-target", "bpf", f"-I{tmp}", "-c", str(SOURCES / f"{name}.bpf.c"), "-o", str(tmp / f"{name}.bpf.o")])
+            _check(
+                [
+                    "clang",
+                    "-O2",
+                    "-g",
+                    "-Wall",
+                    "-target",
+                    "bpf",
+                    f"-I{tmp}",
+                    "-c",
+                    str(SOURCES / f"{name}.bpf.c"),
+                    "-o",
+                    str(tmp / f"{name}.bpf.o"),
+                ]
+            )
         _check(["cc", "-O2", "-Wall", "-o", str(tmp / "rttlab-host-loader"), str(SOURCES / "loader.c"), "-lbpf"])
         if root.exists():
             shutil.rmtree(root)

@@ -34,7 +34,13 @@ LOWAT = 1 << 20
 GRACE = 0.3
 # struct tcp_info (include/uapi/linux/tcp.h): the offsets of the fields read here.
 TCP_INFO_LEN = 232
-INFO_FIELDS = {"total_retrans": (100, "I"), "min_rtt_us": (148, "I"), "delivered_ce": (196, "I"), "bytes_sent": (200, "Q"), "bytes_retrans": (208, "Q")}
+INFO_FIELDS = {
+    "total_retrans": (100, "I"),
+    "min_rtt_us": (148, "I"),
+    "delivered_ce": (196, "I"),
+    "bytes_sent": (200, "Q"),
+    "bytes_retrans": (208, "Q"),
+}
 
 
 def set_cc(sock: socket.socket, cc: str) -> None:
@@ -43,7 +49,11 @@ def set_cc(sock: socket.socket, cc: str) -> None:
 
 def tcp_info(sock: socket.socket) -> dict[str, int]:
     raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN)
-    return {k: struct.unpack_from("<" + f, raw, off)[0] for k, (off, f) in INFO_FIELDS.items() if off + struct.calcsize(f) <= len(raw)}
+    return {
+        k: struct.unpack_from("<" + f, raw, off)[0]
+        for k, (off, f) in INFO_FIELDS.items()
+        if off + struct.calcsize(f) <= len(raw)
+    }
 
 
 def receive(port: int, cc: str, start: float, warmup: float, end: float, out: str) -> None:
@@ -126,7 +136,13 @@ def receive(port: int, cc: str, start: float, warmup: float, end: float, out: st
                 if len(state["header"]) < HEADER.size:
                     continue
                 flow, size = HEADER.unpack(state["header"])
-                flows[flow] = state["rec"] = {"bytes": 0, "size": size, "finish": None, "at_warmup": 0 if not noted else None, "at_end": None}
+                flows[flow] = state["rec"] = {
+                    "bytes": 0,
+                    "size": size,
+                    "finish": None,
+                    "at_warmup": 0 if not noted else None,
+                    "at_end": None,
+                }
             else:
                 state["rec"]["bytes"] += n
             rec = state["rec"]
@@ -170,7 +186,7 @@ def send(dst: str, port: int, cc: str, end: float, out: str, flows: list[dict]) 
                 s.settimeout(max(stop - time.monotonic(), 0.001))
                 s.sendfile(source, 0, n)
                 left -= n
-        except (socket.timeout, ConnectionError) as e:
+        except (TimeoutError, ConnectionError) as e:
             if not isinstance(e, socket.timeout):
                 rec["error"] = repr(e)
         rec.update(tcp_info(s))

@@ -8,17 +8,19 @@ from pathlib import Path
 import numpy as np
 
 #: `struct rttlab_event`, field for field (56 bytes, little endian).
-EVENT = np.dtype([
-    ("t_ns", "<u8"),
-    ("port", "<u4"),
-    ("kind", "<u2"),
-    ("flags", "<u2"),
-    ("rtt_us", "<i8"),
-    ("acked", "<u8"),
-    ("value", "<u8"),
-    ("aux", "<i8"),
-    ("aux2", "<u8"),
-])
+EVENT = np.dtype(
+    [
+        ("t_ns", "<u8"),
+        ("port", "<u4"),
+        ("kind", "<u2"),
+        ("flags", "<u2"),
+        ("rtt_us", "<i8"),
+        ("acked", "<u8"),
+        ("value", "<u8"),
+        ("aux", "<i8"),
+        ("aux2", "<u8"),
+    ]
+)
 assert EVENT.itemsize == 56
 
 EV_INIT, EV_ACK, EV_LOSS, EV_TIMEOUT, EV_RTT = 0, 1, 2, 3, 4

@@ -85,47 +85,66 @@ def program(scenario: dict[str, Any], line_rate_bps: int, mss: int) -> Program:
             "seg_ser_ps": round(segment * 8 * 10**12 / line_rate_bps),
         }
         if cc.get("signal", "rtt") != "rtt":
-            raise ValueError(f"cc.signal = {cc['signal']!r}: the kernel has no in-band telemetry; only \"rtt\"")
+            raise ValueError(f'cc.signal = {cc["signal"]!r}: the kernel has no in-band telemetry; only "rtt"')
         if algorithm == "timely":
-            return Program("timely", "rttlab_timely", {
-                **common,
-                "hai_threshold": cc["hai_threshold"],
-                "hai_factor_q16": q16(cc["hai_factor"]),
-                "hai_counter": ["gradient", "raw_diff", "any_increase"].index(cc["hai_counter"]),
-                "decrease_floor": ["none", "half"].index(cc["decrease_floor"]),
-                "zero_gradient": ["increase", "hold"].index(cc["zero_gradient"]),
-            }, "message")
-        return Program("timely", "rttlab_ptimely", {**common, "rtt_ref_ps": ps(cc["rtt_ref"] or cc["t_low"])}, "message")
+            return Program(
+                "timely",
+                "rttlab_timely",
+                {
+                    **common,
+                    "hai_threshold": cc["hai_threshold"],
+                    "hai_factor_q16": q16(cc["hai_factor"]),
+                    "hai_counter": ["gradient", "raw_diff", "any_increase"].index(cc["hai_counter"]),
+                    "decrease_floor": ["none", "half"].index(cc["decrease_floor"]),
+                    "zero_gradient": ["increase", "hold"].index(cc["zero_gradient"]),
+                },
+                "message",
+            )
+        return Program(
+            "timely", "rttlab_ptimely", {**common, "rtt_ref_ps": ps(cc["rtt_ref"] or cc["t_low"])}, "message"
+        )
     if algorithm == "swift":
         fs_min, fs_max, fs_range = cc["fs_min_cwnd"], cc["fs_max_cwnd"], ps(cc["fs_range"])
         fs_alpha = fs_range / (1 / math.sqrt(fs_min) - 1 / math.sqrt(fs_max))
-        return Program("swift", "rttlab_swift", {
-            "ai_q16": q16(cc["ai"]),
-            "beta_q16": q16(cc["beta"]),
-            "max_mdf_q16": q16(cc["max_mdf"]),
-            "base_target_ps": ps(cc["base_target"]),
-            "per_hop_ps": ps(cc["per_hop"]),
-            # The star's one switch.
-            "hops": 1,
-            "topology_scaling": int(cc["topology_scaling"]),
-            "flow_scaling": int(cc["flow_scaling"]),
-            "fs_range_ps": fs_range,
-            "fs_alpha_ps": round(fs_alpha),
-            "fs_offset_ps": round(fs_alpha / math.sqrt(fs_max)),
-            "min_cwnd_q32": round(cc["min_cwnd"] * 2**32),
-            "max_cwnd_q32": round(cc["max_cwnd"] * 2**32),
-            "initial_cwnd_q32": round(cc["initial_cwnd"] * 2**32),
-            "retx_reset_threshold": cc["retx_reset_threshold"],
-            "rtt_smoothing_q16": q16(cc["rtt_smoothing"]),
-            "guard_rtt": ["sample", "smoothed"].index(cc["guard_rtt"]),
-        }, "window")
+        return Program(
+            "swift",
+            "rttlab_swift",
+            {
+                "ai_q16": q16(cc["ai"]),
+                "beta_q16": q16(cc["beta"]),
+                "max_mdf_q16": q16(cc["max_mdf"]),
+                "base_target_ps": ps(cc["base_target"]),
+                "per_hop_ps": ps(cc["per_hop"]),
+                # The star's one switch.
+                "hops": 1,
+                "topology_scaling": int(cc["topology_scaling"]),
+                "flow_scaling": int(cc["flow_scaling"]),
+                "fs_range_ps": fs_range,
+                "fs_alpha_ps": round(fs_alpha),
+                "fs_offset_ps": round(fs_alpha / math.sqrt(fs_max)),
+                "min_cwnd_q32": round(cc["min_cwnd"] * 2**32),
+                "max_cwnd_q32": round(cc["max_cwnd"] * 2**32),
+                "initial_cwnd_q32": round(cc["initial_cwnd"] * 2**32),
+                "retx_reset_threshold": cc["retx_reset_threshold"],
+                "rtt_smoothing_q16": q16(cc["rtt_smoothing"]),
+                "guard_rtt": ["sample", "smoothed"].index(cc["guard_rtt"]),
+            },
+            "window",
+        )
     if algorithm == "dctcp":
-        return Program("dctcp", "rttlab_dctcp", {
-            "g_q16": q16(cc["g"]),
-            "initial_alpha_q16": q16(cc["initial_alpha"]),
-            "init_cwnd": cc["init_cwnd"],
-            "min_cwnd": cc["min_cwnd"],
-        }, "window")
+        return Program(
+            "dctcp",
+            "rttlab_dctcp",
+            {
+                "g_q16": q16(cc["g"]),
+                "initial_alpha_q16": q16(cc["initial_alpha"]),
+                "init_cwnd": cc["init_cwnd"],
+                "min_cwnd": cc["min_cwnd"],
+            },
+            "window",
+        )
     if algorithm == "linux":
         return Program(None, cc["name"], {}, "window")
-    raise ValueError(f"cc.algorithm = {algorithm!r}: the real host runs timely, patched_timely, swift, dctcp, or Linux's own (cc.algorithm = \"linux\", cc.name = {' / '.join(repr(n) for n in LINUX)})")
+    raise ValueError(
+        f'cc.algorithm = {algorithm!r}: the real host runs timely, patched_timely, swift, dctcp, or Linux\'s own (cc.algorithm = "linux", cc.name = {" / ".join(repr(n) for n in LINUX)})'
+    )

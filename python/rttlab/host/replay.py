@@ -45,10 +45,38 @@ def replay(result: Result) -> pd.DataFrame:
     log = result.tables["decisions"]
     frames = []
     for port, rec in log.groupby("port", sort=False):
-        cols = tuple(np.ascontiguousarray(rec[c].to_numpy(), dtype=d) for c, d in (("t_ns", np.uint64), ("kind", np.uint16), ("flags", np.uint16), ("rtt_us", np.int64), ("acked", np.uint64), ("value", np.uint64), ("aux", np.int64), ("aux2", np.uint64)))
+        cols = tuple(
+            np.ascontiguousarray(rec[c].to_numpy(), dtype=d)
+            for c, d in (
+                ("t_ns", np.uint64),
+                ("kind", np.uint16),
+                ("flags", np.uint16),
+                ("rtt_us", np.int64),
+                ("acked", np.uint64),
+                ("value", np.uint64),
+                ("aux", np.int64),
+                ("aux2", np.uint64),
+            )
+        )
         kernel, reference, bound, exempt = _core.cc_replay(text, line_rate, host["mss_bytes"], seg_ser, cols)
-        frames.append(pd.DataFrame({"port": port, "t_ns": rec["t_ns"].to_numpy(), "kind": rec["kind"].to_numpy(), "kernel": kernel, "reference": reference, "bound": bound, "exempt": exempt}))
-    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["port", "t_ns", "kind", "kernel", "reference", "bound", "exempt"])
+        frames.append(
+            pd.DataFrame(
+                {
+                    "port": port,
+                    "t_ns": rec["t_ns"].to_numpy(),
+                    "kind": rec["kind"].to_numpy(),
+                    "kernel": kernel,
+                    "reference": reference,
+                    "bound": bound,
+                    "exempt": exempt,
+                }
+            )
+        )
+    out = (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(columns=["port", "t_ns", "kind", "kernel", "reference", "bound", "exempt"])
+    )
     out["error"] = (out["kernel"] - out["reference"]).abs()
     out["within"] = out["error"] <= out["bound"]
     return out

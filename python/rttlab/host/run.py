@@ -62,7 +62,7 @@ def expand_hosts(field: str, value: Any, hosts: int) -> list[int]:
         text = str(part).strip()
         lo, _, hi = text.partition("-")
         if not lo.isdigit() or (hi and not hi.isdigit()):
-            raise ValueError(f"{field} = {value!r}: the testbed takes host numbers, \"a-b\" ranges, or lists of them")
+            raise ValueError(f'{field} = {value!r}: the testbed takes host numbers, "a-b" ranges, or lists of them')
         out.extend(range(int(lo), int(hi or lo) + 1))
     if bad := [h for h in out if h >= hosts]:
         raise ValueError(f"{field} = {value!r}: host {bad[0]} is not among the star's {hosts} hosts")
@@ -74,7 +74,7 @@ def _linux_cc(s: dict[str, Any]) -> str | None:
     if isinstance(cc, dict) and cc.get("algorithm") == "linux":
         name = cc.get("name")
         if name not in LINUX:
-            raise ValueError(f"cc.name = {name!r}: one of {', '.join(LINUX)} with cc.algorithm = \"linux\"")
+            raise ValueError(f'cc.name = {name!r}: one of {", ".join(LINUX)} with cc.algorithm = "linux"')
         return name
     return None
 
@@ -114,18 +114,24 @@ def check(raw: Mapping[str, Any], s: dict[str, Any]) -> None:
     topo = s["topology"]
     delays = [topo["link_delay"], *(hl.get("delay") for hl in topo.get("host_links") or [])]
     if any(d and ps(d) > MAX_LINK_DELAY_PS for d in delays):
-        raise ValueError(f"topology.link_delay = {topo['link_delay']!r}: the testbed cannot add delay (no netem here); its links have the kernel's own, a few microseconds (at most {MAX_LINK_DELAY_PS // 10**6}us may be asked; the measured base RTT is in meta host.base_rtt_us)")
+        raise ValueError(
+            f"topology.link_delay = {topo['link_delay']!r}: the testbed cannot add delay (no netem here); its links have the kernel's own, a few microseconds (at most {MAX_LINK_DELAY_PS // 10**6}us may be asked; the measured base RTT is in meta host.base_rtt_us)"
+        )
     if topo["kind"] != "star":
         raise ValueError(f"topology.kind = {topo['kind']!r}: the testbed builds a star (one switch)")
     if not s.get("flows"):
         raise ValueError("flows: the testbed runs [[flows]] and the scenario has none")
     if s.get("until", "duration") != "duration":
-        raise ValueError(f"until = {s['until']!r}: the testbed runs for the scenario's duration (until = \"duration\")")
+        raise ValueError(f'until = {s["until"]!r}: the testbed runs for the scenario\'s duration (until = "duration")')
     if _explicit(raw, "switch.ecn.mark_at") == "dequeue":
-        raise ValueError("switch.ecn.mark_at = 'dequeue': the testbed's marker sees packets as they join the queue (\"enqueue\")")
+        raise ValueError(
+            "switch.ecn.mark_at = 'dequeue': the testbed's marker sees packets as they join the queue (\"enqueue\")"
+        )
 
 
-def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, tso: bool = True, decisions: bool = False) -> Result:
+def run(
+    scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, tso: bool = True, decisions: bool = False
+) -> Result:
     """Runs ``scenario`` on the testbed and returns its `Result`: the same summary keys and
     tables as the simulator's, filled with what the kernel measured (keys it cannot measure are
     None, tables it has nothing for are empty). ``tso``: the hosts' NICs segment TCP's bursts
@@ -170,7 +176,10 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
                 cc_loader = _start_loader(built, "observer", "trace", {"port": PORT}, work / "cc.bin", procs)
             receivers = sorted({f["dst"] for f in flows})
             ecn = s["switch"].get("ecn")
-            markers = {h: _start_marker(built, bed, h, rates[h], buffer, ecn, work / f"marker{h}.bin", procs) for h in receivers}
+            markers = {
+                h: _start_marker(built, bed, h, rates[h], buffer, ecn, work / f"marker{h}.bin", procs)
+                for h in receivers
+            }
             if not s["transport"].get("delayed_ack", True):
                 for h in receivers:
                     _quickack(h)
@@ -178,22 +187,59 @@ def run(scenario: ScenarioLike, overrides: Mapping[str, Any] | None = None, *, t
             end = start + duration
             endpoints = []
             for h in receivers:
-                endpoints.append(_spawn(procs, host_ns(h), "receive", PORT, prog.kernel_name, start, warmup, end, work / f"rx{h}.json"))
+                endpoints.append(
+                    _spawn(
+                        procs, host_ns(h), "receive", PORT, prog.kernel_name, start, warmup, end, work / f"rx{h}.json"
+                    )
+                )
             for h in senders:
-                specs = [{"flow": f["flow"], "size": f["size"], "start": start + f["start"], "stop": start + f["stop"]} for f in flows if f["src"] == h]
+                specs = [
+                    {"flow": f["flow"], "size": f["size"], "start": start + f["start"], "stop": start + f["stop"]}
+                    for f in flows
+                    if f["src"] == h
+                ]
                 dst = next(f["dst"] for f in flows if f["src"] == h)
-                endpoints.append(_spawn(procs, host_ns(h), "send", address(dst), PORT, prog.kernel_name, end, work / f"tx{h}.json", json.dumps(specs)))
+                endpoints.append(
+                    _spawn(
+                        procs,
+                        host_ns(h),
+                        "send",
+                        address(dst),
+                        PORT,
+                        prog.kernel_name,
+                        end,
+                        work / f"tx{h}.json",
+                        json.dumps(specs),
+                    )
+                )
             queues = _sample_queues(bed, receivers, start, end, s)
             for p in endpoints:
                 _, err = p.communicate(timeout=max(end - time.monotonic(), 0) + 10)
                 if p.returncode:
-                    raise build.HostError(f"a testbed endpoint failed ({p.args[3]}, {p.args[9]}): {err.strip()[-2000:]}")
+                    raise build.HostError(
+                        f"a testbed endpoint failed ({p.args[3]}, {p.args[9]}): {err.strip()[-2000:]}"
+                    )
             counters = {h: _stop(p) for h, p in markers.items()}
             cc_counters = _stop(cc_loader)
-            result = _result(s, prog, mss, min(rates[h] for h in receivers), tso, flows, work, queues, counters, cc_counters, bed, start)
+            result = _result(
+                s,
+                prog,
+                mss,
+                min(rates[h] for h in receivers),
+                tso,
+                flows,
+                work,
+                queues,
+                counters,
+                cc_counters,
+                bed,
+                start,
+            )
             result.meta["host"]["tcp_counters"] = _tcp_counters(senders)
             if max(rates) > FAST_LINK_BPS:
-                result.meta["warnings"].append(f"links above {FAST_LINK_BPS / 1e9:g} Gbps: on this machine's {os.cpu_count()} cores the kernel's own path, not the switch, may be the bottleneck (docs/host.md)")
+                result.meta["warnings"].append(
+                    f"links above {FAST_LINK_BPS / 1e9:g} Gbps: on this machine's {os.cpu_count()} cores the kernel's own path, not the switch, may be the bottleneck (docs/host.md)"
+                )
             if decisions:
                 result.tables["decisions"] = pd.DataFrame(logs.read(work / "cc.bin"))
             return result
@@ -217,30 +263,43 @@ def _flows(s: dict[str, Any], hosts: int) -> list[dict[str, Any]]:
         # What shapes an application's writes, or a start drawn at random, the endpoints do not do.
         for key in ("rate", "on", "message", "write", "send_buffer"):
             if g.get(key) is not None:
-                raise ValueError(f"flows[{gi}].{key} = {g[key]!r}: the testbed's flows are backlogged or sized (size, start, start_step, stop, connections)")
+                raise ValueError(
+                    f"flows[{gi}].{key} = {g[key]!r}: the testbed's flows are backlogged or sized (size, start, start_step, stop, connections)"
+                )
         if ps(g["start_jitter"]):
-            raise ValueError(f"flows[{gi}].start_jitter = {g['start_jitter']!r}: the testbed starts each connection at its start (start, start_step)")
+            raise ValueError(
+                f"flows[{gi}].start_jitter = {g['start_jitter']!r}: the testbed starts each connection at its start (start, start_step)"
+            )
         if g["class"] != 1:
-            raise ValueError(f"flows[{gi}].class = {g['class']!r}: the testbed's switch has one queue per port (class 1)")
+            raise ValueError(
+                f"flows[{gi}].class = {g['class']!r}: the testbed's switch has one queue per port (class 1)"
+            )
         srcs = expand_hosts(f"flows[{gi}].src", g["src"], hosts)
         dsts = expand_hosts(f"flows[{gi}].dst", g["dst"], hosts)
         for i, h in enumerate(srcs):
             start = (ps(g["start"]) + ps(g["start_step"]) * i) / 1e12
             for _ in range(g["connections"]):
-                out.append({
-                    "flow": len(out),
-                    "group": gi,
-                    "src": h,
-                    "dst": dsts[min(i, len(dsts) - 1)],
-                    "start": start,
-                    "stop": ps(g["stop"]) / 1e12 if g.get("stop") else end,
-                    "size": size(g["size"]) if g.get("size") else 0,
-                })
+                out.append(
+                    {
+                        "flow": len(out),
+                        "group": gi,
+                        "src": h,
+                        "dst": dsts[min(i, len(dsts) - 1)],
+                        "start": start,
+                        "stop": ps(g["stop"]) / 1e12 if g.get("stop") else end,
+                        "size": size(g["size"]) if g.get("size") else 0,
+                    }
+                )
     return out
 
 
 def _spawn(procs: list, ns: str, *args: Any) -> subprocess.Popen:
-    p = subprocess.Popen(["ip", "netns", "exec", ns, "taskset", "-c", str(ENDPOINT_CPU), sys.executable, str(ENDPOINT), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        ["ip", "netns", "exec", ns, "taskset", "-c", str(ENDPOINT_CPU), sys.executable, str(ENDPOINT), *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     procs.append(p)
     _ready(p, f"the endpoint in {ns}")
     return p
@@ -253,7 +312,9 @@ def _ready(p: subprocess.Popen, what: str) -> None:
         raise build.HostError(f"{what} did not start: {(p.stderr.read() if p.stderr else '').strip() or line}")
 
 
-def _start_loader(built: build.Built, obj: str, target: str, params: dict[str, int], out: Path, procs: list, ns: str | None = None) -> subprocess.Popen:
+def _start_loader(
+    built: build.Built, obj: str, target: str, params: dict[str, int], out: Path, procs: list, ns: str | None = None
+) -> subprocess.Popen:
     """The loader with object ``obj`` attached to ``target`` (bpf/loader.c), in namespace ``ns``."""
     cmd = [str(built.loader), str(built.obj(obj)), target, str(out), *(f"{k}={v}" for k, v in params.items())]
     if ns:
@@ -264,9 +325,19 @@ def _start_loader(built: build.Built, obj: str, target: str, params: dict[str, i
     return p
 
 
-def _start_marker(built: build.Built, bed: Testbed, h: int, rate: int, buffer: int, ecn: dict | None, out: Path, procs: list) -> subprocess.Popen:
+def _start_marker(
+    built: build.Built, bed: Testbed, h: int, rate: int, buffer: int, ecn: dict | None, out: Path, procs: list
+) -> subprocess.Popen:
     k = size(ecn["k"]) if ecn and ecn.get("k") else (1 << 62)
-    return _start_loader(built, "marker", f"tc:{bed.port(h)}", {"rate_bps": rate, "limit_bytes": buffer, "k_bytes": k}, out, procs, ns=SWITCH)
+    return _start_loader(
+        built,
+        "marker",
+        f"tc:{bed.port(h)}",
+        {"rate_bps": rate, "limit_bytes": buffer, "k_bytes": k},
+        out,
+        procs,
+        ns=SWITCH,
+    )
 
 
 def _quickack(h: int) -> None:
@@ -280,14 +351,22 @@ def _stop(p: subprocess.Popen) -> dict[str, int]:
     out, err = p.communicate(timeout=10)
     if p.returncode:
         raise build.HostError(f"the BPF loader failed: {err.strip()}")
-    return {k: int(v) for k, v in (line.split() for line in out.splitlines() if line.strip() and line.strip() != "ready")}
+    return {
+        k: int(v) for k, v in (line.split() for line in out.splitlines() if line.strip() and line.strip() != "ready")
+    }
 
 
 def _sample_queues(bed: Testbed, ports: list[int], start: float, end: float, s: dict) -> list[tuple[float, int, int]]:
     """(time from start in s, host, bytes) of each switch port towards a receiver, read from its
     qdisc every millisecond (or `measure.queue_interval`, if longer) until the end."""
     interval = max(ps(s["measure"]["queue_interval"]) / 1e12, 1e-3)
-    tc = subprocess.Popen(["ip", "netns", "exec", SWITCH, "tc", "-s", "-j", "-batch", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    tc = subprocess.Popen(
+        ["ip", "netns", "exec", SWITCH, "tc", "-s", "-j", "-batch", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
     samples = []
     try:
         t = start
@@ -325,7 +404,20 @@ def _spread(rtt_us: np.ndarray, seen_bytes: np.ndarray, rate_bps: int) -> float 
     return float(max(0.0, rtt - queue))
 
 
-def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, flows: list[dict], work: Path, queues: list, markers: dict[int, dict], cc_counters: dict, bed: Testbed, start: float) -> Result:
+def _result(
+    s: dict,
+    prog: Program,
+    mss: int,
+    bottleneck_bps: int,
+    tso: bool,
+    flows: list[dict],
+    work: Path,
+    queues: list,
+    markers: dict[int, dict],
+    cc_counters: dict,
+    bed: Testbed,
+    start: float,
+) -> Result:
     duration, warmup = ps(s["duration"]) / 1e12, ps(s["warmup"]) / 1e12
     measured = duration - warmup
     rx: dict[int, dict] = {}
@@ -358,28 +450,51 @@ def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, fl
         last = mine[-1] if len(mine) else None
         got = (r.get("at_end") or 0) - (r.get("at_warmup") or 0)
         finish = (r["finish"] - start) * 1e6 if r.get("finish") else None
-        rows.append({
-            "flow": f["flow"], "group": f["group"], "src": f["src"], "dst": f["dst"], "class": 1,
-            "start_us": f["start"] * 1e6, "stop_us": f["stop"] * 1e6,
-            "bytes_sent": t.get("bytes_sent"), "bytes_delivered": r.get("bytes"),
-            "goodput_gbps": got * 8 / (r.get("measured_s") or measured) / 1e9,
-            "rtt_samples": len(mine_rtt), "rtt_avg_us": float(mine_rtt.mean()) if len(mine_rtt) else None,
-            "finish_us": finish, "retransmits": t.get("total_retrans"),
-            "ecn_echoed_bytes": t["delivered_ce"] * mss if "delivered_ce" in t else None,
-            "min_rtt_us": t.get("min_rtt_us"),
-            "cc_rate_gbps": last["value"] / 1e9 if last is not None and prog.transport == "message" else None,
-            "cwnd_bytes": None,
-            "dctcp_alpha": last["aux"] / 65536 if last is not None and prog.obj == "dctcp" else None,
-            "fcwnd_pkts": last["value"] / 2**32 if last is not None and prog.obj == "swift" else None,
-            "port": port, "error": t.get("error"),
-        })
+        rows.append(
+            {
+                "flow": f["flow"],
+                "group": f["group"],
+                "src": f["src"],
+                "dst": f["dst"],
+                "class": 1,
+                "start_us": f["start"] * 1e6,
+                "stop_us": f["stop"] * 1e6,
+                "bytes_sent": t.get("bytes_sent"),
+                "bytes_delivered": r.get("bytes"),
+                "goodput_gbps": got * 8 / (r.get("measured_s") or measured) / 1e9,
+                "rtt_samples": len(mine_rtt),
+                "rtt_avg_us": float(mine_rtt.mean()) if len(mine_rtt) else None,
+                "finish_us": finish,
+                "retransmits": t.get("total_retrans"),
+                "ecn_echoed_bytes": t["delivered_ce"] * mss if "delivered_ce" in t else None,
+                "min_rtt_us": t.get("min_rtt_us"),
+                "cc_rate_gbps": last["value"] / 1e9 if last is not None and prog.transport == "message" else None,
+                "cwnd_bytes": None,
+                "dctcp_alpha": last["aux"] / 65536 if last is not None and prog.obj == "dctcp" else None,
+                "fcwnd_pkts": last["value"] / 2**32 if last is not None and prog.obj == "swift" else None,
+                "port": port,
+                "error": t.get("error"),
+            }
+        )
     flows_df = pd.DataFrame(rows)
     good = flows_df["goodput_gbps"].to_numpy(dtype=float)
     jain = float(good.sum() ** 2 / (len(good) * (good**2).sum())) if len(good) and (good**2).sum() > 0 else None
     q = pd.DataFrame(queues, columns=["time_s", "port", "bytes"])
     q_measured = q[q["time_s"] >= warmup]
-    queue_df = pd.DataFrame({"time_us": q["time_s"] * 1e6, "port": q["port"].map(lambda h: f"sw.{bed.port(h)}"), "bytes": q["bytes"]})
-    qstats = [{"port": f"sw.{bed.port(h)}", "samples": len(g), "avg_kb": g["bytes"].mean() / 1e3, "p50_kb": g["bytes"].quantile(0.5) / 1e3, "p99_kb": g["bytes"].quantile(0.99) / 1e3, "max_kb": g["bytes"].max() / 1e3} for h, g in q_measured.groupby("port")]
+    queue_df = pd.DataFrame(
+        {"time_us": q["time_s"] * 1e6, "port": q["port"].map(lambda h: f"sw.{bed.port(h)}"), "bytes": q["bytes"]}
+    )
+    qstats = [
+        {
+            "port": f"sw.{bed.port(h)}",
+            "samples": len(g),
+            "avg_kb": g["bytes"].mean() / 1e3,
+            "p50_kb": g["bytes"].quantile(0.5) / 1e3,
+            "p99_kb": g["bytes"].quantile(0.99) / 1e3,
+            "max_kb": g["bytes"].max() / 1e3,
+        }
+        for h, g in q_measured.groupby("port")
+    ]
     qs = q_measured["bytes"].to_numpy(dtype=float)
     # The queue as each packet found it (the marker's copy of the port's queue, at its arrival):
     # packets come in bursts, so they find more than the time average the qdisc shows.
@@ -395,11 +510,17 @@ def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, fl
         "measured_s": measured,
         "throughput_gbps": float(good.sum()),
         "goodput_gbps": float(good.sum()),
-        "rtt_samples": int(len(measured_rtt)),
+        "rtt_samples": len(measured_rtt),
         "rtt_avg_us": float(measured_rtt.mean()) if len(measured_rtt) else None,
-        "rtt_min_us": p[0], "rtt_p50_us": p[1], "rtt_p90_us": p[2], "rtt_p99_us": p[3], "rtt_p999_us": p[4], "rtt_max_us": p[5],
+        "rtt_min_us": p[0],
+        "rtt_p50_us": p[1],
+        "rtt_p90_us": p[2],
+        "rtt_p99_us": p[3],
+        "rtt_p999_us": p[4],
+        "rtt_max_us": p[5],
         "jain": jain,
-        "pauses": 0, "paused_us": 0.0,
+        "pauses": 0,
+        "paused_us": 0.0,
         "drops": drops,
         "ecn_marks": marks,
         "marking_fraction": marks / packets if packets else None,
@@ -434,9 +555,24 @@ def _result(s: dict, prog: Program, mss: int, bottleneck_bps: int, tso: bool, fl
             "lost_records": cc_counters.get("lost_events", 0) + sum(m.get("lost_events", 0) for m in markers.values()),
             "stale_removed": bed.stale,
         },
-        "warnings": [f"flow {r['flow']}: {r['error']}" for r in rows if r.get("error")] + ([f"removed what an earlier run had left: {', '.join(bed.stale)}"] if bed.stale else []),
+        "warnings": [f"flow {r['flow']}: {r['error']}" for r in rows if r.get("error")]
+        + ([f"removed what an earlier run had left: {', '.join(bed.stale)}"] if bed.stale else []),
     }
-    tables = {name: pd.DataFrame() for name in ("flows", "rtt", "queues", "queue_stats", "ports", "pfc", "timeseries", "groups", "fct", "flow_records")}
+    tables = {
+        name: pd.DataFrame()
+        for name in (
+            "flows",
+            "rtt",
+            "queues",
+            "queue_stats",
+            "ports",
+            "pfc",
+            "timeseries",
+            "groups",
+            "fct",
+            "flow_records",
+        )
+    }
     tables.update(flows=flows_df, rtt=rtt_df, queues=queue_df, queue_stats=pd.DataFrame(qstats), timeseries=ts)
     return Result(summary=summary, meta=meta, tables=tables)
 
@@ -468,7 +604,15 @@ def _timeseries(acks: np.ndarray, t_us: np.ndarray, flows: pd.DataFrame, prog: P
         return pd.DataFrame()
     dt_us = ps(interval) / 1e6
     by_port = dict(zip(flows["port"], flows["flow"]))
-    df = pd.DataFrame({"port": acks["port"] & 0xFFFF, "t": t_us, "value": acks["value"].astype(float), "aux": acks["aux"].astype(float), "rtt_us": acks["rtt_us"].astype(float)})
+    df = pd.DataFrame(
+        {
+            "port": acks["port"] & 0xFFFF,
+            "t": t_us,
+            "value": acks["value"].astype(float),
+            "aux": acks["aux"].astype(float),
+            "rtt_us": acks["rtt_us"].astype(float),
+        }
+    )
     df = df[df["port"].isin(by_port) & (df["t"] >= 0)]
     df["time_us"] = (np.floor(df["t"] / dt_us) + 1) * dt_us
     last = df.groupby(["port", "time_us"]).last().reset_index()

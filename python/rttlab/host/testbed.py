@@ -15,6 +15,7 @@ touched. Removing a namespace removes its links, qdiscs and tc programs.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -42,7 +43,6 @@ RCVBUF = 4 << 20
 def bucket_bytes(rate_bps: int) -> int:
     """A port's `tbf` bucket: `BUCKET_S` at its rate, at least two full-size frames."""
     return max(round(rate_bps * BUCKET_S / 8), 2 * 1514)
-
 
 
 def host_ns(h: int) -> str:
@@ -85,10 +85,8 @@ def remove_all() -> list[str]:
         # retransmit into the removed namespace for minutes, holding its controller's
         # struct_ops map.
         for pid in run("ip", "netns", "pids", ns, check=False).stdout.split():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(int(pid), signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         run("ss", "-K", "-t", ns=ns, check=False)
         run("ip", "netns", "del", ns, check=False)
         gone.append(f"netns {ns}")
@@ -121,7 +119,7 @@ class Testbed:
         self.stale: list[str] = []
         self._lock: int | None = None
 
-    def __enter__(self) -> "Testbed":
+    def __enter__(self) -> Testbed:
         LOCK.parent.mkdir(parents=True, exist_ok=True)
         self._lock = os.open(LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -176,4 +174,19 @@ class Testbed:
     @staticmethod
     def _shape(ns: str, dev: str, rate_bps: int, limit: int) -> None:
         burst = bucket_bytes(rate_bps)
-        run("tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", f"{rate_bps}bit", "burst", str(burst), "limit", str(max(limit, burst)), ns=ns)
+        run(
+            "tc",
+            "qdisc",
+            "add",
+            "dev",
+            dev,
+            "root",
+            "tbf",
+            "rate",
+            f"{rate_bps}bit",
+            "burst",
+            str(burst),
+            "limit",
+            str(max(limit, burst)),
+            ns=ns,
+        )

@@ -4,9 +4,9 @@
 
 use super::Hosts;
 use crate::ctx::Ctx;
+use crate::ctx::Outgoing;
 use crate::engine::EventKind;
 use crate::fabric::Fabric;
-use crate::ctx::Outgoing;
 use crate::flow::{FlowSpec, Message, Origin, Rpc};
 use crate::ids::PktId;
 use crate::packet::{Packet, PacketKind};
@@ -105,7 +105,21 @@ impl Hosts {
     fn start_ephemeral(&mut self, src: u32, dst: u32, size: u64, origin: Origin, fabric: &mut Fabric, cx: &mut Ctx) {
         let gen = &self.generators[origin.generator as usize];
         let (class, group) = (gen.class, gen.group);
-        let spec = FlowSpec { src, dst, class, group, start: cx.now, start_jitter: Time::ZERO, stop: Time::MAX, size: Some(size), write: None, app: None, onoff: None, ephemeral: Some(origin), rpc: None };
+        let spec = FlowSpec {
+            src,
+            dst,
+            class,
+            group,
+            start: cx.now,
+            start_jitter: Time::ZERO,
+            stop: Time::MAX,
+            size: Some(size),
+            write: None,
+            app: None,
+            onoff: None,
+            ephemeral: Some(origin),
+            rpc: None,
+        };
         let f = self.open_flow(spec, fabric, cx);
         self.start_flow(f, fabric, cx);
     }
@@ -115,7 +129,21 @@ impl Hosts {
         let gen = &self.generators[g as usize];
         let (class, group) = (gen.class, gen.group);
         let rpc = Some(Rpc { request, generator: g });
-        let spec = FlowSpec { src, dst, class, group, start: cx.now, start_jitter: Time::ZERO, stop: Time::MAX, size: None, write: None, app: None, onoff: None, ephemeral: None, rpc };
+        let spec = FlowSpec {
+            src,
+            dst,
+            class,
+            group,
+            start: cx.now,
+            start_jitter: Time::ZERO,
+            stop: Time::MAX,
+            size: None,
+            write: None,
+            app: None,
+            onoff: None,
+            ephemeral: None,
+            rpc,
+        };
         self.open_flow(spec, fabric, cx)
     }
 

@@ -4,11 +4,11 @@
 
 use super::Hosts;
 use crate::ctx::Ctx;
+use crate::ctx::Outgoing;
+use crate::engine::EventKind;
 use crate::engine::{rng_stream, splitmix64, Stream};
 use crate::fabric::Fabric;
 use crate::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
-use crate::ctx::Outgoing;
-use crate::engine::EventKind;
 use crate::ids::FlowId;
 use crate::ids::PktId;
 use crate::packet::{Packet, PacketKind};

@@ -16,15 +16,15 @@ pub mod nic;
 mod telemetry;
 mod transport;
 
-use crate::ctx::Ctx;
-use crate::external::Controllers;
-use crate::engine::{rng_stream, EventKind, Stream};
 use crate::capture::Endpoints;
+use crate::ctx::Ctx;
+use crate::engine::{rng_stream, EventKind, Stream};
+use crate::external::Controllers;
 use crate::fabric::{Fabric, HostPorts};
-use crate::ids::PktId;
-use crate::packet::{Packet, PacketKind};
 use crate::flow::{FlowSpec, FlowTable, Tx};
 use crate::ids::FlowId;
+use crate::ids::PktId;
+use crate::packet::{Packet, PacketKind};
 use crate::scenario::{Arrivals, Scenario, TransportConfig, Until};
 use crate::transport::message::App;
 use crate::transport::onoff::OnOff;
@@ -92,7 +92,9 @@ impl Hosts {
                     }
                     cx.events.set_origin(h + 1);
                     let onoff = match (&s.transport, g.rate) {
-                        (TransportConfig::Window(w), Some(rate)) => Some(OnOff::new(rate, g.on.unwrap_or_default(), g.off, start, g.send_buffer.unwrap_or(w.send_buffer).0)),
+                        (TransportConfig::Window(w), Some(rate)) => {
+                            Some(OnOff::new(rate, g.on.unwrap_or_default(), g.off, start, g.send_buffer.unwrap_or(w.send_buffer).0))
+                        }
                         _ => None,
                     };
                     let app = g.rate.filter(|_| onoff.is_none()).map(|rate| App {
@@ -102,7 +104,21 @@ impl Hosts {
                         next_message: start,
                     });
                     let (start_jitter, stop) = (g.start_jitter, g.stop.unwrap_or(Time::MAX));
-                    let spec = FlowSpec { src: h, dst, class: g.class, group: gi as u16, start, start_jitter, stop, size: g.size.map(|b| b.0), write: g.write.map(|b| b.0), app, onoff, ephemeral: None, rpc: None };
+                    let spec = FlowSpec {
+                        src: h,
+                        dst,
+                        class: g.class,
+                        group: gi as u16,
+                        start,
+                        start_jitter,
+                        stop,
+                        size: g.size.map(|b| b.0),
+                        write: g.write.map(|b| b.0),
+                        app,
+                        onoff,
+                        ephemeral: None,
+                        rpc: None,
+                    };
                     let f = self.open_flow(spec, fabric, cx);
                     self.flows.slots[f].order = order - 1;
                     self.start_flow(f, fabric, cx);
@@ -151,7 +167,14 @@ impl HostPorts for Hosts {
                 let receiver = self.flows.rx.get(pkt.flow).map_or(pkt.dst_host, |e| e.dst);
                 let (src, dst) = if pkt.kind == PacketKind::Data { (sender, pkt.dst_host) } else { (receiver, sender) };
                 let message = matches!(cx.cfg.transport, TransportConfig::Message);
-                Endpoints { src: Some(src), dst, flow: pkt.flow, message, payload_per_packet: cx.cfg.payload_per_packet, first_of_segment: pkt.first_of_segment }
+                Endpoints {
+                    src: Some(src),
+                    dst,
+                    flow: pkt.flow,
+                    message,
+                    payload_per_packet: cx.cfg.payload_per_packet,
+                    first_of_segment: pkt.first_of_segment,
+                }
             }
             PacketKind::Ping => {
                 let src = self.generators[pkt.seq as usize].sources[pkt.flow as usize];

@@ -12,7 +12,6 @@ use rttlab_cc::int::header_bytes;
 use rttlab_cc::{Signal, Time};
 
 impl Hosts {
-
     /// The receiver turns data packet `i`'s records into an ACK's echo (in place: the message
     /// transport's ACK is the data packet's slot); returns the bytes the echo adds to the ACK.
     pub(crate) fn int_echo(&mut self, i: PktId, cx: &mut Ctx) -> u32 {

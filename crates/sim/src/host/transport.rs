@@ -8,10 +8,10 @@
 
 use super::Hosts;
 use crate::ctx::Ctx;
-use crate::fabric::Fabric;
-use crate::ids::{FlowId, PktId};
 use crate::engine::{Event, EventKind};
+use crate::fabric::Fabric;
 use crate::flow::{Rx, Tx};
+use crate::ids::{FlowId, PktId};
 use crate::packet::{IntStack, Packet, PacketKind};
 use crate::scenario::RatePacing;
 use crate::transport::message::{completion_rtt, Arrival};

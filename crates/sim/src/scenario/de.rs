@@ -100,15 +100,11 @@ impl Table {
         let field = self.path(key);
         let one_of = allowed.join(", ");
         match self.map.remove(key) {
-            Some(Value::String(name)) => allowed
-                .iter()
-                .find(|&&a| a == name)
-                .copied()
-                .ok_or_else(|| ScenarioError::Invalid {
-                    field,
-                    value: format!("'{name}'"),
-                    allowed: format!("one of {one_of}{}", did_you_mean(&name, allowed.iter().copied())),
-                }),
+            Some(Value::String(name)) => allowed.iter().find(|&&a| a == name).copied().ok_or_else(|| ScenarioError::Invalid {
+                field,
+                value: format!("'{name}'"),
+                allowed: format!("one of {one_of}{}", did_you_mean(&name, allowed.iter().copied())),
+            }),
             Some(other) => Err(ScenarioError::Invalid { field, value: other.to_string(), allowed: format!("a name, one of {one_of}") }),
             None => Err(ScenarioError::Field { field, message: format!("missing: one of {one_of}") }),
         }

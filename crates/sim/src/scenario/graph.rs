@@ -86,7 +86,13 @@ impl GraphConfig {
             let n = match (a.len(), b.len()) {
                 (x, y) if x == y || y == 1 => x,
                 (1, y) => y,
-                (x, y) => return Err(invalid(format!("topology.links[{i}]"), format!("{} ({x} names) to {} ({y} names)", l.a, l.b), "ranges of the same length (pairwise), or one end a single name")),
+                (x, y) => {
+                    return Err(invalid(
+                        format!("topology.links[{i}]"),
+                        format!("{} ({x} names) to {} ({y} names)", l.a, l.b),
+                        "ranges of the same length (pairwise), or one end a single name",
+                    ))
+                }
             };
             links.extend((0..n).map(|k| GraphLink { a: a[k.min(a.len() - 1)].clone(), b: b[k.min(b.len() - 1)].clone(), ..l.clone() }));
         }
@@ -108,7 +114,19 @@ impl GraphConfig {
     /// Switches linked to at least one host.
     pub fn edge_switches(&self) -> usize {
         let hosts: HashSet<&str> = self.hosts.iter().map(String::as_str).collect();
-        let edges: HashSet<&str> = self.links.iter().filter_map(|l| if hosts.contains(l.a.as_str()) { Some(l.b.as_str()) } else if hosts.contains(l.b.as_str()) { Some(l.a.as_str()) } else { None }).collect();
+        let edges: HashSet<&str> = self
+            .links
+            .iter()
+            .filter_map(|l| {
+                if hosts.contains(l.a.as_str()) {
+                    Some(l.b.as_str())
+                } else if hosts.contains(l.b.as_str()) {
+                    Some(l.a.as_str())
+                } else {
+                    None
+                }
+            })
+            .collect();
         edges.len()
     }
 
@@ -142,7 +160,8 @@ impl GraphConfig {
         let mut adjacent: Vec<Vec<u32>> = vec![Vec::new(); number.len()];
         for (i, l) in self.links.iter().enumerate() {
             let at = |k: &str| format!("topology.links[{i}].{k}");
-            let end = |k: &str, name: &str| number.get(name).copied().ok_or_else(|| invalid(at(k), name, "a name listed in topology.hosts or topology.switches"));
+            let end =
+                |k: &str, name: &str| number.get(name).copied().ok_or_else(|| invalid(at(k), name, "a name listed in topology.hosts or topology.switches"));
             let (a, b) = (end("a", &l.a)?, end("b", &l.b)?);
             if a == b {
                 return Err(invalid(format!("topology.links[{i}]"), format!("{} to {}", l.a, l.b), "a link between two different nodes (no self-loops)"));
@@ -189,7 +208,11 @@ impl GraphConfig {
             }
         }
         if let Some(h) = (0..self.hosts.len()).find(|&h| !reached[h]) {
-            return Err(invalid(format!("topology.hosts[{h}]"), &self.hosts[h], format!("connected to the other hosts: there is no path from {}", self.hosts[0])));
+            return Err(invalid(
+                format!("topology.hosts[{h}]"),
+                &self.hosts[h],
+                format!("connected to the other hosts: there is no path from {}", self.hosts[0]),
+            ));
         }
         Ok(())
     }
@@ -213,17 +236,25 @@ fn expand_all(field: &str, names: &[String]) -> Result<Vec<String>, ScenarioErro
 pub(crate) fn hpcc_topology(text: &str) -> Result<GraphConfig, String> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.split_whitespace().collect::<Vec<_>>())).filter(|(_, w)| !w.is_empty());
     let (_, head) = lines.next().ok_or("is empty: expected a first line `nodes switches links`")?;
-    let numbers: Vec<u64> = head.iter().take(3).map(|w| w.parse::<u64>()).collect::<Result<_, _>>().map_err(|_| format!("line 1 is {:?}: expected `nodes switches links`", head.join(" ")))?;
+    let numbers: Vec<u64> = head
+        .iter()
+        .take(3)
+        .map(|w| w.parse::<u64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("line 1 is {:?}: expected `nodes switches links`", head.join(" ")))?;
     let &[nodes, switches, links] = numbers.as_slice() else { return Err(format!("line 1 is {:?}: expected `nodes switches links`", head.join(" "))) };
     if nodes > MAX_EXPANSION || switches > nodes || links > 1 << 22 {
-        return Err(format!("line 1 says {nodes} nodes, {switches} switches, {links} links: at most {MAX_EXPANSION} nodes, no more switches than nodes, at most 2^22 links"));
+        return Err(format!(
+            "line 1 says {nodes} nodes, {switches} switches, {links} links: at most {MAX_EXPANSION} nodes, no more switches than nodes, at most 2^22 links"
+        ));
     }
     let mut is_switch = vec![false; nodes as usize];
     let mut ids = Vec::new();
     while (ids.len() as u64) < switches {
         let (n, words) = lines.next().ok_or(format!("ends before the {switches} switch ids"))?;
         for w in words {
-            let id: u64 = w.parse().ok().filter(|&id| id < nodes).ok_or(format!("line {n}: switch id {w:?} is not a node id (0..{})", nodes.saturating_sub(1)))?;
+            let id: u64 =
+                w.parse().ok().filter(|&id| id < nodes).ok_or(format!("line {n}: switch id {w:?} is not a node id (0..{})", nodes.saturating_sub(1)))?;
             is_switch[id as usize] = true;
             ids.push(id);
         }
@@ -237,8 +268,12 @@ pub(crate) fn hpcc_topology(text: &str) -> Result<GraphConfig, String> {
         if switch { &mut g.switches } else { &mut g.hosts }.push(name(id));
     }
     for (n, w) in lines {
-        let [src, dst, rate, delay, error] = w.as_slice() else { return Err(format!("line {n} is {:?}: expected `src dst rate delay error_rate`", w.join(" "))) };
-        let node = |s: &str| s.parse::<usize>().ok().filter(|&id| id < nodes as usize).ok_or(format!("line {n}: {s:?} is not a node id (0..{})", nodes.saturating_sub(1)));
+        let [src, dst, rate, delay, error] = w.as_slice() else {
+            return Err(format!("line {n} is {:?}: expected `src dst rate delay error_rate`", w.join(" ")));
+        };
+        let node = |s: &str| {
+            s.parse::<usize>().ok().filter(|&id| id < nodes as usize).ok_or(format!("line {n}: {s:?} is not a node id (0..{})", nodes.saturating_sub(1)))
+        };
         let (a, b) = (node(src)?, node(dst)?);
         let rate: Rate = rate.parse().map_err(|e| format!("line {n}: rate {rate:?}: {e}"))?;
         let delay: Time = delay.parse().map_err(|e| format!("line {n}: delay {delay:?}: {e}"))?;

@@ -5,7 +5,10 @@ use super::de::Table;
 use super::validate::Context;
 use super::{invalid, variant_name, ScenarioError};
 use rttlab_cc::dcqcn::Profile as DcqcnProfile;
-use rttlab_cc::{Bytes, DcqcnParams, DctcpParams, FastParams, HpccParams, ParamError, PatchedTimelyParams, Signal, Rate, RenoParams, SwiftParams, Time, TimelyParams, VegasParams};
+use rttlab_cc::{
+    Bytes, DcqcnParams, DctcpParams, FastParams, HpccParams, ParamError, PatchedTimelyParams, Rate, RenoParams, Signal, SwiftParams, Time, TimelyParams,
+    VegasParams,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -97,7 +97,11 @@ impl MeasureConfig {
     /// connections (each its own time series).
     pub(crate) fn validate(&self, warmup: Time, duration: Time, connections: u64) -> Result<(), ScenarioError> {
         if let Some(t) = self.fct_until.filter(|&t| t <= warmup || t > duration) {
-            return Err(invalid("measure.fct_until", t, format!("after the warm-up ({warmup}) and at most the duration ({duration}), or absent for every flow")));
+            return Err(invalid(
+                "measure.fct_until",
+                t,
+                format!("after the warm-up ({warmup}) and at most the duration ({duration}), or absent for every flow"),
+            ));
         }
         if self.fct_buckets.windows(2).any(|w| w[0] >= w[1]) || self.fct_buckets.first() == Some(&Bytes(0)) {
             let v = self.fct_buckets.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ");

@@ -17,10 +17,10 @@ mod traffic;
 mod validate;
 mod workload;
 
+pub use graph::{GraphConfig, GraphLink};
 pub use host::{CcConfig, HostConfig, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, TransportConfig, WindowConfig};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfig};
-pub use graph::{GraphConfig, GraphLink};
 pub use topology::{ChainConfig, FatTreeConfig, HostCounts, HostLink, LeafSpineConfig, StarConfig, TierLink, Topology};
 pub use traffic::{Arrivals, FlowGroup, HostSet, Until};
 pub use workload::{CdfSpec, FlowSizesConfig, IncastConfig, Peers, PingerConfig, RpcConfig, ServerAssignment, Workload};
@@ -136,8 +136,7 @@ impl Scenario {
         &["name", "seed", "duration", "warmup", "until", "topology", "switch", "nic", "host", "transport", "cc", "flows", "workloads", "measure", "run"];
 
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
-        let table: toml::Table =
-            toml::from_str(text).map_err(|e| ScenarioError::Syntax { format: "TOML", message: e.to_string() })?;
+        let table: toml::Table = toml::from_str(text).map_err(|e| ScenarioError::Syntax { format: "TOML", message: e.to_string() })?;
         let value = serde_json::to_value(table).expect("TOML tables are JSON values");
         Self::from_value(value)
     }
@@ -172,8 +171,7 @@ impl Scenario {
     }
 
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| ScenarioError::Syntax { format: "JSON", message: e.to_string() })?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ScenarioError::Syntax { format: "JSON", message: e.to_string() })?;
         Self::from_value(value)
     }
 

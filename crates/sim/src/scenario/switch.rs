@@ -224,7 +224,16 @@ impl EcnConfig {
             rttlab_cc::dcqcn::Profile::Paper => (5_000, 200_000, 0.01, None),
             rttlab_cc::dcqcn::Profile::Mellanox => (100_000, 400_000, 0.2, Some(Rate::from_gbps(25))),
         };
-        EcnConfig { k: None, kmin: Some(QueueLen::Bytes(kmin)), kmax: Some(QueueLen::Bytes(kmax)), pmax, gentle: false, spacing: Spacing::Independent, mark_at: MarkAt::Dequeue, scale_rate }
+        EcnConfig {
+            k: None,
+            kmin: Some(QueueLen::Bytes(kmin)),
+            kmax: Some(QueueLen::Bytes(kmax)),
+            pmax,
+            gentle: false,
+            spacing: Spacing::Independent,
+            mark_at: MarkAt::Dequeue,
+            scale_rate,
+        }
     }
 
     /// (kmin, kmax) with `k` as kmin = kmax.
@@ -254,7 +263,15 @@ impl SwitchConfig {
         if !(1..=crate::packet::MAX_INT_HOPS as u8).contains(&self.int_max_hops) {
             return Err(invalid("switch.int_max_hops", self.int_max_hops, format!("1 to {} records per direction", crate::packet::MAX_INT_HOPS)));
         }
-        check_queue("switch", self.pfc.then_some((self.pfc_xoff, self.pfc_xon)), self.buffer, self.ecn.as_ref(), self.queue_limit, self.alpha, self.device_queue)?;
+        check_queue(
+            "switch",
+            self.pfc.then_some((self.pfc_xoff, self.pfc_xon)),
+            self.buffer,
+            self.ecn.as_ref(),
+            self.queue_limit,
+            self.alpha,
+            self.device_queue,
+        )?;
         for (i, o) in self.ports.iter().enumerate() {
             let at = format!("switch.ports[{i}]");
             if o.switches.is_empty() && o.ports.is_empty() && o.link_rate.is_none() {
@@ -272,7 +289,15 @@ impl SwitchConfig {
 }
 
 /// The settings of one egress port (or the defaults, `at` = "switch") hang together.
-fn check_queue(at: &str, pfc: Option<(Bytes, Bytes)>, buffer: Bytes, ecn: Option<&EcnConfig>, limit: Option<QueueLen>, alpha: Option<f64>, device_queue: u32) -> Result<(), ScenarioError> {
+fn check_queue(
+    at: &str,
+    pfc: Option<(Bytes, Bytes)>,
+    buffer: Bytes,
+    ecn: Option<&EcnConfig>,
+    limit: Option<QueueLen>,
+    alpha: Option<f64>,
+    device_queue: u32,
+) -> Result<(), ScenarioError> {
     if let Some((xoff, xon)) = pfc {
         if !(xon < xoff && xoff < buffer) {
             return Err(invalid(format!("{at}.pfc_xoff"), xoff, format!("need pfc_xon ({xon}) < pfc_xoff < buffer ({buffer})")));

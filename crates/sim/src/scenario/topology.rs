@@ -237,7 +237,12 @@ impl Topology {
             Topology::Graph(g) => g.validate()?,
         }
         let c = self.counts();
-        for (n, what, max) in [(c.hosts, "hosts", 1 << 20), (c.switches, "switches", 1 << 16), (self.edge_switches(), "switches with hosts", 1 << 14), (c.links, "links", 1 << 22)] {
+        for (n, what, max) in [
+            (c.hosts, "hosts", 1 << 20),
+            (c.switches, "switches", 1 << 16),
+            (self.edge_switches(), "switches with hosts", 1 << 14),
+            (c.links, "links", 1 << 22),
+        ] {
             if n > max {
                 return Err(invalid("topology", format!("{n} {what}"), format!("at most {max} {what}")));
             }

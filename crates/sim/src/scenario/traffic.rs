@@ -25,7 +25,11 @@ impl HostSet {
             HostSet::List(v) => v.iter().map(|s| s.hosts(number)).collect::<Result<Vec<_>, _>>().map(|v| v.concat()),
             HostSet::Text(r) => {
                 if let Some((a, b)) = r.split_once('-').and_then(|(a, b)| Some((a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?))) {
-                    return if a <= b { Ok((a..=b).collect()) } else { Err(format!("'{r}' is not a host range: FIRST-LAST with FIRST ≤ LAST, e.g. \"1-10\"")) };
+                    return if a <= b {
+                        Ok((a..=b).collect())
+                    } else {
+                        Err(format!("'{r}' is not a host range: FIRST-LAST with FIRST ≤ LAST, e.g. \"1-10\""))
+                    };
                 }
                 let names = super::graph::expand("", r).map_err(|e| e.to_string())?;
                 let unknown = |n: &str| format!("'{n}' is neither a host name nor a range \"FIRST-LAST\" of host numbers, e.g. \"1-10\"");
@@ -115,7 +119,6 @@ pub(crate) fn one_u8() -> u8 {
     1
 }
 
-
 impl FlowGroup {
     /// `at`: the group's path (`flows.slots[2]`).
     /// Checks the group; returns how many connections it opens (sources × connections).
@@ -144,10 +147,18 @@ impl FlowGroup {
         self.validate_application(&f, ctx.window)?;
         let last = self.start_step.ps().saturating_mul(sources.len() as u64 - 1);
         if self.start.ps().saturating_add(last).saturating_add(self.start_jitter.ps()) >= ctx.duration.ps() {
-            return Err(invalid(f("start"), self.start, format!("start (+ start_step per later source) + start_jitter must fall before the end of the run (duration = {})", ctx.duration)));
+            return Err(invalid(
+                f("start"),
+                self.start,
+                format!("start (+ start_step per later source) + start_jitter must fall before the end of the run (duration = {})", ctx.duration),
+            ));
         }
         if let Some(stop) = self.stop.filter(|&t| t.ps() <= self.start.ps() + last + self.start_jitter.ps()) {
-            return Err(invalid(f("stop"), stop, format!("after the last start + start_jitter ({}), or absent", Time(self.start.ps() + last) + self.start_jitter)));
+            return Err(invalid(
+                f("stop"),
+                stop,
+                format!("after the last start + start_jitter ({}), or absent", Time(self.start.ps() + last) + self.start_jitter),
+            ));
         }
         Ok(sources.len() as u64 * self.connections as u64)
     }
@@ -170,7 +181,11 @@ impl FlowGroup {
             return Err(invalid(f("send_buffer"), "0B", "positive"));
         }
         if window && (self.message.is_some() || self.arrivals != Arrivals::Periodic) {
-            return Err(invalid(f("message"), "set", "messages and arrivals belong to the message transport; the window transport's application writes at flows.rate"));
+            return Err(invalid(
+                f("message"),
+                "set",
+                "messages and arrivals belong to the message transport; the window transport's application writes at flows.rate",
+            ));
         }
         if self.rate == Some(Rate::ZERO) {
             return Err(invalid(f("rate"), "0bps", "positive, or absent for a backlogged connection"));

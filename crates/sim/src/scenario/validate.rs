@@ -2,8 +2,8 @@
 //! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
 
 use super::{invalid, variant_name, CcConfig, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until, Workload};
-use std::collections::HashMap;
 use rttlab_cc::Time;
+use std::collections::HashMap;
 
 /// The longest run: every event time (the end plus any delay or timer) then stays far below
 /// the 64-bit picosecond limit of about 18 million seconds.
@@ -98,7 +98,11 @@ impl Scenario {
             let at = format!("flows[{i}]");
             connections += g.validate(&at, &ctx)?;
             if connections > MAX_CONNECTIONS {
-                return Err(invalid(format!("{at}.connections"), g.connections, format!("at most {MAX_CONNECTIONS} [[flows]] connections in all (sources × connections, summed over groups)")));
+                return Err(invalid(
+                    format!("{at}.connections"),
+                    g.connections,
+                    format!("at most {MAX_CONNECTIONS} [[flows]] connections in all (sources × connections, summed over groups)"),
+                ));
             }
         }
         self.validate_until()?;
@@ -109,7 +113,11 @@ impl Scenario {
             self.nic.validate_window()?;
         }
         if self.switch.int == Some(false) && self.cc.reads_int() {
-            let reads = if matches!(self.cc, CcConfig::Hpcc(_)) { "cc.algorithm = \"hpcc\"".to_string() } else { format!("cc.signal = \"{}\"", variant_name(self.cc.signal().0)) };
+            let reads = if matches!(self.cc, CcConfig::Hpcc(_)) {
+                "cc.algorithm = \"hpcc\"".to_string()
+            } else {
+                format!("cc.signal = \"{}\"", variant_name(self.cc.signal().0))
+            };
             return Err(invalid("switch.int", false, format!("{reads} reads in-band telemetry: true (or leave it out)")));
         }
         self.measure.validate(self.warmup, self.duration, connections)
@@ -132,7 +140,10 @@ impl Scenario {
         Err(invalid(
             "cc.algorithm",
             name,
-            format!("transport.kind = \"{kind}\" needs {} to be on transport.kind = \"{other}\": {name} is {} ({}); the {kind} transport takes {takes}", is.0, is.0, is.1),
+            format!(
+                "transport.kind = \"{kind}\" needs {} to be on transport.kind = \"{other}\": {name} is {} ({}); the {kind} transport takes {takes}",
+                is.0, is.0, is.1
+            ),
         ))
     }
 
@@ -144,7 +155,11 @@ impl Scenario {
         }
         let sized_workload = self.workloads.iter().any(|w| matches!(w, Workload::FlowSizes(_) | Workload::Incast(_)));
         if self.flows.is_empty() && !(sized_workload && self.measure.fct_until.is_some()) {
-            return Err(invalid("until", "flows_done", "needs [[flows]] groups with a size, or measure.fct_until with a flow_sizes or incast workload; or until = \"duration\""));
+            return Err(invalid(
+                "until",
+                "flows_done",
+                "needs [[flows]] groups with a size, or measure.fct_until with a flow_sizes or incast workload; or until = \"duration\"",
+            ));
         }
         if let Some(i) = self.flows.iter().position(|g| g.size.is_none()) {
             return Err(invalid("until", "flows_done", format!("every [[flows]] group needs a size (flows[{i}] has none); or until = \"duration\"")));

@@ -289,7 +289,11 @@ impl IncastConfig {
             return Err(invalid(f("connections"), 0, "at least 1"));
         }
         if let Some(r) = self.rate.filter(|r| !(r.is_finite() && *r > 0.0 && *r <= MAX_EVENT_RATE)) {
-            return Err(invalid(f("rate"), format!("{r:?}"), "incast events per second, positive and at most 1e12 (one per picosecond); absent for one at start"));
+            return Err(invalid(
+                f("rate"),
+                format!("{r:?}"),
+                "incast events per second, positive and at most 1e12 (one per picosecond); absent for one at start",
+            ));
         }
         at_least_one(f("max_active"), self.max_active)
     }

@@ -203,11 +203,7 @@ impl MessageTx {
             self.wait.credit(app.next_message, now, bytes);
             self.ready += bytes;
             let mean = app.rate.serialization(app.message);
-            let gap = if app.poisson {
-                exponential(rng, mean.ps() as f64)
-            } else {
-                mean
-            };
+            let gap = if app.poisson { exponential(rng, mean.ps() as f64) } else { mean };
             app.next_message += gap;
         }
     }
@@ -242,11 +238,7 @@ impl MessageTx {
         if self.outstanding + bytes > cap {
             return None;
         }
-        let paced = if self.last_release_bytes == 0 {
-            self.start
-        } else {
-            self.last_release + self.cc.rate().serialization(self.last_release_bytes)
-        };
+        let paced = if self.last_release_bytes == 0 { self.start } else { self.last_release + self.cc.rate().serialization(self.last_release_bytes) };
         let at = paced.max(data_at).max(self.start).max(now);
         let at = match self.cc.next_change() {
             Some(change) if change < at && data_at <= change => change,
@@ -278,7 +270,14 @@ impl MessageTx {
         self.last_release = now;
         self.last_release_bytes = bytes;
         let packets = bytes.div_ceil(payload_per_packet as u64) as u32;
-        let u = Unacked { first_psn: self.next_psn, end_psn: self.next_psn.wrapping_add(packets), bytes: bytes as u32, t_send: now, released_before: self.released, rate: self.cc.rate() };
+        let u = Unacked {
+            first_psn: self.next_psn,
+            end_psn: self.next_psn.wrapping_add(packets),
+            bytes: bytes as u32,
+            t_send: now,
+            released_before: self.released,
+            rate: self.cc.rate(),
+        };
         self.released += bytes;
         self.next_psn = u.end_psn;
         self.unacked.push_back(u);

@@ -2,9 +2,9 @@
 //! linear interpolation between points (reference algorithms.md §9.3: HPCC's `traffic_gen/`
 //! files and `custom_rand.py`; a size is truncated to whole bytes, 0 becomes 1).
 
-use crate::scenario::MAX_TRANSFER;
 use crate::engine::Rng;
 use crate::scenario::CdfSpec;
+use crate::scenario::MAX_TRANSFER;
 use rand::Rng as _;
 
 /// `(size_bytes, cumulative_percent)` points.
@@ -91,7 +91,9 @@ impl Cdf {
             && points.last().is_some_and(|&(_, y)| y == 100.0)
             && points.last().is_some_and(|&(x, _)| x >= 1.0 && x <= MAX_TRANSFER.0 as f64);
         if !ok {
-            return Err(format!("at least 2 [size_bytes, cumulative_percent] points, both non-decreasing, percent ending at 100, sizes at most {MAX_TRANSFER}"));
+            return Err(format!(
+                "at least 2 [size_bytes, cumulative_percent] points, both non-decreasing, percent ending at 100, sizes at most {MAX_TRANSFER}"
+            ));
         }
         Ok(Cdf { points: points.into_iter().map(|(x, y)| (x, y / 100.0)).collect() })
     }

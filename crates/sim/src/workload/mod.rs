@@ -80,10 +80,13 @@ impl PeerTable {
             lists.push(list);
         }
         self.lists = match assignment {
-            ServerAssignment::Random => lists.into_iter().map(|mut l| {
-                l.truncate(n as usize);
-                l
-            }).collect(),
+            ServerAssignment::Random => lists
+                .into_iter()
+                .map(|mut l| {
+                    l.truncate(n as usize);
+                    l
+                })
+                .collect(),
             ServerAssignment::Balanced => balance(&lists, n as usize),
         };
         self.of_source = (0..sources.len() as u32).collect();
@@ -118,7 +121,11 @@ fn balance(candidates: &[Vec<u32>], n: usize) -> Vec<Vec<u32>> {
     servers.dedup();
     let index: HashMap<u32, usize> = servers.iter().enumerate().map(|(i, &s)| (s, i)).collect();
     let lists: Vec<Vec<usize>> = candidates.iter().map(|l| l.iter().map(|s| index[s]).collect()).collect();
-    let mut m = Matching { chosen: vec![Vec::new(); lists.len()], holders: vec![Vec::new(); servers.len()], cap: wanted.iter().sum::<usize>().div_ceil(servers.len().max(1)) };
+    let mut m = Matching {
+        chosen: vec![Vec::new(); lists.len()],
+        holders: vec![Vec::new(); servers.len()],
+        cap: wanted.iter().sum::<usize>().div_ceil(servers.len().max(1)),
+    };
     for (src, &want) in wanted.iter().enumerate() {
         while m.chosen[src].len() < want {
             if !m.augment(src, &lists) {
@@ -222,7 +229,9 @@ impl Generator {
         let cfg = &s.workloads[w];
         let at = |k: &str| format!("workloads[{w}].{k}");
         let (sources, candidates, peers, start, stop) = match cfg {
-            Workload::Rpc(c) => (s.host_set(&at("clients"), c.clients.as_ref())?, Some(s.host_set(&at("servers"), c.servers.as_ref())?), c.peers, c.start, c.stop),
+            Workload::Rpc(c) => {
+                (s.host_set(&at("clients"), c.clients.as_ref())?, Some(s.host_set(&at("servers"), c.servers.as_ref())?), c.peers, c.start, c.stop)
+            }
             Workload::FlowSizes(c) => {
                 let hosts = s.host_set(&at("hosts"), c.hosts.as_ref())?;
                 (hosts.clone(), Some(hosts), c.peers, c.start, c.stop)
@@ -244,16 +253,16 @@ impl Generator {
         let (kind, class, cdf) = match cfg {
             Workload::Rpc(c) => (Kind::Rpc { size: c.size.0, response: c.response.unwrap_or(c.size).0, max_pending: c.max_pending }, c.class, None),
             Workload::FlowSizes(c) => (Kind::FlowSizes { max_active: c.max_active }, c.class, Some(Cdf::from_spec(&c.cdf).expect("validated"))),
-            Workload::Incast(c) => (Kind::Incast { size: c.size.0, connections: c.connections, max_active: c.max_active, senders_per_incast: c.senders_per_incast }, c.class, None),
+            Workload::Incast(c) => {
+                (Kind::Incast { size: c.size.0, connections: c.connections, max_active: c.max_active, senders_per_incast: c.senders_per_incast }, c.class, None)
+            }
             Workload::Pinger(c) => (Kind::Pinger { bytes: c.size.0 as u32, max_pending: c.max_pending }, c.class, None),
         };
         let gap_ps = sources
             .iter()
             .map(|&h| match cfg {
                 Workload::Rpc(c) => 1e12 / c.rate,
-                Workload::FlowSizes(c) => {
-                    cdf.as_ref().expect("flow sizes have a CDF").mean() * 8e12 / (line_rate_bps[h as usize] as f64 * c.load)
-                }
+                Workload::FlowSizes(c) => cdf.as_ref().expect("flow sizes have a CDF").mean() * 8e12 / (line_rate_bps[h as usize] as f64 * c.load),
                 Workload::Incast(c) => c.rate.map_or(f64::INFINITY, |r| 1e12 / r),
                 Workload::Pinger(c) => c.interval.ps() as f64,
             })
@@ -269,7 +278,22 @@ impl Generator {
             _ => Vec::new(),
         };
         let n = sources.len();
-        Ok(Generator { kind, class, group, sources, receivers, rngs, peers, cdf, gap_ps, start, stop: stop.unwrap_or(Time::MAX), conns: HashMap::new(), responses: HashMap::new(), pending: vec![0; n] })
+        Ok(Generator {
+            kind,
+            class,
+            group,
+            sources,
+            receivers,
+            rngs,
+            peers,
+            cdf,
+            gap_ps,
+            start,
+            stop: stop.unwrap_or(Time::MAX),
+            conns: HashMap::new(),
+            responses: HashMap::new(),
+            pending: vec![0; n],
+        })
     }
 
     /// The first event of each source: Poisson processes start at `start` (their first arrival

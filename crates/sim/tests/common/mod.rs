@@ -78,4 +78,3 @@ pub const RUNS: &[(&str, &str, &str)] = &[
     ("host-swift", "20ms", "5ms"),
     ("host-dctcp", "20ms", "5ms"),
 ];
-

@@ -3,4 +3,4 @@
 on functions of the hop-by-hop queue vector from in-band telemetry) and CS244'16 (Fang, Orbay:
 TIMELY, an oracle fed the true queues, and Vegas on an 11-host star), with HPCC beside TIMELY."""
 
-from . import noise, skinny, clos, star, hpcc  # noqa: F401
+from . import clos, hpcc, noise, skinny, star  # noqa: F401

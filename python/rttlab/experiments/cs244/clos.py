@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
 from .common import SIGNALS
 
@@ -24,9 +24,21 @@ def topology() -> dict[str, Any]:
     each aggregation switch up to 4 of 16 cores; every link 10 Gbps, 1 µs (CS244'19 Fig. 8 gives
     192 hosts and three levels, not the wiring)."""
     edges, aggs, cores = PODS * EDGES, PODS * AGGS, AGGS * CORES_PER_AGG
-    links = [{"a": f"h[{HOSTS_PER_EDGE * e}-{HOSTS_PER_EDGE * e + HOSTS_PER_EDGE - 1}]", "b": f"e{e}"} for e in range(edges)]
-    links += [{"a": f"e{p * EDGES + e}", "b": f"a{p * AGGS + a}"} for p in range(PODS) for e in range(EDGES) for a in range(AGGS)]
-    links += [{"a": f"a{p * AGGS + a}", "b": f"c{a * CORES_PER_AGG + c}"} for p in range(PODS) for a in range(AGGS) for c in range(CORES_PER_AGG)]
+    links = [
+        {"a": f"h[{HOSTS_PER_EDGE * e}-{HOSTS_PER_EDGE * e + HOSTS_PER_EDGE - 1}]", "b": f"e{e}"} for e in range(edges)
+    ]
+    links += [
+        {"a": f"e{p * EDGES + e}", "b": f"a{p * AGGS + a}"}
+        for p in range(PODS)
+        for e in range(EDGES)
+        for a in range(AGGS)
+    ]
+    links += [
+        {"a": f"a{p * AGGS + a}", "b": f"c{a * CORES_PER_AGG + c}"}
+        for p in range(PODS)
+        for a in range(AGGS)
+        for c in range(CORES_PER_AGG)
+    ]
     return {
         "kind": "graph",
         "hosts": [f"h[0-{edges * HOSTS_PER_EDGE - 1}]"],
@@ -79,7 +91,15 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     rows, cdfs, fcts = [], [], []
     for r in runs:
         sig, s = r.labels["signal"], r.result.summary
-        rows.append({"signal": sig, "throughput_gbps": s["throughput_gbps"], "rtt_p50_us": s["rtt_p50_us"], "rtt_p99_us": s["rtt_p99_us"], "flows_finished": s["flows_finished"]})
+        rows.append(
+            {
+                "signal": sig,
+                "throughput_gbps": s["throughput_gbps"],
+                "rtt_p50_us": s["rtt_p50_us"],
+                "rtt_p99_us": s["rtt_p99_us"],
+                "flows_finished": s["flows_finished"],
+            }
+        )
         cdfs.append(r.result.tables["rtt"].assign(signal=sig))
         f = r.result.tables["fct"]
         by_bytes = {b: n for n, b in SIZES.items()}
@@ -92,9 +112,21 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     med = fct.pivot_table(index="signal", columns="size", values="fct_p50_us")
     mean_fct = med.mean(axis=1)
     checks = [
-        Check("SUM has the lowest RTT (median)", bool(d.rtt_p50_us["SUM"] <= d.rtt_p50_us.min()), ", ".join(f"{s} {d.rtt_p50_us[s]:.0f} µs" for s in d.index)),
-        Check("SUM has lower total throughput than MAX and SUM_SQU", bool(d.throughput_gbps["SUM"] < d.throughput_gbps[["MAX", "SUM_SQU"]].min()), ", ".join(f"{s} {d.throughput_gbps[s]:.1f} Gbps" for s in d.index)),
-        Check("MAX gives the shortest flow completion times (mean of the sizes' medians)", bool(mean_fct.idxmin() == "MAX"), ", ".join(f"{s} {mean_fct[s] / 1e3:.2f} ms" for s in mean_fct.index)),
+        Check(
+            "SUM has the lowest RTT (median)",
+            bool(d.rtt_p50_us["SUM"] <= d.rtt_p50_us.min()),
+            ", ".join(f"{s} {d.rtt_p50_us[s]:.0f} µs" for s in d.index),
+        ),
+        Check(
+            "SUM has lower total throughput than MAX and SUM_SQU",
+            bool(d.throughput_gbps["SUM"] < d.throughput_gbps[["MAX", "SUM_SQU"]].min()),
+            ", ".join(f"{s} {d.throughput_gbps[s]:.1f} Gbps" for s in d.index),
+        ),
+        Check(
+            "MAX gives the shortest flow completion times (mean of the sizes' medians)",
+            bool(mean_fct.idxmin() == "MAX"),
+            ", ".join(f"{s} {mean_fct[s] / 1e3:.2f} ms" for s in mean_fct.index),
+        ),
     ]
     table = pd.DataFrame(
         [ref_row(f"{s}: total throughput", "Gbps", d.throughput_gbps[s], None) for s in d.index]
@@ -111,7 +143,13 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         + ", ".join(f"{s} {mean_fct[s] / 1e3:.2f} ms" for s in mean_fct.index)
         + ". The report's numbers are not published, so only the orderings are compared."
     )
-    return Outcome(figure=plot(cdf, fct), table=table, checks=checks, data={"per_signal": d.reset_index(), "rtt_cdf": cdf, "fct": fct}, discussion=discussion)
+    return Outcome(
+        figure=plot(cdf, fct),
+        table=table,
+        checks=checks,
+        data={"per_signal": d.reset_index(), "rtt_cdf": cdf, "fct": fct},
+        discussion=discussion,
+    )
 
 
 register(

@@ -9,9 +9,9 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ... import presets
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, ref_row, scenario
 from .common import trace_quantile
 
@@ -28,7 +28,11 @@ SETTLED_US = 1000.0
 
 #: HPCC's target utilisation as its authors' later runs set it, beside the paper's 95 %.
 ETA_LATER = 0.99
-INCAST = {"PFC": {"algorithm": "none"}, "HPCC": {"algorithm": "hpcc"}, f"HPCC η={ETA_LATER:g}": {"algorithm": "hpcc", "eta": ETA_LATER}}
+INCAST = {
+    "PFC": {"algorithm": "none"},
+    "HPCC": {"algorithm": "hpcc"},
+    f"HPCC η={ETA_LATER:g}": {"algorithm": "hpcc", "eta": ETA_LATER},
+}
 
 
 def incast(scheme: str, quick: bool) -> dict[str, Any]:
@@ -94,13 +98,47 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     # T the farthest pair's unloaded RTT, which the incast's senders are (their RTT minimum).
     predicted = 100.0 * (0.95 - inc.queue_p50_kb["HPCC"] * 1e3 * 8 / (100e9 * inc.rtt_min_us["HPCC"] * 1e-6))
     checks = [
-        Check("fat-incast-100g: HPCC delivers at least 95 Gbps of wire into host 0 (η = 95 %)", bool(inc.throughput_gbps["HPCC"] >= 94.5), f"{inc.throughput_gbps['HPCC']:.1f} Gbps (PFC alone {inc.throughput_gbps['PFC']:.1f}); U's queue term predicts η·C − q50/T = {predicted:.1f}"),
-        Check(f"fat-incast-100g: with η = {ETA_LATER:g} (its authors' later setting) HPCC delivers at least 95 Gbps", bool(inc.throughput_gbps[later] >= 95.0), f"{inc.throughput_gbps[later]:.1f} Gbps, queue p99 {inc.queue_p99_kb[later]:.1f} KB, {inc.pauses_settled[later]} pauses after {SETTLED_US / 1e3:g} ms"),
-        Check(f"fat-incast-100g: no PFC pause once the first bursts have drained (after {SETTLED_US / 1e3:g} ms)", bool(inc.pauses_settled["HPCC"] == 0), f"HPCC {inc.pauses_settled['HPCC']} of {inc.pauses['HPCC']} pauses; PFC alone {inc.pauses_settled['PFC']} of {inc.pauses['PFC']}"),
-        Check("fat-incast-100g: HPCC's bottleneck queue p99 is far below PFC's (near-zero standing queue)", bool(inc.queue_p99_kb["HPCC"] < 0.1 * inc.queue_p99_kb["PFC"]), f"{inc.queue_p99_kb['HPCC']:.1f} KB vs {inc.queue_p99_kb['PFC']:.1f} KB"),
-        Check("testbed: HPCC's RTT p99 is below TIMELY's at no loss of throughput (within 5 %)", bool(tb.rtt_p99_us["HPCC"] < tb.rtt_p99_us["TIMELY"] and tb.throughput_gbps["HPCC"] >= 0.95 * tb.throughput_gbps["TIMELY"]), f"HPCC {tb.throughput_gbps['HPCC']:.1f} Gbps, p99 {tb.rtt_p99_us['HPCC']:.0f} µs; TIMELY {tb.throughput_gbps['TIMELY']:.1f} Gbps, p99 {tb.rtt_p99_us['TIMELY']:.0f} µs"),
+        Check(
+            "fat-incast-100g: HPCC delivers at least 95 Gbps of wire into host 0 (η = 95 %)",
+            bool(inc.throughput_gbps["HPCC"] >= 94.5),
+            f"{inc.throughput_gbps['HPCC']:.1f} Gbps (PFC alone {inc.throughput_gbps['PFC']:.1f}); U's queue term predicts η·C − q50/T = {predicted:.1f}",
+        ),
+        Check(
+            f"fat-incast-100g: with η = {ETA_LATER:g} (its authors' later setting) HPCC delivers at least 95 Gbps",
+            bool(inc.throughput_gbps[later] >= 95.0),
+            f"{inc.throughput_gbps[later]:.1f} Gbps, queue p99 {inc.queue_p99_kb[later]:.1f} KB, {inc.pauses_settled[later]} pauses after {SETTLED_US / 1e3:g} ms",
+        ),
+        Check(
+            f"fat-incast-100g: no PFC pause once the first bursts have drained (after {SETTLED_US / 1e3:g} ms)",
+            bool(inc.pauses_settled["HPCC"] == 0),
+            f"HPCC {inc.pauses_settled['HPCC']} of {inc.pauses['HPCC']} pauses; PFC alone {inc.pauses_settled['PFC']} of {inc.pauses['PFC']}",
+        ),
+        Check(
+            "fat-incast-100g: HPCC's bottleneck queue p99 is far below PFC's (near-zero standing queue)",
+            bool(inc.queue_p99_kb["HPCC"] < 0.1 * inc.queue_p99_kb["PFC"]),
+            f"{inc.queue_p99_kb['HPCC']:.1f} KB vs {inc.queue_p99_kb['PFC']:.1f} KB",
+        ),
+        Check(
+            "testbed: HPCC's RTT p99 is below TIMELY's at no loss of throughput (within 5 %)",
+            bool(
+                tb.rtt_p99_us["HPCC"] < tb.rtt_p99_us["TIMELY"]
+                and tb.throughput_gbps["HPCC"] >= 0.95 * tb.throughput_gbps["TIMELY"]
+            ),
+            f"HPCC {tb.throughput_gbps['HPCC']:.1f} Gbps, p99 {tb.rtt_p99_us['HPCC']:.0f} µs; TIMELY {tb.throughput_gbps['TIMELY']:.1f} Gbps, p99 {tb.rtt_p99_us['TIMELY']:.0f} µs",
+        ),
     ]
-    table = pd.DataFrame([ref_row(f"{setup}, {scheme}: {q}", u, v[c][(setup, scheme)], None) for (setup, scheme) in v.index for q, u, c in [("throughput", "Gbps", "throughput_gbps"), ("RTT p99", "µs", "rtt_p99_us"), ("queue p99 after 1 ms", "KB", "queue_p99_kb"), ("pauses", "", "pauses")]])
+    table = pd.DataFrame(
+        [
+            ref_row(f"{setup}, {scheme}: {q}", u, v[c][(setup, scheme)], None)
+            for (setup, scheme) in v.index
+            for q, u, c in [
+                ("throughput", "Gbps", "throughput_gbps"),
+                ("RTT p99", "µs", "rtt_p99_us"),
+                ("queue p99 after 1 ms", "KB", "queue_p99_kb"),
+                ("pauses", "", "pauses"),
+            ]
+        ]
+    )
     discussion = (
         "HPCC runs as the HPCC simulator does (η = 0.95, maxStage 0, W_AI from 50 Mbps, fast react, T the topology's largest "
         "unloaded RTT, INT on every switch, an ACK per packet). On the incast every flow starts with a window of one BDP, so "

@@ -9,10 +9,9 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, connection_series, connection_stats, ref_row, sample_flows, scenario
-
 
 FULL = Plan(warmup_ms=50, measured_ms=100, seeds=(1,))
 QUICK = Plan(warmup_ms=20, measured_ms=10, seeds=(1,))
@@ -26,7 +25,12 @@ def points(quick: bool) -> list[Point]:
     for scheme, file in PRESETS.items():
         for n in [0, 25, 100] if quick else NOISE_US:
             ts = "100us" if (scheme == "TIMELY" and n == 25) else None
-            out.append(Point({"scheme": scheme, "noise_us": n}, scenario(f"cs244-noise-{scheme}-{n}", {"nic.rtt_noise": f"{n}us"}, p, 1, file=file, timeseries=ts)))
+            out.append(
+                Point(
+                    {"scheme": scheme, "noise_us": n},
+                    scenario(f"cs244-noise-{scheme}-{n}", {"nic.rtt_noise": f"{n}us"}, p, 1, file=file, timeseries=ts),
+                )
+            )
     return out
 
 
@@ -36,8 +40,16 @@ def plot(cdfs: pd.DataFrame, sweep: pd.DataFrame, four: pd.DataFrame, per_flow: 
     for scheme, d in cdfs.groupby("scheme", sort=False):
         ax[0].plot(d.rtt_us, d.cdf, label=scheme)
     ax[0].set(xlabel="RTT (µs), 25 µs noise", ylabel="CDF", xscale="log", title="Fig. 1: RTT CDF")
-    for (scheme, q), d in sweep.melt(id_vars=["scheme", "noise_us"], value_vars=["rtt_p50_us", "rtt_p99_us"]).groupby(["scheme", "variable"], sort=False):
-        ax[1].plot(d.noise_us, d.value, marker="o" if "p50" in q else "s", linestyle="-" if "p50" in q else "--", label=f"{scheme} {q[4:7]}")
+    for (scheme, q), d in sweep.melt(id_vars=["scheme", "noise_us"], value_vars=["rtt_p50_us", "rtt_p99_us"]).groupby(
+        ["scheme", "variable"], sort=False
+    ):
+        ax[1].plot(
+            d.noise_us,
+            d.value,
+            marker="o" if "p50" in q else "s",
+            linestyle="-" if "p50" in q else "--",
+            label=f"{scheme} {q[4:7]}",
+        )
     ax[1].set(xlabel="RTT noise (µs, uniform [0, x])", ylabel="RTT (µs)", yscale="log", title="RTT against noise")
     for f, d in four.groupby("flow"):
         ax[2].plot(d.time_ms, d.rtt_us, linewidth=0.7, label=f"conn {f} ({d.rtt_us.mean():.0f}, {d.rtt_us.std():.0f})")
@@ -57,7 +69,15 @@ def plot(cdfs: pd.DataFrame, sweep: pd.DataFrame, four: pd.DataFrame, per_flow: 
 
 def analyse(runs: list[Run], quick: bool) -> Outcome:
     p = QUICK if quick else FULL
-    sweep = pd.DataFrame([{**r.labels, **{k: r.result.summary[k] for k in ["rtt_avg_us", "rtt_p50_us", "rtt_p99_us", "throughput_gbps"]}} for r in runs])
+    sweep = pd.DataFrame(
+        [
+            {
+                **r.labels,
+                **{k: r.result.summary[k] for k in ["rtt_avg_us", "rtt_p50_us", "rtt_p99_us", "throughput_gbps"]},
+            }
+            for r in runs
+        ]
+    )
     at25 = {r.labels["scheme"]: r for r in runs if r.labels["noise_us"] == 25}
     cdfs = pd.concat([r.result.tables["rtt"].assign(scheme=s) for s, r in at25.items()], ignore_index=True)
     series = connection_series([at25["TIMELY"]], "scheme", after_ms=p.warmup_ms)
@@ -112,7 +132,9 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "runs on the window transport with the host's NIC queue modelled, as in the TIMELY testbed."
     )
     data = {"rtt_cdf": cdfs, "noise_sweep": sweep, "four_connections": four, "per_connection": per_flow}
-    return Outcome(figure=plot(cdfs, sweep, four, per_flow, picked), table=table, checks=checks, data=data, discussion=discussion)
+    return Outcome(
+        figure=plot(cdfs, sweep, four, per_flow, picked), table=table, checks=checks, data=data, discussion=discussion
+    )
 
 
 register(

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, interval_throughput, ref_row, scenario
 from .common import SIGNALS
 
@@ -56,7 +56,15 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         flows = r.result.tables["flows"]
         prim = flows[flows.group == 0].iloc[0]
         qs = r.result.tables["queue_stats"].set_index("port")
-        rows.append({"signal": sig, "primary_gbps": prim.goodput_gbps, "primary_rtt_us": prim.rtt_avg_us, "total_gbps": r.result.summary["throughput_gbps"], **{f"queue_{h}_kb": qs.avg_kb[h] for h in HOPS}})
+        rows.append(
+            {
+                "signal": sig,
+                "primary_gbps": prim.goodput_gbps,
+                "primary_rtt_us": prim.rtt_avg_us,
+                "total_gbps": r.result.summary["throughput_gbps"],
+                **{f"queue_{h}_kb": qs.avg_kb[h] for h in HOPS},
+            }
+        )
         t = interval_throughput(r.result.timeseries)
         series.append(t[(t.flow == prim.flow) & (t.time_ms > p.warmup_ms)].assign(signal=sig))
     d = pd.DataFrame(rows).set_index("signal")
@@ -65,12 +73,31 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     queues = sum_run.result.tables["queues"]
     queues = queues[queues.time_us > p.warmup_ms * 1e3]
     checks = [
-        Check("SUM gets the primary the lowest RTT of SUM, MAX and SUM_SQU", bool(d.primary_rtt_us["SUM"] <= d.primary_rtt_us[["MAX", "SUM_SQU"]].min()), ", ".join(f"{s} {d.primary_rtt_us[s]:.0f} µs" for s in SIGNALS.values())),
-        Check("SUM runs the primary below its fair rate", bool(d.primary_gbps["SUM"] < FAIR_GBPS), f"{d.primary_gbps['SUM']:.3f} Gbps vs fair {FAIR_GBPS:.3f}"),
-        Check("MAX and SUM_SQU get the primary more throughput than SUM", bool(d.primary_gbps[["MAX", "SUM_SQU"]].min() > d.primary_gbps["SUM"]), ", ".join(f"{s} {d.primary_gbps[s]:.3f} Gbps" for s in SIGNALS.values())),
-        Check("... at a small RTT cost (within 25 % of SUM's)", bool(d.primary_rtt_us[["MAX", "SUM_SQU"]].max() <= 1.25 * d.primary_rtt_us["SUM"]), ", ".join(f"{s} {d.primary_rtt_us[s]:.0f} µs" for s in SIGNALS.values())),
+        Check(
+            "SUM gets the primary the lowest RTT of SUM, MAX and SUM_SQU",
+            bool(d.primary_rtt_us["SUM"] <= d.primary_rtt_us[["MAX", "SUM_SQU"]].min()),
+            ", ".join(f"{s} {d.primary_rtt_us[s]:.0f} µs" for s in SIGNALS.values()),
+        ),
+        Check(
+            "SUM runs the primary below its fair rate",
+            bool(d.primary_gbps["SUM"] < FAIR_GBPS),
+            f"{d.primary_gbps['SUM']:.3f} Gbps vs fair {FAIR_GBPS:.3f}",
+        ),
+        Check(
+            "MAX and SUM_SQU get the primary more throughput than SUM",
+            bool(d.primary_gbps[["MAX", "SUM_SQU"]].min() > d.primary_gbps["SUM"]),
+            ", ".join(f"{s} {d.primary_gbps[s]:.3f} Gbps" for s in SIGNALS.values()),
+        ),
+        Check(
+            "... at a small RTT cost (within 25 % of SUM's)",
+            bool(d.primary_rtt_us[["MAX", "SUM_SQU"]].max() <= 1.25 * d.primary_rtt_us["SUM"]),
+            ", ".join(f"{s} {d.primary_rtt_us[s]:.0f} µs" for s in SIGNALS.values()),
+        ),
     ]
-    table = pd.DataFrame([ref_row(f"{s}: primary throughput", "Gbps", d.primary_gbps[s], None) for s in LABELS.values()] + [ref_row(f"{s}: primary RTT", "µs", d.primary_rtt_us[s], None) for s in LABELS.values()])
+    table = pd.DataFrame(
+        [ref_row(f"{s}: primary throughput", "Gbps", d.primary_gbps[s], None) for s in LABELS.values()]
+        + [ref_row(f"{s}: primary RTT", "µs", d.primary_rtt_us[s], None) for s in LABELS.values()]
+    )
     discussion = (
         "The primary crosses four shared hops; the last, with 6 secondaries, decides its fair share "
         f"({FAIR_GBPS:.2f} Gbps of payload). Primary throughput: "
@@ -81,7 +108,13 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "with the other connections' at the bottleneck, which the queue records do not, and settles at smaller queues. "
         "CS244'19 published the curves without numbers, so the table has no paper column."
     )
-    return Outcome(figure=plot(primary, queues), table=table, checks=checks, data={"per_signal": d.reset_index(), "primary": primary, "queues_sum": queues}, discussion=discussion)
+    return Outcome(
+        figure=plot(primary, queues),
+        table=table,
+        checks=checks,
+        data={"per_signal": d.reset_index(), "primary": primary, "queues_sum": queues},
+        discussion=discussion,
+    )
 
 
 register(

@@ -9,9 +9,9 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ... import presets
 from ...plotting import PAPER, styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
 
 GROUPS = ["S1-R1", "S2-R2", "S3-R1"]
@@ -48,7 +48,17 @@ def group_table(runs: list[Run]) -> pd.DataFrame:
         for x in g[g["kind"].astype(str) == "flows"].itertuples():
             mine = f[f["group"] == names.index(str(x.group))]
             echoed = mine.ecn_echoed_bytes.sum() / mine.bytes_delivered.sum()
-            rows.append({"seed": r.labels["seed"], "group": str(x.group), "mbps": x.goodput_per_flow_gbps * 1e3, "jain": x.jain, "gbps": x.goodput_gbps, "alpha": mine.dctcp_alpha.mean(), "echoed": echoed})
+            rows.append(
+                {
+                    "seed": r.labels["seed"],
+                    "group": str(x.group),
+                    "mbps": x.goodput_per_flow_gbps * 1e3,
+                    "jain": x.jain,
+                    "gbps": x.goodput_gbps,
+                    "alpha": mine.dctcp_alpha.mean(),
+                    "echoed": echoed,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -96,23 +106,73 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     agg = d.groupby(["seed", "group"]).gbps.sum().unstack().mean()
     port = q.groupby("port")[["payload_gbps", "delay_us", "disc_delay_us", "marked"]].mean()
     off = {g: mbps[g] / DOCUMENTED[g] - 1 for g in GROUPS}
-    checks = [Check(f"{g}: each sender's mean throughput within 15 % of the example's {DOCUMENTED[g]:g} Mbps", abs(off[g]) <= 0.15, f"{mbps[g]:.1f} Mbps ({off[g]:+.0%})") for g in GROUPS]
-    checks += [Check("Jain's index above 0.98 in every group (the example: > 0.99)", bool((jain > 0.98).all()), ", ".join(f"{g} {jain[g]:.3f}" for g in GROUPS))]
-    checks += [Check(f"S2's senders settle at ns-3's DCTCP α ({NS3_S2_ALPHA}) within 15 %", abs(alpha["S2-R2"] / NS3_S2_ALPHA - 1) <= 0.15, f"α {alpha['S2-R2']:.4f}")]
+    checks = [
+        Check(
+            f"{g}: each sender's mean throughput within 15 % of the example's {DOCUMENTED[g]:g} Mbps",
+            abs(off[g]) <= 0.15,
+            f"{mbps[g]:.1f} Mbps ({off[g]:+.0%})",
+        )
+        for g in GROUPS
+    ]
+    checks += [
+        Check(
+            "Jain's index above 0.98 in every group (the example: > 0.99)",
+            bool((jain > 0.98).all()),
+            ", ".join(f"{g} {jain[g]:.3f}" for g in GROUPS),
+        )
+    ]
+    checks += [
+        Check(
+            f"S2's senders settle at ns-3's DCTCP α ({NS3_S2_ALPHA}) within 15 %",
+            abs(alpha["S2-R2"] / NS3_S2_ALPHA - 1) <= 0.15,
+            f"α {alpha['S2-R2']:.4f}",
+        )
+    ]
     t1, r1 = port.loc["t1-t2"], port.loc["t2-r1"]
     checks += [
-        Check("both bottlenecks run full (payload through T1 → T2 near 10 Gbps, into R1 near 1 Gbps)", t1.payload_gbps > 9.5 and r1.payload_gbps > 0.95, f"{t1.payload_gbps:.2f} and {r1.payload_gbps:.3f} Gbps"),
-        Check("the queue disc's delay is about 200 µs at T1 → T2 and about 1 ms at T2 → R1", 100 <= t1.disc_delay_us <= 300 and 500 <= r1.disc_delay_us <= 1500, f"{t1.disc_delay_us:.0f} µs and {r1.disc_delay_us:.0f} µs"),
+        Check(
+            "both bottlenecks run full (payload through T1 → T2 near 10 Gbps, into R1 near 1 Gbps)",
+            t1.payload_gbps > 9.5 and r1.payload_gbps > 0.95,
+            f"{t1.payload_gbps:.2f} and {r1.payload_gbps:.3f} Gbps",
+        ),
+        Check(
+            "the queue disc's delay is about 200 µs at T1 → T2 and about 1 ms at T2 → R1",
+            100 <= t1.disc_delay_us <= 300 and 500 <= r1.disc_delay_us <= 1500,
+            f"{t1.disc_delay_us:.0f} µs and {r1.disc_delay_us:.0f} µs",
+        ),
     ]
     table = pd.DataFrame(
-        [ref_row(f"{g}: throughput per sender (example's documented output)", "Mbps", mbps[g], DOCUMENTED[g]) for g in GROUPS]
+        [
+            ref_row(f"{g}: throughput per sender (example's documented output)", "Mbps", mbps[g], DOCUMENTED[g])
+            for g in GROUPS
+        ]
         + [ref_row(f"{g}: throughput per sender (ns-3.37 run here)", "Mbps", mbps[g], NS3[g]) for g in GROUPS]
         + [ref_row(f"{g}: Jain's index (ns-3.37)", "", jain[g], NS3_JAIN[g]) for g in GROUPS]
         + [
-            ref_row("aggregate through T1 (S1 + S2)", "Gbps", agg["S1-R1"] + agg["S2-R2"], (10 * NS3["S1-R1"] + 20 * NS3["S2-R2"]) / 1e3),
-            ref_row("aggregate into R1 (S1 + S3)", "Gbps", agg["S1-R1"] + agg["S3-R1"], (10 * NS3["S1-R1"] + 10 * NS3["S3-R1"]) / 1e3),
-            ref_row("T1 → T2: queue disc delay (ns-3.37)", "µs", t1.disc_delay_us, NS3_DISC_PACKETS["t1-t2"] * WIRE * 8 / 10e9 * 1e6),
-            ref_row("T2 → R1: queue disc delay (ns-3.37)", "µs", r1.disc_delay_us, NS3_DISC_PACKETS["t2-r1"] * WIRE * 8 / 1e9 * 1e6),
+            ref_row(
+                "aggregate through T1 (S1 + S2)",
+                "Gbps",
+                agg["S1-R1"] + agg["S2-R2"],
+                (10 * NS3["S1-R1"] + 20 * NS3["S2-R2"]) / 1e3,
+            ),
+            ref_row(
+                "aggregate into R1 (S1 + S3)",
+                "Gbps",
+                agg["S1-R1"] + agg["S3-R1"],
+                (10 * NS3["S1-R1"] + 10 * NS3["S3-R1"]) / 1e3,
+            ),
+            ref_row(
+                "T1 → T2: queue disc delay (ns-3.37)",
+                "µs",
+                t1.disc_delay_us,
+                NS3_DISC_PACKETS["t1-t2"] * WIRE * 8 / 10e9 * 1e6,
+            ),
+            ref_row(
+                "T2 → R1: queue disc delay (ns-3.37)",
+                "µs",
+                r1.disc_delay_us,
+                NS3_DISC_PACKETS["t2-r1"] * WIRE * 8 / 1e9 * 1e6,
+            ),
             ref_row("T1 → T2: queue delay, device queue included", "µs", t1.delay_us, None),
             ref_row("T2 → R1: queue delay, device queue included", "µs", r1.delay_us, None),
             ref_row("T1 → T2: packets marked", "%", 100 * t1.marked, 100 * NS3_MARKED["t1-t2"]),

@@ -9,8 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
 
 PACKET = 1500
@@ -82,13 +82,23 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     d = measured(runs)
     v = d.set_index("flows")
     checks = [
-        Check("the queue peaks near K + N (within [K, K + N + 3] packets)", bool(((v.queue_max_pkts >= K) & (v.queue_max_pkts <= K + v.index + 3)).all()), ", ".join(f"N={n}: {v.queue_max_pkts[n]:.0f} vs {K + n}" for n in FLOWS)),
+        Check(
+            "the queue peaks near K + N (within [K, K + N + 3] packets)",
+            bool(((v.queue_max_pkts >= K) & (v.queue_max_pkts <= K + v.index + 3)).all()),
+            ", ".join(f"N={n}: {v.queue_max_pkts[n]:.0f} vs {K + n}" for n in FLOWS),
+        ),
         Check(
             "the marked fraction is of the order of √(2/W*) (between √(1/W*) and √(2/W*), ±15 %)",
             bool(((v.marked > 0.85 * v.sqrt_1_over_w) & (v.marked < 1.15 * v.sqrt_2_over_w)).all()),
-            ", ".join(f"N={n}: {v.marked[n]:.3f} in [{v.sqrt_1_over_w[n]:.3f}, {v.sqrt_2_over_w[n]:.3f}]" for n in FLOWS),
+            ", ".join(
+                f"N={n}: {v.marked[n]:.3f} in [{v.sqrt_1_over_w[n]:.3f}, {v.sqrt_2_over_w[n]:.3f}]" for n in FLOWS
+            ),
         ),
-        Check("the link stays full", bool((v.throughput_gbps > 9.9).all()), ", ".join(f"{x:.2f}" for x in v.throughput_gbps) + " Gbps"),
+        Check(
+            "the link stays full",
+            bool((v.throughput_gbps > 9.9).all()),
+            ", ".join(f"{x:.2f}" for x in v.throughput_gbps) + " Gbps",
+        ),
     ]
     table = pd.DataFrame(
         [ref_row(f"N = {n}: queue peak (analysis: K + N)", "packets", v.queue_max_pkts[n], K + n) for n in FLOWS]

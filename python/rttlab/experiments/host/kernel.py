@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ... import host, presets, run
 from ...host.params import bps
 from ...plotting import styled, subplots
 from ...scenario import set_key
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
 
 CCS = ["timely", "patched-timely", "swift", "dctcp"]
@@ -60,7 +60,19 @@ def row(labels: dict, source: str, r: Any, marked: float | None) -> dict[str, An
     # The bottleneck's queue: the switch's port towards host 0 (the kernel's "sw.p0", the
     # simulator's "s0-h0"), sampled over time.
     q = r.queue_stats.iloc[0] if len(r.queue_stats) else None
-    return {**labels, "source": source, "goodput_gbps": s["goodput_gbps"], "jain": s["jain"], "rtt_p50_us": s["rtt_p50_us"], "rtt_p99_us": s["rtt_p99_us"], "queue_avg_kb": s["queue_avg_kb"], "queue_p50_kb": None if q is None else q.p50_kb, "queue_p99_kb": s["queue_p99_kb"], "marked": marked, "retransmits": s["retransmits"]}
+    return {
+        **labels,
+        "source": source,
+        "goodput_gbps": s["goodput_gbps"],
+        "jain": s["jain"],
+        "rtt_p50_us": s["rtt_p50_us"],
+        "rtt_p99_us": s["rtt_p99_us"],
+        "queue_avg_kb": s["queue_avg_kb"],
+        "queue_p50_kb": None if q is None else q.p50_kb,
+        "queue_p99_kb": s["queue_p99_kb"],
+        "marked": marked,
+        "retransmits": s["retransmits"],
+    }
 
 
 def sim_marked(r: Any) -> float | None:
@@ -79,7 +91,15 @@ def measure(runs: list[Run], quick: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
         k = host.run(s, decisions=True)
         d = host.replay(k)
         decided = d[d.kernel.notna()]
-        diffs.append({**labels, "decisions": len(decided), "exempt": int(decided.exempt.sum()), "outside": int((~decided.within & ~decided.exempt).sum()), "worst": float((decided.error / decided.bound)[~decided.exempt].max())})
+        diffs.append(
+            {
+                **labels,
+                "decisions": len(decided),
+                "exempt": int(decided.exempt.sum()),
+                "outside": int((~decided.within & ~decided.exempt).sum()),
+                "worst": float((decided.error / decided.bound)[~decided.exempt].max()),
+            }
+        )
         base, extra, spread = host_model(k, labels["rate"])
         # Uniform noise in [0, x] spreads 0.8·x from its p10 to its p90, and adds x/2 to the
         # median RTT sample, which the links then carry that much less of.
@@ -89,7 +109,13 @@ def measure(runs: list[Run], quick: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
         set_key(modelled, "nic.rtt_noise", f"{round(noise * 1e6)}ps")
         m = run(modelled)
         rows += [
-            {**row(labels, "kernel", k, k.summary["marking_fraction"]), "base_rtt_us": base, "host_delay_us": extra, "rtt_noise_us": noise, "queue_seen_p50_kb": k.summary["queue_seen_p50_kb"]},
+            {
+                **row(labels, "kernel", k, k.summary["marking_fraction"]),
+                "base_rtt_us": base,
+                "host_delay_us": extra,
+                "rtt_noise_us": noise,
+                "queue_seen_p50_kb": k.summary["queue_seen_p50_kb"],
+            },
             row(labels, "simulator", r.result, sim_marked(r.result)),
             row(labels, "simulator + host model", m, sim_marked(m)),
         ]
@@ -101,7 +127,14 @@ def plot(d: pd.DataFrame) -> Any:
     first = d[(d.senders == d.senders.min()) & (d.rate == d.rate.iloc[0])]
     fig, axes = subplots(3, width=7.0, height=2.4)
     x = np.arange(len(CCS))
-    for ax, (key, label, log) in zip(axes, [("goodput_gbps", "Goodput (Gbps)", False), ("rtt_p50_us", "RTT p50 (µs)", True), ("queue_avg_kb", "Queue, mean (KB)", False)]):
+    for ax, (key, label, log) in zip(
+        axes,
+        [
+            ("goodput_gbps", "Goodput (Gbps)", False),
+            ("rtt_p50_us", "RTT p50 (µs)", True),
+            ("queue_avg_kb", "Queue, mean (KB)", False),
+        ],
+    ):
         for i, src in enumerate(SOURCES):
             v = first[first.source == src].set_index("cc").reindex(CCS)[key]
             ax.bar(x + (i - 1) * 0.27, v, 0.27, label=src, color=["0.2", "C0", "C1"][i])
@@ -110,7 +143,17 @@ def plot(d: pd.DataFrame) -> Any:
         if log:
             ax.set_yscale("log")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, [f"{x}, {int(first.senders.iloc[0])} senders into {first.rate.iloc[0]}" if x == "kernel" else x for x in labels], loc="outside upper center", ncol=3, fontsize=6, frameon=False)
+    fig.legend(
+        handles,
+        [
+            f"{x}, {int(first.senders.iloc[0])} senders into {first.rate.iloc[0]}" if x == "kernel" else x
+            for x in labels
+        ],
+        loc="outside upper center",
+        ncol=3,
+        fontsize=6,
+        frameon=False,
+    )
     return fig
 
 
@@ -122,7 +165,12 @@ def cell(key: tuple) -> str:
 def analyse(runs: list[Run], quick: bool) -> Outcome:
     d, diffs = measure(runs, quick)
     key = ["cc", "senders", "rate"]
-    wide = d.pivot_table(index=key, columns="source", values=["goodput_gbps", "jain", "rtt_p50_us", "queue_avg_kb", "marked"], aggfunc="first")
+    wide = d.pivot_table(
+        index=key,
+        columns="source",
+        values=["goodput_gbps", "jain", "rtt_p50_us", "queue_avg_kb", "marked"],
+        aggfunc="first",
+    )
     good = wide["goodput_gbps"]
     off = (good["simulator + host model"] / good["kernel"] - 1).abs()
     rtt = wide["rtt_p50_us"]
@@ -130,30 +178,98 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     first = (d.senders == d.senders.min()) & (d.rate == d.rate.iloc[0])
     kern = d[first & (d.source == "kernel")].set_index("cc")
     checks = [
-        Check(f"{NAMES[cc]}: every kernel decision is crates/cc's within the fixed-point bound", bool((g.outside == 0).all()), f"{int(g.decisions.sum())} decisions, {int(g.outside.sum())} outside, {int(g.exempt.sum())} at a threshold, largest error {g.worst.max():.2f} of its bound")
+        Check(
+            f"{NAMES[cc]}: every kernel decision is crates/cc's within the fixed-point bound",
+            bool((g.outside == 0).all()),
+            f"{int(g.decisions.sum())} decisions, {int(g.outside.sum())} outside, {int(g.exempt.sum())} at a threshold, largest error {g.worst.max():.2f} of its bound",
+        )
         for cc, g in diffs.groupby("cc", sort=False)
     ]
     checks += [
-        Check("goodput within 15 % of the kernel's in every cell (simulator with the host model)", bool((off <= 0.15).all()), f"{int((off <= 0.15).sum())} of {len(off)} cells; worst {cell(off.idxmax())}: {off.max():.0%}"),
-        Check("Jain's index at least 0.9 on both, in every cell", bool((wide["jain"][["kernel", "simulator + host model"]] >= 0.9).all().all()), f"lowest: kernel {wide['jain']['kernel'].min():.3f}, simulator {wide['jain']['simulator + host model'].min():.3f}"),
-        Check("with the host model, the simulator's median RTT within 25 % of the kernel's in every cell", bool((rtt_off <= 0.25).all()), f"{int((rtt_off <= 0.25).sum())} of {len(rtt_off)} cells; worst {cell(rtt_off.idxmax())}: {rtt_off.max():.0%}"),
+        Check(
+            "goodput within 15 % of the kernel's in every cell (simulator with the host model)",
+            bool((off <= 0.15).all()),
+            f"{int((off <= 0.15).sum())} of {len(off)} cells; worst {cell(off.idxmax())}: {off.max():.0%}",
+        ),
+        Check(
+            "Jain's index at least 0.9 on both, in every cell",
+            bool((wide["jain"][["kernel", "simulator + host model"]] >= 0.9).all().all()),
+            f"lowest: kernel {wide['jain']['kernel'].min():.3f}, simulator {wide['jain']['simulator + host model'].min():.3f}",
+        ),
+        Check(
+            "with the host model, the simulator's median RTT within 25 % of the kernel's in every cell",
+            bool((rtt_off <= 0.25).all()),
+            f"{int((rtt_off <= 0.25).sum())} of {len(rtt_off)} cells; worst {cell(rtt_off.idxmax())}: {rtt_off.max():.0%}",
+        ),
     ]
     dm = wide["marked"].xs("dctcp", level="cc")
-    checks.append(Check("DCTCP marks within a factor 2 of the kernel's fraction (simulator with the host model)", bool(((dm["simulator + host model"] / dm["kernel"]).between(0.5, 2)).all()), ", ".join(f"{n}×{rate}: {x['simulator + host model']:.3f} vs {x['kernel']:.3f}" for (n, rate), x in dm.iterrows())))
+    checks.append(
+        Check(
+            "DCTCP marks within a factor 2 of the kernel's fraction (simulator with the host model)",
+            bool(((dm["simulator + host model"] / dm["kernel"]).between(0.5, 2)).all()),
+            ", ".join(
+                f"{n}×{rate}: {x['simulator + host model']:.3f} vs {x['kernel']:.3f}" for (n, rate), x in dm.iterrows()
+            ),
+        )
+    )
     table_rows = []
     for cc in CCS:
         c = d[first & (d.cc == cc)].set_index("source")
         for src in ("simulator", "simulator + host model"):
-            table_rows.append(ref_row(f"{NAMES[cc]}: goodput ({src})", "Gbps", c.goodput_gbps[src], c.goodput_gbps["kernel"]))
+            table_rows.append(
+                ref_row(f"{NAMES[cc]}: goodput ({src})", "Gbps", c.goodput_gbps[src], c.goodput_gbps["kernel"])
+            )
         for src in ("simulator", "simulator + host model"):
             table_rows.append(ref_row(f"{NAMES[cc]}: RTT p50 ({src})", "µs", c.rtt_p50_us[src], c.rtt_p50_us["kernel"]))
-        table_rows.append(ref_row(f"{NAMES[cc]}: RTT p99 (simulator + host model)", "µs", c.rtt_p99_us["simulator + host model"], c.rtt_p99_us["kernel"]))
-        table_rows.append(ref_row(f"{NAMES[cc]}: queue, mean (simulator + host model)", "KB", c.queue_avg_kb["simulator + host model"], c.queue_avg_kb["kernel"]))
-        table_rows.append(ref_row(f"{NAMES[cc]}: queue, p50 (simulator + host model)", "KB", c.queue_p50_kb["simulator + host model"], c.queue_p50_kb["kernel"]))
-        table_rows.append(ref_row(f"{NAMES[cc]}: queue, p99 (simulator + host model)", "KB", c.queue_p99_kb["simulator + host model"], c.queue_p99_kb["kernel"]))
-        table_rows.append(ref_row(f"{NAMES[cc]}: Jain's index (simulator + host model)", "", c.jain["simulator + host model"], c.jain["kernel"]))
+        table_rows.append(
+            ref_row(
+                f"{NAMES[cc]}: RTT p99 (simulator + host model)",
+                "µs",
+                c.rtt_p99_us["simulator + host model"],
+                c.rtt_p99_us["kernel"],
+            )
+        )
+        table_rows.append(
+            ref_row(
+                f"{NAMES[cc]}: queue, mean (simulator + host model)",
+                "KB",
+                c.queue_avg_kb["simulator + host model"],
+                c.queue_avg_kb["kernel"],
+            )
+        )
+        table_rows.append(
+            ref_row(
+                f"{NAMES[cc]}: queue, p50 (simulator + host model)",
+                "KB",
+                c.queue_p50_kb["simulator + host model"],
+                c.queue_p50_kb["kernel"],
+            )
+        )
+        table_rows.append(
+            ref_row(
+                f"{NAMES[cc]}: queue, p99 (simulator + host model)",
+                "KB",
+                c.queue_p99_kb["simulator + host model"],
+                c.queue_p99_kb["kernel"],
+            )
+        )
+        table_rows.append(
+            ref_row(
+                f"{NAMES[cc]}: Jain's index (simulator + host model)",
+                "",
+                c.jain["simulator + host model"],
+                c.jain["kernel"],
+            )
+        )
         if cc == "dctcp":
-            table_rows.append(ref_row("DCTCP: packets marked (simulator + host model)", "%", 100 * c.marked["simulator + host model"], 100 * c.marked["kernel"]))
+            table_rows.append(
+                ref_row(
+                    "DCTCP: packets marked (simulator + host model)",
+                    "%",
+                    100 * c.marked["simulator + host model"],
+                    100 * c.marked["kernel"],
+                )
+            )
         table_rows.append(ref_row(f"{NAMES[cc]}: the kernel's host delay (model)", "µs", None, kern.host_delay_us[cc]))
     n0, r0 = int(d.senders.min()), d.rate.iloc[0]
     discussion = (
@@ -181,7 +297,13 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "programs took is crates/cc's from the same state, within the fixed-point bound (docs/host.md), so where the two "
         "differ it is the inputs (RTT samples, ACK timing), not the algorithms."
     )
-    return Outcome(figure=plot(d), table=pd.DataFrame(table_rows), checks=checks, data={"cells": d, "differential": diffs}, discussion=discussion)
+    return Outcome(
+        figure=plot(d),
+        table=pd.DataFrame(table_rows),
+        checks=checks,
+        data={"cells": d, "differential": diffs},
+        discussion=discussion,
+    )
 
 
 register(

@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
-from ..common import ref_row
 from ...plotting import styled, subplots
 from ...scenario import set_key
+from .. import Check, Experiment, Outcome, Point, Run, register
+from ..common import ref_row
 
 #: The HPCC simulator's marking per scheme (reference §9.1), each for a port of `scale_rate`
 #: and scaled with the port's rate: DCQCN's and TIMELY's Kmin 400 KB, Kmax 1600 KB, Pmax 0.2
@@ -38,7 +38,14 @@ SCHEMES: dict[str, dict[str, Any]] = {
 #: Each incast: 60 senders → 1 receiver, all drawn at random among the 128 hosts (reference
 #: §9.1), 500 KB each, at 2 % of the hosts' capacity (128 × 100 Gbps): 256 Gbps over 240 Mbit
 #: per incast. A fixed receiver would take 2.56× its link rate, which no scheme can carry.
-INCAST = {"kind": "incast", "senders": "0-127", "receiver": "0-127", "senders_per_incast": 60, "size": "500KB", "rate": 0.02 * 128 * 100e9 / (60 * 500e3 * 8)}
+INCAST = {
+    "kind": "incast",
+    "senders": "0-127",
+    "receiver": "0-127",
+    "senders_per_incast": 60,
+    "size": "500KB",
+    "rate": 0.02 * 128 * 100e9 / (60 * 500e3 * 8),
+}
 WORKLOADS = {
     "WebSearch 30%": [{"kind": "flow_sizes", "cdf": "websearch", "load": 0.3}],
     "WebSearch 50%": [{"kind": "flow_sizes", "cdf": "websearch", "load": 0.5}],
@@ -69,7 +76,14 @@ def scenario(scheme: str, workload: str, quick: bool) -> dict[str, Any]:
         "seed": 1,
         "duration": f"{warm + measured:g}ms",
         "warmup": f"{warm:g}ms",
-        "topology": {"kind": "fat_tree", "k": 8, "link_rate": "100Gbps", "link_delay": "1us", "agg_link": {"rate": "400Gbps"}, "core_link": {"rate": "400Gbps"}},
+        "topology": {
+            "kind": "fat_tree",
+            "k": 8,
+            "link_rate": "100Gbps",
+            "link_delay": "1us",
+            "agg_link": {"rate": "400Gbps"},
+            "core_link": {"rate": "400Gbps"},
+        },
         "switch": {"buffer": "32MB", "pfc": True, "pfc_alpha": 0.125},
         "nic": {"mtu": "1064B"},
         "workloads": WORKLOADS[workload],
@@ -103,15 +117,31 @@ def measured(runs: list[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
             top = None if pd.isna(b.size_max_bytes) else float(b.size_max_bytes)
             started = int(b.flows_started)
             finished = b.flows / started if started else np.nan
-            buckets.append({**r.labels, "size_max_bytes": top, "size_min_bytes": float(b.size_min_bytes), "flows": b.flows, "flows_started": started, "finished": finished, "slowdown_p50": b.slowdown_p50, "slowdown_p95": b.slowdown_p95, "slowdown_p99": b.slowdown_p99})
+            buckets.append(
+                {
+                    **r.labels,
+                    "size_max_bytes": top,
+                    "size_min_bytes": float(b.size_min_bytes),
+                    "flows": b.flows,
+                    "flows_started": started,
+                    "finished": finished,
+                    "slowdown_p50": b.slowdown_p50,
+                    "slowdown_p95": b.slowdown_p95,
+                    "slowdown_p99": b.slowdown_p99,
+                }
+            )
         sized = fct[fct.bucket != "all"]
         short = sized[sized.size_max_bytes.astype(float).fillna(np.inf) <= SHORT_BYTES]
         # The least finished bucket up to COUNTED_BYTES: what the slowdowns leave out.
-        counted = sized[(sized.size_max_bytes.astype(float).fillna(np.inf) <= COUNTED_BYTES) & (sized.flows_started > 0)]
+        counted = sized[
+            (sized.size_max_bytes.astype(float).fillna(np.inf) <= COUNTED_BYTES) & (sized.flows_started > 0)
+        ]
         ports = t["ports"]
         fabric = ports[ports.port.astype(str).str.match(FABRIC_PORT)]
         # The workload's row over all sizes; absent when none of its flows finished.
-        every = fct[fct.bucket == "all"].head(1).to_dict("records") or [{"flows": 0, "slowdown_p50": np.nan, "slowdown_p95": np.nan, "slowdown_p99": np.nan}]
+        every = fct[fct.bucket == "all"].head(1).to_dict("records") or [
+            {"flows": 0, "slowdown_p50": np.nan, "slowdown_p95": np.nan, "slowdown_p99": np.nan}
+        ]
         rows.append(
             {
                 **r.labels,
@@ -146,7 +176,7 @@ def plot(buckets: pd.DataFrame) -> Any:
             a.plot(x, g.slowdown_p95, marker="o", markersize=2, linewidth=0.8, label=scheme)
         a.set(xscale="log", yscale="log", xlabel="flow size, bucket's top (B)", ylabel="p95 FCT slowdown", title=w)
     handles, labels = ax[0].get_legend_handles_labels()
-    for a in ax[len(workloads):]:
+    for a in ax[len(workloads) :]:
         a.axis("off")
     ax[len(workloads)].legend(handles, labels, loc="center", fontsize=7, frameon=False)
     return fig
@@ -159,7 +189,13 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     for w in dict.fromkeys(summary.workload):
         t = v.loc[w]
         best = t.short_p99.idxmin()
-        checks.append(Check(f"{w}: HPCC has the lowest tail slowdown for short flows (≤ 10 KB, p99)", bool(best == "HPCC"), ", ".join(f"{s} {t.short_p99[s]:.1f}" for s in t.index)))
+        checks.append(
+            Check(
+                f"{w}: HPCC has the lowest tail slowdown for short flows (≤ 10 KB, p99)",
+                bool(best == "HPCC"),
+                ", ".join(f"{s} {t.short_p99[s]:.1f}" for s in t.index),
+            )
+        )
     if "FB_Hadoop 30% + incast" in v.index.get_level_values(0) and "FB_Hadoop 30%" in v.index.get_level_values(0):
         base, inc = v.loc["FB_Hadoop 30%"], v.loc["FB_Hadoop 30% + incast"]
         infl = inc.short_p99 / base.short_p99
@@ -177,13 +213,25 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         Check(
             f"in every run, at least {FINISHED_GOAL:.0%} of the flows started in each size bucket up to 10 MB finish (the HPCC paper counts every flow)",
             bool(least >= FINISHED_GOAL),
-            "least finished fraction per run: " + ", ".join(f"{r.workload} / {r.scheme} {r.least_finished:.0%}" for r in summary.itertuples() if pd.notna(r.least_finished))
+            "least finished fraction per run: "
+            + ", ".join(
+                f"{r.workload} / {r.scheme} {r.least_finished:.0%}"
+                for r in summary.itertuples()
+                if pd.notna(r.least_finished)
+            )
             + (f"; the least, {least:.0%}, in {worst.workload} under {worst.scheme}" if worst is not None else ""),
         )
     )
     # Per workload and quantity, every scheme in a row after another, so that they compare at a
     # glance; p50 and p95 over all sizes, and every bucket, are in the data files.
-    quantities = [("short-flow p99 slowdown", "", "short_p99"), ("slowdown p99, all sizes", "", "slowdown_p99"), ("PFC pauses per ms", "", "pauses_per_ms"), ("fabric queue p99", "KB", "fabric_queue_p99_kb"), ("throughput", "Gbps", "throughput_gbps"), ("flows finished, least bucket up to 10 MB", "", "least_finished")]
+    quantities = [
+        ("short-flow p99 slowdown", "", "short_p99"),
+        ("slowdown p99, all sizes", "", "slowdown_p99"),
+        ("PFC pauses per ms", "", "pauses_per_ms"),
+        ("fabric queue p99", "KB", "fabric_queue_p99_kb"),
+        ("throughput", "Gbps", "throughput_gbps"),
+        ("flows finished, least bucket up to 10 MB", "", "least_finished"),
+    ]
     table = pd.DataFrame(
         [
             ref_row(f"{w}: {q}, {s}", u, v[c][(w, s)], None)
@@ -208,10 +256,19 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "HPCC simulator per scheme (DCQCN/Mellanox Kmin 400 KB, Kmax 1600 KB, Pmax 0.2 at 100 Gbps, ×4 at 400 Gbps; DCTCP K = "
         "300 KB at 100 Gbps); DCQCN (paper) marks by its own profile (5 KB, 200 KB, 1 %). Message-transport schemes keep no "
         "window of their own. Short-flow tails (p99, worst bucket up to 10 KB): "
-        + "; ".join(f"{w}: " + ", ".join(f"{s} {v.short_p99[(w, s)]:.1f}" for s in SCHEMES if (w, s) in v.index) for w in dict.fromkeys(summary.workload))
+        + "; ".join(
+            f"{w}: " + ", ".join(f"{s} {v.short_p99[(w, s)]:.1f}" for s in SCHEMES if (w, s) in v.index)
+            for w in dict.fromkeys(summary.workload)
+        )
         + "."
     )
-    return Outcome(figure=plot(buckets), table=table, checks=checks, data={"buckets": buckets, "summary": summary}, discussion=discussion)
+    return Outcome(
+        figure=plot(buckets),
+        table=table,
+        checks=checks,
+        data={"buckets": buckets, "summary": summary},
+        discussion=discussion,
+    )
 
 
 register(

@@ -8,10 +8,11 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, ref_row
-from .t1 import LINE_GBPS, points as t1_points, summaries
+from .t1 import LINE_GBPS, summaries
+from .t1 import points as t1_points
 
 TARGETS_US = (15, 20, 25, 35, 50, 70)
 FLOWS = (100, 10)  # the paper's 10 senders x 10 flows; and x 1 flow
@@ -20,7 +21,11 @@ QUICK = Plan(warmup_ms=5, measured_ms=10, seeds=(1,))
 
 
 def points(quick: bool) -> list[Point]:
-    cells = [({"flows": n, "target_us": t}, {"cc.base_target": f"{t}us", "flows.0.connections": n // 10}) for n in FLOWS for t in TARGETS_US]
+    cells = [
+        ({"flows": n, "target_us": t}, {"cc.base_target": f"{t}us", "flows.0.connections": n // 10})
+        for n in FLOWS
+        for t in TARGETS_US
+    ]
     return t1_points("swift-fig17", cells, QUICK if quick else FULL)
 
 

@@ -8,10 +8,11 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import PALETTE, styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, ref_row
-from .t1 import incast, points as t1_points
+from .t1 import incast
+from .t1 import points as t1_points
 
 WRITES = ("1KB", "64KB")
 FULL = Plan(warmup_ms=10, measured_ms=40, seeds=(1,))
@@ -30,7 +31,15 @@ def windows(runs: list[Run], after_us: float) -> pd.DataFrame:
         ts = r.result.timeseries
         ts = ts[ts.time_us > after_us]
         for w in ("fcwnd", "ecwnd"):
-            rows.append({"write": r.labels["write"], "window": w, "median": ts[f"{w}_pkts"].median(), "p1": ts[f"{w}_pkts"].quantile(0.01), "goodput_gbps": r.result.summary["goodput_gbps"]})
+            rows.append(
+                {
+                    "write": r.labels["write"],
+                    "window": w,
+                    "median": ts[f"{w}_pkts"].median(),
+                    "p1": ts[f"{w}_pkts"].quantile(0.01),
+                    "goodput_gbps": r.result.summary["goodput_gbps"],
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -51,14 +60,31 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     p = QUICK if quick else FULL
     d = windows(runs, p.warmup_ms * 1e3)
     v = d.set_index(["write", "window"])
-    limited = {w: "endpoint" if v.loc[(w, "ecwnd"), "median"] < v.loc[(w, "fcwnd"), "median"] else "fabric" for w in WRITES}
+    limited = {
+        w: "endpoint" if v.loc[(w, "ecwnd"), "median"] < v.loc[(w, "fcwnd"), "median"] else "fabric" for w in WRITES
+    }
     fmt = lambda w: f"fcwnd {v.loc[(w, 'fcwnd'), 'median']:.3g}, ecwnd {v.loc[(w, 'ecwnd'), 'median']:.3g}"  # noqa: E731
     checks = [
-        Check("with 1 KB writes the endpoint window limits (median ecwnd < fcwnd)", limited["1KB"] == "endpoint", fmt("1KB")),
-        Check("with 64 KB writes the fabric window limits (median fcwnd < ecwnd)", limited["64KB"] == "fabric", fmt("64KB")),
+        Check(
+            "with 1 KB writes the endpoint window limits (median ecwnd < fcwnd)",
+            limited["1KB"] == "endpoint",
+            fmt("1KB"),
+        ),
+        Check(
+            "with 64 KB writes the fabric window limits (median fcwnd < ecwnd)",
+            limited["64KB"] == "fabric",
+            fmt("64KB"),
+        ),
     ]
-    table = pd.DataFrame([ref_row(f"{w} writes: {win} {stat}", "packets", v.loc[(w, win), stat], None) for w in WRITES for win in ("fcwnd", "ecwnd") for stat in ("median", "p1")]
-                         + [ref_row(f"{w} writes: throughput", "Gbps", v.loc[(w, "fcwnd"), "goodput_gbps"], None) for w in WRITES])
+    table = pd.DataFrame(
+        [
+            ref_row(f"{w} writes: {win} {stat}", "packets", v.loc[(w, win), stat], None)
+            for w in WRITES
+            for win in ("fcwnd", "ecwnd")
+            for stat in ("median", "p1")
+        ]
+        + [ref_row(f"{w} writes: throughput", "Gbps", v.loc[(w, "fcwnd"), "goodput_gbps"], None) for w in WRITES]
+    )
     discussion = (
         f"1 KB writes: {fmt('1KB')} (throughput {v.loc[('1KB', 'fcwnd'), 'goodput_gbps']:.1f} Gbps, the host's processing "
         f"limit); 64 KB writes: {fmt('64KB')} ({v.loc[('64KB', 'fcwnd'), 'goodput_gbps']:.1f} Gbps). The receiving host "

@@ -7,10 +7,11 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, interval_throughput, ref_row
-from .t1 import LINE_GBPS, jain, points as t1_points
+from .t1 import LINE_GBPS, jain
+from .t1 import points as t1_points
 
 FLOWS = 4
 FULL_PHASE_MS, QUICK_PHASE_MS = 10, 4
@@ -22,7 +23,10 @@ def phase_ms(quick: bool) -> int:
 
 def flows(phase: int) -> list[dict[str, Any]]:
     """Flow i (from host 16 + i) runs from i to 2·FLOWS − 1 − i phases."""
-    return [{"src": [16 + i], "dst": 0, "start": f"{i * phase}ms", "stop": f"{(2 * FLOWS - 1 - i) * phase}ms"} for i in range(FLOWS)]
+    return [
+        {"src": [16 + i], "dst": 0, "start": f"{i * phase}ms", "stop": f"{(2 * FLOWS - 1 - i) * phase}ms"}
+        for i in range(FLOWS)
+    ]
 
 
 def points(quick: bool) -> list[Point]:
@@ -38,7 +42,16 @@ def phases(t: pd.DataFrame, ph: int) -> pd.DataFrame:
         active = [i for i in range(FLOWS) if i <= k <= 2 * FLOWS - 2 - i]
         window = t[(t.time_ms > (k + 0.5) * ph) & (t.time_ms <= (k + 1) * ph)]
         thr = window.groupby("flow").throughput_gbps.mean().reindex(active, fill_value=0.0)
-        rows.append({"phase": k, "flows": len(active), "jain": jain(thr), "total_gbps": thr.sum(), "min_gbps": thr.min(), "max_gbps": thr.max()})
+        rows.append(
+            {
+                "phase": k,
+                "flows": len(active),
+                "jain": jain(thr),
+                "total_gbps": thr.sum(),
+                "min_gbps": thr.min(),
+                "max_gbps": thr.max(),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -57,16 +70,28 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     t = interval_throughput(runs[0].result.timeseries)
     d = phases(t, ph)
     checks = [
-        Check("every phase is fair (Jain ≥ 0.95 among the active flows)", bool((d.jain >= 0.95).all()), ", ".join(f"{j:.3f}" for j in d.jain)),
-        Check("every phase fills the link (≥ 90 % of 50 Gbps)", bool((d.total_gbps >= 0.9 * LINE_GBPS).all()), ", ".join(f"{x:.1f}" for x in d.total_gbps) + " Gbps"),
+        Check(
+            "every phase is fair (Jain ≥ 0.95 among the active flows)",
+            bool((d.jain >= 0.95).all()),
+            ", ".join(f"{j:.3f}" for j in d.jain),
+        ),
+        Check(
+            "every phase fills the link (≥ 90 % of 50 Gbps)",
+            bool((d.total_gbps >= 0.9 * LINE_GBPS).all()),
+            ", ".join(f"{x:.1f}" for x in d.total_gbps) + " Gbps",
+        ),
     ]
-    table = pd.DataFrame([ref_row(f"phase {r.phase + 1} ({r.flows} flows): Jain", "", r.jain, None) for r in d.itertuples()])
+    table = pd.DataFrame(
+        [ref_row(f"phase {r.phase + 1} ({r.flows} flows): Jain", "", r.jain, None) for r in d.itertuples()]
+    )
     discussion = (
         f"Over the {2 * FLOWS - 1} phases of {ph} ms, Jain's index among the active flows is {d.jain.min():.3f} at worst "
         f"and the link carries {d.total_gbps.min():.1f}–{d.total_gbps.max():.1f} Gbps. A new flow starts at one packet and "
         "climbs by one packet per RTT until its delay reaches the target; the others' decreases make room."
     )
-    return Outcome(figure=plot(t), table=table, checks=checks, data={"throughput": t, "phases": d}, discussion=discussion)
+    return Outcome(
+        figure=plot(t), table=table, checks=checks, data={"throughput": t, "phases": d}, discussion=discussion
+    )
 
 
 register(

@@ -8,10 +8,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
-from .t1 import jain, points as t1_points
+from .t1 import jain
+from .t1 import points as t1_points
 from .table3 import overrides, plan
 
 PAPER_JAIN = 0.91
@@ -63,7 +64,13 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "Below one packet a flow gains a whole packet on one ACK under target and halves on one above it, so windows "
         "spread widely without the scaling's pull towards the slow flows."
     )
-    return Outcome(figure=plot(rates), table=table, checks=checks, data={"jain": pd.DataFrame([{"scaling": k, "jain": v, "rtt_avg_us": rtt[k]} for k, v in j.items()])}, discussion=discussion)
+    return Outcome(
+        figure=plot(rates),
+        table=table,
+        checks=checks,
+        data={"jain": pd.DataFrame([{"scaling": k, "jain": v, "rtt_avg_us": rtt[k]} for k, v in j.items()])},
+        discussion=discussion,
+    )
 
 
 register(

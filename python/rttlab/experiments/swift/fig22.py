@@ -7,10 +7,11 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, ref_row
-from .t1 import jain, points as t1_points
+from .t1 import jain
+from .t1 import points as t1_points
 
 FULL = Plan(warmup_ms=10, measured_ms=40, seeds=(1, 2))
 QUICK = Plan(warmup_ms=5, measured_ms=10, seeds=(1,))
@@ -19,7 +20,9 @@ NAMES = {1: "intra-rack", 16: "remote rack"}
 
 
 def points(quick: bool) -> list[Point]:
-    cells = [({"tbs": tbs}, {"flows": FLOWS, "cc": {"algorithm": "swift", "topology_scaling": tbs}}) for tbs in (False, True)]
+    cells = [
+        ({"tbs": tbs}, {"flows": FLOWS, "cc": {"algorithm": "swift", "topology_scaling": tbs}}) for tbs in (False, True)
+    ]
     return t1_points("swift-fig22", cells, QUICK if quick else FULL)
 
 
@@ -50,11 +53,21 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     j = {tbs: jain([v[(tbs, f)] for f in NAMES.values()]) for tbs in (False, True)}
     share = {tbs: v[(tbs, "remote rack")] / (v[(tbs, "remote rack")] + v[(tbs, "intra-rack")]) for tbs in (False, True)}
     checks = [
-        Check("without topology scaling the remote-rack flow gets less (under 40 % of the two)", share[False] < 0.4, f"{share[False]:.0%}"),
+        Check(
+            "without topology scaling the remote-rack flow gets less (under 40 % of the two)",
+            share[False] < 0.4,
+            f"{share[False]:.0%}",
+        ),
         Check("with it the two are fair (Jain ≥ 0.95)", j[True] >= 0.95, f"{j[True]:.3f} (without: {j[False]:.3f})"),
     ]
-    table = pd.DataFrame([ref_row(f"{'with' if t else 'without'} TBS: {f}", "Gbps", v[(t, f)], None) for t in (False, True) for f in NAMES.values()]
-                         + [ref_row(f"{'with' if t else 'without'} TBS: Jain's index", "", j[t], None) for t in (False, True)])
+    table = pd.DataFrame(
+        [
+            ref_row(f"{'with' if t else 'without'} TBS: {f}", "Gbps", v[(t, f)], None)
+            for t in (False, True)
+            for f in NAMES.values()
+        ]
+        + [ref_row(f"{'with' if t else 'without'} TBS: Jain's index", "", j[t], None) for t in (False, True)]
+    )
     discussion = (
         f"Without topology scaling both flows are held to the same target although the remote flow's unloaded RTT is "
         f"longer by two switch hops each way, so it gets {share[False]:.0%} of the link; with ℏ = 1 µs per switch "

@@ -7,29 +7,42 @@ model of 250 ns per packet plus a 100 Gbps copy. Host 0 receives; hosts 16.. are
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import Point, Run
-from ..common import Plan, scenario as testbed_scenario, summaries as testbed_summaries
+from ..common import Plan
+from ..common import scenario as testbed_scenario
+from ..common import summaries as testbed_summaries
 
 FILE = "swift-t1.toml"
 LINE_GBPS = 50.0
 
 
-def scenario(name: str, overrides: Mapping[str, Any], p: Plan, seed: int, timeseries: str | None = None) -> dict[str, Any]:
+def scenario(
+    name: str, overrides: Mapping[str, Any], p: Plan, seed: int, timeseries: str | None = None
+) -> dict[str, Any]:
     """The T1 preset with dotted-key ``overrides`` and run length ``p``."""
     return testbed_scenario(name, overrides, p, seed, file=FILE, timeseries=timeseries)
 
 
-def points(name: str, cells: list[tuple[dict[str, Any], dict[str, Any]]], p: Plan, timeseries: str | None = None) -> list[Point]:
+def points(
+    name: str, cells: list[tuple[dict[str, Any], dict[str, Any]]], p: Plan, timeseries: str | None = None
+) -> list[Point]:
     """One point per (labels, overrides) cell and seed."""
-    return [Point({**labels, "seed": seed}, scenario(name, overrides, p, seed, timeseries)) for labels, overrides in cells for seed in p.seeds]
+    return [
+        Point({**labels, "seed": seed}, scenario(name, overrides, p, seed, timeseries))
+        for labels, overrides in cells
+        for seed in p.seeds
+    ]
 
 
-def incast(senders: str, connections: int, *, write: str | None = None, start_jitter: str = "10us") -> list[dict[str, Any]]:
+def incast(
+    senders: str, connections: int, *, write: str | None = None, start_jitter: str = "10us"
+) -> list[dict[str, Any]]:
     """Backlogged flows from every host of ``senders`` to host 0."""
     g: dict[str, Any] = {"src": senders, "dst": 0, "connections": connections, "start_jitter": start_jitter}
     if write:

@@ -10,10 +10,11 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import PALETTE, styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, ref_row
-from .t1 import incast, points as t1_points, summaries
+from .t1 import incast, summaries
+from .t1 import points as t1_points
 
 FULL = Plan(warmup_ms=100, measured_ms=100, seeds=(1,))
 QUICK = Plan(warmup_ms=60, measured_ms=20, seeds=(1,))
@@ -45,10 +46,25 @@ def points(quick: bool) -> list[Point]:
 @styled
 def plot(d: pd.DataFrame) -> Any:
     fig, axes = subplots(3, width=7.0, height=2.3)
-    for ax, (key, label, log) in zip(axes, [("goodput_gbps", "Throughput (Gbps)", False), ("loss_pct", "Loss rate (%)", True), ("rtt_avg_us", "Average RTT (µs)", True)]):
+    for ax, (key, label, log) in zip(
+        axes,
+        [
+            ("goodput_gbps", "Throughput (Gbps)", False),
+            ("loss_pct", "Loss rate (%)", True),
+            ("rtt_avg_us", "Average RTT (µs)", True),
+        ],
+    ):
         x = range(len(d))
         ax.bar([i - 0.2 for i in x], d[key], 0.4, label="rttlab", color=PALETTE[0])
-        ax.bar([i + 0.2 for i in x], [PAPER[s][key] for s in d.system], 0.4, label="paper", color="none", edgecolor="black", hatch="//")
+        ax.bar(
+            [i + 0.2 for i in x],
+            [PAPER[s][key] for s in d.system],
+            0.4,
+            label="paper",
+            color="none",
+            edgecolor="black",
+            hatch="//",
+        )
         ax.set_xticks(list(x), ["Swift", "without\ncwnd < 1"])
         ax.set(ylabel=label)
         if log:
@@ -65,13 +81,25 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     checks = [
         Check("Swift keeps line rate: ≥ 47 Gbps", sw.goodput_gbps >= 47, f"{sw.goodput_gbps:.1f} Gbps"),
         Check("Swift's loss rate is below 0.01 %", sw.loss_pct < 0.01, f"{sw.loss_pct:.4f} %"),
-        Check("Swift's average RTT is within ±30 % of 110 µs", abs(sw.rtt_avg_us / 110.2 - 1) <= 0.3, f"{sw.rtt_avg_us:.1f} µs"),
+        Check(
+            "Swift's average RTT is within ±30 % of 110 µs",
+            abs(sw.rtt_avg_us / 110.2 - 1) <= 0.3,
+            f"{sw.rtt_avg_us:.1f} µs",
+        ),
         Check("without cwnd < 1 loss exceeds 5 %", no.loss_pct > 5, f"{no.loss_pct:.1f} %"),
-        Check("without cwnd < 1 throughput collapses (below half of Swift's)", no.goodput_gbps < 0.5 * sw.goodput_gbps, f"{no.goodput_gbps:.1f} Gbps"),
+        Check(
+            "without cwnd < 1 throughput collapses (below half of Swift's)",
+            no.goodput_gbps < 0.5 * sw.goodput_gbps,
+            f"{no.goodput_gbps:.1f} Gbps",
+        ),
     ]
     rows = []
     for s in SYSTEMS:
-        for key, q, unit in [("goodput_gbps", "throughput", "Gbps"), ("loss_pct", "loss rate", "%"), ("rtt_avg_us", "average RTT", "µs")]:
+        for key, q, unit in [
+            ("goodput_gbps", "throughput", "Gbps"),
+            ("loss_pct", "loss rate", "%"),
+            ("rtt_avg_us", "average RTT", "µs"),
+        ]:
             rows.append(ref_row(f"{s}: {q}", unit, v.loc[s, key], PAPER[s][key]))
     discussion = (
         f"With windows below one packet Swift carries {sw.goodput_gbps:.1f} Gbps at {sw.loss_pct:.4f} % loss and "

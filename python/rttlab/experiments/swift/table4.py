@@ -9,10 +9,11 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import mark_paper, styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, ref_row
-from .t1 import incast, points as t1_points, summaries
+from .t1 import incast, summaries
+from .t1 import points as t1_points
 
 FULL = Plan(warmup_ms=10, measured_ms=40, seeds=(1, 2))
 QUICK = Plan(warmup_ms=5, measured_ms=10, seeds=(1,))
@@ -32,7 +33,13 @@ PAPER = {
 
 
 def points(quick: bool) -> list[Point]:
-    cells = [({"config": c}, {"flows": FLOWS, "cc": {"algorithm": "swift", "flow_scaling": False, "topology_scaling": False, **cc}}) for c, cc in CONFIGS.items()]
+    cells = [
+        (
+            {"config": c},
+            {"flows": FLOWS, "cc": {"algorithm": "swift", "flow_scaling": False, "topology_scaling": False, **cc}},
+        )
+        for c, cc in CONFIGS.items()
+    ]
     return t1_points("swift-table4", cells, QUICK if quick else FULL)
 
 
@@ -42,7 +49,13 @@ def plot(d: pd.DataFrame) -> Any:
     for _, r in d.iterrows():
         a.plot(r.rtt_avg_us, r.goodput_gbps, "o", label=r.config)
         mark_paper(a, [PAPER[r.config][1]], [PAPER[r.config][0]], label="_")
-        a.annotate(r.config.replace("Swift-v0, ", "v0 "), (r.rtt_avg_us, r.goodput_gbps), fontsize=6, xytext=(3, -8), textcoords="offset points")
+        a.annotate(
+            r.config.replace("Swift-v0, ", "v0 "),
+            (r.rtt_avg_us, r.goodput_gbps),
+            fontsize=6,
+            xytext=(3, -8),
+            textcoords="offset points",
+        )
     a.plot([], [], linestyle="none", label="paper", marker="D", markerfacecolor="none", markeredgecolor="black")
     a.set(xlabel="Average RTT (µs)", ylabel="Throughput (Gbps)")
     a.legend(loc="lower right")
@@ -54,12 +67,33 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     v = d.set_index("config")
     sw = v.loc["Swift"]
     checks = [
-        Check("Swift has higher throughput than Swift-v0 with a 100 µs target", sw.goodput_gbps > v.goodput_gbps["Swift-v0, 100 µs"], f"{sw.goodput_gbps:.1f} vs {v.goodput_gbps['Swift-v0, 100 µs']:.1f} Gbps"),
-        Check("Swift has lower average RTT than Swift-v0 with a 200 µs target", sw.rtt_avg_us < v.rtt_avg_us["Swift-v0, 200 µs"], f"{sw.rtt_avg_us:.0f} vs {v.rtt_avg_us['Swift-v0, 200 µs']:.0f} µs"),
-        Check("Swift-v0 buys throughput with RTT: both rise with its target", v.goodput_gbps.iloc[1:].is_monotonic_increasing and v.rtt_avg_us.iloc[1:].is_monotonic_increasing,
-              ", ".join(f"{v.goodput_gbps[c]:.1f} Gbps / {v.rtt_avg_us[c]:.0f} µs" for c in list(CONFIGS)[1:])),
+        Check(
+            "Swift has higher throughput than Swift-v0 with a 100 µs target",
+            sw.goodput_gbps > v.goodput_gbps["Swift-v0, 100 µs"],
+            f"{sw.goodput_gbps:.1f} vs {v.goodput_gbps['Swift-v0, 100 µs']:.1f} Gbps",
+        ),
+        Check(
+            "Swift has lower average RTT than Swift-v0 with a 200 µs target",
+            sw.rtt_avg_us < v.rtt_avg_us["Swift-v0, 200 µs"],
+            f"{sw.rtt_avg_us:.0f} vs {v.rtt_avg_us['Swift-v0, 200 µs']:.0f} µs",
+        ),
+        Check(
+            "Swift-v0 buys throughput with RTT: both rise with its target",
+            v.goodput_gbps.iloc[1:].is_monotonic_increasing and v.rtt_avg_us.iloc[1:].is_monotonic_increasing,
+            ", ".join(f"{v.goodput_gbps[c]:.1f} Gbps / {v.rtt_avg_us[c]:.0f} µs" for c in list(CONFIGS)[1:]),
+        ),
     ]
-    rows = [ref_row(f"{c}: {q}", u, v.loc[c, k], PAPER[c][i]) for c in CONFIGS for i, (k, q, u) in enumerate([("goodput_gbps", "throughput", "Gbps"), ("rtt_avg_us", "average RTT", "µs"), ("rtt_p99_us", "99th-p RTT", "µs")])]
+    rows = [
+        ref_row(f"{c}: {q}", u, v.loc[c, k], PAPER[c][i])
+        for c in CONFIGS
+        for i, (k, q, u) in enumerate(
+            [
+                ("goodput_gbps", "throughput", "Gbps"),
+                ("rtt_avg_us", "average RTT", "µs"),
+                ("rtt_p99_us", "99th-p RTT", "µs"),
+            ]
+        )
+    ]
     discussion = (
         f"Swift carries {sw.goodput_gbps:.1f} Gbps at {sw.rtt_avg_us:.0f} µs average RTT. Swift-v0 with one end-to-end target "
         f"lets the endpoint queue the 64 B writer builds eat the budget of the 64 KB flows: {v.goodput_gbps['Swift-v0, 100 µs']:.1f} Gbps "

@@ -17,14 +17,16 @@ offered load, as the paper does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
-from .. import Point, Run
-from ..common import Plan, scenario as preset
 from ...plotting import PALETTE
+from .. import Point, Run
+from ..common import Plan
+from ..common import scenario as preset
 
 FILE = "timely-clos-rpc.toml"
 SYSTEMS = {"TIMELY": "timely", "PFC": "none"}
@@ -52,7 +54,13 @@ class ClosPlan:
     reading_seeds: tuple[int, ...]
 
 
-FULL = ClosPlan(8, Plan(warmup_ms=10, measured_ms=40, seeds=(1, 2)), tuple(round(0.1 * i, 1) for i in range(1, 10)), (0.1, 0.3, 0.5, 0.7, 0.9), (1,))
+FULL = ClosPlan(
+    8,
+    Plan(warmup_ms=10, measured_ms=40, seeds=(1, 2)),
+    tuple(round(0.1 * i, 1) for i in range(1, 10)),
+    (0.1, 0.3, 0.5, 0.7, 0.9),
+    (1,),
+)
 QUICK = ClosPlan(4, Plan(warmup_ms=5, measured_ms=10, seeds=(1,)), (0.2, 0.5, 0.8), (0.2, 0.5, 0.8), (1,))
 
 
@@ -72,8 +80,22 @@ def reading_keys(reading: str) -> dict[str, Any]:
     return {"workloads.0.servers_per_client": m, "workloads.0.server_assignment": "balanced"}
 
 
-def scenario(name: str, system: str, load: float, p: ClosPlan, seed: int, extra: dict[str, Any] | None = None, reading: str = DEFAULT) -> dict[str, Any]:
-    overrides = {"topology.k": p.k, "cc.algorithm": SYSTEMS[system], "workloads.0.rate": rpc_rate(load), **reading_keys(reading), **(extra or {})}
+def scenario(
+    name: str,
+    system: str,
+    load: float,
+    p: ClosPlan,
+    seed: int,
+    extra: dict[str, Any] | None = None,
+    reading: str = DEFAULT,
+) -> dict[str, Any]:
+    overrides = {
+        "topology.k": p.k,
+        "cc.algorithm": SYSTEMS[system],
+        "workloads.0.rate": rpc_rate(load),
+        **reading_keys(reading),
+        **(extra or {}),
+    }
     return preset(name, overrides, p.run, seed, file=FILE)
 
 
@@ -86,7 +108,10 @@ def load_points(quick: bool) -> list[Point]:
     """The load sweep Figs. 19–21 share (so it runs once), under every reading."""
     p = clos_plan(quick)
     return [
-        Point({"reading": reading, "system": s, "load": load, "seed": seed}, scenario("timely-clos", s, load, p, seed, reading=reading))
+        Point(
+            {"reading": reading, "system": s, "load": load, "seed": seed},
+            scenario("timely-clos", s, load, p, seed, reading=reading),
+        )
         for reading in READINGS
         for s in SYSTEMS
         for load in reading_grid(p, reading)[0]
@@ -111,7 +136,11 @@ def rows(runs: list[Run]) -> pd.DataFrame:
         segments = rpc.segments.sum()
         p = r.result.ports
         names = p["port"].astype(str)
-        host_links = p[names.str.match(r"^h\d+-") | names.str.contains(r"-h\d+$")].groupby("port", observed=True).utilization.sum()
+        host_links = (
+            p[names.str.match(r"^h\d+-") | names.str.contains(r"-h\d+$")]
+            .groupby("port", observed=True)
+            .utilization.sum()
+        )
         out.append(
             {
                 **r.labels,
@@ -155,7 +184,16 @@ def ratios(d: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return pd.DataFrame({k: v[k]["PFC"] / v[k]["TIMELY"] for k in keys})
 
 
-def per_reading(ax: Any, d: pd.DataFrame, y: Callable[[pd.DataFrame], pd.Series], ylabel: str, title: str, *, logy: bool = False, systems: tuple[str, ...] = ("TIMELY",)) -> None:
+def per_reading(
+    ax: Any,
+    d: pd.DataFrame,
+    y: Callable[[pd.DataFrame], pd.Series],
+    ylabel: str,
+    title: str,
+    *,
+    logy: bool = False,
+    systems: tuple[str, ...] = ("TIMELY",),
+) -> None:
     """One line per reading of ``y`` (a function of one system's rows of `by_load`) against
     normalised offered load: TIMELY solid, PFC dashed when asked."""
     top = d.offered.max()
@@ -163,7 +201,15 @@ def per_reading(ax: Any, d: pd.DataFrame, y: Callable[[pd.DataFrame], pd.Series]
         for s in systems:
             v = x[x.system == s].sort_values("load")
             label = reading if len(systems) == 1 else f"{reading}, {s}"
-            ax.plot(v.offered / top, y(v), marker="o", markersize=3, color=PALETTE[i], linestyle="-" if s == "TIMELY" else "--", label=label)
+            ax.plot(
+                v.offered / top,
+                y(v),
+                marker="o",
+                markersize=3,
+                color=PALETTE[i],
+                linestyle="-" if s == "TIMELY" else "--",
+                label=label,
+            )
     ax.set(xlabel="Offered load (normalised)", ylabel=ylabel, title=title)
     if logy:
         ax.set_yscale("log")

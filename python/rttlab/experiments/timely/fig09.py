@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import PALETTE, styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import grid_points, over_seeds, ref_row, summaries
 from .testbed import plan
 
@@ -60,7 +60,15 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
             f"{t500.throughput_gbps:.2f} vs {t50.throughput_gbps:.2f} Gbps, p99 {t500.rtt_p99_us:.0f} vs {t50.rtt_p99_us:.0f} µs",
         ),
     ]
-    table = [ref_row(f"{name}: {label}", unit, v.loc[name][key], None) for name, _, _ in VARIANTS for key, label, unit in (("throughput_gbps", "throughput", "Gbps"), ("rtt_avg_us", "average RTT", "µs"), ("rtt_p99_us", "p99 RTT", "µs"))]
+    table = [
+        ref_row(f"{name}: {label}", unit, v.loc[name][key], None)
+        for name, _, _ in VARIANTS
+        for key, label, unit in (
+            ("throughput_gbps", "throughput", "Gbps"),
+            ("rtt_avg_us", "average RTT", "µs"),
+            ("rtt_p99_us", "p99 RTT", "µs"),
+        )
+    ]
     discussion = (
         f"The gradient runs the link at {g.throughput_gbps:.1f} Gbps with a p99 RTT of {g.rtt_p99_us:.0f} µs, "
         f"{t500.rtt_p99_us / g.rtt_p99_us:.1f}× below the 500 µs target's {t500.rtt_p99_us:.0f} µs, as in the paper; "

@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, connection_series, grid_points, ref_row, sample_flows
 from .testbed import run_plan as testbed_plan
 
@@ -46,13 +46,23 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     per_flow = d.groupby(["variant", "flow"]).cc_rate_gbps.agg(["mean", "std"])
     cv = (per_flow["std"] / per_flow["mean"]).groupby("variant").mean()
     g, t = cv[VARIANTS[0][0]], cv[VARIANTS[1][0]]
-    checks = [Check("rates are smoother with the gradient than with a 50 µs target", g < t, f"mean coefficient of variation of a connection's rate: {g:.2f} vs {t:.2f}")]
+    checks = [
+        Check(
+            "rates are smoother with the gradient than with a 50 µs target",
+            g < t,
+            f"mean coefficient of variation of a connection's rate: {g:.2f} vs {t:.2f}",
+        )
+    ]
     table = pd.DataFrame([ref_row(f"{v}: rate coefficient of variation", "", cv[v], None) for v, _, _ in VARIANTS])
     discussion = (
         f"A connection's rate varies by {g:.0%} of its mean with the gradient and {t:.0%} with a 50 µs "
         "target (mean over the 40 connections of the standard deviation over the mean of its 1 ms "
         "samples). "
-        + ("The gradient is the smoother, as in the paper: the target controller drives the queue up and down through its single threshold." if g < t else "Here the gradient is not the smoother of the two.")
+        + (
+            "The gradient is the smoother, as in the paper: the target controller drives the queue up and down through its single threshold."
+            if g < t
+            else "Here the gradient is not the smoother of the two."
+        )
     )
     shown = sample_flows(40, SHOWN, seed=10)
     return Outcome(figure=plot(d, shown), table=table, checks=checks, data={"rates": d}, discussion=discussion)

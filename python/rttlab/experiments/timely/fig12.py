@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import grid_points, over_seeds, ref_row, summaries
 from .testbed import plan
 
@@ -37,7 +37,9 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     thr = d.set_index("noise_us").throughput_gbps
     checks = [
         Check("50 µs of noise visibly lowers throughput", thr[50] < thr[0] - 0.2, f"{thr[0]:.2f} → {thr[50]:.2f} Gbps"),
-        Check("more noise lowers it further", thr[200] < thr[50], f"{thr[50]:.2f} (50 µs) → {thr[200]:.2f} Gbps (200 µs)"),
+        Check(
+            "more noise lowers it further", thr[200] < thr[50], f"{thr[50]:.2f} (50 µs) → {thr[200]:.2f} Gbps (200 µs)"
+        ),
     ]
     table = pd.DataFrame([ref_row(f"throughput, noise [0, {x}] µs", "Gbps", thr[x], None) for x in NOISE_US])
     discussion = (

@@ -7,9 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
 from ...published import TIMELY_JAIN
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import connection_series, connection_stats, grid_points, over_seeds, ref_row, sample_flows, summaries
 from .testbed import run_plan
 
@@ -30,7 +30,12 @@ def plot(d: pd.DataFrame, stats: pd.DataFrame, t0: float) -> Any:
     for f, x in d[d.time_ms <= t0 + WINDOW_MS].groupby("flow"):
         s = stats.loc[f]
         a.plot(x.time_ms, x.rtt_us, linewidth=0.8, label=f"conn. {f}: {s.rtt_mean:.0f} ± {s.rtt_sd:.0f} µs")
-        b.plot(x.time_ms, x.throughput_gbps * 1e3, linewidth=0.8, label=f"conn. {f}: {s.thr_mean:.0f} ± {s.thr_sd:.0f} Mbps")
+        b.plot(
+            x.time_ms,
+            x.throughput_gbps * 1e3,
+            linewidth=0.8,
+            label=f"conn. {f}: {s.thr_mean:.0f} ± {s.thr_sd:.0f} Mbps",
+        )
     b.axhline(FAIR_SHARE_MBPS, color="black", linestyle=":", linewidth=0.8)
     a.set(ylabel="RTT, 1 ms mean (µs)")
     b.set(ylabel="Throughput, 5 ms (Mbps)", xlabel="Time (ms)")
@@ -53,7 +58,9 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
             ", ".join(f"{m:.0f}" for m in stats.thr_mean) + " Mbps",
         ),
         Check("TIMELY is fair (Jain ≥ 0.95)", jain["TIMELY"] >= 0.95, f"Jain {jain['TIMELY']:.3f}"),
-        Check("TIMELY is fairer than PFC", jain["TIMELY"] > jain["PFC"], f"Jain {jain['TIMELY']:.3f} vs {jain['PFC']:.3f}"),
+        Check(
+            "TIMELY is fairer than PFC", jain["TIMELY"] > jain["PFC"], f"Jain {jain['TIMELY']:.3f} vs {jain['PFC']:.3f}"
+        ),
     ]
     table = pd.DataFrame(
         [ref_row(f"Jain's index, {s}", "", jain[s], TIMELY_JAIN[s]) for s in ("TIMELY", "PFC")]
@@ -67,7 +74,13 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "arbitration was uneven. RTT is plotted per 1 ms (the mean of its completions' RTTs) and throughput over "
         "5 ms windows, where the paper plots every completion."
     )
-    return Outcome(figure=plot(d, stats, p.warmup_ms), table=table, checks=checks, data={"connections": d, "jain": jain.reset_index()}, discussion=discussion)
+    return Outcome(
+        figure=plot(d, stats, p.warmup_ms),
+        table=table,
+        checks=checks,
+        data={"connections": d, "jain": jain.reset_index()},
+        discussion=discussion,
+    )
 
 
 register(

@@ -7,11 +7,11 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import mark_paper, styled, subplots
 from ...published import TIMELY_TABLE1
-from . import table1
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
+from . import table1
 
 SYSTEMS = ["TIMELY", "DCTCP", "PFC"]
 
@@ -27,7 +27,14 @@ def plot(cdf: pd.DataFrame) -> Any:
         x = cdf[cdf.system == s]
         # Start each curve at (smallest sample, 0) so a one-bucket distribution shows as a step.
         line = ax.step([x.rtt_us.iloc[0], *x.rtt_us], [0.0, *x.cdf], where="post", label=s)[0]
-        ax.plot([TIMELY_TABLE1[s]["rtt_p99_us"]], [0.99], linestyle="none", marker="D", markerfacecolor="none", markeredgecolor=line.get_color())
+        ax.plot(
+            [TIMELY_TABLE1[s]["rtt_p99_us"]],
+            [0.99],
+            linestyle="none",
+            marker="D",
+            markerfacecolor="none",
+            markeredgecolor=line.get_color(),
+        )
     mark_paper(ax, [], [], label="paper p99 (◇, system colour)")
     ax.set(xscale="log", xlabel="RTT (µs)", ylabel="CDF", ylim=(0, 1.02))
     ax.legend(loc="lower right")
@@ -38,11 +45,23 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     cdf = pd.concat([r.result.rtt.assign(system=r.labels["system"]) for r in runs], ignore_index=True)
     s = {r.labels["system"]: r.result.summary for r in runs}
     checks = [
-        Check("TIMELY's tail is below PFC's", s["TIMELY"]["rtt_p99_us"] < s["PFC"]["rtt_p99_us"], f"p99 {s['TIMELY']['rtt_p99_us']:.0f} vs {s['PFC']['rtt_p99_us']:.0f} µs"),
-        Check("TIMELY's tail is below DCTCP's (paper: 13× below)", s["TIMELY"]["rtt_p99_us"] < s["DCTCP"]["rtt_p99_us"], f"p99 {s['TIMELY']['rtt_p99_us']:.0f} vs {s['DCTCP']['rtt_p99_us']:.0f} µs"),
+        Check(
+            "TIMELY's tail is below PFC's",
+            s["TIMELY"]["rtt_p99_us"] < s["PFC"]["rtt_p99_us"],
+            f"p99 {s['TIMELY']['rtt_p99_us']:.0f} vs {s['PFC']['rtt_p99_us']:.0f} µs",
+        ),
+        Check(
+            "TIMELY's tail is below DCTCP's (paper: 13× below)",
+            s["TIMELY"]["rtt_p99_us"] < s["DCTCP"]["rtt_p99_us"],
+            f"p99 {s['TIMELY']['rtt_p99_us']:.0f} vs {s['DCTCP']['rtt_p99_us']:.0f} µs",
+        ),
     ]
     table = pd.DataFrame(
-        [ref_row(f"{x}: {label}", "µs", s[x][key], TIMELY_TABLE1[x][key]) for x in SYSTEMS for key, label in (("rtt_avg_us", "average RTT"), ("rtt_p99_us", "p99 RTT"))]
+        [
+            ref_row(f"{x}: {label}", "µs", s[x][key], TIMELY_TABLE1[x][key])
+            for x in SYSTEMS
+            for key, label in (("rtt_avg_us", "average RTT"), ("rtt_p99_us", "p99 RTT"))
+        ]
     )
     discussion = (
         "TIMELY's distribution sits an order of magnitude left of PFC's, as in the paper. DCTCP's is a "

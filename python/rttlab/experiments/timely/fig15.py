@@ -10,8 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import mark_paper, styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import grid_points, over_seeds, ref_row, summaries
 from .testbed import plan
 
@@ -25,7 +25,10 @@ TABLE = [(16, 0), (16, 50), (16, 100), (32, 50), (32, 100), (64, 50), (64, 200),
 
 def points(quick: bool) -> list[Point]:
     cells = [
-        ({"segment_kb": seg, "t_low_us": t}, {"nic.segment": f"{seg}KB", "nic.max_outstanding": f"{4 * seg}KB", "cc.t_low": f"{t}us"})
+        (
+            {"segment_kb": seg, "t_low_us": t},
+            {"nic.segment": f"{seg}KB", "nic.max_outstanding": f"{4 * seg}KB", "cc.t_low": f"{t}us"},
+        )
         for seg in SEGMENTS_KB
         for t in T_LOW_US
     ]
@@ -57,7 +60,11 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
             thr[16][50] >= thr[16].max() - 0.3,
             f"{thr[16][50]:.2f} Gbps at 50 µs, best {thr[16].max():.2f} at {thr[16].idxmax()} µs",
         ),
-        Check("16 KB: no T_low costs throughput", thr[16][0] < thr[16][50], f"{thr[16][0]:.2f} (T_low 0) vs {thr[16][50]:.2f} Gbps (50 µs)"),
+        Check(
+            "16 KB: no T_low costs throughput",
+            thr[16][0] < thr[16][50],
+            f"{thr[16][0]:.2f} (T_low 0) vs {thr[16][50]:.2f} Gbps (50 µs)",
+        ),
         Check(
             "64 KB: a small T_low (≤ 50 µs) loses throughput against T_low = 300 µs",
             small64 < thr[64][300] - 0.5,
@@ -66,7 +73,9 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         Check(
             "a lower T_low gives a lower RTT (smallest vs largest T_low, every segment size)",
             all(rtt[seg][T_LOW_US[0]] < rtt[seg][T_LOW_US[-1]] for seg in SEGMENTS_KB),
-            "; ".join(f"{seg} KB {rtt[seg][T_LOW_US[0]]:.0f} vs {rtt[seg][T_LOW_US[-1]]:.0f} µs" for seg in SEGMENTS_KB),
+            "; ".join(
+                f"{seg} KB {rtt[seg][T_LOW_US[0]]:.0f} vs {rtt[seg][T_LOW_US[-1]]:.0f} µs" for seg in SEGMENTS_KB
+            ),
         ),
     ]
     table = pd.DataFrame(

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import mark_paper, styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import grid_points, over_seeds, ref_row, summaries
 from .testbed import plan
 
@@ -70,7 +70,16 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         )
     )
     table = pd.DataFrame(
-        [ref_row(f"T_low {t} µs, pacing {'none' if g == 10 else f'{g:g} Gbps'}: throughput", "Gbps", thr[t][g], PAPER.get((t, g))) for t in T_LOW_US for g in PACING_GBPS]
+        [
+            ref_row(
+                f"T_low {t} µs, pacing {'none' if g == 10 else f'{g:g} Gbps'}: throughput",
+                "Gbps",
+                thr[t][g],
+                PAPER.get((t, g)),
+            )
+            for t in T_LOW_US
+            for g in PACING_GBPS
+        ]
     )
     discussion = (
         f"Unpaced 64 KB segments give {thr[50][10.0]:.1f} / {thr[0][10.0]:.1f} Gbps (T_low 50 / 0 µs; paper "

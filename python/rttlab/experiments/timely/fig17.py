@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import PAPER, styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import grid_points, over_seeds, ref_row, summaries
 from .testbed import plan
 
@@ -19,7 +19,11 @@ PAPER_P99 = {4: 100, 7: 200, 10: 500}
 
 
 def points(quick: bool) -> list[Point]:
-    cells = [({"connections": c, "t_high_us": t}, {"flows.0.connections": c, "cc.t_high": f"{t}us"}) for c in CONNECTIONS for t in T_HIGH_US]
+    cells = [
+        ({"connections": c, "t_high_us": t}, {"flows.0.connections": c, "cc.t_high": f"{t}us"})
+        for c in CONNECTIONS
+        for t in T_HIGH_US
+    ]
     return grid_points("timely-fig17", cells, plan(quick))
 
 
@@ -32,7 +36,9 @@ def plot(d: pd.DataFrame) -> Any:
         line = b.errorbar(x.t_high_us, x.rtt_p99_us, x.rtt_p99_us_sd, marker="o", capsize=2, label=f"{c} per client")
         # The paper's value for this connection count, in the series' colour.
         b.plot([500], [PAPER_P99[c]], linestyle="none", **{**PAPER, "markeredgecolor": line.lines[0].get_color()})
-        b.annotate(f"paper, {c}", (500, PAPER_P99[c]), xytext=(4, 0), textcoords="offset points", fontsize=6, va="center")
+        b.annotate(
+            f"paper, {c}", (500, PAPER_P99[c]), xytext=(4, 0), textcoords="offset points", fontsize=6, va="center"
+        )
     b.plot([], [], linestyle="none", label="paper (≈, T_high 500 µs)", **PAPER)
     for ax in (a, b):
         ax.set_xscale("log")
@@ -69,7 +75,11 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     ]
     table = pd.DataFrame(
         [ref_row(f"{c} per client, T_high 500 µs: p99 RTT", "µs", p99[c][500], PAPER_P99[c]) for c in CONNECTIONS]
-        + [ref_row(f"{c} per client, T_high {t} µs: throughput", "Gbps", thr[c][t], None) for c in CONNECTIONS for t in (50, 100, 500)]
+        + [
+            ref_row(f"{c} per client, T_high {t} µs: throughput", "Gbps", thr[c][t], None)
+            for c in CONNECTIONS
+            for t in (50, 100, 500)
+        ]
     )
     discussion = (
         f"The tail at T_high = 500 µs is {p99[4][500]:.0f} / {p99[7][500]:.0f} / {p99[10][500]:.0f} µs for "

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import mark_paper, styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, grid_points, interval_throughput, ref_row
 from .testbed import plan
 
@@ -55,20 +55,26 @@ def crossing(curve: pd.Series, level: float) -> float:
 @styled
 def plot(curves: pd.DataFrame, one: pd.DataFrame) -> Any:
     fig, (ax,) = subplots(1, width=4.8, height=3.0)
-    for i, (v, _) in enumerate(VARIANTS):
+    for _i, (v, _) in enumerate(VARIANTS):
         c = curves[curves.variant == v]
         line = ax.plot(c.after_ms, c.throughput_gbps, label=f"{v} (mean of 10)")[0]
         o = one[one.variant == v]
         ax.plot(o.after_ms, o.throughput_gbps, color=line.get_color(), alpha=0.3, linewidth=0.6)
-    mark_paper(ax, [PAPER[k] for k in PAPER], [k[1] for k in PAPER], label="paper: HAI 1.5 @ 50, 2 @ 100; fixed 1.5 @ 140 ms")
+    mark_paper(
+        ax, [PAPER[k] for k in PAPER], [k[1] for k in PAPER], label="paper: HAI 1.5 @ 50, 2 @ 100; fixed 1.5 @ 140 ms"
+    )
     ax.axhline(2.0, color="black", linestyle=":", linewidth=0.8)
-    ax.set(xlabel="Time after 9 of 10 connections close (ms)", ylabel="Throughput of a remaining connection (Gbps)", ylim=(0, 3))
+    ax.set(
+        xlabel="Time after 9 of 10 connections close (ms)",
+        ylabel="Throughput of a remaining connection (Gbps)",
+        ylim=(0, 3),
+    )
     ax.legend(loc="lower right", fontsize=6)
     return fig
 
 
 def analyse(runs: list[Run], quick: bool) -> Outcome:
-    p, after = run_plan(quick)
+    p, _after = run_plan(quick)
     frames = []
     for r in runs:
         t = interval_throughput(r.result.timeseries)
@@ -78,19 +84,41 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     d = d[d.after_ms > -50]
     curves = d.groupby(["variant", "after_ms"], sort=False).throughput_gbps.mean().reset_index()
     one = d[(d.flow == 0) & (d.seed == p.seeds[0])]
-    times = {(v, lvl): crossing(curves[(curves.variant == v) & (curves.after_ms > 0)].set_index("after_ms").throughput_gbps, lvl) for v, _ in VARIANTS for lvl in LEVELS_GBPS}
+    times = {
+        (v, lvl): crossing(
+            curves[(curves.variant == v) & (curves.after_ms > 0)].set_index("after_ms").throughput_gbps, lvl
+        )
+        for v, _ in VARIANTS
+        for lvl in LEVELS_GBPS
+    }
     fixed, alg1, every = (v for v, _ in VARIANTS)
 
     def sooner(a: str, b: str) -> bool:
         return bool(np.nan_to_num(times[a, 1.5], nan=np.inf) < np.nan_to_num(times[b, 1.5], nan=np.inf))
 
     checks = [
-        Check("HAI (on every increase) reaches 1.5 Gbps sooner than a fixed increment", sooner(every, fixed), f"{times[every, 1.5]:.0f} vs {times[fixed, 1.5]:.0f} ms"),
-        Check("HAI as in Algorithm 1 reaches 1.5 Gbps sooner than a fixed increment", sooner(alg1, fixed), f"{times[alg1, 1.5]:.0f} vs {times[fixed, 1.5]:.0f} ms"),
-        Check("with HAI the new fair share is reached within 100 ms", times[every, 1.9] <= 100, f"{times[every, 1.9]:.0f} ms to 1.9 Gbps"),
+        Check(
+            "HAI (on every increase) reaches 1.5 Gbps sooner than a fixed increment",
+            sooner(every, fixed),
+            f"{times[every, 1.5]:.0f} vs {times[fixed, 1.5]:.0f} ms",
+        ),
+        Check(
+            "HAI as in Algorithm 1 reaches 1.5 Gbps sooner than a fixed increment",
+            sooner(alg1, fixed),
+            f"{times[alg1, 1.5]:.0f} vs {times[fixed, 1.5]:.0f} ms",
+        ),
+        Check(
+            "with HAI the new fair share is reached within 100 ms",
+            times[every, 1.9] <= 100,
+            f"{times[every, 1.9]:.0f} ms to 1.9 Gbps",
+        ),
     ]
     table = pd.DataFrame(
-        [ref_row(f"{v}: time to {lvl:g} Gbps", "ms", times[v, lvl], PAPER.get((v, 2.0 if lvl == 1.9 else lvl))) for v, _ in VARIANTS for lvl in LEVELS_GBPS]
+        [
+            ref_row(f"{v}: time to {lvl:g} Gbps", "ms", times[v, lvl], PAPER.get((v, 2.0 if lvl == 1.9 else lvl)))
+            for v, _ in VARIANTS
+            for lvl in LEVELS_GBPS
+        ]
     )
     discussion = (
         "After the close the queue drains within a millisecond and RTT samples fall below T_low, "
@@ -103,7 +131,13 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "needs either that reading or RTTs that stay above T_low after the close; the paper does not "
         "say which, so both are options here (cc.hai_counter)."
     )
-    return Outcome(figure=plot(curves, one), table=table, checks=checks, data={"throughput": d, "mean": curves}, discussion=discussion)
+    return Outcome(
+        figure=plot(curves, one),
+        table=table,
+        checks=checks,
+        data={"throughput": d, "mean": curves},
+        discussion=discussion,
+    )
 
 
 register(

@@ -11,10 +11,10 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
-from .clos import DEFAULT, SYSTEMS, by_load, clos_plan, load_points, per_reading, scenario, verdicts
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
+from .clos import DEFAULT, SYSTEMS, by_load, clos_plan, load_points, per_reading, scenario, verdicts
 
 #: Accepted below this fraction of offered: the network is saturated.
 SATURATED = 0.95
@@ -40,13 +40,27 @@ def points(quick: bool) -> list[Point]:
     p = clos_plan(quick)
     hi = max(p.loads)
     out = load_points(quick)
-    cells = [({"max_outstanding_kb": kb, "peers": DEFAULT}, {"nic.max_outstanding": f"{kb}KB"}) for kb in (QUICK_OUTSTANDING_KB if quick else OUTSTANDING_KB) if kb != 64]
-    cells.append(({"max_outstanding_kb": 64, "peers": HOT}, {"workloads.0.servers_per_client": 4, "workloads.0.server_assignment": "random"}))
+    cells = [
+        ({"max_outstanding_kb": kb, "peers": DEFAULT}, {"nic.max_outstanding": f"{kb}KB"})
+        for kb in (QUICK_OUTSTANDING_KB if quick else OUTSTANDING_KB)
+        if kb != 64
+    ]
+    cells.append(
+        (
+            {"max_outstanding_kb": 64, "peers": HOT},
+            {"workloads.0.servers_per_client": 4, "workloads.0.server_assignment": "random"},
+        )
+    )
     cells.append(({"max_outstanding_kb": 64, "peers": PACED}, {"nic.rate_pacing": "packet"}))
     for labels, extra in cells:
         for s in SYSTEMS:
             for seed in p.run.seeds:
-                out.append(Point({"reading": DEFAULT, "system": s, "load": hi, "seed": seed, **labels}, scenario("timely-fig19-sensitivity", s, hi, p, seed, extra)))
+                out.append(
+                    Point(
+                        {"reading": DEFAULT, "system": s, "load": hi, "seed": seed, **labels},
+                        scenario("timely-fig19-sensitivity", s, hi, p, seed, extra),
+                    )
+                )
     return out
 
 
@@ -59,25 +73,66 @@ def plot(readings: pd.DataFrame, sens: pd.DataFrame) -> Any:
     for s in SYSTEMS:
         x = d[d.system == s]
         line = ax.plot(x.offered / top, x.accepted / top, marker="o", label=f"{s}: accepted")
-        ax.plot(x.offered / top, x.hottest_link / top, linestyle="--", color=line[0].get_color(), linewidth=0.8, label=f"{s}: busiest host link")
-    ax.set(xlabel="Offered load (normalised)", ylabel="Load (normalised)", xlim=(0, 1.05), ylim=(0, 1.15), title=f"{DEFAULT}, 64 KB outstanding")
+        ax.plot(
+            x.offered / top,
+            x.hottest_link / top,
+            linestyle="--",
+            color=line[0].get_color(),
+            linewidth=0.8,
+            label=f"{s}: busiest host link",
+        )
+    ax.set(
+        xlabel="Offered load (normalised)",
+        ylabel="Load (normalised)",
+        xlim=(0, 1.05),
+        ylim=(0, 1.15),
+        title=f"{DEFAULT}, 64 KB outstanding",
+    )
     ax.legend(loc="upper left", fontsize=5.5)
-    per_reading(cx, readings, lambda v: v.accepted / top, "Accepted load (normalised)", "Every reading (PFC dashed)", systems=tuple(SYSTEMS))
+    per_reading(
+        cx,
+        readings,
+        lambda v: v.accepted / top,
+        "Accepted load (normalised)",
+        "Every reading (PFC dashed)",
+        systems=tuple(SYSTEMS),
+    )
     cx.plot([0, 1], [0, 1], color="0.7", linestyle=":")
     limits = sens[sens.peers == DEFAULT]
     for s in SYSTEMS:
         x = limits[limits.system == s].sort_values("max_outstanding_kb")
         line = bx.plot(x.max_outstanding_kb, x.accepted, marker="o", label=f"{s}, {DEFAULT}")
         y = sens[(sens.peers == HOT) & (sens.system == s)]
-        bx.plot(y.max_outstanding_kb, y.accepted, marker="s", linestyle="none", markerfacecolor="none", color=line[0].get_color(), label=f"{s}, 4 servers per client, random")
+        bx.plot(
+            y.max_outstanding_kb,
+            y.accepted,
+            marker="s",
+            linestyle="none",
+            markerfacecolor="none",
+            color=line[0].get_color(),
+            label=f"{s}, 4 servers per client, random",
+        )
         y = sens[(sens.peers == PACED) & (sens.system == s)]
         # Larger and hollow: it sits on the default reading's point at 64 KB when the two agree.
-        bx.plot(y.max_outstanding_kb, y.accepted, marker="^", markersize=10, linestyle="none", markerfacecolor="none", color=line[0].get_color(), label=f"{s}, packets paced at the rate")
+        bx.plot(
+            y.max_outstanding_kb,
+            y.accepted,
+            marker="^",
+            markersize=10,
+            linestyle="none",
+            markerfacecolor="none",
+            color=line[0].get_color(),
+            label=f"{s}, packets paced at the rate",
+        )
     bx.set_xscale("log")
     ticks = sorted(sens.max_outstanding_kb.unique())
     bx.set_xticks(ticks, [f"{int(t)}" for t in ticks])
     bx.minorticks_off()
-    bx.set(xlabel="nic.max_outstanding (KB)", ylabel="Accepted load (of the host links)", title=f"At offered {sens.load.max():.1f}")
+    bx.set(
+        xlabel="nic.max_outstanding (KB)",
+        ylabel="Accepted load (of the host links)",
+        title=f"At offered {sens.load.max():.1f}",
+    )
     bx.legend(fontsize=5.5)
     return fig
 
@@ -89,7 +144,10 @@ def later(d: pd.DataFrame) -> tuple[bool, str]:
     fmt = lambda x: "none" if x is None else f"{x:.1f}"  # noqa: E731
     hi = d.load.max()
     v = d.set_index(["system", "load"]).accepted
-    return higher, f"(saturation TIMELY {fmt(sat['TIMELY'])}, PFC {fmt(sat['PFC'])}; accepted at {hi:.1f} {v['TIMELY'][hi]:.3f} vs {v['PFC'][hi]:.3f})"
+    return (
+        higher,
+        f"(saturation TIMELY {fmt(sat['TIMELY'])}, PFC {fmt(sat['PFC'])}; accepted at {hi:.1f} {v['TIMELY'][hi]:.3f} vs {v['PFC'][hi]:.3f})",
+    )
 
 
 def analyse(runs: list[Run], quick: bool) -> Outcome:
@@ -98,13 +156,24 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     d = readings[readings.reading == DEFAULT].drop(columns="reading")
     hi = max(clos_plan(quick).loads)
     base = d[d.load == hi].assign(max_outstanding_kb=64, peers=DEFAULT)
-    sens = pd.concat([base, by_load([r for r in runs if "peers" in r.labels], ["reading", "system", "load", "max_outstanding_kb", "peers"]).drop(columns="reading")], ignore_index=True)
+    sens = pd.concat(
+        [
+            base,
+            by_load(
+                [r for r in runs if "peers" in r.labels], ["reading", "system", "load", "max_outstanding_kb", "peers"]
+            ).drop(columns="reading"),
+        ],
+        ignore_index=True,
+    )
     sat = {s: saturation(d, s) for s in SYSTEMS}
     fmt = lambda x: "none up to the largest load" if x is None else f"{x:.1f} of the host links"  # noqa: E731
     higher, verdict, held = verdicts(readings, later)
     v = d.set_index(["system", "load"])
     s = sens.set_index(["peers", "max_outstanding_kb", "system"]).accepted
-    gap = {(peers, kb): s[peers][kb]["TIMELY"] - s[peers][kb]["PFC"] for peers, kb in sorted({(a, b) for a, b, _ in s.index})}
+    gap = {
+        (peers, kb): s[peers][kb]["TIMELY"] - s[peers][kb]["PFC"]
+        for peers, kb in sorted({(a, b) for a, b, _ in s.index})
+    }
     knob = ", ".join(f"{peers}, {kb} KB: {g:+.3f}" for (peers, kb), g in gap.items())
     checks = [
         Check(
@@ -119,11 +188,31 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     table = pd.DataFrame(
         [ref_row(f"{x}: saturation load", "of link", sat[x], None) for x in SYSTEMS]
         + [ref_row(f"{x}: accepted at offered {hi:.1f}", "of link", v.accepted[x][hi], None) for x in SYSTEMS]
-        + [ref_row(f"{x}: busiest host link at offered {hi:.1f}", "of link", v.hottest_link[x][hi], None) for x in SYSTEMS]
+        + [
+            ref_row(f"{x}: busiest host link at offered {hi:.1f}", "of link", v.hottest_link[x][hi], None)
+            for x in SYSTEMS
+        ]
         + [ref_row(f"{x}: median host link at offered {hi:.1f}", "of link", v.link_p50[x][hi], None) for x in SYSTEMS]
-        + [ref_row(f"{x}: accepted at {hi:.1f}, {peers}, max_outstanding {kb} KB", "of link", s[peers][kb][x], None) for (peers, kb) in gap for x in SYSTEMS]
-        + [ref_row(f"{x}: accepted at {top_other:.1f}, reading {m}", "of link", r.accepted[m][x][top_other], None) for m in others for x in SYSTEMS]
-        + [ref_row(f"{x}: busiest host link at {top_other:.1f}, reading {m}", "of link", r.hottest_link[m][x][top_other], None) for m in others for x in SYSTEMS]
+        + [
+            ref_row(f"{x}: accepted at {hi:.1f}, {peers}, max_outstanding {kb} KB", "of link", s[peers][kb][x], None)
+            for (peers, kb) in gap
+            for x in SYSTEMS
+        ]
+        + [
+            ref_row(f"{x}: accepted at {top_other:.1f}, reading {m}", "of link", r.accepted[m][x][top_other], None)
+            for m in others
+            for x in SYSTEMS
+        ]
+        + [
+            ref_row(
+                f"{x}: busiest host link at {top_other:.1f}, reading {m}",
+                "of link",
+                r.hottest_link[m][x][top_other],
+                None,
+            )
+            for m in others
+            for x in SYSTEMS
+        ]
     )
     best = max(gap, key=lambda k: gap[k])
     limits = {kb: g for (peers, kb), g in gap.items() if peers == DEFAULT}
@@ -136,7 +225,7 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         + f" (a persistent connection with one 64 KB segment outstanding cannot carry its share once the fabric's "
         f"queues stretch the round trip, whatever the congestion control); 4 servers per client drawn independently, "
         f"which makes some servers hot: TIMELY − PFC {hot[0]:+.3f}; every packet paced at the connection's rate "
-        f"(nic.rate_pacing = \"packet\"): {paced[0]:+.3f}."
+        f'(nic.rate_pacing = "packet"): {paced[0]:+.3f}.'
         if limits and hot and paced
         else ""
     )
@@ -153,7 +242,13 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         f"per run at {hi:.1f}, TIMELY {v.pauses['TIMELY'][hi]:.0f}. {decides}"
     )
     data = {"summary": d, "sensitivity": sens}
-    return Outcome(figure=plot(readings, sens), table=table, checks=checks, data={**data, "readings": readings}, discussion=discussion)
+    return Outcome(
+        figure=plot(readings, sens),
+        table=table,
+        checks=checks,
+        data={**data, "readings": readings},
+        discussion=discussion,
+    )
 
 
 register(

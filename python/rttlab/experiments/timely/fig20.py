@@ -4,21 +4,24 @@ workload, and PFC over TIMELY under every reading."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Run, register
 from ...plotting import styled, subplots
-from .clos import DEFAULT, SYSTEMS, by_load, clos_plan, load_points, per_reading, pfc_over_timely, ratios, verdicts
+from .. import Check, Experiment, Outcome, Run, register
 from ..common import ref_row
+from .clos import DEFAULT, SYSTEMS, by_load, clos_plan, load_points, per_reading, pfc_over_timely, ratios, verdicts
 
 #: TIMELY lowers the median and p99 RTT by about this factor (§6.2 text).
 PAPER_RATIO = {"ping_p50_us": 2.0, "ping_p99_us": 5.0}
 
 
 @styled
-def latency_plot(readings: pd.DataFrame, keys: dict[str, str], ylabel: str, more: Callable[[Any, Any], None] | None = None) -> Any:
+def latency_plot(
+    readings: pd.DataFrame, keys: dict[str, str], ylabel: str, more: Callable[[Any, Any], None] | None = None
+) -> Any:
     """Two panels (median, p99) of ``keys`` against normalised offered load under the default
     reading, one line per system; then PFC / TIMELY of each key under every reading; then, if
     given, two panels ``more`` draws."""
@@ -34,7 +37,9 @@ def latency_plot(readings: pd.DataFrame, keys: dict[str, str], ylabel: str, more
         for s in SYSTEMS:
             x = d[d.system == s]
             ax.plot(x.offered / top, x[key], marker="o", label=s)
-        ax.set(xlabel="Offered load (normalised)", ylabel=f"{label} {ylabel}", yscale="log", title=f"Reading: {DEFAULT}")
+        ax.set(
+            xlabel="Offered load (normalised)", ylabel=f"{label} {ylabel}", yscale="log", title=f"Reading: {DEFAULT}"
+        )
         ax.legend(loc="upper left")
     return fig
 
@@ -57,7 +62,13 @@ def lower_checks(readings: pd.DataFrame, keys: dict[str, str]) -> tuple[list[Che
     checks, held = [], []
     for key, what in keys.items():
         ok, text, under = verdicts(readings, lower_when_loaded(key))
-        checks.append(Check(f"{what} is lower with TIMELY at every load from 0.5 of the links up (reading {DEFAULT}; every reading listed, PFC / TIMELY)", ok, text))
+        checks.append(
+            Check(
+                f"{what} is lower with TIMELY at every load from 0.5 of the links up (reading {DEFAULT}; every reading listed, PFC / TIMELY)",
+                ok,
+                text,
+            )
+        )
         held.append(f"{what} is lower with TIMELY under {', '.join(under) if under else 'no reading'}")
     return checks, "; ".join(held) + "."
 
@@ -73,9 +84,25 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     others = [m for m in readings.reading.unique() if m != DEFAULT]
     v = d.set_index(["system", "load"])
     table = pd.DataFrame(
-        [ref_row(f"PFC / TIMELY {k.split('_')[1]} ping RTT at {hi:.1f} load", "×", r[k][hi], PAPER_RATIO[k]) for k in PAPER_RATIO]
-        + [ref_row(f"{s}: {q} ping RTT at {hi:.1f} load", "µs", v[f"ping_{q}_us"][s][hi], None) for s in SYSTEMS for q in ("p50", "p99")]
-        + [ref_row(f"PFC / TIMELY {q} ping RTT at {top:.1f} load, reading {m}", "×", ro[f"ping_{q}_us"][m]["PFC"][top] / ro[f"ping_{q}_us"][m]["TIMELY"][top], PAPER_RATIO[f"ping_{q}_us"]) for m in others for q in ("p50", "p99")]
+        [
+            ref_row(f"PFC / TIMELY {k.split('_')[1]} ping RTT at {hi:.1f} load", "×", r[k][hi], PAPER_RATIO[k])
+            for k in PAPER_RATIO
+        ]
+        + [
+            ref_row(f"{s}: {q} ping RTT at {hi:.1f} load", "µs", v[f"ping_{q}_us"][s][hi], None)
+            for s in SYSTEMS
+            for q in ("p50", "p99")
+        ]
+        + [
+            ref_row(
+                f"PFC / TIMELY {q} ping RTT at {top:.1f} load, reading {m}",
+                "×",
+                ro[f"ping_{q}_us"][m]["PFC"][top] / ro[f"ping_{q}_us"][m]["TIMELY"][top],
+                PAPER_RATIO[f"ping_{q}_us"],
+            )
+            for m in others
+            for q in ("p50", "p99")
+        ]
     )
     discussion = (
         f"{held} Under reading {DEFAULT}: at {hi:.1f} of the host links PFC's pingers see {v.ping_p50_us['PFC'][hi]:.0f} µs median and "

@@ -13,10 +13,10 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import PALETTE, styled, subplots
-from .clos import DEFAULT, READINGS, SYSTEMS, clos_plan, rows, scenario, verdicts
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
+from .clos import DEFAULT, READINGS, SYSTEMS, clos_plan, rows, scenario, verdicts
 
 #: Background loads as fractions of Fig. 19's largest offered load.
 BACKGROUND = (0.167, 0.3, 0.5)
@@ -43,8 +43,16 @@ def points(quick: bool) -> list[Point]:
                 for with_incast in (False, True):
                     for seed in p.run.seeds if reading == DEFAULT else p.reading_seeds:
                         extra = incast(p.k) if with_incast else {}
-                        labels = {"reading": reading, "system": s, "background": bg, "incast": with_incast, "seed": seed}
-                        out.append(Point(labels, scenario("timely-fig22", s, round(bg * top, 4), p, seed, extra, reading)))
+                        labels = {
+                            "reading": reading,
+                            "system": s,
+                            "background": bg,
+                            "incast": with_incast,
+                            "seed": seed,
+                        }
+                        out.append(
+                            Point(labels, scenario("timely-fig22", s, round(bg * top, 4), p, seed, extra, reading))
+                        )
     return out
 
 
@@ -70,9 +78,22 @@ def plot(readings: pd.DataFrame) -> Any:
     for i, (reading, x) in enumerate(readings.groupby("reading", sort=False)):
         for s in SYSTEMS:
             v = x[x.system == s]
-            c.plot(v.background, v.normalised, marker="o", markersize=3, color=PALETTE[i], linestyle="-" if s == "TIMELY" else "--", label=f"{reading}, {s}")
+            c.plot(
+                v.background,
+                v.normalised,
+                marker="o",
+                markersize=3,
+                color=PALETTE[i],
+                linestyle="-" if s == "TIMELY" else "--",
+                label=f"{reading}, {s}",
+            )
     c.axhline(1.0, color="0.6", linestyle=":")
-    c.set(xlabel="Background load (of Fig. 19's largest)", ylabel="Background throughput\n(normalised to alone)", title="Every reading (PFC dashed)", ylim=(0, 1.15))
+    c.set(
+        xlabel="Background load (of Fig. 19's largest)",
+        ylabel="Background throughput\n(normalised to alone)",
+        title="Every reading (PFC dashed)",
+        ylim=(0, 1.15),
+    )
     c.legend(fontsize=5, ncol=2)
     return fig
 
@@ -80,7 +101,13 @@ def plot(readings: pd.DataFrame) -> Any:
 def summary(runs: list[Run]) -> pd.DataFrame:
     """Per reading, system and background load: background throughput with the incast over
     without (`normalised`), pinger p99 with the incast and alone, pauses."""
-    d = rows(runs).drop(columns="seed").groupby(["reading", "system", "background", "incast"], sort=False).mean().reset_index()
+    d = (
+        rows(runs)
+        .drop(columns="seed")
+        .groupby(["reading", "system", "background", "incast"], sort=False)
+        .mean()
+        .reset_index()
+    )
     alone = d[~d.incast].set_index(["reading", "system", "background"])
     both = d[d.incast].set_index(["reading", "system", "background"])
     out = both[["ping_p99_us", "pauses"]].copy()
@@ -108,7 +135,9 @@ def timely_keeps(d: pd.DataFrame) -> tuple[bool, str]:
 
 def lower_rtt(d: pd.DataFrame) -> tuple[bool, str]:
     v = d.set_index(["system", "background"]).ping_p99_us
-    return all(v["TIMELY"][bg] < v["PFC"][bg] for bg in BACKGROUND), "(" + ", ".join(f"{v['TIMELY'][bg]:.0f} vs {v['PFC'][bg]:.0f} µs" for bg in BACKGROUND) + ")"
+    return all(v["TIMELY"][bg] < v["PFC"][bg] for bg in BACKGROUND), "(" + ", ".join(
+        f"{v['TIMELY'][bg]:.0f} vs {v['PFC'][bg]:.0f} µs" for bg in BACKGROUND
+    ) + ")"
 
 
 def analyse(runs: list[Run], quick: bool) -> Outcome:
@@ -127,10 +156,18 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         checks.append(Check(f"{claim} (reading {DEFAULT}; every reading listed)", ok, text))
         held[claim.split(" (")[0]] = under
     table = pd.DataFrame(
-        [ref_row(f"{s}: background throughput lost at {bg:g}", "%", 100 * (1 - v.normalised[s][bg]), None) for s in SYSTEMS for bg in BACKGROUND]
+        [
+            ref_row(f"{s}: background throughput lost at {bg:g}", "%", 100 * (1 - v.normalised[s][bg]), None)
+            for s in SYSTEMS
+            for bg in BACKGROUND
+        ]
         + [
-            ref_row("PFC: smallest loss over the background loads", "%", 100 * min(loss["PFC"]), 100 * PAPER_PFC_LOSS[0]),
-            ref_row("PFC: largest loss over the background loads", "%", 100 * max(loss["PFC"]), 100 * PAPER_PFC_LOSS[1]),
+            ref_row(
+                "PFC: smallest loss over the background loads", "%", 100 * min(loss["PFC"]), 100 * PAPER_PFC_LOSS[0]
+            ),
+            ref_row(
+                "PFC: largest loss over the background loads", "%", 100 * max(loss["PFC"]), 100 * PAPER_PFC_LOSS[1]
+            ),
         ]
     )
     discussion = (

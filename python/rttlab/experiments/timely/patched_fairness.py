@@ -9,12 +9,19 @@ from typing import Any
 
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import styled, subplots
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import connection_series, connection_stats, grid_points, over_seeds, ref_row, sample_flows, summaries
 from .testbed import run_plan
 
-PATCHED = {"algorithm": "patched_timely", "t_low": "50us", "t_high": "500us", "min_rtt": "20us", "delta": "10Mbps", "rtt_ref": "50us"}
+PATCHED = {
+    "algorithm": "patched_timely",
+    "t_low": "50us",
+    "t_high": "500us",
+    "min_rtt": "20us",
+    "delta": "10Mbps",
+    "rtt_ref": "50us",
+}
 SYSTEMS = [("TIMELY", {}), ("Patched TIMELY", {"cc": PATCHED})]
 WINDOW_MS = 200
 
@@ -37,7 +44,14 @@ def plot(d: pd.DataFrame, stats: pd.DataFrame, t0: float) -> Any:
         th.set(ylabel="Throughput, 5 ms (Mbps)", title=f"{system}: throughput")
         for ax in (ra, th):
             ax.axhline(500, color="black", linestyle=":", linewidth=0.8)
-            ax.legend(ncols=4, fontsize=5.5, loc="lower center", bbox_to_anchor=(0.5, 1.0), title=f"{ax.get_title()} (Mbps, mean ± SD)", title_fontsize=6)
+            ax.legend(
+                ncols=4,
+                fontsize=5.5,
+                loc="lower center",
+                bbox_to_anchor=(0.5, 1.0),
+                title=f"{ax.get_title()} (Mbps, mean ± SD)",
+                title_fontsize=6,
+            )
             ax.set_title("")
     for ax in axes[2:]:
         ax.set_xlabel("Time (ms)")
@@ -54,8 +68,16 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     spread = stats.groupby("system").thr_mean.agg(lambda m: m.max() - m.min())
     t, pt = "TIMELY", "Patched TIMELY"
     checks = [
-        Check("Patched TIMELY is at least as fair as TIMELY (Jain over 40 connections)", jain[pt] >= jain[t] - 0.005, f"Jain {jain[pt]:.3f} vs {jain[t]:.3f}"),
-        Check("Patched TIMELY's per-connection throughput varies more over time", sd[pt] > sd[t], f"mean SD of 5 ms throughput {sd[pt]:.0f} vs {sd[t]:.0f} Mbps"),
+        Check(
+            "Patched TIMELY is at least as fair as TIMELY (Jain over 40 connections)",
+            jain[pt] >= jain[t] - 0.005,
+            f"Jain {jain[pt]:.3f} vs {jain[t]:.3f}",
+        ),
+        Check(
+            "Patched TIMELY's per-connection throughput varies more over time",
+            sd[pt] > sd[t],
+            f"mean SD of 5 ms throughput {sd[pt]:.0f} vs {sd[t]:.0f} Mbps",
+        ),
     ]
     table = pd.DataFrame(
         [ref_row(f"{s}: Jain's index", "", jain[s], None) for s in (t, pt)]
@@ -71,7 +93,13 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "no index to compare against. Here one switch arbitrates evenly between the clients' "
         "ports, which leaves TIMELY little room to be unfair."
     )
-    return Outcome(figure=plot(d, stats, p.warmup_ms), table=table, checks=checks, data={"connections": d, "jain": jain.reset_index()}, discussion=discussion)
+    return Outcome(
+        figure=plot(d, stats, p.warmup_ms),
+        table=table,
+        checks=checks,
+        data={"connections": d, "jain": jain.reset_index()},
+        discussion=discussion,
+    )
 
 
 register(

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import Check, Experiment, Outcome, Point, Run, register
 from ...plotting import PALETTE, styled, subplots
 from ...published import TIMELY_JAIN, TIMELY_TABLE1
+from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, ref_row, scenario
 
 #: (column, scenario file, overrides) in the paper's order.
@@ -58,14 +58,18 @@ def scenarios(quick: bool = False) -> list[tuple[str, int, dict[str, Any]]]:
     """(system, seed, scenario) for every run: the shipped presets with the column's
     controller, the run length, and traces off (only summaries are needed)."""
     p = QUICK if quick else FULL
-    return [(system, seed, scenario(f"timely-table1 {system}", overrides, p, seed, file=file)) for system, file, overrides in SYSTEMS for seed in p.seeds]
+    return [
+        (system, seed, scenario(f"timely-table1 {system}", overrides, p, seed, file=file))
+        for system, file, overrides in SYSTEMS
+        for seed in p.seeds
+    ]
 
 
 def format_table(df: pd.DataFrame, markdown: bool = False) -> str:
     """Rows = metrics, columns = systems, each cell "rttlab (paper)"."""
     systems = [s for s, _, _ in SYSTEMS]
     lines = []
-    header = ["Metric"] + systems
+    header = ["Metric", *systems]
     cells = []
     for key, label, unit, form in METRICS:
         row = [f"{label} ({unit})" if unit else label]
@@ -79,8 +83,8 @@ def format_table(df: pd.DataFrame, markdown: bool = False) -> str:
         lines.append("|" + "---|" * len(header))
         lines += ["| " + " | ".join(r) + " |" for r in cells]
     else:
-        widths = [max(len(r[i]) for r in [header] + cells) for i in range(len(header))]
-        for r in [header] + cells:
+        widths = [max(len(r[i]) for r in [header, *cells]) for i in range(len(header))]
+        for r in [header, *cells]:
             lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
     return "\n".join(lines)
 
@@ -139,27 +143,49 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         ),
         Check(
             "FAST*: throughput and RTT grow with α",
-            all(list(vals) == sorted(vals) for vals in ([v[s, m] for s in fast] for m in ("throughput_gbps", "rtt_avg_us", "rtt_p99_us"))),
-            "throughput " + " < ".join(f"{v[s, 'throughput_gbps']:.1f}" for s in fast) + " Gbps; avg RTT " + " < ".join(f"{v[s, 'rtt_avg_us']:.0f}" for s in fast) + " µs",
+            all(
+                list(vals) == sorted(vals)
+                for vals in ([v[s, m] for s in fast] for m in ("throughput_gbps", "rtt_avg_us", "rtt_p99_us"))
+            ),
+            "throughput "
+            + " < ".join(f"{v[s, 'throughput_gbps']:.1f}" for s in fast)
+            + " Gbps; avg RTT "
+            + " < ".join(f"{v[s, 'rtt_avg_us']:.0f}" for s in fast)
+            + " µs",
         ),
         Check(
             "TIMELY's average and p99 RTT at least 4× below PFC's",
-            v["PFC", "rtt_avg_us"] >= 4 * v["TIMELY", "rtt_avg_us"] and v["PFC", "rtt_p99_us"] >= 4 * v["TIMELY", "rtt_p99_us"],
+            v["PFC", "rtt_avg_us"] >= 4 * v["TIMELY", "rtt_avg_us"]
+            and v["PFC", "rtt_p99_us"] >= 4 * v["TIMELY", "rtt_p99_us"],
             f"avg {v['PFC', 'rtt_avg_us'] / v['TIMELY', 'rtt_avg_us']:.1f}×, p99 {v['PFC', 'rtt_p99_us'] / v['TIMELY', 'rtt_p99_us']:.1f}×",
         ),
         Check(
             "TIMELY's average and p99 RTT at least 4× below DCTCP's (paper: 10× and 13×)",
-            v["DCTCP", "rtt_avg_us"] >= 4 * v["TIMELY", "rtt_avg_us"] and v["DCTCP", "rtt_p99_us"] >= 4 * v["TIMELY", "rtt_p99_us"],
+            v["DCTCP", "rtt_avg_us"] >= 4 * v["TIMELY", "rtt_avg_us"]
+            and v["DCTCP", "rtt_p99_us"] >= 4 * v["TIMELY", "rtt_p99_us"],
             f"avg {v['DCTCP', 'rtt_avg_us'] / v['TIMELY', 'rtt_avg_us']:.2f}×, p99 {v['DCTCP', 'rtt_p99_us'] / v['TIMELY', 'rtt_p99_us']:.2f}×",
         ),
-        Check("No PFC pauses with TIMELY", v["TIMELY", "pauses"] == 0, f"{v['TIMELY', 'pauses']:.0f} pauses after the warm-up"),
+        Check(
+            "No PFC pauses with TIMELY",
+            v["TIMELY", "pauses"] == 0,
+            f"{v['TIMELY', 'pauses']:.0f} pauses after the warm-up",
+        ),
     ]
     table = pd.DataFrame(
-        [ref_row(f"{r.system}: {r.label}", r.unit, r.rttlab, r.paper) for r in df.itertuples() if r.metric in ("throughput_gbps", "rtt_avg_us", "rtt_p99_us")]
+        [
+            ref_row(f"{r.system}: {r.label}", r.unit, r.rttlab, r.paper)
+            for r in df.itertuples()
+            if r.metric in ("throughput_gbps", "rtt_avg_us", "rtt_p99_us")
+        ]
     )
     p = QUICK if quick else FULL
-    console = f"TIMELY Table 1, rttlab (paper); {len(p.seeds)} seed(s) x {p.measured_ms} ms measured after {p.warmup_ms} ms\n" + format_table(df)
-    return Outcome(figure=plot(df), table=table, checks=checks, data={"table1": df}, discussion=DISCUSSION, console=console)
+    console = (
+        f"TIMELY Table 1, rttlab (paper); {len(p.seeds)} seed(s) x {p.measured_ms} ms measured after {p.warmup_ms} ms\n"
+        + format_table(df)
+    )
+    return Outcome(
+        figure=plot(df), table=table, checks=checks, data={"table1": df}, discussion=DISCUSSION, console=console
+    )
 
 
 DISCUSSION = (
