@@ -197,3 +197,42 @@ def test_a_sweep_imports_the_class_by_path_in_its_workers(tmp_path):
     # From the cache the second time.
     again = run_all(scenarios, jobs=2, cache_dir=tmp_path, progress=False)
     assert [r.summary for r in again] == [r.summary for r in results]
+
+
+class LineRateWithTelemetry(rttlab.RateController):
+    """Declares what HPCC declares: telemetry, an ACK per packet, no outstanding cap."""
+
+    needs = {"int": True, "ack_per_packet": True, "rate_limiter": True}
+
+    def on_completion(self, c):
+        pass
+
+    def rate_bps(self):
+        return float(self.line_rate_bps)
+
+
+def test_a_python_controllers_needs_set_the_scenarios_defaults_as_a_native_ones_do():
+    short = {"duration": "2ms", "warmup": "0s"}
+    native = rttlab.run("timely-testbed", overrides={**short, "cc": {"algorithm": "hpcc"}})
+    python = rttlab.run("timely-testbed", overrides=short, controller=LineRateWithTelemetry)
+    for r in (native, python):
+        scenario = r.meta["scenario"]
+        assert scenario["switch"]["int"] is True
+        assert scenario["nic"]["segment"] == native.meta["scenario"]["nic"]["segment"]
+        assert scenario["nic"]["max_outstanding"] == native.meta["scenario"]["nic"]["max_outstanding"]
+    assert python.meta["scenario"]["cc"]["needs"]["ack_per_packet"] is True
+    without = rttlab.run("timely-testbed", overrides=short, controller=LineRateNeedingNothing)
+    assert without.meta["scenario"]["switch"]["int"] is False
+
+
+class LineRateNeedingNothing(LineRateWithTelemetry):
+    needs = {}
+
+
+class MisspelledNeed(LineRateWithTelemetry):
+    needs = {"intt": True}
+
+
+def test_an_unknown_need_is_an_error_naming_it():
+    with pytest.raises(ValueError, match=r"cc\.needs.*intt.*did you mean `int`"):
+        rttlab.run("timely-testbed", overrides={"duration": "2ms"}, controller=MisspelledNeed)

@@ -47,6 +47,13 @@ _UNITS = {"_ps": "ps", "_bps": "bps", "_bytes": "bytes"}
 class _Controller:
     #: The controller's parameters and their defaults.
     defaults: ClassVar[Mapping[str, Any]] = {}
+    #: What the controller needs of the transport and the fabric, declared as the simulator's
+    #: own controllers declare it (``rttlab_cc::Needs``; ``docs/extending.md``): ``int`` (every
+    #: switch adds telemetry), ``ecn`` (it reacts to marks), ``ecn_profile`` (the marking its
+    #: switches default to: ``kmin``, ``kmax``, ``pmax``), ``ack_per_packet``, ``rate_limiter``
+    #: (no NIC cap on outstanding bytes), ``cnp_interval``, ``base_rtt``, ``signal`` and
+    #: ``signal_threshold``. Empty: none of them.
+    needs: ClassVar[Mapping[str, Any]] = {}
     #: The optional methods this class overrides (set for each subclass): the simulator calls
     #: only those.
     _hooks: ClassVar[tuple[str, ...]] = ()
@@ -218,13 +225,13 @@ def import_class(path: str) -> type:
 
 def prepare(scenario: dict[str, Any], controller: type | None = None) -> tuple[type, dict[str, Any]] | None:
     """For ``cc.algorithm = "python"``: the class (``controller``, else imported from
-    ``cc.class``) and its resolved parameters, written back into ``scenario["cc"]`` so that the
-    result records them; the class's kind is checked against ``transport.kind``. ``None`` for
+    ``cc.class``) and its resolved parameters, written back into ``scenario["cc"]`` with the
+    class's ``needs`` so that the simulator reads them and the result records them; the class's kind is checked against ``transport.kind``. ``None`` for
     the simulator's own controllers."""
     cc = scenario.get("cc")
     if not isinstance(cc, dict) or cc.get("algorithm") != "python":
         return None
-    given = {k: v for k, v in cc.items() if k not in ("algorithm", "class")}
+    given = {k: v for k, v in cc.items() if k not in ("algorithm", "class", "needs")}
     if controller is not None:
         if not (isinstance(controller, type) and issubclass(controller, (RateController, WindowController))):
             raise ValueError(
@@ -249,7 +256,7 @@ def prepare(scenario: dict[str, Any], controller: type | None = None) -> tuple[t
             f"cc.class: {class_path(cls)} is {kind}; transport.kind = {transport!r} takes a {wants.__name__}"
         )
     params = cls.resolve(given)
-    scenario["cc"] = {"algorithm": "python", "class": class_path(cls), **params}
+    scenario["cc"] = {"algorithm": "python", "class": class_path(cls), "needs": dict(cls.needs), **params}
     return cls, params
 
 

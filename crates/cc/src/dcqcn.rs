@@ -32,6 +32,7 @@
 //! when the next rate change is due, so that a flow waiting for its pacer hears of an increase
 //! on time.
 
+use crate::registry::{Algorithm, Controller, EcnMarking, Kind, Needs, Path};
 use crate::{Bytes, Completion, Metrics, ParamError, Rate, RateController, Time};
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +45,18 @@ pub enum Profile {
     Paper,
     /// The HPCC simulator's Mellanox-style DCQCN (reference §5.2, `CC_MODE 1`).
     Mellanox,
+}
+
+impl Profile {
+    /// Its switches' marking (reference §5.2): the paper's Kmin 5 KB, Kmax 200 KB, Pmax 1 %;
+    /// the HPCC simulator's Kmin 100 KB and Kmax 400 KB at 25 Gbps, scaled with the port's rate,
+    /// Pmax 0.2.
+    pub fn marking(self) -> EcnMarking {
+        match self {
+            Profile::Paper => EcnMarking { kmin: Bytes(5_000), kmax: Bytes(200_000), pmax: 0.01, scale_rate: None },
+            Profile::Mellanox => EcnMarking { kmin: Bytes(100_000), kmax: Bytes(400_000), pmax: 0.2, scale_rate: Some(Rate::from_gbps(25)) },
+        }
+    }
 }
 
 /// DCQCN's parameters (reference §5.2). Switch marking (Kmin, Kmax, Pmax) is `switch.ecn`.
@@ -142,6 +155,31 @@ impl DcqcnParams {
             return Err(ParamError::new("scale_rate", Rate::ZERO, "a positive rate, or absent"));
         }
         Ok(())
+    }
+}
+
+impl Algorithm for DcqcnParams {
+    const KIND: Kind = Kind::Rate;
+    /// DCQCN paces every packet with its NIC's rate limiter and keeps no window (the HPCC
+    /// simulator's `dcqcn`); it acts on CNPs, which ECN marks by its profile's thresholds cause.
+    fn needs(&self) -> Needs {
+        Needs {
+            ecn: true,
+            ecn_profile: Some(self.profile.marking()),
+            ack_per_packet: true,
+            rate_limiter: true,
+            cnp_interval: Some(self.cnp_interval),
+            ..Needs::default()
+        }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        DcqcnParams::validate(self)
+    }
+    fn build(&self, path: &Path) -> Controller {
+        Controller::Rate(Box::new(Dcqcn::new(self.clone(), path.line_rate)))
+    }
+    fn defaults_like(&self) -> Self {
+        DcqcnParams::profile(self.profile)
     }
 }
 

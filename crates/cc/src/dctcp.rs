@@ -8,6 +8,7 @@
 //!   data outstanding at the cut is acknowledged (Linux's CWR state).
 //! - Loss and otherwise growth are Reno's (`crate::reno`).
 
+use crate::registry::{Algorithm, Controller, Kind, Needs, Path};
 use crate::reno::{Reno, RenoParams};
 use crate::{AckEvent, Loss, Metrics, ParamError, Time, WindowController};
 use serde::{Deserialize, Serialize};
@@ -44,6 +45,19 @@ impl DctcpParams {
 
     fn reno(&self) -> RenoParams {
         RenoParams { init_cwnd: self.init_cwnd, min_cwnd: self.min_cwnd }
+    }
+}
+
+impl Algorithm for DctcpParams {
+    const KIND: Kind = Kind::Window;
+    fn needs(&self) -> Needs {
+        Needs { ecn: true, ..Needs::default() }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        DctcpParams::validate(self)
+    }
+    fn build(&self, path: &Path) -> Controller {
+        Controller::Window(Box::new(Dctcp::new(self.clone(), path.mss)))
     }
 }
 

@@ -14,6 +14,7 @@
 //! the connection has seen (FAST's definition). At equilibrium `R·(1 − baseRTT/RTT) = α`: each
 //! connection keeps `α·RTT` bits queued, so throughput and RTT both grow with α.
 
+use crate::registry::{Algorithm, Controller, Kind, Path};
 use crate::timely::rate_bounds;
 use crate::{Completion, Metrics, ParamError, Rate, RateController, Time};
 use serde::{Deserialize, Serialize};
@@ -54,6 +55,16 @@ impl FastParams {
         }
         crate::timely::check_rate_bounds(self.initial_rate, self.max_rate)?;
         Ok(())
+    }
+}
+
+impl Algorithm for FastParams {
+    const KIND: Kind = Kind::Rate;
+    fn validate(&self) -> Result<(), ParamError> {
+        FastParams::validate(self)
+    }
+    fn build(&self, path: &Path) -> Controller {
+        Controller::Rate(Box::new(Fast::new(self.clone(), path.line_rate)))
     }
 }
 

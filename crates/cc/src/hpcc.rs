@@ -18,6 +18,7 @@
 //! (the simulator would divide by zero). A change of hop count (a new path) stores the new
 //! records and waits for the next ACK.
 
+use crate::registry::{Algorithm, Controller, Kind, Needs, Path};
 use crate::int::IntHop;
 use crate::{Completion, Metrics, ParamError, Rate, RateController, Time};
 use serde::{Deserialize, Serialize};
@@ -93,6 +94,26 @@ impl HpccParams {
             return Err(ParamError::new("base_rtt", Time::ZERO, "\"max\", \"path\" or a positive time"));
         }
         Ok(())
+    }
+}
+
+impl Algorithm for HpccParams {
+    const KIND: Kind = Kind::Rate;
+    /// HPCC acknowledges every packet, and its window alone limits what is in flight
+    /// (reference §6.3); it reads every hop's telemetry.
+    fn needs(&self) -> Needs {
+        Needs { int: true, ack_per_packet: true, rate_limiter: true, base_rtt: Some(self.base_rtt), ..Needs::default() }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        HpccParams::validate(self)
+    }
+    fn build(&self, path: &Path) -> Controller {
+        let base_rtt = match self.base_rtt {
+            BaseRtt::Max => path.max_base_rtt,
+            BaseRtt::Path => path.base_rtt,
+            BaseRtt::Fixed(t) => t,
+        };
+        Controller::Rate(Box::new(Hpcc::new(self.clone(), path.line_rate, base_rtt)))
     }
 }
 

@@ -9,25 +9,49 @@
 //! - a [`WindowController`] is a TCP congestion module: ACKs and loss signals go in, a
 //!   congestion window comes out (Reno, DCTCP, Vegas, Swift).
 
-pub mod dcqcn;
-pub mod dctcp;
-pub mod fast;
-pub mod hpcc;
 pub mod int;
-pub mod patched_timely;
-pub mod reno;
+pub mod registry;
 pub mod signal;
-pub mod swift;
-pub mod timely;
 pub mod units;
-pub mod vegas;
+
+registry! {
+    /// Every connection sends at its NIC's line rate (Table 1's PFC column).
+    "none" => None(none::LineRateParams),
+    /// TIMELY (SIGCOMM 2015, Algorithm 1).
+    "timely" => Timely(timely::TimelyParams),
+    /// Patched TIMELY (Zhu et al., CoNEXT 2016).
+    "patched_timely" => PatchedTimely(patched_timely::PatchedTimelyParams),
+    /// FAST* (TIMELY §6.1): TCP FAST's equation on the pacing rate.
+    "fast" => Fast(fast::FastParams),
+    /// HPCC (SIGCOMM 2019) on in-band telemetry: a window and a rate.
+    "hpcc" => Hpcc(hpcc::HpccParams),
+    /// DCQCN (SIGCOMM 2015): CNPs from ECN marks cut a per-flow rate limiter.
+    "dcqcn" => Dcqcn(dcqcn::DcqcnParams),
+    /// TCP Reno/NewReno.
+    "reno" => Reno(reno::RenoParams),
+    /// DCTCP as in Linux.
+    "dctcp" => Dctcp(dctcp::DctcpParams),
+    /// TCP Vegas.
+    "vegas" => Vegas(vegas::VegasParams),
+    /// Swift (SIGCOMM 2020).
+    "swift" => Swift(swift::SwiftParams),
+}
+
+/// A scenario without `[cc]` runs no congestion control.
+impl Default for Cc {
+    fn default() -> Self {
+        Cc::None(none::LineRateParams {})
+    }
+}
 
 pub use dcqcn::{Dcqcn, DcqcnParams};
 pub use dctcp::{Dctcp, DctcpParams};
 pub use fast::{Fast, FastParams};
 pub use hpcc::{Hpcc, HpccParams};
 pub use int::IntHop;
+pub use none::LineRate;
 pub use patched_timely::{PatchedTimely, PatchedTimelyParams};
+pub use registry::{Algorithm, Controller, Kind, Needs, Path};
 pub use reno::{Reno, RenoParams};
 pub use signal::Signal;
 pub use swift::{Swift, SwiftParams};
@@ -104,18 +128,6 @@ pub trait RateController: Send {
     /// waiting for its pacer can look again then; `None`: no such timer.
     fn next_change(&self) -> Option<Time> {
         None
-    }
-}
-
-/// No congestion control: always the NIC line rate. With PFC this is the "PFC" column of
-/// TIMELY's Table 1 (OS-bypass messaging over a lossless fabric, §6).
-#[derive(Copy, Clone, Debug)]
-pub struct LineRate(pub Rate);
-
-impl RateController for LineRate {
-    fn on_completion(&mut self, _: &Completion) {}
-    fn rate(&self) -> Rate {
-        self.0
     }
 }
 

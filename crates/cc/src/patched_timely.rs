@@ -9,6 +9,7 @@
 //! `q' = C·T_low`. Updates are weighted by `df` as in TIMELY §5 (the fluid model applies them
 //! once per `max(Seg/R, minRTT)`), the thresholds and caps are TIMELY's.
 
+use crate::registry::{Algorithm, Controller, Kind, Needs, Path};
 use crate::timely::{
     check_common, check_rate_bounds, check_signal, rate_bounds, update_weight, GradientFilter, RateState, UpdateScaling, DEFAULT_SIGNAL_THRESHOLD,
 };
@@ -67,6 +68,19 @@ impl PatchedTimelyParams {
             return Err(ParamError::new("rtt_ref", self.rtt_ref.unwrap_or(self.t_low), "the reference RTT (rtt_ref, else t_low) must be positive"));
         }
         Ok(())
+    }
+}
+
+impl Algorithm for PatchedTimelyParams {
+    const KIND: Kind = Kind::Rate;
+    fn needs(&self) -> Needs {
+        Needs { int: self.signal.uses_queues(), signal: self.signal, signal_threshold: self.signal_threshold, ..Needs::default() }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        PatchedTimelyParams::validate(self)
+    }
+    fn build(&self, path: &Path) -> Controller {
+        Controller::Rate(Box::new(PatchedTimely::new(self.clone(), path.line_rate)))
     }
 }
 

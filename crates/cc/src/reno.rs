@@ -3,6 +3,7 @@
 //! halving on a fast retransmit, one MSS after a timeout. The window grows only while it is
 //! what limits the sender (RFC 7661; Linux `tcp_is_cwnd_limited`).
 
+use crate::registry::{Algorithm, Controller, Kind, Path};
 use crate::{AckEvent, Loss, Metrics, ParamError, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +32,16 @@ impl RenoParams {
             return Err(ParamError::new("min_cwnd", self.min_cwnd, "at least 1 segment"));
         }
         Ok(())
+    }
+}
+
+impl Algorithm for RenoParams {
+    const KIND: Kind = Kind::Window;
+    fn validate(&self) -> Result<(), ParamError> {
+        RenoParams::validate(self)
+    }
+    fn build(&self, path: &Path) -> Controller {
+        Controller::Window(Box::new(Reno::new(self.clone(), path.mss)))
     }
 }
 

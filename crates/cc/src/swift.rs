@@ -26,6 +26,7 @@
 //!   effective window is `min(fcwnd, ecwnd)`. With `decompose = false` this is the paper's
 //!   Swift-v0 (§5.4): one window on the end-to-end RTT.
 
+use crate::registry::{Algorithm, Controller, Kind, Needs, Path};
 use crate::units::Time;
 use crate::{AckEvent, Loss, Metrics, ParamError, WindowController};
 use serde::{Deserialize, Serialize};
@@ -220,6 +221,23 @@ impl SwiftParams {
             t += self.flow_scaling_ps(fcwnd);
         }
         Time(t.round() as u64)
+    }
+}
+
+impl Algorithm for SwiftParams {
+    const KIND: Kind = Kind::Window;
+    /// Swift acknowledges every packet at once (§3.6).
+    fn needs(&self) -> Needs {
+        Needs { ack_per_packet: true, ..Needs::default() }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        SwiftParams::validate(self)
+    }
+    fn build(&self, path: &Path) -> Controller {
+        Controller::Window(Box::new(Swift::new(self.clone(), path.mss)))
+    }
+    fn defaults_like(&self) -> Self {
+        SwiftParams::profile(self.profile)
     }
 }
 

@@ -14,6 +14,7 @@
 //! Where sources disagree (shared reference algorithms.md §1.4–§1.8) the paper's form is the
 //! default and the others are named options, recorded with every result.
 
+use crate::registry::{Algorithm, Controller, Kind, Needs, Path};
 use crate::{Completion, Metrics, ParamError, Rate, RateController, Signal, Time};
 use serde::{Deserialize, Serialize};
 
@@ -152,6 +153,19 @@ impl TimelyParams {
             return Err(ParamError::new("app_limited_fraction", self.app_limited_fraction, "a fraction in [0, 1]"));
         }
         Ok(())
+    }
+}
+
+impl Algorithm for TimelyParams {
+    const KIND: Kind = Kind::Rate;
+    fn needs(&self) -> Needs {
+        Needs { int: self.signal.uses_queues(), signal: self.signal, signal_threshold: self.signal_threshold, ..Needs::default() }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        TimelyParams::validate(self)
+    }
+    fn build(&self, path: &Path) -> Controller {
+        Controller::Rate(Box::new(Timely::new(self.clone(), path.line_rate)))
     }
 }
 

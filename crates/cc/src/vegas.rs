@@ -17,6 +17,7 @@
 //! Defaults are the paper's α = 1, β = 3, γ = 1 packets with `diff` over the round's RTT;
 //! Linux (and ns-3, which CS244'16 ran) use α = 2, β = 4 and divide by baseRTT.
 
+use crate::registry::{Algorithm, Controller, Kind, Path};
 use crate::reno::Reno;
 use crate::{AckEvent, Loss, Metrics, ParamError, RenoParams, Time, WindowController};
 use serde::{Deserialize, Serialize};
@@ -65,6 +66,16 @@ impl VegasParams {
             return Err(ParamError::new("gamma", self.gamma, "a finite number of packets ≥ 0"));
         }
         RenoParams { init_cwnd: self.init_cwnd, min_cwnd: self.min_cwnd }.validate()
+    }
+}
+
+impl Algorithm for VegasParams {
+    const KIND: Kind = Kind::Window;
+    fn validate(&self) -> Result<(), ParamError> {
+        VegasParams::validate(self)
+    }
+    fn build(&self, path: &Path) -> Controller {
+        Controller::Window(Box::new(Vegas::new(self.clone(), path.mss)))
     }
 }
 

@@ -13,6 +13,7 @@
 use rttlab_cc::dctcp::update_alpha;
 use rttlab_cc::swift::{GuardRtt, SwiftState};
 use rttlab_cc::timely::{GradientFilter, RateState};
+use rttlab_cc::Cc;
 use rttlab_cc::{AckEvent, Completion, Loss, PatchedTimely, Rate, RateController, Swift, Time, Timely, WindowController};
 use rttlab_sim::scenario::CcConfig;
 
@@ -89,7 +90,7 @@ pub fn replay(cc: &CcConfig, line_rate: Rate, packet_bytes: u64, seg_ser_ps: u64
             continue;
         };
         match cc {
-            CcConfig::Timely(_) | CcConfig::PatchedTimely(_) => {
+            CcConfig::Native(Cc::Timely(_)) | CcConfig::Native(Cc::PatchedTimely(_)) => {
                 let had = r.kind[p] == ACK;
                 let st = RateState {
                     rate_bps: r.value[p] as f64,
@@ -101,7 +102,7 @@ pub fn replay(cc: &CcConfig, line_rate: Rate, packet_bytes: u64, seg_ser_ps: u64
                 let c = Completion { now, rtt, acked_bytes: r.acked[i], sending_rate: None, snd_una: 0, snd_nxt: 0, int: &[] };
                 let old = st.rate_bps;
                 let (rate, rtt_diff, slack) = match cc {
-                    CcConfig::Timely(params) => {
+                    CcConfig::Native(Cc::Timely(params)) => {
                         let mut t = Timely::resume(params.clone(), line_rate, st);
                         t.on_completion(&c);
                         let st = t.state();
@@ -111,7 +112,7 @@ pub fn replay(cc: &CcConfig, line_rate: Rate, packet_bytes: u64, seg_ser_ps: u64
                         // (HAI-multiplied) increment.
                         (st.rate_bps, st.filter.rtt_diff_ps(), old * (ulp(14) + g.abs() * ulp(16)) + ulp(16) * params.hai_factor * params.delta.bps() as f64)
                     }
-                    CcConfig::PatchedTimely(params) => {
+                    CcConfig::Native(Cc::PatchedTimely(params)) => {
                         let mut t = PatchedTimely::resume(params.clone(), line_rate, st);
                         t.on_completion(&c);
                         let st = t.state();
@@ -125,7 +126,7 @@ pub fn replay(cc: &CcConfig, line_rate: Rate, packet_bytes: u64, seg_ser_ps: u64
                 // kernel's rounding may rightly take the other.
                 out.push(r.value[i] as f64, rate, slack + 4.0, rtt_diff.abs() <= 1.0);
             }
-            CcConfig::Swift(params) => {
+            CcConfig::Native(Cc::Swift(params)) => {
                 let after_start = r.kind[p] == INIT;
                 let st = SwiftState {
                     fcwnd: r.value[p] as f64 / 2f64.powi(32),
@@ -171,7 +172,7 @@ pub fn replay(cc: &CcConfig, line_rate: Rate, packet_bytes: u64, seg_ser_ps: u64
                 let kernel = r.value[i] as f64 / 2f64.powi(32);
                 out.push(kernel, s.state().fcwnd, ulp(14) * (st.fcwnd + increment) + ulp(30), exempt);
             }
-            CcConfig::Dctcp(params) => {
+            CcConfig::Native(Cc::Dctcp(params)) => {
                 let kernel = r.aux[i] as f64 / 65536.0;
                 if r.kind[i] == ACK {
                     let alpha = update_alpha(r.aux[p] as f64 / 65536.0, params.g, r.acked[i], r.aux2[i]);

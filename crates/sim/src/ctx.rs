@@ -183,10 +183,7 @@ impl RunConfig {
             fct_until: s.measure.fct_until.unwrap_or(Time::MAX),
             int: (sw.int == Some(true)).then_some(IntRun { max_hops: sw.int_max_hops }),
             signal: s.cc.signal(),
-            cnp_interval: match &s.cc {
-                CcConfig::Dcqcn(p) => Some(p.cnp_interval),
-                _ => None,
-            },
+            cnp_interval: s.cc.needs().cnp_interval,
             max_base_rtt: Time::ZERO,
         }
     }

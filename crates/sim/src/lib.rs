@@ -35,6 +35,12 @@ pub mod topology;
 pub mod transport;
 pub mod workload;
 
+/// The guide to extending rttlab (`docs/extending.md`), built with the crate so that a stale
+/// reference in it fails `make test`'s documentation check.
+#[doc = include_str!("../../../docs/extending.md")]
+#[allow(rustdoc::private_intra_doc_links)] // a guide to the inside: it names private items
+pub mod extending {}
+
 pub use external::Controllers;
 pub use network::{Network, Progress, Stopped};
 pub use output::{Output, Summary};

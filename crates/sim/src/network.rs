@@ -111,7 +111,7 @@ impl Network {
             part: None,
             notice_delay: fabric.graph.links.iter().map(|l| l.delay).min().unwrap_or(Time::ZERO),
         };
-        if matches!(&s.cc, CcConfig::Hpcc(p) if p.base_rtt == BaseRtt::Max) {
+        if s.cc.needs().base_rtt == Some(BaseRtt::Max) {
             cx.cfg.max_base_rtt = fabric.max_base_rtt(&cx.cfg);
         }
         cx.events.push(cx.cfg.warmup, EventKind::WarmupEnd);

@@ -16,48 +16,37 @@ use crate::routing::five_tuple_hash;
 use crate::scenario::{CcConfig, TransportConfig};
 use crate::transport::message::{HostWait, MessageRx, MessageTx};
 use crate::transport::window::{WindowRx, WindowTx};
-use rttlab_cc::hpcc::BaseRtt;
-use rttlab_cc::{Dcqcn, Dctcp, Fast, Hpcc, LineRate, PatchedTimely, Rate, RateController, Reno, Swift, Time, Timely, Vegas, WindowController};
+use rttlab_cc::{Controller, Path, Rate, Time};
 
 impl Hosts {
     /// The transport of a new connection's two ends, with the sender's controller, as the
     /// scenario says (validation guarantees the controller fits the transport).
     fn make_transport(&mut self, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> (Tx, Rx) {
-        let mss = cx.cfg.payload_per_packet as u64;
-        match &cx.cfg.transport {
-            TransportConfig::Window(w) => {
-                let mss = spec.packet_bytes(mss);
-                let cc: Box<dyn WindowController> = match &cx.cfg.cc {
-                    CcConfig::Reno(p) => Box::new(Reno::new(p.clone(), mss)),
-                    CcConfig::Dctcp(p) => Box::new(Dctcp::new(p.clone(), mss)),
-                    CcConfig::Vegas(p) => Box::new(Vegas::new(p.clone(), mss)),
-                    CcConfig::Swift(p) => Box::new(Swift::new(p.clone(), mss)),
-                    CcConfig::Python(_) => self.external.as_mut().expect("checked by Network::with_controllers").window(mss),
-                    _ => unreachable!("validated: window controller"),
-                };
+        let window = cx.cfg.transport.is_window();
+        let mss = if window { spec.packet_bytes(cx.cfg.payload_per_packet as u64) } else { cx.cfg.payload_per_packet as u64 };
+        let controller = match &cx.cfg.cc {
+            CcConfig::Native(cc) => {
+                let segment_bytes = if window { mss } else { cx.cfg.segment_bytes };
+                cc.build(&Path { line_rate, mss, segment_bytes, base_rtt, max_base_rtt: cx.cfg.max_base_rtt })
+            }
+            CcConfig::Python(_) => {
+                let external = self.external.as_mut().expect("checked by Network::with_controllers");
+                if window {
+                    Controller::Window(external.window(mss))
+                } else {
+                    Controller::Rate(external.rate(line_rate))
+                }
+            }
+        };
+        match (&cx.cfg.transport, controller) {
+            (TransportConfig::Window(w), Controller::Window(cc)) => {
                 (Tx::Window(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop, spec.onoff.take())), Rx::Window(WindowRx::new(w)))
             }
-            TransportConfig::Message => {
-                let cc: Box<dyn RateController> = match &cx.cfg.cc {
-                    CcConfig::None => Box::new(LineRate(line_rate)),
-                    CcConfig::Timely(p) => Box::new(Timely::new(p.clone(), line_rate)),
-                    CcConfig::PatchedTimely(p) => Box::new(PatchedTimely::new(p.clone(), line_rate)),
-                    CcConfig::Fast(p) => Box::new(Fast::new(p.clone(), line_rate)),
-                    CcConfig::Hpcc(p) => {
-                        let t = match p.base_rtt {
-                            BaseRtt::Max => cx.cfg.max_base_rtt,
-                            BaseRtt::Path => base_rtt,
-                            BaseRtt::Fixed(t) => t,
-                        };
-                        Box::new(Hpcc::new(p.clone(), line_rate, t))
-                    }
-                    CcConfig::Dcqcn(p) => Box::new(Dcqcn::new(p.clone(), line_rate)),
-                    CcConfig::Python(_) => self.external.as_mut().expect("checked by Network::with_controllers").rate(line_rate),
-                    _ => unreachable!("validated: rate controller"),
-                };
+            (TransportConfig::Message, Controller::Rate(cc)) => {
                 let tx = MessageTx::new(cc, spec.size, spec.app.take(), spec.rpc.is_some(), spec.start, spec.stop, HostWait::new(cx.cfg.warmup, line_rate));
                 (Tx::Message(tx), Rx::Message(MessageRx::default()))
             }
+            _ => unreachable!("validated: the controller fits the transport"),
         }
     }
 

@@ -118,8 +118,13 @@ impl Table {
     /// The keys left, read over `base`: each key given replaces that value of `base`, the rest
     /// stay (a profile's defaults).
     pub fn rest_over<T: serde::Serialize + DeserializeOwned>(self, base: &T) -> Result<T, ScenarioError> {
+        self.peek_over(base)
+    }
+
+    /// As `rest_over`, keeping the keys.
+    pub fn peek_over<T: serde::Serialize + DeserializeOwned>(&self, base: &T) -> Result<T, ScenarioError> {
         let Value::Object(mut map) = serde_json::to_value(base).expect("parameters serialize") else { unreachable!("parameters are a table") };
-        map.extend(self.map);
+        map.extend(self.map.clone());
         parse(&self.at, Value::Object(map))
     }
 

@@ -4,11 +4,8 @@
 use super::de::Table;
 use super::validate::Context;
 use super::{invalid, variant_name, ScenarioError};
-use rttlab_cc::dcqcn::Profile as DcqcnProfile;
-use rttlab_cc::{
-    Bytes, DcqcnParams, DctcpParams, FastParams, HpccParams, ParamError, PatchedTimelyParams, Rate, RenoParams, Signal, SwiftParams, Time, TimelyParams,
-    VegasParams,
-};
+use rttlab_cc::registry::ReadParams;
+use rttlab_cc::{Algorithm, Bytes, Cc, Kind, Needs, ParamError, Rate, Signal, Time};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -233,44 +230,34 @@ impl Default for WindowConfig {
     }
 }
 
-/// The congestion controller of every flow.
-#[derive(Clone, Debug, Default, Serialize)]
-#[serde(tag = "algorithm", rename_all = "snake_case")]
+/// The congestion controller of every flow: one of the cc crate's registry
+/// (`rttlab_cc::Cc`, whose modules document every key), or a class written in Python.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum CcConfig {
-    /// Every connection sends at its NIC's line rate (Table 1's PFC column).
-    #[default]
-    None,
-    /// TIMELY (SIGCOMM 2015, Algorithm 1); `rttlab_cc::timely` documents every key.
-    Timely(TimelyParams),
-    /// Patched TIMELY (Zhu et al., CoNEXT 2016).
-    PatchedTimely(PatchedTimelyParams),
-    /// FAST* (TIMELY §6.1): TCP FAST's equation on the pacing rate (`rttlab_cc::fast`).
-    Fast(FastParams),
-    /// HPCC (SIGCOMM 2019) on in-band telemetry: a window and a rate (`rttlab_cc::hpcc`).
-    Hpcc(HpccParams),
-    /// DCQCN (SIGCOMM 2015): CNPs from ECN marks cut a per-flow rate limiter
-    /// (`rttlab_cc::dcqcn`); `profile` picks the structure and the defaults of the rest.
-    Dcqcn(DcqcnParams),
-    /// TCP Reno/NewReno (window transport).
-    Reno(RenoParams),
-    /// DCTCP as in Linux (window transport).
-    Dctcp(DctcpParams),
-    /// TCP Vegas (window transport); `rttlab_cc::vegas` documents every key.
-    Vegas(VegasParams),
-    /// Swift (SIGCOMM 2020) (window transport); `profile` picks the defaults of the rest.
-    Swift(SwiftParams),
+    Native(Cc),
     /// A controller written in Python (`rttlab.RateController` or `rttlab.WindowController`),
     /// run through `crate::Controllers`: the front end that runs the simulation imports
-    /// `class` and checks its parameters (the other keys) and its kind against the transport.
+    /// `class`, checks its parameters (the other keys) and its kind against the transport, and
+    /// writes the needs the class declares.
     Python(PythonCc),
 }
 
-/// `cc.algorithm = "python"`: the class and its parameters, as the Python front end resolved
-/// them (every default of the class written out).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig::Native(Cc::default())
+    }
+}
+
+/// `cc.algorithm = "python"`: the class, what it needs and its parameters, as the Python front
+/// end resolved them (every default of the class written out).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(tag = "algorithm", rename = "python")]
 pub struct PythonCc {
     /// `module:Class`, importable where the simulation runs.
     pub class: String,
+    /// What the class declares it needs (its `needs`).
+    pub needs: Needs,
     /// The class's parameters.
     #[serde(flatten)]
     pub params: serde_json::Map<String, serde_json::Value>,
@@ -279,37 +266,31 @@ pub struct PythonCc {
 impl CcConfig {
     pub fn name(&self) -> &'static str {
         match self {
-            CcConfig::None => "none",
-            CcConfig::Timely(_) => "timely",
-            CcConfig::PatchedTimely(_) => "patched_timely",
-            CcConfig::Fast(_) => "fast",
-            CcConfig::Hpcc(_) => "hpcc",
-            CcConfig::Dcqcn(_) => "dcqcn",
-            CcConfig::Reno(_) => "reno",
-            CcConfig::Dctcp(_) => "dctcp",
-            CcConfig::Vegas(_) => "vegas",
-            CcConfig::Swift(_) => "swift",
+            CcConfig::Native(c) => c.name(),
             CcConfig::Python(_) => "python",
+        }
+    }
+
+    /// What the controller declares it needs of the transport and the fabric.
+    pub fn needs(&self) -> Needs {
+        match self {
+            CcConfig::Native(c) => c.needs(),
+            CcConfig::Python(p) => p.needs.clone(),
+        }
+    }
+
+    /// The transport it drives; `None` for a Python class, whose kind the front end checks.
+    pub fn kind(&self) -> Option<Kind> {
+        match self {
+            CcConfig::Native(c) => Some(c.kind()),
+            CcConfig::Python(_) => None,
         }
     }
 
     /// What TIMELY's gradient runs on, and the `ind` signal's threshold (`rttlab_cc::signal`).
     pub fn signal(&self) -> (Signal, Time) {
-        match self {
-            CcConfig::Timely(p) => (p.signal, p.signal_threshold),
-            CcConfig::PatchedTimely(p) => (p.signal, p.signal_threshold),
-            _ => (Signal::Rtt, Time::ZERO),
-        }
-    }
-
-    /// Whether the controller reads in-band telemetry (`switch.int`).
-    pub fn reads_int(&self) -> bool {
-        matches!(self, CcConfig::Hpcc(_)) || self.signal().0.uses_queues()
-    }
-
-    /// Window controllers run on the window transport; rate controllers on the message one.
-    pub fn is_window(&self) -> bool {
-        matches!(self, CcConfig::Reno(_) | CcConfig::Dctcp(_) | CcConfig::Vegas(_) | CcConfig::Swift(_))
+        let n = self.needs();
+        (n.signal, n.signal_threshold)
     }
 }
 
@@ -394,7 +375,8 @@ impl HostConfig {
 impl TransportConfig {
     pub const KINDS: &'static [&'static str] = &["message", "window"];
 
-    /// Swift acknowledges every packet at once (§3.6): under it `delayed_ack` defaults to false.
+    /// A controller that needs every packet acknowledged at once (Swift §3.6) sets
+    /// `delayed_ack`'s default to false.
     pub(crate) fn read(at: &str, value: serde_json::Value, cc: &CcConfig) -> Result<TransportConfig, ScenarioError> {
         let mut t = Table::new(at, value)?;
         if t.tag("kind", Self::KINDS)? == "message" {
@@ -403,7 +385,7 @@ impl TransportConfig {
         }
         let delayed_ack = t.take::<bool>("delayed_ack")?;
         let mut w: WindowConfig = t.rest()?;
-        w.delayed_ack = delayed_ack.unwrap_or(!matches!(cc, CcConfig::Swift(_)));
+        w.delayed_ack = delayed_ack.unwrap_or(!cc.needs().ack_per_packet);
         Ok(TransportConfig::Window(w))
     }
 
@@ -423,62 +405,41 @@ impl WindowConfig {
         if self.dupthresh == 0 {
             return Err(invalid("transport.dupthresh", 0, "at least 1 (RFC 6675: 3)"));
         }
-        if self.delayed_ack && matches!(cc, CcConfig::Swift(_)) {
-            return Err(invalid("transport.delayed_ack", true, "Swift acknowledges every packet at once (§3.6): false"));
+        if self.delayed_ack && cc.needs().ack_per_packet {
+            return Err(invalid("transport.delayed_ack", true, format!("{} acknowledges every packet at once: false", cc.name())));
         }
         Ok(())
     }
 }
 
-impl CcConfig {
-    pub const ALGORITHMS: &'static [&'static str] = &["none", "timely", "patched_timely", "fast", "hpcc", "dcqcn", "reno", "dctcp", "vegas", "swift", "python"];
+/// Reads a registered algorithm's keys at `cc`, over the defaults of its profile when it has one.
+struct CcTable(Table);
 
-    /// Swift's and DCQCN's keys are read over the defaults of their `profile`.
+impl ReadParams for CcTable {
+    type Error = ScenarioError;
+    fn read<A: Algorithm>(self) -> Result<A, ScenarioError> {
+        let given: A = self.0.peek_over(&A::default())?;
+        self.0.rest_over(&given.defaults_like())
+    }
+}
+
+impl CcConfig {
     pub(crate) fn read(at: &str, value: serde_json::Value) -> Result<CcConfig, ScenarioError> {
         let mut t = Table::new(at, value)?;
-        Ok(match t.tag("algorithm", Self::ALGORITHMS)? {
-            "none" => {
-                t.finish(&["algorithm"])?;
-                CcConfig::None
-            }
-            "timely" => CcConfig::Timely(t.rest()?),
-            "patched_timely" => CcConfig::PatchedTimely(t.rest()?),
-            "fast" => CcConfig::Fast(t.rest()?),
-            "hpcc" => CcConfig::Hpcc(t.rest()?),
-            "dcqcn" => {
-                let profile: DcqcnProfile = t.take("profile")?.unwrap_or_default();
-                CcConfig::Dcqcn(t.rest_over(&DcqcnParams::profile(profile))?)
-            }
-            "reno" => CcConfig::Reno(t.rest()?),
-            "dctcp" => CcConfig::Dctcp(t.rest()?),
-            "vegas" => CcConfig::Vegas(t.rest()?),
-            "python" => {
-                let class = t.require("class")?;
-                CcConfig::Python(PythonCc { class, params: t.rest()? })
-            }
-            _ => {
-                let profile = t.take("profile")?.unwrap_or_default();
-                CcConfig::Swift(t.rest_over(&SwiftParams::profile(profile))?)
-            }
-        })
+        let names: Vec<&'static str> = Cc::NAMES.iter().copied().chain(["python"]).collect();
+        let name = t.tag("algorithm", &names)?;
+        if name == "python" {
+            let class = t.require("class")?;
+            let needs = t.take("needs")?.unwrap_or_default();
+            return Ok(CcConfig::Python(PythonCc { class, needs, params: t.rest()? }));
+        }
+        Cc::read(name, CcTable(t)).expect("a registered name").map(CcConfig::Native)
     }
 
-    /// The controller's own parameter checks, named `cc.FIELD`.
+    /// The controller's own parameter checks, named `cc.FIELD`; a Python class checks its own,
+    /// in the front end that loads it.
     pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
-        let checked = match self {
-            CcConfig::None => Ok(()),
-            CcConfig::Timely(p) => p.validate(),
-            CcConfig::PatchedTimely(p) => p.validate(),
-            CcConfig::Fast(p) => p.validate(),
-            CcConfig::Hpcc(p) => p.validate(),
-            CcConfig::Dcqcn(p) => p.validate(),
-            CcConfig::Reno(p) => p.validate(),
-            CcConfig::Dctcp(p) => p.validate(),
-            CcConfig::Vegas(p) => p.validate(),
-            CcConfig::Swift(p) => p.validate(),
-            // The class checks its own parameters, in the front end that loads it.
-            CcConfig::Python(_) => Ok(()),
-        };
-        checked.map_err(|ParamError { field, value, allowed }| invalid(format!("cc.{field}"), value, allowed))
+        let CcConfig::Native(c) = self else { return Ok(()) };
+        c.validate().map_err(|ParamError { field, value, allowed }| invalid(format!("cc.{field}"), value, allowed))
     }
 }

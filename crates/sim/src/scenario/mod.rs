@@ -179,7 +179,7 @@ impl Scenario {
     /// resolves the defaults that depend on other sections, and validates.
     fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
         let mut t = Table::new("", value)?;
-        let cc = t.raw("cc").map_or(Ok(CcConfig::None), |v| CcConfig::read("cc", v))?;
+        let cc = t.raw("cc").map_or(Ok(CcConfig::default()), |v| CcConfig::read("cc", v))?;
         let transport = t.raw("transport").map_or(Ok(TransportConfig::Message), |v| TransportConfig::read("transport", v, &cc))?;
         let topology = t.require_raw("topology")?;
         let workloads = t.raw("workloads").map_or(Ok(Vec::new()), |v| read_list("workloads", v, Workload::read))?;
@@ -201,21 +201,20 @@ impl Scenario {
             run: t.take("run")?.unwrap_or_default(),
         };
         t.finish(Self::KEYS)?;
-        s.switch.int.get_or_insert(s.cc.reads_int());
-        if matches!(s.cc, CcConfig::Hpcc(_)) {
-            // HPCC acknowledges every packet and its window alone limits what is in flight
-            // (reference §6.3).
-            s.nic.segment.get_or_insert(Bytes(s.nic.payload_per_packet()));
-            s.nic.max_outstanding.get_or_insert(NicConfig::UNLIMITED_OUTSTANDING);
-        }
-        if let CcConfig::Dcqcn(p) = &s.cc {
-            // DCQCN paces every packet with its NIC's rate limiter and keeps no window (the
-            // HPCC simulator's `dcqcn`); its switches mark by its profile unless told otherwise.
-            s.nic.segment.get_or_insert(Bytes(s.nic.payload_per_packet()));
-            s.nic.max_outstanding.get_or_insert(NicConfig::UNLIMITED_OUTSTANDING);
-            s.switch.ecn.get_or_insert_with(|| EcnConfig::dcqcn(p.profile));
+        // What the controller declares it needs sets the defaults it depends on; the window
+        // transport read `ack_per_packet` as its delayed ACKs' default.
+        let needs = s.cc.needs();
+        s.switch.int.get_or_insert(needs.int);
+        if let Some(marking) = needs.ecn_profile {
+            s.switch.ecn.get_or_insert_with(|| EcnConfig::declared(marking));
         }
         if !s.transport.is_window() {
+            if needs.ack_per_packet {
+                s.nic.segment.get_or_insert(Bytes(s.nic.payload_per_packet()));
+            }
+            if needs.rate_limiter {
+                s.nic.max_outstanding.get_or_insert(NicConfig::UNLIMITED_OUTSTANDING);
+            }
             s.nic.segment.get_or_insert(NicConfig::DEFAULT_SEGMENT);
             s.nic.max_outstanding.get_or_insert(NicConfig::DEFAULT_MAX_OUTSTANDING);
             s.nic.send_queue.get_or_insert(NicConfig::DEFAULT_SEND_QUEUE);

@@ -216,23 +216,18 @@ fn one_f64() -> f64 {
 }
 
 impl EcnConfig {
-    /// DCQCN's marking by profile (reference §5.2): the paper's Kmin 5 KB, Kmax 200 KB, Pmax
-    /// 1 %; the HPCC simulator's Kmin 100 KB and Kmax 400 KB at 25 Gbps, scaled with the port's
-    /// rate, Pmax 0.2. RED on each packet independently, at dequeue (§5.1).
-    pub fn dcqcn(profile: rttlab_cc::dcqcn::Profile) -> EcnConfig {
-        let (kmin, kmax, pmax, scale_rate) = match profile {
-            rttlab_cc::dcqcn::Profile::Paper => (5_000, 200_000, 0.01, None),
-            rttlab_cc::dcqcn::Profile::Mellanox => (100_000, 400_000, 0.2, Some(Rate::from_gbps(25))),
-        };
+    /// A controller's declared marking, RED on each packet independently, at dequeue
+    /// (DCQCN §5.1).
+    pub fn declared(m: rttlab_cc::registry::EcnMarking) -> EcnConfig {
         EcnConfig {
             k: None,
-            kmin: Some(QueueLen::Bytes(kmin)),
-            kmax: Some(QueueLen::Bytes(kmax)),
-            pmax,
+            kmin: Some(QueueLen::Bytes(m.kmin.0)),
+            kmax: Some(QueueLen::Bytes(m.kmax.0)),
+            pmax: m.pmax,
             gentle: false,
             spacing: Spacing::Independent,
             mark_at: MarkAt::Dequeue,
-            scale_rate,
+            scale_rate: m.scale_rate,
         }
     }
 

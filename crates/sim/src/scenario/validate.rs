@@ -1,8 +1,9 @@
 //! The checks that span sections: each section checks itself against a small [`Context`] (host
 //! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
 
-use super::{invalid, variant_name, CcConfig, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until, Workload};
+use super::{invalid, variant_name, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until, Workload};
 use rttlab_cc::Time;
+use rttlab_cc::{Cc, Kind, Signal};
 use std::collections::HashMap;
 
 /// The longest run: every event time (the end plus any delay or timer) then stays far below
@@ -112,11 +113,10 @@ impl Scenario {
         if ctx.window {
             self.nic.validate_window()?;
         }
-        if self.switch.int == Some(false) && self.cc.reads_int() {
-            let reads = if matches!(self.cc, CcConfig::Hpcc(_)) {
-                "cc.algorithm = \"hpcc\"".to_string()
-            } else {
-                format!("cc.signal = \"{}\"", variant_name(self.cc.signal().0))
+        if self.switch.int == Some(false) && self.cc.needs().int {
+            let reads = match self.cc.signal().0 {
+                Signal::Rtt => format!("cc.algorithm = \"{}\"", self.cc.name()),
+                signal => format!("cc.signal = \"{}\"", variant_name(signal)),
             };
             return Err(invalid("switch.int", false, format!("{reads} reads in-band telemetry: true (or leave it out)")));
         }
@@ -127,22 +127,21 @@ impl Scenario {
     fn validate_cc_transport(&self) -> Result<(), ScenarioError> {
         let window = self.transport.is_window();
         // A Python class's kind is checked by the front end that imports it.
-        if self.cc.is_window() == window || matches!(self.cc, CcConfig::Python(_)) {
+        let Some(is) = self.cc.kind() else { return Ok(()) };
+        if (is == Kind::Window) == window {
             return Ok(());
         }
-        // `kind`: the transport asked for; the algorithm is a controller of the other one.
-        let (kind, other, is, takes) = if window {
-            ("window", "message", ("a rate controller", "none, timely, patched_timely, fast, hpcc, dcqcn"), "a window controller (reno, dctcp, vegas, swift)")
-        } else {
-            ("message", "window", ("a window controller", "reno, dctcp, vegas, swift"), "a rate controller (none, timely, patched_timely, fast, hpcc, dcqcn)")
+        let describe = |kind: Kind| match kind {
+            Kind::Rate => ("message", "a rate controller", Cc::names_of(kind).join(", ")),
+            Kind::Window => ("window", "a window controller", Cc::names_of(kind).join(", ")),
         };
+        let ((other, is_a, others), (kind, wants, takes)) = (describe(is), describe(if window { Kind::Window } else { Kind::Rate }));
         let name = self.cc.name();
         Err(invalid(
             "cc.algorithm",
             name,
             format!(
-                "transport.kind = \"{kind}\" needs {} to be on transport.kind = \"{other}\": {name} is {} ({}); the {kind} transport takes {takes}",
-                is.0, is.0, is.1
+                "transport.kind = \"{kind}\" needs {is_a} to be on transport.kind = \"{other}\": {name} is {is_a} ({others}); the {kind} transport takes {wants} ({takes})"
             ),
         ))
     }
