@@ -137,3 +137,16 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
+
+
+def test_a_big_fabrics_summary_shows_the_busiest_ports_with_their_class_and_counts_the_rest(capsys):
+    # Every switch port of a k = 8 fat-tree is sampled: hundreds of rows in the ports table.
+    argv = ["run", "timely-clos-rpc", "--no-progress", "--set", "duration=1ms", "--set", "warmup=0s"]
+    assert cli([*argv, "--set", 'measure.queue_ports=["s*-*"]']) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "sampled port" in line)
+    assert "class" in header
+    rows = out.split(header, 1)[1].splitlines()
+    shown = [r for r in rows if r.strip().startswith("s") and "-" in r.split()[0]]
+    assert len(shown) == 12
+    assert "12 busiest of " in out and "more in the ports table" in out

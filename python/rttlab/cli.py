@@ -113,12 +113,18 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"  {g['group']:<20} {g['flows']:>6} {g['goodput_per_flow_mbps']:>14.1f} {g['jain']:>6.3f} {g['goodput_gbps']:>12.3f}"
             )
     if detail["ports"]:
+        shown = busiest(detail["ports"])
         print(
-            f"  {'sampled port':<20} {'payload Gbps':>12} {'util.':>6} {'queue KB':>9} {'queue delay µs':>15} {'ECN marks':>10}"
+            f"  {'sampled port':<20} {'class':>5} {'payload Gbps':>12} {'util.':>6} {'queue KB':>9} {'queue delay µs':>15} {'ECN marks':>10}"
         )
-        for p in detail["ports"]:
+        for p in shown:
             print(
-                f"  {p['port']:<20} {p['payload_gbps']:>12.3f} {p['utilization']:>6.3f} {p['queue_avg_kb']:>9.1f} {p['queue_delay_avg_us']:>15.1f} {p['ecn_marks']:>10}"
+                f"  {p['port']:<20} {p['class']:>5} {p['payload_gbps']:>12.3f} {p['utilization']:>6.3f} {p['queue_avg_kb']:>9.1f} {p['queue_delay_avg_us']:>15.1f} {p['ecn_marks']:>10}"
+            )
+        if len(shown) < len(detail["ports"]):
+            more = len(detail["ports"]) - len(shown)
+            print(
+                f"  ({len(shown)} busiest of {len(detail['ports'])} by utilization, then queue; {more} more in the ports table: --out DIR, or result.ports)"
             )
     perf = result.meta["perf"]
     print(f"  ({perf['events']} events in {perf['wall_s']:.2f} s wall, {perf['events_per_s'] / 1e6:.1f} M events/s)")
@@ -127,6 +133,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.out:
         print(f"wrote {args.out}/")
     return 0
+
+
+#: A summary lists every sampled port up to this many; beyond, the busiest this many.
+PORTS_SHOWN = 12
+
+
+def busiest(ports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every sampled port on a small fabric; on a big one the busiest ``PORTS_SHOWN``, by
+    utilization and then mean queue, in the ports table's order."""
+    if len(ports) <= PORTS_SHOWN:
+        return ports
+    ranked = sorted(range(len(ports)), key=lambda i: (-ports[i]["utilization"], -ports[i]["queue_avg_kb"], i))
+    return [ports[i] for i in sorted(ranked[:PORTS_SHOWN])]
 
 
 def thread_lines(perf: dict[str, Any]) -> list[str]:
