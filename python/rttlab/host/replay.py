@@ -14,6 +14,7 @@ import pandas as pd
 
 from .. import _core
 from ..result import Result
+from .logs import EVENT
 from .params import ONE
 
 Q32 = 2.0**32
@@ -45,18 +46,10 @@ def replay(result: Result) -> pd.DataFrame:
     log = result.tables["decisions"]
     frames = []
     for port, rec in log.groupby("port", sort=False):
+        # Every field but the connection's, in the schema's order (`logs.FIELDS`; the Rust
+        # replay's `Records`).
         cols = tuple(
-            np.ascontiguousarray(rec[c].to_numpy(), dtype=d)
-            for c, d in (
-                ("t_ns", np.uint64),
-                ("kind", np.uint16),
-                ("flags", np.uint16),
-                ("rtt_us", np.int64),
-                ("acked", np.uint64),
-                ("value", np.uint64),
-                ("aux", np.int64),
-                ("aux2", np.uint64),
-            )
+            np.ascontiguousarray(rec[name].to_numpy(), dtype=EVENT[name]) for name in EVENT.names if name != "port"
         )
         kernel, reference, bound, exempt = _core.cc_replay(text, line_rate, host["mss_bytes"], seg_ser, cols)
         frames.append(

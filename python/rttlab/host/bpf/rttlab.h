@@ -23,20 +23,21 @@ char LICENSE[] SEC("license") = "GPL";
 #define TCP_CONG_NEEDS_ECN 0x2
 #define TCP_ECN_DEMAND_CWR 4
 
-/* What one logged decision records (56 bytes, little endian; rttlab/host/replay.py reads it
- * with the same layout). `state` is the controller's state after the decision, in its own
- * units (see each controller). */
+/* What one logged record holds (56 bytes, little endian). Its one definition is FIELDS in
+ * rttlab/host/logs.py: this struct, its comments and the kinds below are checked against it
+ * (tests/test_host_schema.py), and so are the Python decoder and the Rust replay. */
 struct rttlab_event {
-	__u64 t_ns;     /* the kernel's clock (tcp_mstamp: the ACK's arrival), ns */
-	__u32 port;     /* the connection: its local port, and its remote port << 16 */
-	__u16 kind;     /* EV_* */
-	__u16 flags;    /* controller-specific (ECE, CWR...) */
-	__s64 rtt_us;   /* the RTT sample, µs (-1: none) */
-	__u64 acked;    /* bytes this ACK acknowledges (packets for window controllers' counts) */
-	__u64 value;    /* the decision: rate in bit/s, or cwnd in packets·2^16 */
-	__s64 aux;      /* more state: the gradient's EWMA (ps), the smoothed RTT (ps), α·2^16 */
-	__u64 aux2;     /* more state: Swift's last decrease (ps) */
+	__u64 t_ns;	/* when, ns: bpf_ktime_get_ns() as it was logged (CLOCK_MONOTONIC) */
+	__u32 port;	/* the connection: its local port, and its remote port << 16 (the marker: the ifindex) */
+	__u16 kind;	/* EV_* */
+	__u16 flags;	/* TIMELY's HAI count (at EV_INIT: 1 for Patched TIMELY), Swift's retransmit count, DCTCP's CE-marked packets; the marker: 1 marked, 2 no room (tbf drops it) */
+	__s64 rtt_us;	/* the RTT sample, µs (-1: none) */
+	__u64 acked;	/* what the ACK acknowledges: bytes (TIMELY), packets (Swift, DCTCP); the marker: the packet's bytes */
+	__u64 value;	/* the decision: TIMELY's rate in bit/s, Swift's fabric window in packets·2^32, snd_cwnd in packets (DCTCP, the observer); the marker: the queue's bytes */
+	__s64 aux;	/* more state: TIMELY's gradient EWMA (ps), Swift's smoothed RTT (ps), DCTCP's α·2^16 */
+	__u64 aux2;	/* more state: Swift's last decrease (ps), DCTCP's CE-marked packets */
 };
+_Static_assert(sizeof(struct rttlab_event) == 56, "struct rttlab_event is 56 bytes, as logs.FIELDS says");
 
 /* What a record is: a connection's start, a decision on an ACK, a loss (fast recovery), a
  * retransmission timeout, an RTT sample alone. */
