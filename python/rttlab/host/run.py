@@ -247,11 +247,14 @@ def run(
             for p in procs:
                 if p.poll() is None:
                     p.send_signal(signal.SIGINT)
+            # Two seconds for them all, not each: a Ctrl-C ends the run within a second or two.
+            deadline = time.monotonic() + 2
             for p in procs:
                 try:
-                    p.wait(timeout=2)
+                    p.wait(timeout=max(deadline - time.monotonic(), 0))
                 except subprocess.TimeoutExpired:
                     p.kill()
+                    p.wait()
 
 
 def _flows(s: dict[str, Any], hosts: int) -> list[dict[str, Any]]:
@@ -428,7 +431,7 @@ def _result(
     events = logs.read(work / "cc.bin")
     # The senders' decisions (every record but a connection's start) and the RTT samples among
     # them, by the sender's local port (a receiver's sockets, local port PORT, log too).
-    events = events[events["port"] >> 16 == PORT]
+    events = before_init_dropped(events[events["port"] >> 16 == PORT])
     decisions = events[events["kind"] != logs.EV_INIT]
     t0_ns = start * 1e9  # bpf_ktime_get_ns and time.monotonic are both CLOCK_MONOTONIC
     t_us = (decisions["t_ns"].astype(np.float64) - t0_ns) / 1e3
@@ -594,6 +597,16 @@ def _qdisc_drops(bed: Testbed, ports: list[int]) -> int:
         out = sh("tc", "-s", "-j", "qdisc", "show", "dev", bed.port(h), ns=SWITCH).stdout
         total += sum(q.get("drops", 0) for q in json.loads(out))
     return total
+
+
+def before_init_dropped(events: np.ndarray) -> np.ndarray:
+    """A connection's records from its controller's init on. The kernel acknowledges the SYN
+    before it calls init, and the controller's callbacks then log the zeroed state they find
+    (TIMELY a rate of 0): no decision of the controller's, and no state to report."""
+    inits = events[events["kind"] == logs.EV_INIT]
+    first = pd.Series(inits["t_ns"]).groupby(inits["port"]).min()
+    start = pd.Series(events["port"]).map(first).fillna(0).to_numpy()
+    return events[events["t_ns"] >= start]
 
 
 def _timeseries(acks: np.ndarray, t_us: np.ndarray, flows: pd.DataFrame, prog: Program, s: dict) -> pd.DataFrame:
