@@ -426,3 +426,39 @@ def test_sweep_tables_have_numeric_columns_in_the_unit_their_name_states(tmp_pat
     assert list(df["cc.t_low_us"]) == [0.0, 50.0, 100.0] and list(df["nic.segment_bytes"]) == [16_000, 32_768, 64_000]
     assert df["cc.t_low_us"].dtype == "float64" and "throughput_gbps" in df
     assert rttlab._core.quantity("25Gbps") == ("gbps", 25.0) and rttlab._core.quantity("fast") is None
+
+
+STAR_500M = {
+    "duration": "5ms",
+    "topology": {"kind": "star", "hosts": 5, "link_rate": "500Mbps", "link_delay": "1us"},
+    "transport": {"kind": "window"},
+    "cc": {"algorithm": "swift"},
+    "flows": [{"src": "1-4", "dst": 0}],
+}
+
+
+def test_a_knob_that_leaves_the_controller_unable_to_act_is_a_warning_with_a_value_that_works(capsys):
+    # Swift's 25 µs target is below the unloaded RTT of a 500 Mbps star (about 54 µs).
+    r = rttlab.run(STAR_500M)
+    [advice] = [w for w in r.warnings if w.startswith("cc.base_target")]
+    assert "try cc.base_target = " in advice
+    fixed = rttlab.run(STAR_500M, overrides={"cc.base_target": advice.rsplit("= ", 1)[1]})
+    assert not [w for w in fixed.warnings if w.startswith("cc.")]
+    # Acting on the advice is what lets Swift fill the link (0.47 against 0.08 Gbps here).
+    assert r.summary["goodput_gbps"] < 0.2 < 0.4 < fixed.summary["goodput_gbps"]
+
+
+def test_a_reports_section_lists_its_runs_warnings_as_notes(tmp_path):
+    import matplotlib.pyplot as plt
+    from rttlab import report
+    from rttlab.experiments import Executed, Experiment, Outcome, Run
+
+    runs = [Run({"seed": s}, rttlab.run(STAR_500M, seed=s)) for s in (1, 2)]
+    table = pd.DataFrame({"quantity": ["goodput"], "unit": ["Gbps"], "rttlab": [0.1], "paper": [None]})
+    outcome = Outcome(figure=plt.figure(), table=table, checks=[], data={}, discussion="-")
+    exp = Experiment("star", "test", "A star", "-", points=lambda q: [], analyse=lambda r, q: outcome)
+    page = (
+        report.write(tmp_path / "r", [Executed(exp, outcome, runs)], title="t", quick=True) / "index.html"
+    ).read_text()
+    assert "Notes from the runs" in page
+    assert "cc.base_target = 25us" in page and "(2 of 2 runs)" in page

@@ -57,6 +57,16 @@ def _rows(t: pd.DataFrame) -> list[dict[str, str]]:
     return rows
 
 
+def _notes(runs: list) -> list[tuple[str, int]]:
+    """Each distinct warning of the section's runs (a knob that did nothing, a limit reached),
+    with how many runs gave it."""
+    counts: dict[str, int] = {}
+    for r in runs:
+        for w in r.result.meta.get("warnings", []):
+            counts[w] = counts.get(w, 0) + 1
+    return sorted(counts.items())
+
+
 def _git_revision() -> str | None:
     try:
         out = subprocess.run(
@@ -105,6 +115,7 @@ def write(out: str | Path, executed: list[Executed], *, title: str, quick: bool,
                     "checks": o.checks,
                     "held": sum(c.holds for c in o.checks),
                     "discussion": o.discussion,
+                    "notes": _notes(ex.runs),
                     "links": links,
                     "runs": len(ex.runs),
                     "first_scenario": to_toml(ex.runs[0].result.meta["scenario"]) if ex.runs else "",

@@ -57,6 +57,13 @@ class Result:
         }
         return cls(summary=json.loads(summary), meta=json.loads(meta), tables=frames, pcaps=pcaps)
 
+    @property
+    def warnings(self) -> list[str]:
+        """What makes this run's results doubtful or incomplete, in words: a controller's
+        parameter that leaves it unable to act on the scenario's paths (with a value that
+        would work), a setting the controller ignores, a limit reached."""
+        return list(self.meta.get("warnings", []))
+
     def __getattr__(self, name: str) -> pd.DataFrame:
         """The tables as attributes: ``result.flows``, ``result.ports``… (typed as DataFrames)."""
         if name in TABLES:

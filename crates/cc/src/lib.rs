@@ -51,7 +51,7 @@ pub use hpcc::{Hpcc, HpccParams};
 pub use int::IntHop;
 pub use none::LineRate;
 pub use patched_timely::{PatchedTimely, PatchedTimelyParams};
-pub use registry::{Algorithm, Controller, Kind, Needs, Path};
+pub use registry::{Algorithm, Controller, Kind, Needs, Path, Route};
 pub use reno::{Reno, RenoParams};
 pub use signal::Signal;
 pub use swift::{Swift, SwiftParams};

@@ -9,7 +9,7 @@
 //! `q' = C·T_low`. Updates are weighted by `df` as in TIMELY §5 (the fluid model applies them
 //! once per `max(Seg/R, minRTT)`), the thresholds and caps are TIMELY's.
 
-use crate::registry::{Algorithm, Controller, Kind, Needs, Path};
+use crate::registry::{Advice, Algorithm, Controller, Kind, Needs, Path, Route};
 use crate::timely::{
     check_common, check_rate_bounds, check_signal, rate_bounds, update_weight, GradientFilter, RateState, UpdateScaling, DEFAULT_SIGNAL_THRESHOLD,
 };
@@ -81,6 +81,9 @@ impl Algorithm for PatchedTimelyParams {
     }
     fn build(&self, path: &Path) -> Controller {
         Controller::Rate(Box::new(PatchedTimely::new(self.clone(), path.line_rate)))
+    }
+    fn advise(&self, route: &Route) -> Vec<Advice> {
+        crate::timely::advise_t_high(self.t_high, route)
     }
 }
 

@@ -76,6 +76,16 @@ pub struct Path {
     pub max_base_rtt: Time,
 }
 
+/// What advice is checked against: a scenario's longest path, and how its traffic meets.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Route {
+    pub path: Path,
+    /// Switches the path crosses.
+    pub hops: u32,
+    /// The most connections' senders into one host: their segments can meet at its port.
+    pub fan_in: u32,
+}
+
 /// A connection's controller, of its kind.
 pub enum Controller {
     Rate(Box<dyn RateController>),
@@ -90,12 +100,6 @@ pub struct Advice {
     pub value: String,
     pub problem: String,
     pub try_value: String,
-}
-
-impl std::fmt::Display for Advice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} = {}: {}; try {} = {}", self.field, self.value, self.problem, self.field, self.try_value)
-    }
 }
 
 /// A registered algorithm's parameters.
@@ -115,8 +119,8 @@ pub trait Algorithm: Clone + std::fmt::Debug + PartialEq + Default + Serialize +
     fn defaults_like(&self) -> Self {
         Self::default()
     }
-    /// Parameters that leave the controller unable to act on `path`.
-    fn advise(&self, _path: &Path) -> Vec<Advice> {
+    /// Parameters that leave the controller unable to act on the scenario's longest `path`.
+    fn advise(&self, _path: &Route) -> Vec<Advice> {
         Vec::new()
     }
 }
@@ -147,6 +151,11 @@ macro_rules! registry {
             /// Every registered name, in registration order.
             pub const NAMES: &'static [&'static str] = &[$($name),*];
 
+            /// Every registered algorithm at its default parameters.
+            pub fn defaults() -> Vec<Cc> {
+                vec![$(Cc::$variant(Default::default())),*]
+            }
+
             /// The registered names of controllers of `kind`.
             pub fn names_of(kind: $crate::registry::Kind) -> Vec<&'static str> {
                 [$(($name, <$module::$params as $crate::registry::Algorithm>::KIND)),*].into_iter().filter(|k| k.1 == kind).map(|k| k.0).collect()
@@ -167,8 +176,8 @@ macro_rules! registry {
             pub fn build(&self, path: &$crate::registry::Path) -> $crate::registry::Controller {
                 match self { $(Cc::$variant(p) => $crate::registry::Algorithm::build(p, path),)* }
             }
-            pub fn advise(&self, path: &$crate::registry::Path) -> Vec<$crate::registry::Advice> {
-                match self { $(Cc::$variant(p) => $crate::registry::Algorithm::advise(p, path),)* }
+            pub fn advise(&self, route: &$crate::registry::Route) -> Vec<$crate::registry::Advice> {
+                match self { $(Cc::$variant(p) => $crate::registry::Algorithm::advise(p, route),)* }
             }
             /// The parameters of the algorithm named `name` through `reader`; `None` for a name
             /// not registered.

@@ -26,7 +26,7 @@
 //!   effective window is `min(fcwnd, ecwnd)`. With `decompose = false` this is the paper's
 //!   Swift-v0 (§5.4): one window on the end-to-end RTT.
 
-use crate::registry::{Algorithm, Controller, Kind, Needs, Path};
+use crate::registry::{Advice, Algorithm, Controller, Kind, Needs, Path, Route};
 use crate::units::Time;
 use crate::{AckEvent, Loss, Metrics, ParamError, WindowController};
 use serde::{Deserialize, Serialize};
@@ -238,6 +238,24 @@ impl Algorithm for SwiftParams {
     }
     fn defaults_like(&self) -> Self {
         SwiftParams::profile(self.profile)
+    }
+    /// The fabric target with few flows (§3.5: `base_target + hops·ℏ`) must exceed the path's
+    /// unloaded RTT, or every RTT sample is above it and the window only shrinks until flow
+    /// scaling lifts the target (a 4-to-1 star at 500 Mbps ran at 11 Mb/s so).
+    fn advise(&self, route: &Route) -> Vec<Advice> {
+        let path = &route.path;
+        let per_hop = if self.topology_scaling { self.per_hop.ps() * route.hops as u64 } else { 0 };
+        let target = self.base_target.ps() + per_hop;
+        if path.base_rtt.ps() < target {
+            return Vec::new();
+        }
+        let above = Time((path.base_rtt.ps() - per_hop).div_ceil(1_000_000) * 1_000_000 + self.base_target.ps());
+        vec![Advice {
+            field: "base_target",
+            value: self.base_target.to_string(),
+            problem: format!("the fabric target with few flows ({}) is not above the path's unloaded RTT ({}): Swift only shrinks its window", Time(target), path.base_rtt),
+            try_value: above.to_string(),
+        }]
     }
 }
 

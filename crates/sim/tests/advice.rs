@@ -1,0 +1,58 @@
+//! Knobs that never silently do nothing: a controller's parameters that leave it unable to act
+//! on the scenario's paths, and settings it ignores, are warnings in the run's metadata.
+
+mod common;
+
+use common::scenario;
+
+fn warnings(toml: &str) -> Vec<String> {
+    let out = rttlab_sim::run(&scenario(toml)).unwrap();
+    out.meta["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string()).collect()
+}
+
+/// Four senders into one host on a star at `rate`, with `cc` and `rest` appended.
+fn star(rate: &str, transport: &str, cc: &str, rest: &str) -> String {
+    format!(
+        "duration = \"2ms\"\n[topology]\nkind = \"star\"\nhosts = 5\nlink_rate = \"{rate}\"\nlink_delay = \"1us\"\n[transport]\nkind = \"{transport}\"\n[cc]\n{cc}\n{rest}\n[[flows]]\nsrc = \"1-4\"\ndst = 0\n"
+    )
+}
+
+#[test]
+fn swifts_target_below_the_paths_base_rtt_is_named_with_a_value_that_works() {
+    // At 500 Mbps a 1500-byte packet takes 24 µs a hop: two hops of data, the ACK and 4 µs of
+    // links make an unloaded RTT above 52 µs, against a target of 25 µs + 1 hop × 1 µs.
+    let w = warnings(&star("500Mbps", "window", "algorithm = \"swift\"", ""));
+    let advice = w.iter().find(|w| w.starts_with("cc.base_target = 25us")).unwrap_or_else(|| panic!("{w:?}"));
+    assert!(advice.contains("not above the path's unloaded RTT"), "{advice}");
+    // The value offered clears the RTT: round the RTT less the hop's 1 µs up to 1 µs, add 25 µs.
+    let tried: String = advice.rsplit("try cc.base_target = ").next().unwrap().chars().take_while(|c| c.is_ascii_digit()).collect();
+    assert!(tried.parse::<u64>().unwrap() >= 52 + 25, "{advice}");
+    // At 100 Gbps the same target is well above the path's RTT: no advice.
+    assert!(warnings(&star("100Gbps", "window", "algorithm = \"swift\"", "")).iter().all(|w| !w.starts_with("cc.")));
+}
+
+#[test]
+fn ecn_marking_for_a_controller_that_ignores_marks_is_a_warning_naming_those_that_read_them() {
+    let ecn = "[switch]\necn = { k = \"20KB\" }";
+    let w = warnings(&star("10Gbps", "message", "algorithm = \"timely\"", ecn));
+    let line = w.iter().find(|w| w.starts_with("switch.ecn:")).unwrap_or_else(|| panic!("{w:?}"));
+    assert!(line.contains("\"timely\" does not react to marks") && line.contains("dcqcn") && line.contains("dctcp"), "{line}");
+    let w = warnings(&star("10Gbps", "window", "algorithm = \"dctcp\"", ecn));
+    assert!(w.iter().all(|w| !w.starts_with("switch.ecn:")), "{w:?}");
+}
+
+#[test]
+fn timelys_t_high_below_the_segments_that_meet_at_a_port_is_named_with_a_value_that_works() {
+    // Four senders' 16 KB segments at 500 Mbps: the last waits 3 × 256 µs = 768 µs for
+    // the others, above t_high = 500 µs before the base RTT is even added.
+    let w = warnings(&star("500Mbps", "message", "algorithm = \"timely\"", ""));
+    let advice = w.iter().find(|w| w.starts_with("cc.t_high = 500us")).unwrap_or_else(|| panic!("{w:?}"));
+    assert!(advice.contains("4 senders' segments of 16000 B") && advice.contains("768us"), "{advice}");
+    // Twice the burst and the base RTT (about 54 µs), rounded up to 100 µs.
+    assert!(advice.contains("try cc.t_high = 1700us"), "{advice}");
+    // One sender, or 10 Gbps: nothing to say.
+    let one =
+        "duration = \"2ms\"\n[topology]\nkind = \"star\"\nhosts = 2\nlink_rate = \"500Mbps\"\nlink_delay = \"1us\"\n[cc]\nalgorithm = \"timely\"\n[[flows]]\nsrc = 1\ndst = 0\n";
+    assert!(warnings(one).iter().all(|w| !w.starts_with("cc.")));
+    assert!(warnings(&star("10Gbps", "message", "algorithm = \"timely\"", "")).iter().all(|w| !w.starts_with("cc.")));
+}
