@@ -236,3 +236,22 @@ class MisspelledNeed(LineRateWithTelemetry):
 def test_an_unknown_need_is_an_error_naming_it():
     with pytest.raises(ValueError, match=r"cc\.needs.*intt.*did you mean `int`"):
         rttlab.run("timely-testbed", overrides={"duration": "2ms"}, controller=MisspelledNeed)
+
+
+class Forgetful(LineRateWithTelemetry):
+    """Computes a rate and returns the line rate: a bug that would otherwise run silently."""
+
+    needs = {}
+
+    def on_completion(self, c):
+        self.computed = self.line_rate_bps / 2
+
+
+def test_a_python_controller_that_never_changes_its_rate_is_a_warning():
+    r = rttlab.run("timely-testbed", overrides={"duration": "20ms", "warmup": "5ms"}, controller=Forgetful)
+    assert any(
+        w.startswith("cc.class = test_controllers:Forgetful: every connection still sends at its line rate")
+        for w in r.warnings
+    ), r.warnings
+    native = rttlab.run("timely-testbed", overrides={"duration": "20ms", "warmup": "5ms"}, controller=Timely)
+    assert not [w for w in native.warnings if w.startswith("cc.class")]

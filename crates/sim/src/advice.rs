@@ -3,12 +3,14 @@
 //! and against settings it ignores, and what would leave it unable to act as intended becomes
 //! a warning naming the key and a value that would work.
 
-use crate::scenario::{CcConfig, Scenario};
+use crate::output::Summary;
+use crate::scenario::{CcConfig, QueueLen, Scenario};
 use crate::Network;
+use rttlab_cc::{Bytes, Time};
 use rttlab_cc::{Cc, Path, Route};
 
-/// The warnings for `s` run as `net`.
-pub(crate) fn warnings(s: &Scenario, net: &Network) -> Vec<String> {
+/// The warnings for `s` run as `net`, whose measured part gave `summary`.
+pub(crate) fn warnings(s: &Scenario, net: &Network, summary: &Summary) -> Vec<String> {
     let mut out = Vec::new();
     let (cfg, fabric) = (&net.cx.cfg, &net.fabric);
     if let (CcConfig::Native(cc), Some(host)) = (&cfg.cc, fabric.host_ports.first()) {
@@ -31,7 +33,63 @@ pub(crate) fn warnings(s: &Scenario, net: &Network) -> Vec<String> {
             readers.join(", ")
         ));
     }
+    out.extend(buffer_bound(s));
+    out.extend(python_never_moved(net, summary));
+    out.extend(unsettled(s, net, summary));
     out
+}
+
+/// ECN marking that starts above what a class queue can hold (DCTCP's K above the buffer: no
+/// mark, only drops or pauses). (Static PFC thresholds above the buffer are a scenario error.)
+fn buffer_bound(s: &Scenario) -> Option<String> {
+    let sw = &s.switch;
+    let bytes = |q: QueueLen| match q {
+        QueueLen::Bytes(b) => b,
+        QueueLen::Packets(n) => n * s.nic.mtu.0,
+    };
+    // The most one class queue can hold: its limit, or its share of the buffer when it alone
+    // is busy (Choudhury–Hahne: alpha / (1 + alpha) of it).
+    let shared = sw.alpha.map_or(sw.buffer.0 as f64, |a| sw.buffer.0 as f64 * a / (1.0 + a)) as u64;
+    let queue = sw.queue_limit.map_or(shared, |q| bytes(q).min(shared));
+    let ecn = sw.ecn.as_ref()?;
+    let (kmin, _) = ecn.thresholds();
+    let key = if ecn.k.is_some() { "switch.ecn.k" } else { "switch.ecn.kmin" };
+    (bytes(kmin) >= queue).then(|| {
+        format!(
+            "{key} = {kmin}: a class queue holds at most {} (switch.buffer, queue_limit, alpha), so no packet is ever marked; try {key} = {}",
+            Bytes(queue),
+            Bytes(queue / 4)
+        )
+    })
+}
+
+/// A Python rate controller whose every connection still sends at its line rate after many RTT
+/// samples: it computes a rate that `rate_bps` does not return, or reacts to nothing.
+fn python_never_moved(net: &Network, summary: &Summary) -> Option<String> {
+    let CcConfig::Python(p) = &net.cx.cfg.cc else { return None };
+    let flows = net.hosts.flows.listed();
+    let at_line_rate = flows.iter().all(|f| f.rate() == net.hosts.nodes[f.src as usize].line_rate);
+    (!net.cx.cfg.transport.is_window() && !flows.is_empty() && at_line_rate && summary.rtt_samples >= 100).then(|| {
+        format!(
+            "cc.class = {}: every connection still sends at its line rate after {} RTT samples: the controller never changed its rate (does rate_bps return what on_completion computes?)",
+            p.class, summary.rtt_samples
+        )
+    })
+}
+
+/// The measurement began while the connections were still ramping up: their rates added up
+/// were below what the run went on to carry, and grew by half again by its end (TIMELY's
+/// additive increase after its first cuts takes tens of milliseconds on the §6.1 testbed).
+fn unsettled(s: &Scenario, net: &Network, summary: &Summary) -> Option<String> {
+    let (start, end) = (net.cx.measure.at_warmup.rates_bps as f64 / 1e9, net.counters().rates_bps as f64 / 1e9);
+    let carried = summary.throughput_gbps;
+    (s.warmup > Time::ZERO && start < carried && end > 1.5 * start).then(|| {
+        let longer = Time(s.warmup.ps().saturating_mul(4).max(1));
+        format!(
+            "warmup = {}: the measurement began before the connections had settled: their rates added up to {start:.3} Gbps at its start and {end:.3} Gbps at the end, against {carried:.3} Gbps carried on average; try warmup = {longer} (and a duration past it)",
+            s.warmup
+        )
+    })
 }
 
 /// The most distinct senders of the run's connections into one host.

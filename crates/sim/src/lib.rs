@@ -97,7 +97,7 @@ pub fn run_observed_with(
     perf["threads"] = threads.into();
     perf["spans"] = spans.into();
     perf["partitions"] = serde_json::to_value(phases).expect("plain numbers");
-    let meta = output::meta(s, perf, advice::warnings(s, &net).into_iter().chain(net.warnings(&summary)).chain(fewer).collect());
+    let meta = output::meta(s, perf, advice::warnings(s, &net, &summary).into_iter().chain(net.warnings(&summary)).chain(fewer).collect());
     let tables = net.take_tables();
     Ok(Output { summary, tables, meta, captures: net.take_captures() })
 }

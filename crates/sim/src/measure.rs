@@ -103,20 +103,26 @@ pub struct Counters {
     /// Data packets sent, and dropped anywhere.
     pub data_sent: u64,
     pub data_drops: u64,
+    /// The open connections' sending rates added up (`Flow::rate`), bit/s: whether they were
+    /// still ramping when the measurement began.
+    pub rates_bps: u64,
 }
 
+/// Partitions' counters add up; destructured so that a field added later needs its rule here.
 impl std::ops::AddAssign<&Counters> for Counters {
     fn add_assign(&mut self, o: &Counters) {
-        self.pauses += o.pauses;
-        self.paused += o.paused;
-        self.drops += o.drops;
-        self.marks += o.marks;
-        self.retransmits += o.retransmits;
-        self.timeouts += o.timeouts;
-        self.naks += o.naks;
-        self.host_drops += o.host_drops;
-        self.data_sent += o.data_sent;
-        self.data_drops += o.data_drops;
+        let Counters { pauses, paused, drops, marks, retransmits, timeouts, naks, host_drops, data_sent, data_drops, rates_bps } = o;
+        self.pauses += pauses;
+        self.paused += *paused;
+        self.drops += drops;
+        self.marks += marks;
+        self.retransmits += retransmits;
+        self.timeouts += timeouts;
+        self.naks += naks;
+        self.host_drops += host_drops;
+        self.data_sent += data_sent;
+        self.data_drops += data_drops;
+        self.rates_bps += rates_bps;
     }
 }
 

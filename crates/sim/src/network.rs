@@ -384,6 +384,7 @@ impl Network {
             host_drops: self.hosts.nodes.iter().map(|h| h.rx_drops).sum(),
             data_sent: self.cx.measure.data_sent,
             data_drops: self.cx.measure.data_drops,
+            rates_bps: self.hosts.flows.listed().iter().map(|f| f.rate().bps()).sum(),
         }
     }
 

@@ -78,7 +78,10 @@ impl Scenario {
             return Err(invalid("duration", self.duration, format!("must be positive and at most {MAX_DURATION}")));
         }
         if self.warmup >= self.duration {
-            let allowed = format!("must be shorter than duration ({}): shorten the warm-up too, e.g. --set warmup=0ms", self.duration);
+            // The measurement needs time after the warm-up, which lets the connections settle:
+            // lengthen the run rather than cut the warm-up short.
+            let longer = Time(self.warmup.ps().saturating_mul(3));
+            let allowed = format!("must be shorter than duration ({}): lengthen the run past it, e.g. --set duration={longer}", self.duration);
             return Err(invalid("warmup", self.warmup, allowed));
         }
         self.topology.validate()?;
