@@ -51,7 +51,7 @@ pub(crate) enum Outgoing {
 impl Ctx {
     /// The run's own event being handled (the warm-up's end, an incast) is handled by every
     /// partition alike; the first counts it (`events_not_counted`). Called from those events'
-    /// handlers, not the main loop, where a test per event cost 9 % of a 2-thread incast.
+    /// handlers, not the main loop, where it would be a test per event.
     pub fn run_event_handled(&mut self) {
         if self.part.as_ref().is_some_and(|(me, _)| *me != 0) {
             self.events_not_counted += 1;

@@ -235,9 +235,7 @@ impl PartialOrd for Entry {
 /// (`SLOTS_PER_FILLED_BUCKET`), so that its span keeps covering them however many there are:
 /// every packet in flight is a pending event, so a fabric of 1024 hosts keeps a hundred times
 /// more pending than a testbed, and a ring of fixed size would send most of them through the
-/// heap. (On `make bench` the best fixed width was 4 ns on the k = 8 fat-tree, 31 events a
-/// bucket, and 64 ns on `fat-incast-100g`, whose fabric carries a twentieth of the events per
-/// µs.)
+/// heap. (No fixed width suits every fabric: `docs/speed.md`.)
 pub struct EventQueue {
     /// Slot `b % slots.len()` holds bucket `b`'s events, for `cursor < b < cursor + slots.len()`
     /// (a power of two, at least `MIN_SLOTS`).
@@ -271,8 +269,7 @@ pub struct EventQueue {
     logging: bool,
 }
 
-/// The ring's fewest slots (a testbed's events fit, and the ring stays in cache: on the
-/// benchmarks 1024 slots took 8–14 % fewer cycles than a fixed 8192), and its most (2^22
+/// The ring's fewest slots (a testbed's events fit, and the ring stays in cache), and its most (2^22
 /// slots: 100 MB of ring for 10⁷ pending events; beyond, the far ones wait in the heap).
 const MIN_SLOTS: usize = 1 << 10;
 const MAX_SLOTS: usize = 1 << 22;
@@ -282,18 +279,13 @@ const MAX_SLOTS: usize = 1 << 22;
 const SLOTS_PER_FILLED_BUCKET: usize = 2;
 /// The events a bucket should hold: the width doubles below `BUCKET_EVENTS.start`, halves above
 /// `BUCKET_EVENTS.end` (a factor 4 apart, so that one step never calls for the step back).
-/// With the next bucket fetched while one drains, 16 to 64 did better than 8 to 32 on the
-/// k = 16 WebSearch fat-tree (+3 to +16 % over four alternating pairs; k = 4 and 8, the
-/// incast and the ns-3 example unchanged).
+/// With the next bucket fetched while one drains, larger buckets pay at a thousand hosts
+/// (`docs/speed.md`).
 const BUCKET_EVENTS: std::ops::Range<u64> = 16..64;
 const ADAPT_EVERY: u64 = 1 << 13;
 /// Pushes go through the log (`EventQueue::log`) from this many pending events on (looked at
-/// with the width, every `ADAPT_EVERY` events). WebSearch, against pushing each event to its
-/// slot at once: k = 16 on one thread (50 to 66 thousand pending), 1.063 to 1.096 over six
-/// rounds side by side; with the log at every size, k = 8 (6 thousand) 0.97, k = 4 and the
-/// incast (1 to 2 thousand) 0.95 and 0.935, and k = 16 on two threads (27 thousand a
-/// partition) 0.95 to 0.98, where the slots stay in the cache and the log only adds a copy.
-/// From 2^15 on: k = 16 on one thread 1.032 to 1.044 (3 ms, the bench's), on two 1.01.
+/// with the width, every `ADAPT_EVERY` events): below it the slots stay in the cache and the
+/// log only adds a copy (`docs/speed.md`).
 const LOG_FROM_PENDING: usize = 1 << 15;
 /// An event's place in the order: its origin above this bit, the origin's count below (2^40
 /// events per origin; 2^20 origins fill the 60 bits beside the kind).
@@ -440,7 +432,7 @@ impl EventQueue {
             self.occupied[slot / 64] &= !(1 << (slot % 64));
             // The next bucket's events were written about one link crossing ago, a whole
             // fabric's worth of events back at a thousand hosts: fetch them while this bucket
-            // drains, so that its sort does not wait on them (k = 16 WebSearch: +6 %).
+            // drains, so that its sort does not wait on them.
             let next = &self.slots[(slot + 1) & (self.slots.len() - 1)];
             for e in next.iter().step_by(64 / std::mem::size_of::<Entry>()) {
                 prefetch(e);

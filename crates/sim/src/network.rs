@@ -33,9 +33,8 @@ use std::ops::ControlFlow;
 pub const OBSERVE_EVERY: u64 = 1 << 16;
 /// How many events ahead the main loop fetches an arrival's packet and port (`prefetch_upcoming`).
 const PREFETCH_AHEAD: usize = 3;
-/// The fewest ports for which fetching ahead pays: a k = 16 fat-tree's 6144 ports do not fit in
-/// a core's cache (+16 to +46 % on 2 threads), a k = 8 one's 768 do, and there the fetches only
-/// cost (`fat-incast-100g` on 2 threads: 5 % slower with them).
+/// The fewest ports for which fetching ahead pays: below it the ports fit in a core's cache and
+/// the fetches only cost (measured in `docs/speed.md`).
 const PREFETCH_FROM_PORTS: usize = 2048;
 
 /// How far a run has come.
@@ -201,9 +200,8 @@ impl Network {
 
     /// The packets sent toward other partitions in the span (`until` its last instant),
     /// copied out of this one into the mail for their partitions (`out`, by partition); each
-    /// leaves its slab once its transmission is done. (Handing each to a closure with its node
-    /// instead left 2 threads as fast and made the one-thread incast 18 % slower, through what
-    /// the compiler inlined elsewhere: 1.183, 1.179, 1.180 alternated.)
+    /// leaves its slab once its transmission is done. (A closure per packet instead changed what
+    /// the compiler inlined elsewhere and slowed one thread: `docs/speed.md`.)
     pub(crate) fn take_crossings(&mut self, until: Time, out: &mut [crate::partition::Mail]) {
         let cx = &mut self.cx;
         for c in &cx.crossings {
@@ -245,9 +243,7 @@ impl Network {
     /// then, for the next event, the egress port the packet leaves a switch by (routed when it
     /// left for the switch, so read from the packet now in the cache). At a thousand hosts the
     /// packets in flight and the ports no longer fit in the cache, and these loads were a third
-    /// of the run's time. (k = 16 WebSearch, alternating: 3 ahead +14-16 % over the next event
-    /// alone, 2 or 6 the same as 3; k = 4 -4 %. Transmit completions, a third of the events,
-    /// and every line of the port a packet reads: +3.7 %, side by side.)
+    /// of the run's time (how far ahead, and what to fetch, measured in `docs/speed.md`).
     #[inline(always)]
     fn prefetch_upcoming(&self) {
         if self.fabric.ports.len() < PREFETCH_FROM_PORTS {
@@ -535,8 +531,8 @@ impl Network {
     /// The node whose state an event changes first, whose event it is: a port's event the
     /// port's node's, a host's the host's, a connection's timer its sender's (a delayed ACK its
     /// receiver's), a workload's arrival its source host's; `None` for the run's own (the
-    /// warm-up's end, time-series samples). Always inlined: called out of line (as the compiler
-    /// chose after an unrelated change), the one-thread incast ran 16 % slower.
+    /// warm-up's end, time-series samples). Always inlined: it runs for every event, and the
+    /// compiler once moved it out of line (`docs/speed.md`).
     #[inline(always)]
     pub fn owner(&self, kind: &EventKind) -> Option<u32> {
         let hosts = &self.hosts;

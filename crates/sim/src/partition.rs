@@ -163,9 +163,9 @@ impl Stopwatch {
         Stopwatch { last: None, spent: Default::default(), turns: 0, timed: 0 }
     }
 
-    /// A turn begins; one in `TIMED_EVERY` is timed, drawn by a hash of its number (every
-    /// 16th in turn gave estimates 15 % off the run's length: the incast's work repeats with
-    /// its PFC cycles).
+    /// A turn begins; one in `TIMED_EVERY` is timed, drawn by a hash of its number: a run's
+    /// work may repeat with a period (an incast's PFC cycles) that every 16th in turn would
+    /// alias with.
     fn turn(&mut self) {
         let timed = crate::engine::splitmix64(self.turns).is_multiple_of(TIMED_EVERY);
         self.turns += 1;
@@ -213,8 +213,7 @@ impl Partitioned {
     /// pass what it last saw of them. A partition may so run up to a lookahead ahead of the
     /// slowest: the others' moments of more work, and the time to hear from them, are absorbed
     /// instead of waited for at a barrier every lookahead (the windows of YAWNS, which this
-    /// replaced: `fat-incast-100g` on 2 threads 1.00-1.01 times as fast while this machine's
-    /// cores passed lines slowly, 1.04-1.17 while fast; WebSearch k = 8 1.00-1.09). Under
+    /// replaced: `docs/speed.md`). Under
     /// `until = "flows_done"` a partition also runs no later than the run is known to go on
     /// (`Horizon`). The order of each partition's events is the same whenever it hears from
     /// the others, so the results are too.
@@ -376,16 +375,12 @@ fn others<T>(of_all: &[T], q: usize) -> impl Iterator<Item = &T> {
 
 /// A partition handles its events in spans of this fraction of the lookahead, publishing its
 /// clock after each, so that the others see it move while they run; each publication that
-/// posts mail takes a lock, which waits for the span's stores. `fat-incast-100g` on 2 threads,
-/// alternated, depends on how fast this machine's cores pass lines at the moment: spans of a
-/// quarter ran at 1.03-1.05 of a half's speed while they passed them fast, 0.89-0.95 while
-/// slow; a whole lookahead 0.98 of a half, an eighth and a sixteenth 0.97 and 0.93 of a quarter.
+/// posts mail takes a lock, which waits for the span's stores. No other fraction did better
+/// whatever the speed at which the cores passed lines (`docs/speed.md`).
 pub const SPANS_PER_LOOKAHEAD: u64 = 2;
-/// Turns a waiting thread spins before it yields its core (a span is microseconds of work:
-/// a futex sleep and wake costs as much; 3 threads on 2 cores took 100 times as long with
-/// 16 384 spins before yielding as with 256), and fewer where threads outnumber cores, so that
-/// a waiting thread lets the one it waits for run (`fat-incast-100g` on this 2-core machine:
-/// 3 threads 4.0 s with 256, 2.1-2.5 s with 16; 4 threads 7.0 s and 2.3-2.6 s).
+/// Turns a waiting thread spins before it yields its core (a span is microseconds of work: a
+/// futex sleep and wake costs as much), and fewer where threads outnumber cores, so that a
+/// waiting thread lets the one it waits for run (`docs/speed.md`).
 const SPINS_BEFORE_YIELD: u32 = 1 << 8;
 const SPINS_BEFORE_YIELD_OVERSUBSCRIBED: u32 = 1 << 4;
 

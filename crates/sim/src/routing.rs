@@ -159,8 +159,8 @@ impl Routing {
     }
 
     /// Switch `s`'s next-hop group towards the edge switch of rank `rank`, from its runs (each
-    /// switch's first run starts at rank 0). Always inlined: left to the compiler, `next_port`
-    /// came out 2-3 % slower per run even where the unrolled table answers.
+    /// switch's first run starts at rank 0). Always inlined: `next_port` runs per packet and
+    /// hop, and the compiler left it out of line (`docs/speed.md`).
     #[inline(always)]
     fn searched_group(&self, s: u32, rank: u32) -> u32 {
         let runs = &self.runs[self.run_start[s as usize] as usize..self.run_start[s as usize + 1] as usize];
