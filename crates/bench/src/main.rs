@@ -183,7 +183,7 @@ struct Figures {
     host_drops: u64,
     throughput_gbps: f64,
     /// On more than one thread: where each partition's thread spent the run
-    /// (`rttlab_sim::partition::Phases`).
+    /// (`rttlab_sim::parallel::Phases`).
     #[serde(default, skip_serializing_if = "Value::is_null")]
     partitions: Value,
 }

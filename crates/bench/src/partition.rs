@@ -17,7 +17,7 @@
 //!   sequence (plus the serial ones) where the single thread handles `E = Σ n`.
 //! - **Without windows.** The same cut run asynchronously, each partition up to the others'
 //!   clocks plus the lookahead, as in Chandy–Misra–Bryant without windows: the scheme
-//!   `rttlab_sim::partition::Partitioned::run` runs since it replaced the windows. An event of
+//!   `rttlab_sim::parallel::Partitioned::run` runs since it replaced the windows. An event of
 //!   partition p at time τ starts once p's event before it is done and every event of any
 //!   partition at τ − lookahead or earlier is done (one unit each). `C_async` is when the last
 //!   is done, and `E / C_async` (`bound_without_windows`) bounds the speed-up with free
@@ -28,7 +28,7 @@
 //!   `b(2)` (publishing its clock and reading the others', taken as a two-thread barrier's
 //!   time whatever P: the others' clocks are loaded side by side): the prediction is
 //!   `S(P) = E / C_runner` in events of `t_e`. A run that ends when its flows finish may also
-//!   wait to learn the run goes on (`partition::Horizon`); that is left out.
+//!   wait to learn the run goes on (`parallel::Horizon`); that is left out.
 //! - **Mail.** A packet that crosses from one partition to another is copied out by its sender
 //!   at the end of a window (the runner: of a span) and taken in by its receiver at the start
 //!   of the next: each side pays `t_x` for it (`--crossing-ns`, default 40 ns: on this
@@ -51,7 +51,7 @@
 //! once); the parallel simulator must remove those, and this model assumes it has.
 
 use rttlab_sim::engine::EventKind;
-use rttlab_sim::partition::{lookahead, partition};
+use rttlab_sim::parallel::{lookahead, partition};
 use rttlab_sim::topology::Graph;
 use rttlab_sim::Network;
 use serde::Serialize;
@@ -143,7 +143,7 @@ impl Tally {
     fn new(graph: &Graph, p: usize, crossing_cost: f64, span_cost: f64) -> Tally {
         let part = partition(graph, p);
         let lookahead_ps = lookahead(graph, &part);
-        let span_ps = lookahead_ps / rttlab_sim::partition::SPANS_PER_LOOKAHEAD;
+        let span_ps = lookahead_ps / rttlab_sim::parallel::SPANS_PER_LOOKAHEAD;
         Tally {
             p,
             part,

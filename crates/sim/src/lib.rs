@@ -1,40 +1,31 @@
 //! rttlab's simulator: a deterministic packet-level model of NICs and switch fabrics driven by
 //! the congestion controllers of `rttlab-cc`.
 //!
-//! Layout (docs/architecture.md): the network is three parts that own their state — the
-//! fabric (`fabric`: `port`s and `switch`es, routes), the hosts (`host`: NICs, connections,
-//! applications) and the run's context (`ctx`: clock and `engine`'s event queue, `packet`s,
-//! `measure`ments) — and `network`'s event loop hands each event to its part. The transports
-//! (`transport::message`, TIMELY's paced messages; `transport::window`, a TCP-like stack) are
-//! state machines the hosts drive; `topology` (graphs), `routing`, `scenario` (the TOML
-//! schema), `workload` (generators), `stats`, `output`.
+//! Layout (docs/architecture.md), a directory a part: `core` (ids, packets, the event queue,
+//! the run's context and the event loop that hands each event to its part), `fabric` (ports,
+//! switches, routes, topologies), `host` (NICs, connections, applications), `transport` (the
+//! transports' state machines the hosts drive), `workload` (traffic generators), `scenario`
+//! (the TOML schema), `report` (measurements, summary, tables, warnings) and `parallel` (one
+//! simulation on every core).
 
 use std::ops::ControlFlow;
 
-mod advice;
-pub mod capture;
-mod ctx;
-pub mod engine;
-mod external;
-mod fabric;
-pub mod flow;
+pub mod core;
+pub mod fabric;
 pub mod host;
-pub mod ids;
-pub mod invariants;
-pub mod measure;
-pub mod network;
-pub mod output;
-pub mod packet;
-pub mod partition;
-pub mod port;
-pub mod routing;
+pub mod parallel;
+pub mod report;
 pub mod scenario;
-pub mod stats;
-pub mod switch;
-pub mod table;
-pub mod topology;
 pub mod transport;
 pub mod workload;
+
+// Each part's modules by their own names too, as the code and the tests name them.
+pub(crate) use crate::core::{ctx, external};
+pub use crate::core::{engine, ids, network, packet};
+pub use fabric::{port, routing, switch, topology};
+pub use host::flow;
+pub(crate) use report::advice;
+pub use report::{capture, invariants, measure, output, stats, table};
 
 /// The guide to extending rttlab (`docs/extending.md`), built with the crate so that a stale
 /// reference in it fails `make test`'s documentation check.
@@ -77,10 +68,10 @@ pub fn run_observed_with(
     observe: impl FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<Output, RunError> {
     let t0 = std::time::Instant::now();
-    let (threads, fewer) = partition::threads(s, controllers.is_some());
+    let (threads, fewer) = parallel::threads(s, controllers.is_some());
     let (mut spans, mut phases) = (None, None);
     let mut net = if threads > 1 {
-        let mut cut = partition::Partitioned::new(s, threads)?;
+        let mut cut = parallel::Partitioned::new(s, threads)?;
         cut.run(None, observe)?;
         spans = Some(cut.spans);
         phases = Some(std::mem::take(&mut cut.phases));

@@ -2,7 +2,7 @@
 //! as the whole network on one partition (`rttlab_sim::partition`).
 
 use rttlab_sim::engine::{Event, EventKind};
-use rttlab_sim::partition::{partition, Partitioned};
+use rttlab_sim::parallel::{partition, Partitioned};
 use rttlab_sim::{Network, Scenario};
 
 /// An event without its packet's slab slot (which differs between partitions).

@@ -112,7 +112,7 @@ fn drawn_fabrics_give_the_same_bytes_on_1_2_and_3_threads() {
 
 /// Runs that end when their flows finish (`until = "flows_done"`): no partition handles an
 /// event past the end, though it learns of the others' finishes only from their clocks
-/// (`partition::Horizon`). An incast over a k = 4 fat-tree with PFC, and the same with
+/// (`parallel::Horizon`). An incast over a k = 4 fat-tree with PFC, and the same with
 /// workload flows whose FCTs are counted up to `measure.fct_until`; each must end by its flows,
 /// before its duration.
 #[test]

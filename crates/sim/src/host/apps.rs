@@ -168,7 +168,7 @@ impl Hosts {
         let (dst, serial) = (flow.dst, flow.serial);
         flow.message().offer(cx.now, bytes);
         match cx.foreign(dst) {
-            true => cx.outbox.push((dst, Outgoing::Message(f, serial, m))),
+            true => cx.boundary.outbox.push((dst, Outgoing::Message(f, serial, m))),
             false => self.expect_message(f, serial, m),
         }
         self.schedule_flow(f, cx);

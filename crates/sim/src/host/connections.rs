@@ -121,7 +121,7 @@ impl Hosts {
         };
         let f = self.flows.slots.insert(flow);
         match cx.foreign(spec.dst) {
-            true => cx.outbox.push((spec.dst, Outgoing::RxEnd(f, Box::new(rx_end)))),
+            true => cx.boundary.outbox.push((spec.dst, Outgoing::RxEnd(f, Box::new(rx_end)))),
             false => self.flows.install_rx(f, rx_end),
         }
         f
@@ -166,10 +166,10 @@ impl Hosts {
                 done.finish(now, end.ephemeral, counted, cx.cfg.fct_until);
                 // On one partition the counts are the whole run's, and any finished flow may
                 // be the one that ends it (a cut network adds up the partitions' counts,
-                // `crate::partition::Horizon`).
-                if cx.part.is_none() {
+                // `crate::parallel::Horizon`).
+                if cx.boundary.part.is_none() {
                     if let Some(t) = FlowsDone::end([*done], cx.cfg.fct_until, cx.cfg.warmup, cx.notice_delay) {
-                        cx.cfg.end = t.min(cx.cfg.end);
+                        cx.end = t.min(cx.end);
                     }
                 }
             }

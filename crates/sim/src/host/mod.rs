@@ -6,12 +6,14 @@
 //!
 //! - `nic`: the hosts' NICs and stacks;
 //! - `transport`: the transports' state machines driven and their actions carried out;
+//! - `flow`: a connection's state, its two ends, and the table of them all;
 //! - `connections`: connections opened, counted, finished and retired;
 //! - `apps`: the workloads' RPCs, flows, incasts and pings;
 //! - `telemetry`: INT records echoed by receivers and read by senders.
 
 mod apps;
 mod connections;
+pub mod flow;
 pub mod nic;
 mod telemetry;
 mod transport;
@@ -40,9 +42,9 @@ pub(crate) struct Hosts {
     pub flows: FlowTable,
     pub generators: Vec<Generator>,
     /// The window transport's action buffer, reused by every step (`transport`).
-    window_actions: Vec<Action>,
+    pub(crate) window_actions: Vec<Action>,
     /// Builds `cc.algorithm = "python"`'s controllers (`crate::external`).
-    external: Option<Box<dyn Controllers>>,
+    pub(crate) external: Option<Box<dyn Controllers>>,
 }
 
 impl Hosts {

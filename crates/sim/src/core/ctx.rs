@@ -18,19 +18,30 @@ pub(crate) struct Ctx {
     pub pkts: Slab,
     pub cfg: RunConfig,
     pub measure: Measurements,
+    /// How long a node takes to hear of what happened at another at once (a drop its sender
+    /// counts, a lost probe its pinger), the same however the network is cut: the shortest
+    /// link delay of the fabric, so that it never arrives within a partition's window.
+    pub notice_delay: Time,
+    /// When the run ends: the scenario's duration, or earlier once its connections are all
+    /// done (`until = "flows_done"`, found as the run goes).
+    pub end: Time,
+    /// A partition's boundary with the others (`crate::parallel`); empty on one thread.
+    pub boundary: Boundary,
+}
+
+/// What a partition of a cut network keeps of its boundary with the others: which partition
+/// it is, the packets and notices on their way out, and the events not its own to count.
+#[derive(Default)]
+pub(crate) struct Boundary {
+    /// Which partition, and each node's (`crate::parallel`); `None`: the whole network.
+    pub part: Option<(usize, std::sync::Arc<[usize]>)>,
     /// Packets sent toward another partition in this span, and those handed over whose
     /// transmission is not done yet (their completion reads them).
     pub crossings: Vec<Crossed>,
     pub handed_over: Vec<Crossed>,
     /// What else this partition tells others with its next clock, with the node it is for.
     pub outbox: Vec<(u32, Outgoing)>,
-    /// As a partition (`crate::partition`): which one, and each node's.
-    pub part: Option<(usize, std::sync::Arc<[usize]>)>,
-    /// How long a node takes to hear of what happened at another at once (a drop its sender
-    /// counts, a lost probe its pinger), the same however the network is cut: the shortest
-    /// link delay of the fabric, so that it never arrives within a partition's window.
-    pub notice_delay: Time,
-    /// Events the other partitions handled (a merged network's, `crate::partition`).
+    /// Events the other partitions handled (a merged network's).
     pub events_elsewhere: u64,
     /// A partition's events taken from its queue that are not its to count: another
     /// partition's, which it drops, and the run's own, which every partition handles and the
@@ -53,15 +64,15 @@ impl Ctx {
     /// partition alike; the first counts it (`events_not_counted`). Called from those events'
     /// handlers, not the main loop, where it would be a test per event.
     pub fn run_event_handled(&mut self) {
-        if self.part.as_ref().is_some_and(|(me, _)| *me != 0) {
-            self.events_not_counted += 1;
+        if self.boundary.part.as_ref().is_some_and(|(me, _)| *me != 0) {
+            self.boundary.events_not_counted += 1;
         }
     }
 
     /// Whether `node` belongs to another partition.
     #[inline]
     pub fn foreign(&self, node: u32) -> bool {
-        self.part.as_ref().is_some_and(|(me, of)| of[node as usize] != *me)
+        self.boundary.part.as_ref().is_some_and(|(me, of)| of[node as usize] != *me)
     }
 
     /// Node `node` hears of something now, `notice_delay` later (`EventKind::Dropped`,
@@ -70,7 +81,7 @@ impl Ctx {
         let at = self.now + self.notice_delay;
         if self.foreign(node) {
             let seq = self.events.reserve(at);
-            self.outbox.push((node, Outgoing::Event(at, seq, kind)));
+            self.boundary.outbox.push((node, Outgoing::Event(at, seq, kind)));
         } else {
             self.events.push(at, kind);
         }
@@ -101,7 +112,6 @@ pub(crate) struct IntRun {
 
 /// What the scenario fixes for the whole run, in the units the packet path uses.
 pub(crate) struct RunConfig {
-    pub end: Time,
     pub warmup: Time,
     pub seed: u64,
     pub transport: TransportConfig,
@@ -151,7 +161,6 @@ impl RunConfig {
     pub fn new(s: &Scenario) -> RunConfig {
         let (nic, sw) = (&s.nic, &s.switch);
         RunConfig {
-            end: s.duration,
             warmup: s.warmup,
             seed: s.seed,
             transport: s.transport.clone(),

@@ -6,6 +6,7 @@
 //! event queue, packets, measurements, configuration). The packet path is their methods,
 //! each taking the parts it reaches as arguments; reports read them (`crate::output`).
 
+use crate::ctx::Boundary;
 use crate::ctx::{Ctx, RunConfig};
 use crate::engine::{Event, EventKind, EventQueue};
 use crate::external::Controllers;
@@ -102,12 +103,8 @@ impl Network {
             pkts: Slab::new(s.switch.int == Some(true)),
             cfg: RunConfig { pfc: s.switch.pfc_alpha.is_some() || queue_params.iter().any(|q| q.pfc.is_some()), queue_params, ..RunConfig::new(s) },
             measure,
-            crossings: Vec::new(),
-            handed_over: Vec::new(),
-            outbox: Vec::new(),
-            events_elsewhere: 0,
-            events_not_counted: 0,
-            part: None,
+            end: s.duration,
+            boundary: Boundary::default(),
             notice_delay: fabric.graph.links.iter().map(|l| l.delay).min().unwrap_or(Time::ZERO),
         };
         if s.cc.needs().base_rtt == Some(BaseRtt::Max) {
@@ -143,14 +140,14 @@ impl Network {
     pub fn run_observed(&mut self, mut observe: impl FnMut(Progress) -> ControlFlow<()>) -> Result<(), Stopped> {
         loop {
             for _ in 0..OBSERVE_EVERY {
-                let Some(ev) = self.cx.events.pop_until(self.cx.cfg.end) else {
+                let Some(ev) = self.cx.events.pop_until(self.cx.end) else {
                     self.finish();
                     return Ok(());
                 };
                 self.prefetch_upcoming();
                 self.handle(ev);
             }
-            if observe(Progress { now: self.cx.now, end: self.cx.cfg.end, events: self.cx.events.processed() }).is_break() {
+            if observe(Progress { now: self.cx.now, end: self.cx.end, events: self.cx.events.processed() }).is_break() {
                 return Err(Stopped);
             }
         }
@@ -159,7 +156,7 @@ impl Network {
     /// Runs like [`Network::run`], showing `inspect` every event (with the state before it is
     /// handled): for tools that study the event stream (`rttlab-bench partition`).
     pub fn run_inspected(&mut self, mut inspect: impl FnMut(&Network, &Event)) {
-        while let Some(ev) = self.cx.events.pop_until(self.cx.cfg.end) {
+        while let Some(ev) = self.cx.events.pop_until(self.cx.end) {
             inspect(self, &ev);
             self.handle(ev);
         }
@@ -175,7 +172,7 @@ impl Network {
             let to = of_node[self.fabric.ports[peer.idx()].node as usize];
             self.fabric.ports[i].crosses_to = (to != me).then(|| u16::try_from(to).expect("at most 65 536 partitions"));
         }
-        self.cx.part = Some((me, of_node.clone()));
+        self.cx.boundary.part = Some((me, of_node.clone()));
     }
 
     /// When the next pending event happens.
@@ -189,7 +186,7 @@ impl Network {
         while let Some(ev) = self.cx.events.pop_until(until) {
             let owner = self.owner(&ev.kind);
             if owner.is_some_and(|n| self.cx.foreign(n)) {
-                self.cx.events_not_counted += 1;
+                self.cx.boundary.events_not_counted += 1;
                 continue;
             }
             inspect(self, &ev);
@@ -202,14 +199,14 @@ impl Network {
     /// copied out of this one into the mail for their partitions (`out`, by partition); each
     /// leaves its slab once its transmission is done. (A closure per packet instead changed what
     /// the compiler inlined elsewhere and slowed one thread: `docs/speed.md`.)
-    pub(crate) fn take_crossings(&mut self, until: Time, out: &mut [crate::partition::Mail]) {
+    pub(crate) fn take_crossings(&mut self, until: Time, out: &mut [crate::parallel::Mail]) {
         let cx = &mut self.cx;
-        for c in &cx.crossings {
+        for c in &cx.boundary.crossings {
             let int = cx.pkts.int(c.pkt).map(|s| Box::new(*s));
-            out[c.to as usize].crossings.push(crate::partition::Crossing { time: c.arrive, seq: c.seq, port: c.port, pkt: *cx.pkts.get(c.pkt), int });
+            out[c.to as usize].crossings.push(crate::parallel::Crossing { time: c.arrive, seq: c.seq, port: c.port, pkt: *cx.pkts.get(c.pkt), int });
         }
-        cx.handed_over.append(&mut cx.crossings);
-        cx.handed_over.retain(|c| {
+        cx.boundary.handed_over.append(&mut cx.boundary.crossings);
+        cx.boundary.handed_over.retain(|c| {
             if c.done > until {
                 return true;
             }
@@ -228,7 +225,7 @@ impl Network {
     }
 
     /// A packet from another partition: it arrives as its sender scheduled it.
-    pub(crate) fn receive_crossing(&mut self, c: crate::partition::Crossing) {
+    pub(crate) fn receive_crossing(&mut self, c: crate::parallel::Crossing) {
         let cx = &mut self.cx;
         let i = cx.pkts.alloc(c.pkt);
         if let (Some(s), Some(to)) = (c.int.as_deref(), cx.pkts.int_mut(i)) {
@@ -324,7 +321,7 @@ impl Network {
     /// The end of the run: queue samplers see the last interval, and drops their senders had
     /// yet to hear of (`EventKind::Dropped`) count against their connections.
     pub(crate) fn finish(&mut self) {
-        self.cx.now = self.cx.cfg.end;
+        self.cx.now = self.cx.end;
         for ev in self.cx.events.drain() {
             if let EventKind::Dropped { flow, serial } = ev.kind {
                 if !self.cx.foreign(self.hosts.flows.slots.host_of(flow.0)) {
@@ -333,7 +330,7 @@ impl Network {
             }
         }
         for s in &mut self.cx.measure.samplers {
-            s.observe(self.cx.cfg.end, &self.fabric.port(s.port).occupancies()[..self.cx.cfg.classes]);
+            s.observe(self.cx.end, &self.fabric.port(s.port).occupancies()[..self.cx.cfg.classes]);
         }
     }
 
@@ -390,7 +387,7 @@ impl Network {
     }
 
     pub fn events_processed(&self) -> u64 {
-        self.cx.events.processed() + self.cx.events_elsewhere - self.cx.events_not_counted
+        self.cx.events.processed() + self.cx.boundary.events_elsewhere - self.cx.boundary.events_not_counted
     }
 
     /// The most events pending at once (the event queue's memory high-water mark).
@@ -423,7 +420,7 @@ impl Network {
 
     /// When the run ends at the latest (`duration`).
     pub fn end(&self) -> Time {
-        self.cx.cfg.end
+        self.cx.end
     }
 
     pub fn graph(&self) -> &Graph {

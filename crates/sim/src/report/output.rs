@@ -117,7 +117,7 @@ fn us(t: Time) -> f64 {
 }
 
 pub(crate) fn summary(net: &Network) -> Summary {
-    let measured = net.cx.cfg.end - net.cx.cfg.warmup;
+    let measured = net.cx.end - net.cx.cfg.warmup;
     let secs = measured.as_secs();
     let measured_bytes: u64 = net.all_stats().map(|s| s.measured_bytes).sum();
     let measured_wire: u64 = net.all_stats().map(|s| s.measured_wire_bytes).sum();
@@ -213,7 +213,7 @@ pub(crate) fn tables(net: &Network, ts: TimeSeries) -> Tables {
 fn inflight_area(net: &Network, f: &crate::flow::Flow) -> Option<u128> {
     let m = f.message_tx()?;
     let since = f.stats.inflight_since.max(net.cx.cfg.warmup);
-    Some(f.stats.inflight_area + m.outstanding_bytes() as u128 * (net.cx.cfg.end.ps().saturating_sub(since.ps())) as u128)
+    Some(f.stats.inflight_area + m.outstanding_bytes() as u128 * (net.cx.end.ps().saturating_sub(since.ps())) as u128)
 }
 
 /// Per traffic group: the RPC latency distribution with the RPCs still open at the end
@@ -236,7 +236,7 @@ fn rpc_latencies(net: &Network) -> Vec<(Histogram<u64>, Time, u64)> {
 
 /// Seconds measured (after the warm-up), the denominator of every rate.
 fn measured_s(net: &Network) -> f64 {
-    (net.cx.cfg.end - net.cx.cfg.warmup).as_secs()
+    (net.cx.end - net.cx.cfg.warmup).as_secs()
 }
 
 /// One row per listed connection.
@@ -268,7 +268,7 @@ fn flows_table(net: &Network) -> Table {
         .col("segments", f.iter().map(|x| x.message_tx().map(|m| m.wait.segments)).collect::<Vec<_>>())
         .col("segments_below_line_rate", f.iter().map(|x| x.message_tx().map(|m| m.wait.below_line_rate)).collect::<Vec<_>>())
         .col("rate_wait_us", f.iter().map(|x| x.message_tx().map(|m| us(m.wait.rate_wait))).collect::<Vec<_>>())
-        .col("host_queue_avg_bytes", f.iter().map(|x| x.message_tx().and_then(|m| m.host_queue_avg_bytes(net.cx.cfg.end))).collect::<Vec<_>>())
+        .col("host_queue_avg_bytes", f.iter().map(|x| x.message_tx().and_then(|m| m.host_queue_avg_bytes(net.cx.end))).collect::<Vec<_>>())
         .col("cc_rate_gbps", f.iter().map(|x| x.rate().as_gbps()).collect::<Vec<_>>())
         .col("at_min_rate", m.iter().map(|x| x.at_min_rate.map(u64::from)).collect::<Vec<_>>())
         .col("cwnd_bytes", m.iter().map(|x| x.cwnd_bytes).collect::<Vec<_>>())
@@ -322,7 +322,7 @@ fn queue_tables(net: &Network) -> (Table, Table) {
 /// segments its NIC holds.
 fn ports_table(net: &Network) -> Table {
     let secs = measured_s(net);
-    let end = net.cx.cfg.end;
+    let end = net.cx.end;
     let mut rows: Vec<(u32, usize, ClassStats)> = Vec::new();
     for (i, port) in net.fabric.port_views().enumerate() {
         let now = port.stats_at(end);
@@ -525,8 +525,8 @@ pub fn perf(net: &Network, wall_s: f64) -> Value {
         "events_per_s": events as f64 / wall_s,
         "data_packets": net.data_packets_sent(),
         "data_packets_per_s": net.data_packets_sent() as f64 / wall_s,
-        "simulated_s": net.cx.cfg.end.as_secs(),
-        "sim_seconds_per_wall_second": net.cx.cfg.end.as_secs() / wall_s,
+        "simulated_s": net.cx.end.as_secs(),
+        "sim_seconds_per_wall_second": net.cx.end.as_secs() / wall_s,
         "packet_slots": net.packet_high_water(),
         "events_pending_peak": net.events_pending_peak(),
         "flow_slots": net.hosts.flows.slots.len(),

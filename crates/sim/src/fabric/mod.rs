@@ -3,6 +3,11 @@
 //! telemetry's records, as functions of the fabric's own state, the run's context (`Ctx`:
 //! clock, events, packets, measurements) and, at host ports only, the hosts.
 
+pub mod port;
+pub mod routing;
+pub mod switch;
+pub mod topology;
+
 use crate::capture::Endpoints;
 use crate::ctx::{Ctx, RunConfig};
 use crate::engine::{rng_stream, EventKind, Stream};
@@ -328,7 +333,7 @@ impl Fabric {
         if let Some(to) = port.crosses_to {
             // To another partition: handed over with its next clock (`crate::partition`).
             let seq = cx.events.reserve(arrive);
-            cx.crossings.push(crate::ctx::Crossed { arrive, seq, port: peer, pkt: i, done, to });
+            cx.boundary.crossings.push(crate::ctx::Crossed { arrive, seq, port: peer, pkt: i, done, to });
         } else {
             cx.events.push(arrive, EventKind::Arrive { port: peer, pkt: i });
         }
