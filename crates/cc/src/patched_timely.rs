@@ -74,7 +74,7 @@ impl PatchedTimelyParams {
 impl Algorithm for PatchedTimelyParams {
     const KIND: Kind = Kind::Rate;
     fn needs(&self) -> Needs {
-        Needs { int: self.signal.uses_queues(), signal: self.signal, signal_threshold: self.signal_threshold, ..Needs::default() }
+        self.signal.needs(self.signal_threshold)
     }
     fn validate(&self) -> Result<(), ParamError> {
         PatchedTimelyParams::validate(self)

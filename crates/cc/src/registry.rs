@@ -170,6 +170,11 @@ macro_rules! registry {
             pub fn needs(&self) -> $crate::registry::Needs {
                 match self { $(Cc::$variant(p) => $crate::registry::Algorithm::needs(p),)* }
             }
+            /// The parameters, if they are an `A`'s: for code that works with one algorithm's
+            /// own state (the kernel programs' replay), by type rather than by name.
+            pub fn params<A: $crate::registry::Algorithm>(&self) -> Option<&A> {
+                match self { $(Cc::$variant(p) => (p as &dyn std::any::Any).downcast_ref::<A>(),)* }
+            }
             pub fn validate(&self) -> Result<(), $crate::ParamError> {
                 match self { $(Cc::$variant(p) => $crate::registry::Algorithm::validate(p),)* }
             }

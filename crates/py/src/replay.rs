@@ -13,8 +13,8 @@
 use rttlab_cc::dctcp::update_alpha;
 use rttlab_cc::swift::{GuardRtt, SwiftState};
 use rttlab_cc::timely::{GradientFilter, RateState};
-use rttlab_cc::Cc;
 use rttlab_cc::{AckEvent, Completion, Loss, PatchedTimely, Rate, RateController, Swift, Time, Timely, WindowController};
+use rttlab_cc::{DctcpParams, PatchedTimelyParams, SwiftParams, TimelyParams};
 use rttlab_sim::scenario::CcConfig;
 
 /// `struct rttlab_event`'s kinds.
@@ -74,6 +74,18 @@ fn timely_rtt(rtt_us: i64, seg_ser_ps: u64) -> Time {
 /// the TIMELY programs' serialization correction. An algorithm without a kernel program is
 /// an error naming it.
 pub fn replay(cc: &CcConfig, line_rate: Rate, packet_bytes: u64, seg_ser_ps: u64, r: &Records) -> Result<Replayed, String> {
+    // The algorithms with a kernel program, by their parameters' type.
+    let native = match cc {
+        CcConfig::Native(c) => Some(c),
+        CcConfig::Python(_) => None,
+    };
+    let timely = native.and_then(|c| c.params::<TimelyParams>());
+    let patched = native.and_then(|c| c.params::<PatchedTimelyParams>());
+    let swift = native.and_then(|c| c.params::<SwiftParams>());
+    let dctcp = native.and_then(|c| c.params::<DctcpParams>());
+    if timely.is_none() && patched.is_none() && swift.is_none() && dctcp.is_none() {
+        return Err(format!("cc.algorithm = {}: no kernel program to replay (timely, patched_timely, swift, dctcp)", cc.name()));
+    }
     let mut out = Replayed::default();
     let n = r.t_ns.len();
     // The record holding the state before the next decision.
@@ -89,100 +101,95 @@ pub fn replay(cc: &CcConfig, line_rate: Rate, packet_bytes: u64, seg_ser_ps: u64
             }
             continue;
         };
-        match cc {
-            CcConfig::Native(Cc::Timely(_)) | CcConfig::Native(Cc::PatchedTimely(_)) => {
-                let had = r.kind[p] == ACK;
-                let st = RateState {
-                    rate_bps: r.value[p] as f64,
-                    filter: GradientFilter::resume(had.then(|| timely_rtt(r.rtt_us[p], seg_ser_ps)), if had { r.aux[p] as f64 } else { 0.0 }),
-                    hai_count: if had { r.flags[p] as u32 } else { 0 },
-                    last_update: had.then(|| Time(r.t_ns[p] * 1000)),
-                };
-                let rtt = timely_rtt(r.rtt_us[i], seg_ser_ps);
-                let c = Completion { now, rtt, acked_bytes: r.acked[i], sending_rate: None, snd_una: 0, snd_nxt: 0, int: &[] };
-                let old = st.rate_bps;
-                let (rate, rtt_diff, slack) = match cc {
-                    CcConfig::Native(Cc::Timely(params)) => {
-                        let mut t = Timely::resume(params.clone(), line_rate, st);
-                        t.on_completion(&c);
-                        let st = t.state();
-                        let g = st.filter.rtt_diff_ps() / params.min_rtt.ps() as f64;
-                        // Q16 weights and factors, each rounded once or twice: a few units of
-                        // 2^-16 of the old rate, the gradient's share scaled by it, and of the
-                        // (HAI-multiplied) increment.
-                        (st.rate_bps, st.filter.rtt_diff_ps(), old * (ulp(14) + g.abs() * ulp(16)) + ulp(16) * params.hai_factor * params.delta.bps() as f64)
-                    }
-                    CcConfig::Native(Cc::PatchedTimely(params)) => {
-                        let mut t = PatchedTimely::resume(params.clone(), line_rate, st);
-                        t.on_completion(&c);
-                        let st = t.state();
-                        let rtt_ref = params.rtt_ref.unwrap_or(params.t_low).ps() as f64;
-                        let err = (rtt.ps() as f64 - rtt_ref) / rtt_ref;
-                        (st.rate_bps, st.filter.rtt_diff_ps(), old * (ulp(14) + err.abs() * ulp(15)) + ulp(15) * params.delta.bps() as f64)
-                    }
-                    _ => unreachable!("matched above"),
-                };
-                // The gradient's sign decides the branch: within a picosecond of zero the
-                // kernel's rounding may rightly take the other.
-                out.push(r.value[i] as f64, rate, slack + 4.0, rtt_diff.abs() <= 1.0);
-            }
-            CcConfig::Native(Cc::Swift(params)) => {
-                let after_start = r.kind[p] == INIT;
-                let st = SwiftState {
-                    fcwnd: r.value[p] as f64 / 2f64.powi(32),
-                    t_last_decrease: Time(if after_start { 0 } else { r.aux2[p] }),
-                    srtt_ps: if after_start { 0.0 } else { r.aux[p] as f64 },
-                    last_rtt,
-                    retransmit_cnt: if matches!(r.kind[p], LOSS | TIMEOUT) { r.flags[p] as u32 } else { 0 },
-                };
-                let mut s = Swift::resume(params.clone(), packet_bytes, st.clone());
-                let mut exempt = false;
-                let mut increment = 0.0;
-                match r.kind[i] {
-                    ACK => {
-                        let rtt = (r.rtt_us[i] > 0).then(|| Time(r.rtt_us[i] as u64 * 1_000_000));
-                        if let Some(rtt) = rtt {
-                            // The branch: the RTT against the target (the kernel's within 2 ps),
-                            // and the guard against the smoothed RTT (within 1 ps).
-                            let target = s.target(1);
-                            exempt = rtt.ps().abs_diff(target.ps()) <= 2;
-                            if params.guard_rtt == GuardRtt::Smoothed {
-                                let srtt = params.rtt_smoothing * st.srtt_ps + (1.0 - params.rtt_smoothing) * rtt.ps() as f64;
-                                exempt |= ((now.saturating_sub(st.t_last_decrease)).ps() as f64 - srtt).abs() <= 1.0;
-                            }
-                            last_rtt = rtt;
-                            increment = params.ai * r.acked[i].max(1) as f64;
+        if timely.is_some() || patched.is_some() {
+            let had = r.kind[p] == ACK;
+            let st = RateState {
+                rate_bps: r.value[p] as f64,
+                filter: GradientFilter::resume(had.then(|| timely_rtt(r.rtt_us[p], seg_ser_ps)), if had { r.aux[p] as f64 } else { 0.0 }),
+                hai_count: if had { r.flags[p] as u32 } else { 0 },
+                last_update: had.then(|| Time(r.t_ns[p] * 1000)),
+            };
+            let rtt = timely_rtt(r.rtt_us[i], seg_ser_ps);
+            let c = Completion { now, rtt, acked_bytes: r.acked[i], sending_rate: None, snd_una: 0, snd_nxt: 0, int: &[] };
+            let old = st.rate_bps;
+            let (rate, rtt_diff, slack) = match (timely, patched) {
+                (Some(params), _) => {
+                    let mut t = Timely::resume(params.clone(), line_rate, st);
+                    t.on_completion(&c);
+                    let st = t.state();
+                    let g = st.filter.rtt_diff_ps() / params.min_rtt.ps() as f64;
+                    // Q16 weights and factors, each rounded once or twice: a few units of
+                    // 2^-16 of the old rate, the gradient's share scaled by it, and of the
+                    // (HAI-multiplied) increment.
+                    (st.rate_bps, st.filter.rtt_diff_ps(), old * (ulp(14) + g.abs() * ulp(16)) + ulp(16) * params.hai_factor * params.delta.bps() as f64)
+                }
+                (None, Some(params)) => {
+                    let mut t = PatchedTimely::resume(params.clone(), line_rate, st);
+                    t.on_completion(&c);
+                    let st = t.state();
+                    let rtt_ref = params.rtt_ref.unwrap_or(params.t_low).ps() as f64;
+                    let err = (rtt.ps() as f64 - rtt_ref) / rtt_ref;
+                    (st.rate_bps, st.filter.rtt_diff_ps(), old * (ulp(14) + err.abs() * ulp(15)) + ulp(15) * params.delta.bps() as f64)
+                }
+                (None, None) => unreachable!("matched above"),
+            };
+            // The gradient's sign decides the branch: within a picosecond of zero the
+            // kernel's rounding may rightly take the other.
+            out.push(r.value[i] as f64, rate, slack + 4.0, rtt_diff.abs() <= 1.0);
+        } else if let Some(params) = swift {
+            let after_start = r.kind[p] == INIT;
+            let st = SwiftState {
+                fcwnd: r.value[p] as f64 / 2f64.powi(32),
+                t_last_decrease: Time(if after_start { 0 } else { r.aux2[p] }),
+                srtt_ps: if after_start { 0.0 } else { r.aux[p] as f64 },
+                last_rtt,
+                retransmit_cnt: if matches!(r.kind[p], LOSS | TIMEOUT) { r.flags[p] as u32 } else { 0 },
+            };
+            let mut s = Swift::resume(params.clone(), packet_bytes, st.clone());
+            let mut exempt = false;
+            let mut increment = 0.0;
+            match r.kind[i] {
+                ACK => {
+                    let rtt = (r.rtt_us[i] > 0).then(|| Time(r.rtt_us[i] as u64 * 1_000_000));
+                    if let Some(rtt) = rtt {
+                        // The branch: the RTT against the target (the kernel's within 2 ps),
+                        // and the guard against the smoothed RTT (within 1 ps).
+                        let target = s.target(1);
+                        exempt = rtt.ps().abs_diff(target.ps()) <= 2;
+                        if params.guard_rtt == GuardRtt::Smoothed {
+                            let srtt = params.rtt_smoothing * st.srtt_ps + (1.0 - params.rtt_smoothing) * rtt.ps() as f64;
+                            exempt |= ((now.saturating_sub(st.t_last_decrease)).ps() as f64 - srtt).abs() <= 1.0;
                         }
-                        let ack = AckEvent {
-                            now,
-                            acked_bytes: r.acked[i] * packet_bytes,
-                            ece: false,
-                            rtt,
-                            snd_una: 0,
-                            snd_nxt: 0,
-                            in_recovery: false,
-                            cwnd_limited: true,
-                            endpoint_delay: Time::ZERO,
-                            hops: 1,
-                        };
-                        s.on_ack(&ack);
+                        last_rtt = rtt;
+                        increment = params.ai * r.acked[i].max(1) as f64;
                     }
-                    kind => s.on_loss(if kind == LOSS { Loss::FastRetransmit } else { Loss::Timeout }, 0, now),
+                    let ack = AckEvent {
+                        now,
+                        acked_bytes: r.acked[i] * packet_bytes,
+                        ece: false,
+                        rtt,
+                        snd_una: 0,
+                        snd_nxt: 0,
+                        in_recovery: false,
+                        cwnd_limited: true,
+                        endpoint_delay: Time::ZERO,
+                        hops: 1,
+                    };
+                    s.on_ack(&ack);
                 }
-                let kernel = r.value[i] as f64 / 2f64.powi(32);
-                out.push(kernel, s.state().fcwnd, ulp(14) * (st.fcwnd + increment) + ulp(30), exempt);
+                kind => s.on_loss(if kind == LOSS { Loss::FastRetransmit } else { Loss::Timeout }, 0, now),
             }
-            CcConfig::Native(Cc::Dctcp(params)) => {
-                let kernel = r.aux[i] as f64 / 65536.0;
-                if r.kind[i] == ACK {
-                    let alpha = update_alpha(r.aux[p] as f64 / 65536.0, params.g, r.acked[i], r.aux2[i]);
-                    // Two products, each rounded to the nearest 2^-16.
-                    out.push(kernel, alpha, ulp(15), false);
-                } else {
-                    out.none();
-                }
+            let kernel = r.value[i] as f64 / 2f64.powi(32);
+            out.push(kernel, s.state().fcwnd, ulp(14) * (st.fcwnd + increment) + ulp(30), exempt);
+        } else if let Some(params) = dctcp {
+            let kernel = r.aux[i] as f64 / 65536.0;
+            if r.kind[i] == ACK {
+                let alpha = update_alpha(r.aux[p] as f64 / 65536.0, params.g, r.acked[i], r.aux2[i]);
+                // Two products, each rounded to the nearest 2^-16.
+                out.push(kernel, alpha, ulp(15), false);
+            } else {
+                out.none();
             }
-            other => return Err(format!("cc.algorithm = {}: no kernel program to replay (timely, patched_timely, swift, dctcp)", other.name())),
         }
         prev = Some(i);
     }

@@ -68,13 +68,13 @@ fn a_controller_on_the_other_transport_is_an_error_listing_each_transports_contr
     assert!(e.contains(&format!("timely is a rate controller ({rate})")) && e.contains(&format!("takes a window controller ({window})")), "{e}");
 }
 
-/// The simulator's sources name no registered algorithm: neither its variant (`Cc::Timely`)
-/// nor its name as a string. The kernel decision records' replay (`crates/py/src/replay.rs`)
-/// is the one place that may: it replays each kernel program's own state.
+/// The simulator's and the Python bindings' sources name no registered algorithm: neither its
+/// variant (`Cc::Timely`) nor its name as a string. (The kernel programs' replay picks the
+/// parameters it replays by their type, `Cc::params`.)
 #[test]
-fn no_algorithm_is_matched_by_name_in_the_simulator() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = vec![root];
+fn no_algorithm_is_matched_by_name_outside_the_registry() {
+    let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = vec![crates.join("sim/src"), crates.join("py/src")];
     let mut found = Vec::new();
     let variants: Vec<String> = Cc::NAMES.iter().map(|n| n.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect::<String>()).collect();
     while let Some(p) = files.pop() {
