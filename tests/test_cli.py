@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import cli_child
 from rttlab.cli import main as cli
 
 BASE = ["sweep", "timely-testbed", "--grid", "cc.t_low=10us", "--no-progress", "--no-cache"]
@@ -70,15 +71,7 @@ def interrupt(argv: list[str], cwd: Path, ready) -> tuple[int, float, str]:
     """Runs the CLI in a child process, sends it SIGINT once ``ready()`` holds (looked at every
     0.1 s for at most a minute, so that a slow moment of the machine changes nothing) and
     returns its exit code, how long it took to exit after the signal, and its stderr."""
-    child = subprocess.Popen(
-        [sys.executable, "-m", "rttlab.cli", *argv],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        # A child of a background job would inherit SIGINT ignored.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
+    child = cli_child(argv, cwd=cwd)
     deadline = time.monotonic() + 60
     while not ready() and time.monotonic() < deadline:
         assert child.poll() is None, child.communicate()

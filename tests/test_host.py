@@ -13,6 +13,7 @@ import time
 
 import pytest
 import rttlab.host as host
+from conftest import cli_child
 from rttlab.host import testbed
 
 REASON = host.missing()
@@ -109,8 +110,7 @@ def test_two_kernel_senders_share_the_link(cc):
 @needs_host
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
 def test_nothing_is_left_after_an_interrupted_or_killed_run(tmp_path, how):
-    cmd = [sys.executable, "-m", "rttlab.cli", "host", "run", "host-dctcp", "--set", "duration=20s"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = cli_child(["host", "run", "host-dctcp", "--set", "duration=20s"])
     deadline = time.monotonic() + 20
     while not set(testbed.struct_ops()) - BEFORE and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -190,19 +190,42 @@ pub struct FlowStats {
 impl FlowStats {
     /// Adds a retired flow's counters to these totals.
     pub fn absorb(&mut self, o: &FlowStats) {
-        self.tx_bytes += o.tx_bytes;
-        self.delivered_bytes += o.delivered_bytes;
-        self.duplicate_bytes += o.duplicate_bytes;
-        self.measured_bytes += o.measured_bytes;
-        self.measured_wire_bytes += o.measured_wire_bytes;
-        self.rtt_sum += o.rtt_sum;
-        self.rtt_samples += o.rtt_samples;
-        self.retransmits += o.retransmits;
-        self.timeouts += o.timeouts;
-        self.naks += o.naks;
-        self.drops += o.drops;
-        self.ecn_echoed_bytes += o.ecn_echoed_bytes;
-        self.inflight_area += o.inflight_area;
+        // Destructured so that a field added later needs its rule here.
+        let FlowStats {
+            tx_bytes,
+            delivered_bytes,
+            duplicate_bytes,
+            measured_bytes,
+            measured_wire_bytes,
+            rtt_sum,
+            rtt_samples,
+            retransmits,
+            timeouts,
+            naks,
+            drops,
+            ecn_echoed_bytes,
+            inflight_area,
+            // One connection's own, not totals: the time series' interval, the in-flight
+            // integral's last change, a sized flow's finish and size.
+            interval_rtt_sum: _,
+            interval_rtt_samples: _,
+            inflight_since: _,
+            finish: _,
+            size: _,
+        } = o;
+        self.tx_bytes += tx_bytes;
+        self.delivered_bytes += delivered_bytes;
+        self.duplicate_bytes += duplicate_bytes;
+        self.measured_bytes += measured_bytes;
+        self.measured_wire_bytes += measured_wire_bytes;
+        self.rtt_sum += rtt_sum;
+        self.rtt_samples += rtt_samples;
+        self.retransmits += retransmits;
+        self.timeouts += timeouts;
+        self.naks += naks;
+        self.drops += drops;
+        self.ecn_echoed_bytes += ecn_echoed_bytes;
+        self.inflight_area += inflight_area;
     }
 
     /// Credits the in-flight integral with `bytes` outstanding since the last change, counting

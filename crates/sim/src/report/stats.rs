@@ -96,27 +96,49 @@ pub struct GroupStats {
 }
 
 impl GroupStats {
-    /// Adds another partition's counts of the same group (`crate::partition`).
+    /// Adds another partition's counts of the same group (`crate::parallel`); destructured so
+    /// that a field added later needs its rule here.
     pub(crate) fn absorb(&mut self, o: &GroupStats) {
-        self.flows_started += o.flows_started;
-        self.flows_finished += o.flows_finished;
-        self.offered_bytes += o.offered_bytes;
-        self.delivered_bytes += o.delivered_bytes;
-        for (a, b) in self.fct.iter_mut().zip(&o.fct).chain(self.slowdown.iter_mut().zip(&o.slowdown)) {
+        let GroupStats {
+            // The same group's: its name and kind are this one's.
+            name: _,
+            kind: _,
+            flows_started,
+            flows_finished,
+            offered_bytes,
+            delivered_bytes,
+            fct,
+            slowdown,
+            sized_started,
+            rpcs_issued,
+            rpcs_completed,
+            rpcs_refused,
+            flows_refused,
+            pings_refused,
+            rpc_latency,
+            rpc_latency_sum,
+            pings_sent,
+            ping_rtt,
+        } = o;
+        self.flows_started += flows_started;
+        self.flows_finished += flows_finished;
+        self.offered_bytes += offered_bytes;
+        self.delivered_bytes += delivered_bytes;
+        for (a, b) in self.fct.iter_mut().zip(fct).chain(self.slowdown.iter_mut().zip(slowdown)) {
             a.add(b).expect("auto-resizing histogram");
         }
-        for (a, b) in self.sized_started.iter_mut().zip(&o.sized_started) {
+        for (a, b) in self.sized_started.iter_mut().zip(sized_started) {
             *a += b;
         }
-        self.rpcs_issued += o.rpcs_issued;
-        self.rpcs_completed += o.rpcs_completed;
-        self.rpcs_refused += o.rpcs_refused;
-        self.flows_refused += o.flows_refused;
-        self.pings_refused += o.pings_refused;
-        self.rpc_latency.add(&o.rpc_latency).expect("auto-resizing histogram");
-        self.rpc_latency_sum += o.rpc_latency_sum;
-        self.pings_sent += o.pings_sent;
-        self.ping_rtt.add(&o.ping_rtt).expect("auto-resizing histogram");
+        self.rpcs_issued += rpcs_issued;
+        self.rpcs_completed += rpcs_completed;
+        self.rpcs_refused += rpcs_refused;
+        self.flows_refused += flows_refused;
+        self.pings_refused += pings_refused;
+        self.rpc_latency.add(rpc_latency).expect("auto-resizing histogram");
+        self.rpc_latency_sum += *rpc_latency_sum;
+        self.pings_sent += pings_sent;
+        self.ping_rtt.add(ping_rtt).expect("auto-resizing histogram");
     }
 
     pub fn new(name: String, kind: &'static str, buckets: usize) -> GroupStats {
