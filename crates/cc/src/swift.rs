@@ -241,7 +241,7 @@ impl Algorithm for SwiftParams {
     }
     /// The fabric target with few flows (§3.5: `base_target + hops·ℏ`) must exceed the path's
     /// unloaded RTT, or every RTT sample is above it and the window only shrinks until flow
-    /// scaling lifts the target (a 4-to-1 star at 500 Mbps ran at 11 Mb/s so).
+    /// scaling lifts the target (measured in `docs/speed.md`, "What the advice is for").
     fn advise(&self, route: &Route) -> Vec<Advice> {
         let path = &route.path;
         let per_hop = if self.topology_scaling { self.per_hop.ps() * route.hops as u64 } else { 0 };

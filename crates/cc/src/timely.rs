@@ -174,9 +174,9 @@ impl Algorithm for TimelyParams {
 
 /// A segment is the unit TIMELY paces (§3.3): when the segments of `fan_in` senders meet at
 /// one port, the last waits for the others' serialization however low the rates, and if that
-/// alone passes `t_high` every sample does, so the rate only falls (to `min_rate`: a 4-to-1
-/// star at 500 Mbps with 16 KB segments ran at 42 Mb/s so). The value offered is twice that
-/// queue plus the base RTT, where the gradient can act.
+/// alone passes `t_high` every sample does, so the rate only falls to `min_rate` (measured in
+/// `docs/speed.md`, "What the advice is for"). The value offered is twice that queue plus the
+/// base RTT, where the gradient can act.
 pub fn advise_t_high(t_high: Time, route: &Route) -> Vec<Advice> {
     let path = &route.path;
     let burst = path.line_rate.serialization(path.segment_bytes * route.fan_in.saturating_sub(1) as u64);

@@ -118,14 +118,12 @@ impl Table {
     /// The keys left, read over `base`: each key given replaces that value of `base`, the rest
     /// stay (a profile's defaults).
     pub fn rest_over<T: serde::Serialize + DeserializeOwned>(self, base: &T) -> Result<T, ScenarioError> {
-        self.peek_over(base)
+        parse_over(&self.at, base, self.map)
     }
 
     /// As `rest_over`, keeping the keys.
     pub fn peek_over<T: serde::Serialize + DeserializeOwned>(&self, base: &T) -> Result<T, ScenarioError> {
-        let Value::Object(mut map) = serde_json::to_value(base).expect("parameters serialize") else { unreachable!("parameters are a table") };
-        map.extend(self.map.clone());
-        parse(&self.at, Value::Object(map))
+        parse_over(&self.at, base, self.map.clone())
     }
 
     /// No key may be left: an unknown one is an error listing what is allowed.
@@ -138,6 +136,13 @@ impl Table {
             }),
         }
     }
+}
+
+/// `given` read at `at` over `base`: each key given replaces that value of `base`.
+fn parse_over<T: serde::Serialize + DeserializeOwned>(at: &str, base: &T, given: Map<String, Value>) -> Result<T, ScenarioError> {
+    let Value::Object(mut map) = serde_json::to_value(base).expect("parameters serialize") else { unreachable!("parameters are a table") };
+    map.extend(given);
+    parse(at, Value::Object(map))
 }
 
 fn kind(v: &Value) -> &'static str {
