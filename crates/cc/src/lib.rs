@@ -10,6 +10,7 @@
 //!   congestion window comes out (Reno, DCTCP, Vegas, Swift).
 
 pub mod int;
+pub mod plb;
 pub mod registry;
 pub mod signal;
 pub mod units;
@@ -129,6 +130,11 @@ pub trait RateController: Send {
     fn next_change(&self) -> Option<Time> {
         None
     }
+    /// Whether the last RTT sample it took was above its target: PLB's congestion signal for
+    /// a delay controller (`plb`). `None`: it keeps no delay target.
+    fn over_target(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// What one ACK tells a window controller. Sequence numbers are payload bytes.
@@ -183,6 +189,10 @@ pub trait WindowController: Send {
     /// What the controller reports of its state; by default its window.
     fn metrics(&self) -> Metrics {
         Metrics { cwnd_bytes: Some(self.cwnd()), ..Metrics::default() }
+    }
+    /// Whether the last RTT sample it took was above its target ([`RateController::over_target`]).
+    fn over_target(&self) -> Option<bool> {
+        None
     }
 }
 

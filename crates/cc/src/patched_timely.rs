@@ -107,12 +107,15 @@ pub struct PatchedTimely {
     start_rate: f64,
     filter: GradientFilter,
     last_update: Option<Time>,
+    /// The last sample was above `t_low`, past which TIMELY no longer increases regardless
+    /// of the gradient (§4.3): PLB's signal for it.
+    over_target: bool,
 }
 
 impl PatchedTimely {
     pub fn new(params: PatchedTimelyParams, line_rate: Rate) -> PatchedTimely {
         let (rate, max_rate) = rate_bounds(params.initial_rate, params.max_rate, line_rate);
-        PatchedTimely { params, rate, max_rate, start_rate: rate, filter: GradientFilter::default(), last_update: None }
+        PatchedTimely { params, rate, max_rate, start_rate: rate, filter: GradientFilter::default(), last_update: None, over_target: false }
     }
 
     /// The controller in state `st` (its `hai_count` unused).
@@ -127,6 +130,7 @@ impl PatchedTimely {
 
 impl RateController for PatchedTimely {
     fn on_completion(&mut self, c: &Completion) {
+        self.over_target = c.rtt > self.params.t_low;
         let p = &self.params;
         let (_, g) = self.filter.update(c.rtt, p.alpha, p.min_rtt);
         let df = update_weight(c.now, self.last_update, p.min_rtt);
@@ -157,6 +161,10 @@ impl RateController for PatchedTimely {
 
     fn rate(&self) -> Rate {
         Rate(self.rate as u64)
+    }
+
+    fn over_target(&self) -> Option<bool> {
+        Some(self.over_target)
     }
 
     fn metrics(&self) -> Metrics {

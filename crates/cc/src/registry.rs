@@ -43,6 +43,9 @@ pub struct Needs {
     pub int: bool,
     /// Reacts to ECN marks; without marking switches it sees no congestion.
     pub ecn: bool,
+    /// Reacts to RTT samples against a target of its own (Swift, TIMELY): PLB counts a round
+    /// congested by its samples above the target, and `cc.feedback` may filter its samples.
+    pub delay: bool,
     /// The marking its switches default to when `switch.ecn` is not given (DCQCN's profile).
     pub ecn_profile: Option<EcnMarking>,
     /// Every data packet acknowledged at once: a one-packet segment on the message transport,

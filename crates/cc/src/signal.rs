@@ -40,7 +40,7 @@ impl Signal {
     /// What a controller fed this signal (with the `ind` signal's `threshold`) needs: the
     /// signal itself, and in-band telemetry for a queue signal.
     pub fn needs(self, threshold: Time) -> crate::Needs {
-        crate::Needs { int: self.uses_queues(), signal: self, signal_threshold: threshold, ..crate::Needs::default() }
+        crate::Needs { int: self.uses_queues(), delay: true, signal: self, signal_threshold: threshold, ..crate::Needs::default() }
     }
 
     /// The gradient's input for a round trip of unloaded delay `base` whose hops queued

@@ -228,7 +228,7 @@ impl Algorithm for SwiftParams {
     const KIND: Kind = Kind::Window;
     /// Swift acknowledges every packet at once (§3.6).
     fn needs(&self) -> Needs {
-        Needs { ack_per_packet: true, ..Needs::default() }
+        Needs { ack_per_packet: true, delay: true, ..Needs::default() }
     }
     fn validate(&self) -> Result<(), ParamError> {
         SwiftParams::validate(self)
@@ -324,6 +324,8 @@ pub struct Swift {
     srtt: f64,
     last_rtt: Time,
     endpoint_delay: Option<f64>,
+    /// The last sample's fabric delay was at or above its target (PLB's signal, §3.4).
+    over_target: bool,
 }
 
 /// What Swift's fabric window carries from one ACK to the next: another implementation's
@@ -382,6 +384,7 @@ impl Swift {
             srtt: 0.0,
             last_rtt: Time::ZERO,
             endpoint_delay: None,
+            over_target: false,
         }
     }
 
@@ -412,6 +415,7 @@ impl WindowController for Swift {
         // Swift-v0 holds the whole RTT to the fabric target.
         let fabric_delay = if p.decompose { rtt.saturating_sub(a.endpoint_delay) } else { rtt };
         let target = p.target_delay(a.hops, self.fabric.cwnd);
+        self.over_target = fabric_delay >= target;
         self.fabric.on_delay(p, fabric_delay, target, num_acked, a.now, guard);
         if p.decompose {
             let w = p.endpoint_ewma;
@@ -439,6 +443,10 @@ impl WindowController for Swift {
 
     fn cwnd(&self) -> u64 {
         (self.cwnd_packets() * self.packet_bytes as f64).round() as u64
+    }
+
+    fn over_target(&self) -> Option<bool> {
+        Some(self.over_target)
     }
 
     /// Lines 29–32: below one packet, one packet every `srtt / cwnd`.

@@ -297,6 +297,9 @@ pub struct Timely {
     /// Consecutive completions counting towards HAI.
     hai_count: u32,
     last_update: Option<Time>,
+    /// The last sample was above `t_low`, past which TIMELY no longer increases regardless
+    /// of the gradient (§4.3): PLB's signal for it.
+    over_target: bool,
 }
 
 /// What TIMELY and Patched TIMELY carry from one completion to the next: another
@@ -314,7 +317,7 @@ pub struct RateState {
 impl Timely {
     pub fn new(params: TimelyParams, line_rate: Rate) -> Timely {
         let (rate, max_rate) = rate_bounds(params.initial_rate, params.max_rate, line_rate);
-        Timely { params, rate, max_rate, start_rate: rate, filter: GradientFilter::default(), hai_count: 0, last_update: None }
+        Timely { params, rate, max_rate, start_rate: rate, filter: GradientFilter::default(), hai_count: 0, last_update: None, over_target: false }
     }
 
     /// The controller in state `st`.
@@ -334,6 +337,7 @@ impl Timely {
 
 impl RateController for Timely {
     fn on_completion(&mut self, c: &Completion) {
+        self.over_target = c.rtt > self.params.t_low;
         let p = &self.params;
         let (raw_diff, g) = self.filter.update(c.rtt, p.alpha, p.min_rtt);
         let df = update_weight(c.now, self.last_update, p.min_rtt);
@@ -382,6 +386,10 @@ impl RateController for Timely {
 
     fn rate(&self) -> Rate {
         Rate(self.rate as u64)
+    }
+
+    fn over_target(&self) -> Option<bool> {
+        Some(self.over_target)
     }
 
     fn metrics(&self) -> Metrics {

@@ -215,7 +215,7 @@ fn cc_replay<'py>(
             aux: aux.as_slice()?,
             aux2: aux2.as_slice()?,
         };
-        let out = replay::replay(&s.cc, rttlab_cc::Rate(line_rate_bps), packet_bytes, seg_ser_ps, &r).map_err(PyValueError::new_err)?;
+        let out = replay::replay(&s.cc.controller, rttlab_cc::Rate(line_rate_bps), packet_bytes, seg_ser_ps, &r).map_err(PyValueError::new_err)?;
         Ok((out.kernel.into_pyarray(py), out.reference.into_pyarray(py), out.bound.into_pyarray(py), out.exempt.into_pyarray(py)))
     })
 }

@@ -49,7 +49,7 @@ fn every_partition_handles_the_same_events_as_the_whole() {
             continue;
         }
         let mut s = Scenario::from_toml_file(&path).unwrap();
-        if matches!(s.cc, rttlab_sim::scenario::CcConfig::Python(_)) {
+        if matches!(s.cc.controller, rttlab_sim::scenario::CcConfig::Python(_)) {
             continue;
         }
         s.duration = s.duration.min(rttlab_cc::Time::from_us(300));
@@ -86,7 +86,7 @@ fn every_partition_handles_the_same_events_as_the_whole() {
 /// The scenario cut short, as every partition count can run it.
 fn partitionable(path: &std::path::Path) -> Option<Scenario> {
     let mut s = Scenario::from_toml_file(path).unwrap();
-    if matches!(s.cc, rttlab_sim::scenario::CcConfig::Python(_)) {
+    if matches!(s.cc.controller, rttlab_sim::scenario::CcConfig::Python(_)) {
         return None;
     }
     s.duration = s.duration.min(rttlab_cc::Time::from_us(300));

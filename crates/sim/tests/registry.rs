@@ -18,7 +18,7 @@ fn scenario_for(algorithm: &str, kind: Kind) -> String {
 }
 
 fn native(s: &rttlab_sim::Scenario) -> &Cc {
-    match &s.cc {
+    match &s.cc.controller {
         CcConfig::Native(c) => c,
         CcConfig::Python(_) => unreachable!("a registered algorithm"),
     }

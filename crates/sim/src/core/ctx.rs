@@ -5,7 +5,7 @@
 use crate::engine::EventQueue;
 use crate::measure::Measurements;
 use crate::packet::Slab;
-use crate::scenario::{CcConfig, HostConfig, NicArbitration, RateAfterIdle, RatePacing, Scenario, TransportConfig};
+use crate::scenario::{CcConfig, HostConfig, NicArbitration, RateAfterIdle, RatePacing, RoutingConfig, Scenario, TransportConfig};
 use crate::switch::QueueParams;
 use rttlab_cc::{Rate, Signal, Time};
 
@@ -155,6 +155,9 @@ pub(crate) struct RunConfig {
     pub signal: (Signal, Time),
     /// HPCC's `T` with `base_rtt = "max"`: the topology's largest unloaded round trip.
     pub max_base_rtt: Time,
+    pub routing: RoutingConfig,
+    /// Switches choose each packet's port from their own state (`RoutingConfig::switch_chooses`).
+    pub switch_chooses: bool,
 }
 
 impl RunConfig {
@@ -164,7 +167,7 @@ impl RunConfig {
             warmup: s.warmup,
             seed: s.seed,
             transport: s.transport.clone(),
-            cc: s.cc.clone(),
+            cc: s.cc.controller.clone(),
             buffer: sw.buffer.0,
             pfc_alpha: sw.pfc_alpha,
             pfc_resume_offset: sw.pfc_resume_offset.0,
@@ -191,9 +194,11 @@ impl RunConfig {
             timeseries_interval: s.measure.timeseries_interval,
             fct_until: s.measure.fct_until.unwrap_or(Time::MAX),
             int: (sw.int == Some(true)).then_some(IntRun { max_hops: sw.int_max_hops }),
-            signal: s.cc.signal(),
-            cnp_interval: s.cc.needs().cnp_interval,
+            signal: s.cc.controller.signal(),
+            cnp_interval: s.cc.controller.needs().cnp_interval,
             max_base_rtt: Time::ZERO,
+            routing: s.routing.clone(),
+            switch_chooses: s.routing.switch_chooses(),
         }
     }
 }

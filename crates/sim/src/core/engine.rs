@@ -614,6 +614,8 @@ pub enum Stream {
     Host(u32),
     /// A workload generator's draws for one of its hosts.
     Workload(u32, u32),
+    /// A switch's draws among equal-cost ports (`routing.mode`), apart from its marking's.
+    Routing(u32),
 }
 
 /// SplitMix64's output function: a 64-bit mix of every input bit.
@@ -638,6 +640,7 @@ pub fn rng_stream(seed: u64, stream: Stream) -> Rng {
         Stream::Flow(h, serial) => return Rng::seed_from_u64(splitmix64(splitmix64(splitmix64(seed) ^ (2 << 32 | h as u64)) ^ serial as u64)),
         Stream::Host(i) => (3, i),
         Stream::Workload(w, h) => (4 + w as u64, h),
+        Stream::Routing(i) => return Rng::seed_from_u64(splitmix64(splitmix64(splitmix64(seed) ^ 0x7072_6f75_7465) ^ i as u64)),
     };
     Rng::seed_from_u64(splitmix64(splitmix64(seed) ^ (tag << 32 | id as u64)))
 }

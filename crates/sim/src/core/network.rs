@@ -79,7 +79,7 @@ impl Network {
         controllers: Option<Box<dyn Controllers>>,
         part: Option<(usize, std::sync::Arc<[usize]>)>,
     ) -> Result<Network, ScenarioError> {
-        if matches!(s.cc, CcConfig::Python(_)) && controllers.is_none() {
+        if matches!(s.cc.controller, CcConfig::Python(_)) && controllers.is_none() {
             return Err(invalid(
                 "cc.algorithm",
                 "python",
@@ -107,7 +107,7 @@ impl Network {
             boundary: Boundary::default(),
             notice_delay: fabric.graph.links.iter().map(|l| l.delay).min().unwrap_or(Time::ZERO),
         };
-        if s.cc.needs().base_rtt == Some(BaseRtt::Max) {
+        if s.cc.controller.needs().base_rtt == Some(BaseRtt::Max) {
             cx.cfg.max_base_rtt = fabric.max_base_rtt(&cx.cfg);
         }
         cx.events.push(cx.cfg.warmup, EventKind::WarmupEnd);

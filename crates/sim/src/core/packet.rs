@@ -61,10 +61,8 @@ pub struct Packet {
     pub class: u8,
     /// Data: Congestion Experienced. Ack: echo of a CE mark on the acknowledged segment.
     pub ecn: bool,
-    /// Data: the last packet of its segment, which the receiver acknowledges.
-    pub last_of_segment: bool,
-    /// Message data: the first packet of its segment (for packet captures).
-    pub first_of_segment: bool,
+    /// Data: where the packet stands in its segment (`SEGMENT_FIRST`, `SEGMENT_LAST`).
+    pub segment_edges: u8,
     /// Switches the packet has crossed (the TTL it has lost).
     pub hops: u8,
     /// Window ACK: the forward hop count of the acknowledged packet (Swift §3.5, App. B).
@@ -76,8 +74,11 @@ pub struct Packet {
     /// since been reused is stale (`flow::Flow::serial`).
     pub serial: u32,
     pub dst_host: u32,
-    /// ECMP hash of the 5-tuple in the packet's direction (`routing`).
+    /// ECMP hash of the 5-tuple and the path label in the packet's direction (`routing`).
     pub hash: u32,
+    /// `routing.spray = "reps"`: data, the entropy value the sender drew for it (its hash is
+    /// the connection's mixed with it); ACK and NAK, the acknowledged packet's, echoed.
+    pub entropy: u16,
     /// Bytes on the wire, headers included.
     pub wire_bytes: u16,
     /// Application bytes carried (0 for ACKs and PFC frames).
@@ -109,6 +110,11 @@ pub struct Packet {
     pub remote_queuing_ns: u32,
 }
 
+/// `Packet::segment_edges`: the first packet of its segment (message data, for captures).
+pub const SEGMENT_FIRST: u8 = 1;
+/// The last packet of its segment, which the receiver acknowledges.
+pub const SEGMENT_LAST: u8 = 2;
+
 impl PacketKind {
     /// A connection's packet (data, ACK or NAK), as opposed to a PFC frame or a ping.
     pub fn of_flow(self) -> bool {
@@ -117,6 +123,16 @@ impl PacketKind {
 }
 
 impl Packet {
+    /// The last packet of its segment.
+    pub fn last_of_segment(&self) -> bool {
+        self.segment_edges & SEGMENT_LAST != 0
+    }
+
+    /// The first packet of its segment.
+    pub fn first_of_segment(&self) -> bool {
+        self.segment_edges & SEGMENT_FIRST != 0
+    }
+
     /// A packet of `kind` with every other field empty; data and ACKs fill theirs in with
     /// struct update syntax.
     pub fn new(kind: PacketKind, class: u8, wire_bytes: u16) -> Packet {
@@ -124,8 +140,8 @@ impl Packet {
             kind,
             class,
             ecn: false,
-            last_of_segment: false,
-            first_of_segment: false,
+            segment_edges: 0,
+            entropy: 0,
             hops: 0,
             echo_hops: 0,
             flow: u32::MAX,

@@ -14,7 +14,7 @@ use crate::engine::{rng_stream, EventKind, Stream};
 use crate::ids::{PktId, PortId, SwitchId};
 use crate::packet::{Packet, PacketKind};
 use crate::port::{port_name, ClassQueues, Owner, Port, PortView, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
-use crate::routing::Routing;
+use crate::routing::{Chooser, Routing};
 use crate::scenario::{invalid, Scenario, ScenarioError, Workload};
 use crate::switch::{admits, QueueParams, Red, Switch};
 use crate::topology::Graph;
@@ -80,6 +80,7 @@ impl Fabric {
                 headroom_used: 0,
                 reserved: 0,
                 rng: rng_stream(s.seed, Stream::Switch(sw)),
+                chooser: Chooser::new(rng_stream(s.seed, Stream::Routing(sw)), &s.routing),
                 drops: 0,
                 dropped_payload: 0,
                 marks: 0,
@@ -310,8 +311,9 @@ impl Fabric {
         let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
         let pkt = cx.pkts.get_mut(i);
         let pfc_frame = matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume);
+        // Where the far switch chooses from its own state, it routes as the packet arrives.
         pkt.egress = match self.ports[p.idx()].far_switch {
-            Some(s) if !pfc_frame => self.routing.next_port(s, pkt.dst_host, pkt.hash),
+            Some(s) if !pfc_frame && !cx.cfg.switch_chooses => self.routing.next_port(s, pkt.dst_host, pkt.hash),
             _ => PortId(u32::MAX),
         };
         let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
@@ -440,9 +442,9 @@ impl Fabric {
     pub(crate) fn switch_receive(&mut self, s: SwitchId, in_port: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
         let pkt = *cx.pkts.get(i);
         let injected = self.injected_loss(&pkt);
-        let egress = pkt.egress;
-        debug_assert_eq!(egress, self.routing.next_port(s, pkt.dst_host, pkt.hash));
         let c = pkt.class as usize;
+        let egress = if cx.cfg.switch_chooses { self.choose(s, &pkt, cx) } else { pkt.egress };
+        debug_assert!(cx.cfg.switch_chooses || egress == self.routing.next_port(s, pkt.dst_host, pkt.hash));
         let sw = &mut self.switches[s.idx()];
         let w = pkt.wire_bytes as u64;
         let out = &self.ports[egress.idx()];
@@ -487,6 +489,22 @@ impl Fabric {
             self.mark(s, egress, i, queued, cx);
         }
         self.enqueue(egress, c, i, hosts, cx);
+    }
+
+    /// The egress switch `s` chooses for `pkt` from its own state (`routing.mode`); adaptive
+    /// routing compares the ports' queued bytes, a port paused in the packet's class counting
+    /// as full with `routing.count_paused`.
+    fn choose(&mut self, s: SwitchId, pkt: &Packet, cx: &Ctx) -> PortId {
+        let (ports, routing, c) = (&self.ports, &cx.cfg.routing, pkt.class as usize);
+        let load = |p: PortId| {
+            let port = &ports[p.idx()];
+            if routing.count_paused && port.paused[c] {
+                u64::MAX
+            } else {
+                port.queue_bytes
+            }
+        };
+        self.routing.choose(s, pkt.dst_host, pkt.hash, cx.now, routing, &mut self.switches[s.idx()].chooser, load)
     }
 
     /// Marks data packet `i`, queued at egress `port` of switch `s`, CE with the probability

@@ -10,14 +10,18 @@
 //! fabric small enough keeps them unrolled (`DIRECT_MAX`), one group per switch and
 //! destination edge switch, looked up without the runs' search.
 //!
-//! ECMP picks a port of the group by a hash of the flow's 5-tuple (fixed for the flow, so its
-//! packets stay in order), mixed with a per-switch salt so that successive tiers choose
-//! independently (without it, every tier would take the same hash bits and use only some paths:
-//! "hash polarization").
+//! ECMP picks a port of the group by a hash of the flow's 5-tuple and its path label (fixed
+//! until the label changes, so its packets stay in order), mixed with a per-switch salt so
+//! that successive tiers choose independently (without it, every tier would take the same hash
+//! bits and use only some paths: "hash polarization"). The other modes of `[routing]` let the
+//! switch choose from its own state (`Chooser`): flowlets, spraying, least occupancy.
 
-use crate::engine::splitmix64;
+use crate::engine::{splitmix64, Rng};
 use crate::ids::{PortId, SwitchId};
 use crate::port::Port;
+use crate::scenario::{RoutingConfig, RoutingMode, Spray};
+use rand::Rng as _;
+use rttlab_cc::Time;
 use std::collections::{HashMap, VecDeque};
 
 const NONE: u32 = u32::MAX;
@@ -57,6 +61,40 @@ pub fn five_tuple_hash(seed: u64, src: u32, dst: u32, sport: u16, dport: u16) ->
     let tuple = (src as u64) << 32 | dst as u64;
     let ports = (sport as u64) << 16 | dport as u64;
     (splitmix64(splitmix64(seed ^ tuple) ^ ports) >> 32) as u32
+}
+
+/// The hash of a connection's packets on path label `label`: the 5-tuple's hash alone for
+/// label 0 (every connection's first path), else mixed with the label as a switch mixes an
+/// IPv6 flow label into its ECMP hash.
+#[inline]
+pub fn labelled_hash(hash: u32, label: u32) -> u32 {
+    if label == 0 {
+        return hash;
+    }
+    fmix32(hash ^ label.wrapping_mul(0x9e37_79b9))
+}
+
+/// Entries of a switch's flowlet table, indexed by a hash of the packet's flow hash: flows
+/// that share an entry share its flowlet, as in a switch's fixed table (LetFlow §4: 64 K
+/// entries for a whole switch ASIC).
+pub const FLOWLET_SLOTS: usize = 4096;
+
+/// A switch's own state for choosing among equal-cost ports, in the modes where the switch
+/// chooses (`RoutingConfig::switch_chooses`).
+#[derive(Clone)]
+pub struct Chooser {
+    rng: Rng,
+    /// `spray = "round_robin"`: per group, the next port's index.
+    turns: Vec<(u32, u32)>,
+    /// Per flowlet table entry: when its last packet passed, and the port it took.
+    flowlets: Vec<(Time, PortId)>,
+}
+
+impl Chooser {
+    pub fn new(rng: Rng, cfg: &RoutingConfig) -> Chooser {
+        let flowlets = if cfg.flowlets() { vec![(Time::ZERO, PortId(NONE)); FLOWLET_SLOTS] } else { Vec::new() };
+        Chooser { rng, turns: Vec::new(), flowlets }
+    }
 }
 
 /// 32-bit finalizer of MurmurHash3: every input bit affects every output bit.
@@ -167,13 +205,13 @@ impl Routing {
         runs[runs.partition_point(|r| r.0 <= rank) - 1].1
     }
 
-    /// The egress port switch `s` sends a packet for host `dst` of a flow with hash `hash` to.
+    /// Switch `s`'s next hops towards host `dst`: its port to the host (`Err`), or its group's
+    /// id and ports.
     #[inline]
-    pub fn next_port(&self, s: SwitchId, dst: u32, hash: u32) -> PortId {
-        let s = s.0;
+    fn next_hops(&self, s: u32, dst: u32) -> Result<(u32, &[PortId]), PortId> {
         let e = self.edge_of[dst as usize];
         if e == s {
-            return self.host_port[dst as usize];
+            return Err(self.host_port[dst as usize]);
         }
         let rank = self.edge_rank[e as usize];
         let g = match &self.direct {
@@ -182,10 +220,68 @@ impl Routing {
         };
         debug_assert!(g != NONE, "switch {s} has no route to host {dst}");
         let (a, b) = (self.group_start[g as usize], self.group_start[g as usize + 1]);
-        if b - a == 1 {
-            return self.group_ports[a as usize];
+        Ok((g, &self.group_ports[a as usize..b as usize]))
+    }
+
+    /// The egress port switch `s` sends a packet for host `dst` of a flow with hash `hash` to.
+    #[inline]
+    pub fn next_port(&self, s: SwitchId, dst: u32, hash: u32) -> PortId {
+        match self.next_hops(s.0, dst) {
+            Err(p) => p,
+            Ok((_, [p])) => *p,
+            Ok((_, ports)) => ports[ecmp_index(hash, s.0, ports.len() as u32) as usize],
         }
-        self.group_ports[(a + ecmp_index(hash, s, b - a)) as usize]
+    }
+
+    /// The egress switch `s` chooses at `now` for a packet to host `dst` with flow hash `hash`
+    /// in a mode where the switch chooses (`RoutingConfig::switch_chooses`); `load(port)` is
+    /// what the adaptive mode compares (bytes queued; `u64::MAX` for a port it must avoid).
+    pub fn choose(&self, s: SwitchId, dst: u32, hash: u32, now: Time, cfg: &RoutingConfig, st: &mut Chooser, load: impl Fn(PortId) -> u64) -> PortId {
+        let (g, ports) = match self.next_hops(s.0, dst) {
+            Err(p) => return p,
+            Ok((_, [p])) => return *p,
+            Ok(hops) => hops,
+        };
+        let n = ports.len() as u32;
+        let least_loaded = || {
+            // Ties go to the first from the flow's ECMP port on, so equal loads spread flows.
+            let start = ecmp_index(hash, s.0, n);
+            (0..n).map(|i| ports[((start + i) % n) as usize]).min_by_key(|&p| load(p)).expect("a group has ports")
+        };
+        match cfg.mode {
+            RoutingMode::Spray if cfg.spray == Spray::RoundRobin => {
+                let at = st.turns.iter().position(|&(group, _)| group == g).unwrap_or_else(|| {
+                    st.turns.push((g, 0));
+                    st.turns.len() - 1
+                });
+                let turn = &mut st.turns[at].1;
+                let p = ports[(*turn % n) as usize];
+                *turn = turn.wrapping_add(1);
+                p
+            }
+            RoutingMode::Spray => ports[st.rng.random_range(0..n) as usize],
+            RoutingMode::Adaptive if !cfg.flowlets() => least_loaded(),
+            _ => {
+                let slot = (fmix32(hash ^ s.0.wrapping_mul(0x85eb_ca6b)) as usize) % FLOWLET_SLOTS;
+                let (last, port) = st.flowlets[slot];
+                // The flowlet goes on while its gap is short and its port leads to `dst`.
+                let p = if port.0 != NONE && now.saturating_sub(last) <= cfg.flowlet_gap && ports.contains(&port) {
+                    port
+                } else if cfg.mode == RoutingMode::Adaptive {
+                    least_loaded()
+                } else {
+                    ports[st.rng.random_range(0..n) as usize]
+                };
+                st.flowlets[slot] = (now, p);
+                p
+            }
+        }
+    }
+
+    /// Whether some switch has more than one next hop towards some host: whether a routing
+    /// mode has any choice to make.
+    pub fn has_choices(&self) -> bool {
+        self.group_start.windows(2).any(|w| w[1] - w[0] > 1)
     }
 
     /// Links on a shortest path from host `a` to host `b` (`None`: no path).

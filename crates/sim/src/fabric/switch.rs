@@ -15,6 +15,8 @@ pub struct Switch {
     pub headroom_used: u64,
     pub reserved: u64,
     pub rng: Rng,
+    /// Its choices among equal-cost ports, in the modes where a switch chooses.
+    pub chooser: crate::routing::Chooser,
     pub drops: u64,
     pub dropped_payload: u64,
     pub marks: u64,

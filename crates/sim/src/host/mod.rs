@@ -175,7 +175,7 @@ impl HostPorts for Hosts {
                     flow: pkt.flow,
                     message,
                     payload_per_packet: cx.cfg.payload_per_packet,
-                    first_of_segment: pkt.first_of_segment,
+                    first_of_segment: pkt.first_of_segment(),
                 }
             }
             PacketKind::Ping => {

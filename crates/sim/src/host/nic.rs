@@ -262,8 +262,7 @@ impl Hosts {
         m.nic_segments -= last as u32;
         let reopened = last && m.nic_segments + 1 == cx.cfg.send_queue;
         let pkt = Packet {
-            last_of_segment: last,
-            first_of_segment: first,
+            segment_edges: if first { crate::packet::SEGMENT_FIRST } else { 0 } | if last { crate::packet::SEGMENT_LAST } else { 0 },
             flow: s.flow,
             serial: self.flows.slots[s.flow].serial,
             dst_host: dst,

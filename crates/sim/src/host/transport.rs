@@ -158,7 +158,7 @@ impl Hosts {
     pub(crate) fn message_deliver(&mut self, h: u32, i: PktId, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
         let end = &mut self.flows.rx[pkt.flow];
         end.stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
-        let arrival = end.message_rx().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment);
+        let arrival = end.message_rx().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment());
         if !matches!(arrival, Arrival::Deliver { .. }) {
             end.stats.duplicate_bytes += pkt.payload_bytes as u64;
         }

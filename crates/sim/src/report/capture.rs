@@ -164,13 +164,13 @@ impl Capture {
         udp.write(&mut self.frame).expect("memory");
         let (opcode, ack_req, psn) = match pkt.kind {
             PacketKind::Data => {
-                let opcode = match (ends.first_of_segment, pkt.last_of_segment) {
+                let opcode = match (ends.first_of_segment, pkt.last_of_segment()) {
                     (true, true) => RC_SEND_ONLY,
                     (true, false) => RC_SEND_FIRST,
                     (false, true) => RC_SEND_LAST,
                     (false, false) => RC_SEND_MIDDLE,
                 };
-                (opcode, pkt.last_of_segment, pkt.seq)
+                (opcode, pkt.last_of_segment(), pkt.seq)
             }
             // An ACK names the last PSN it acknowledges; a NAK the PSN expected.
             PacketKind::Ack => (RC_ACKNOWLEDGE, false, pkt.seq.wrapping_sub(1)),

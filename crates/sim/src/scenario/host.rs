@@ -1,10 +1,11 @@
 //! The hosts' side: `[nic]` (wire sizes, segment offload, ACK class, pacing), `[host]` (the
 //! receive stack's costs), `[transport]` and `[cc]`.
 
-use super::de::Table;
+use super::de::{join, parse, Table};
 use super::validate::Context;
 use super::{invalid, variant_name, ScenarioError};
 use rttlab_cc::registry::ReadParams;
+use rttlab_cc::plb::PlbParams;
 use rttlab_cc::{Algorithm, Bytes, Cc, Kind, Needs, ParamError, Rate, Signal, Time};
 use serde::{Deserialize, Serialize};
 
@@ -227,6 +228,77 @@ impl Default for WindowConfig {
             tsq_limit: Bytes(256_000),
             send_buffer: Bytes(4_000_000),
         }
+    }
+}
+
+/// `[cc]`: the congestion controller, and what every connection does beside it whatever the
+/// controller is: PLB's repathing and the filter on a delay controller's RTT samples.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CcSection {
+    #[serde(flatten)]
+    pub controller: CcConfig,
+    /// Protective Load Balancing (`rttlab_cc::plb`): absent, connections keep their path.
+    pub plb: Option<PlbParams>,
+    /// Which RTT sample a delay controller (Swift, TIMELY) reacts to.
+    pub feedback: Feedback,
+    /// `feedback = "median"`: the samples the median is taken over.
+    pub feedback_samples: u32,
+}
+
+impl Default for CcSection {
+    fn default() -> Self {
+        CcSection { controller: CcConfig::default(), plb: None, feedback: Feedback::Latest, feedback_samples: FEEDBACK_SAMPLES }
+    }
+}
+
+/// `cc.feedback`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Feedback {
+    /// Each sample as it comes (the papers' controllers).
+    #[default]
+    Latest,
+    /// The median of the connection's last `feedback_samples` samples: under multipath a
+    /// sample from one slow path no longer sets the window (MSwift, 2025).
+    Median,
+}
+
+/// `cc.feedback_samples`'s default: an odd count, so the median is one of the samples.
+pub const FEEDBACK_SAMPLES: u32 = 5;
+
+impl CcSection {
+    /// `plb`, `feedback` and `feedback_samples`, then the controller from the keys left.
+    pub(crate) fn read(at: &str, mut value: serde_json::Value) -> Result<CcSection, ScenarioError> {
+        let mut take = |key: &str| value.as_object_mut().and_then(|m| m.remove(key)).map(|v| (join(at, key), v));
+        let plb = take("plb").map(|(at, v)| parse(&at, v)).transpose()?;
+        let feedback = take("feedback").map(|(at, v)| parse(&at, v)).transpose()?.unwrap_or_default();
+        let feedback_samples = take("feedback_samples").map(|(at, v)| parse(&at, v)).transpose()?.unwrap_or(FEEDBACK_SAMPLES);
+        Ok(CcSection { controller: CcConfig::read(at, value)?, plb, feedback, feedback_samples })
+    }
+
+    /// PLB and the feedback filter need a congestion signal of the controller's: an error
+    /// names the controller that gives none.
+    pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
+        self.controller.validate()?;
+        let needs = self.controller.needs();
+        let name = self.controller.name();
+        if let Some(plb) = &self.plb {
+            plb.validate().map_err(|ParamError { field, value, allowed }| invalid(format!("cc.{field}"), value, allowed))?;
+            if !needs.ecn && !needs.delay {
+                return Err(invalid(
+                    "cc.plb",
+                    format!("{{ rounds = {}, threshold = {} }}", plb.rounds, plb.threshold),
+                    format!("a controller with a congestion signal (ECN marks or a delay target); cc.algorithm = \"{name}\" gives none"),
+                ));
+            }
+        }
+        if self.feedback == Feedback::Median && !needs.delay {
+            return Err(invalid("cc.feedback", "median", format!("\"latest\": cc.algorithm = \"{name}\" keeps no delay target to filter samples for")));
+        }
+        if !(1..=1024).contains(&self.feedback_samples) {
+            return Err(invalid("cc.feedback_samples", self.feedback_samples, "1 to 1024 samples"));
+        }
+        Ok(())
     }
 }
 

@@ -11,6 +11,7 @@ mod de;
 mod graph;
 mod host;
 mod measure;
+mod routing;
 mod switch;
 mod topology;
 mod traffic;
@@ -18,7 +19,8 @@ mod validate;
 mod workload;
 
 pub use graph::{GraphConfig, GraphLink};
-pub use host::{CcConfig, HostConfig, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, TransportConfig, WindowConfig};
+pub use host::{CcConfig, CcSection, Feedback, FEEDBACK_SAMPLES, HostConfig, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, TransportConfig, WindowConfig};
+pub use routing::{Granularity, RoutingConfig, RoutingMode, Spray};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfig};
 pub use topology::{ChainConfig, FatTreeConfig, HostCounts, HostLink, LeafSpineConfig, StarConfig, TierLink, Topology};
@@ -47,7 +49,9 @@ pub struct Scenario {
     pub nic: NicConfig,
     pub host: HostConfig,
     pub transport: TransportConfig,
-    pub cc: CcConfig,
+    pub cc: CcSection,
+    /// How switches pick among equal-cost ports (`[routing]`).
+    pub routing: RoutingConfig,
     /// Connections that exist from the start (or a set time).
     pub flows: Vec<FlowGroup>,
     /// Traffic generated while the run goes: RPCs, flow sizes from a CDF, incasts, pingers.
@@ -133,7 +137,7 @@ pub(crate) fn variant_name(v: impl serde::Serialize) -> String {
 impl Scenario {
     /// The top-level keys.
     pub const KEYS: &'static [&'static str] =
-        &["name", "seed", "duration", "warmup", "until", "topology", "switch", "nic", "host", "transport", "cc", "flows", "workloads", "measure", "run"];
+        &["name", "seed", "duration", "warmup", "until", "topology", "switch", "nic", "host", "transport", "cc", "routing", "flows", "workloads", "measure", "run"];
 
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         let table: toml::Table = toml::from_str(text).map_err(|e| ScenarioError::Syntax { format: "TOML", message: e.to_string() })?;
@@ -179,8 +183,8 @@ impl Scenario {
     /// resolves the defaults that depend on other sections, and validates.
     fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
         let mut t = Table::new("", value)?;
-        let cc = t.raw("cc").map_or(Ok(CcConfig::default()), |v| CcConfig::read("cc", v))?;
-        let transport = t.raw("transport").map_or(Ok(TransportConfig::Message), |v| TransportConfig::read("transport", v, &cc))?;
+        let cc = t.raw("cc").map_or(Ok(CcSection::default()), |v| CcSection::read("cc", v))?;
+        let transport = t.raw("transport").map_or(Ok(TransportConfig::Message), |v| TransportConfig::read("transport", v, &cc.controller))?;
         let topology = t.require_raw("topology")?;
         let workloads = t.raw("workloads").map_or(Ok(Vec::new()), |v| read_list("workloads", v, Workload::read))?;
         let mut s = Scenario {
@@ -195,6 +199,7 @@ impl Scenario {
             host: t.take("host")?.unwrap_or_default(),
             transport,
             cc,
+            routing: t.take("routing")?.unwrap_or_default(),
             flows: t.take("flows")?.unwrap_or_default(),
             workloads,
             measure: t.take("measure")?.unwrap_or_default(),
@@ -203,7 +208,7 @@ impl Scenario {
         t.finish(Self::KEYS)?;
         // What the controller declares it needs sets the defaults it depends on; the window
         // transport read `ack_per_packet` as its delayed ACKs' default.
-        let needs = s.cc.needs();
+        let needs = s.cc.controller.needs();
         s.switch.int.get_or_insert(needs.int);
         if let Some(marking) = needs.ecn_profile {
             s.switch.ecn.get_or_insert_with(|| EcnConfig::declared(marking));

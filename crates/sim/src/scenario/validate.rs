@@ -87,9 +87,10 @@ impl Scenario {
         self.topology.validate()?;
         self.switch.validate()?;
         self.cc.validate()?;
+        self.routing.validate()?;
         self.validate_cc_transport()?;
         if let TransportConfig::Window(w) = &self.transport {
-            w.validate(&self.cc)?;
+            w.validate(&self.cc.controller)?;
         }
         self.host.validate()?;
         let ctx = self.context();
@@ -116,9 +117,9 @@ impl Scenario {
         if ctx.window {
             self.nic.validate_window()?;
         }
-        if self.switch.int == Some(false) && self.cc.needs().int {
-            let reads = match self.cc.signal().0 {
-                Signal::Rtt => format!("cc.algorithm = \"{}\"", self.cc.name()),
+        if self.switch.int == Some(false) && self.cc.controller.needs().int {
+            let reads = match self.cc.controller.signal().0 {
+                Signal::Rtt => format!("cc.algorithm = \"{}\"", self.cc.controller.name()),
                 signal => format!("cc.signal = \"{}\"", variant_name(signal)),
             };
             return Err(invalid("switch.int", false, format!("{reads} reads in-band telemetry: true (or leave it out)")));
@@ -130,7 +131,7 @@ impl Scenario {
     fn validate_cc_transport(&self) -> Result<(), ScenarioError> {
         let window = self.transport.is_window();
         // A Python class's kind is checked by the front end that imports it.
-        let Some(is) = self.cc.kind() else { return Ok(()) };
+        let Some(is) = self.cc.controller.kind() else { return Ok(()) };
         if (is == Kind::Window) == window {
             return Ok(());
         }
@@ -139,7 +140,7 @@ impl Scenario {
             Kind::Window => ("window", "a window controller", Cc::names_of(kind).join(", ")),
         };
         let ((other, is_a, others), (kind, wants, takes)) = (describe(is), describe(if window { Kind::Window } else { Kind::Rate }));
-        let name = self.cc.name();
+        let name = self.cc.controller.name();
         Err(invalid(
             "cc.algorithm",
             name,
