@@ -95,6 +95,16 @@ fn drawn(seed: u64) -> String {
     if r.random_bool(0.4) {
         s += "[[workloads]]\nkind = \"pinger\"\ninterval = \"5us\"\n";
     }
+    // Path choice: a routing mode, and on the window transport time-based loss detection and
+    // PLB (drawn after the rest, so the cases above keep their draws).
+    let mode = ["ecmp", "flowlet", "spray", "adaptive"][r.random_range(0..4)];
+    let spray = ["random", "round_robin", "reps"][r.random_range(0..3)];
+    let adaptive = ["packet", "flowlet"][r.random_range(0..2)];
+    s += &format!("[routing]\nmode = \"{mode}\"\nspray = \"{spray}\"\nadaptive = \"{adaptive}\"\nflowlet_gap = \"{}us\"\n", r.random_range(1..=50));
+    if transport.contains("window") && r.random_bool(0.5) {
+        s = s.replace("kind = \"window\"", "kind = \"window\"\nloss_detection = \"rack\"");
+        s += &format!("[cc.plb]\nrounds = {}\nthreshold = 0.1\n", r.random_range(1..=3));
+    }
     s
 }
 

@@ -4,6 +4,7 @@
 
 use rttlab_cc::{AckEvent, Loss, Rate, Reno, RenoParams, Time, WindowController};
 use rttlab_sim::scenario::WindowConfig;
+use rttlab_sim::transport::multipath::PathControl;
 use rttlab_sim::transport::onoff::OnOff;
 use rttlab_sim::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
 use rttlab_sim::transport::Timer;
@@ -32,11 +33,19 @@ impl WindowController for Fixed {
 }
 
 fn reno(size: Option<u64>, cfg: WindowConfig) -> WindowTx {
-    WindowTx::new(Box::new(Reno::new(RenoParams::default(), MSS as u64)), cfg, MSS, size, Time::ZERO, Time::MAX, None)
+    WindowTx::new(Box::new(Reno::new(RenoParams::default(), MSS as u64)), cfg, MSS, size, (Time::ZERO, Time::MAX), None, PathControl::default())
 }
 
 fn fixed(packets: u64, pace: Option<Time>) -> WindowTx {
-    WindowTx::new(Box::new(Fixed { cwnd: packets * MSS as u64, pace }), WindowConfig::default(), MSS, None, Time::ZERO, Time::MAX, None)
+    WindowTx::new(
+        Box::new(Fixed { cwnd: packets * MSS as u64, pace }),
+        WindowConfig::default(),
+        MSS,
+        None,
+        (Time::ZERO, Time::MAX),
+        None,
+        PathControl::default(),
+    )
 }
 
 /// The data packets among `out`: `(seq, retransmit)`.
@@ -207,12 +216,28 @@ fn tcp_small_queues_hold_the_sender_until_the_nic_sends() {
 
 #[test]
 fn the_stop_time_ends_new_data_but_not_repair() {
-    let mut w = WindowTx::new(Box::new(Fixed { cwnd: 4 * MSS as u64, pace: None }), WindowConfig::default(), MSS, None, Time::ZERO, us(5), None);
+    let mut w = WindowTx::new(
+        Box::new(Fixed { cwnd: 4 * MSS as u64, pace: None }),
+        WindowConfig::default(),
+        MSS,
+        None,
+        (Time::ZERO, us(5)),
+        None,
+        PathControl::default(),
+    );
     assert_eq!(sent(&poll(&mut w, Time::ZERO)).len(), 4);
     assert!(sent(&on_ack(&mut w, us(10), ack(1, [0, 0], Time::ZERO))).is_empty(), "closed: nothing new");
     assert!(timer(&mut w, us(1000), Timer::Rto).len() == 1, "re-armed for 1.01 ms");
     assert_eq!(sent(&timer(&mut w, us(1010), Timer::Rto)), vec![(1, true), (2, true), (3, true)]);
-    let mut late = WindowTx::new(Box::new(Fixed { cwnd: 4 * MSS as u64, pace: None }), WindowConfig::default(), MSS, None, us(50), Time::MAX, None);
+    let mut late = WindowTx::new(
+        Box::new(Fixed { cwnd: 4 * MSS as u64, pace: None }),
+        WindowConfig::default(),
+        MSS,
+        None,
+        (us(50), Time::MAX),
+        None,
+        PathControl::default(),
+    );
     assert!(poll(&mut late, us(10)).is_empty(), "not started");
     assert_eq!(sent(&timer(&mut late, us(50), Timer::Start)).len(), 4);
 }
@@ -238,7 +263,15 @@ fn an_application_rate_paces_new_data_and_the_window_still_governs() {
     // 1000 B packets, an application writing 1 Gbps (one packet per 8 us) during 20 us on,
     // 20 us off; a 2-packet window.
     let app = OnOff::new(Rate::from_gbps(1), us(20), us(20), Time::ZERO, u64::MAX);
-    let mut w = WindowTx::new(Box::new(Fixed { cwnd: 2 * MSS as u64, pace: None }), WindowConfig::default(), MSS, None, Time::ZERO, Time::MAX, Some(app));
+    let mut w = WindowTx::new(
+        Box::new(Fixed { cwnd: 2 * MSS as u64, pace: None }),
+        WindowConfig::default(),
+        MSS,
+        None,
+        (Time::ZERO, Time::MAX),
+        Some(app),
+        PathControl::default(),
+    );
     let out = poll(&mut w, Time::ZERO);
     assert!(sent(&out).is_empty());
     assert!(out.contains(&Action::Timer { timer: Timer::App, at: us(8) }), "{out:?}");
@@ -366,7 +399,7 @@ fn the_controller_sees_the_endpoint_delay_and_hops() {
         }
     }
     let seen = std::sync::Arc::new(std::sync::Mutex::new((Time::ZERO, 0)));
-    let mut w = WindowTx::new(Box::new(Seen(seen.clone())), WindowConfig::default(), MSS, None, Time::ZERO, Time::MAX, None);
+    let mut w = WindowTx::new(Box::new(Seen(seen.clone())), WindowConfig::default(), MSS, None, (Time::ZERO, Time::MAX), None, PathControl::default());
     poll(&mut w, Time::ZERO);
     let mut out = Vec::new();
     // Swift §3.1: remote queuing (echoed, 2 µs) plus this ACK's own NIC-Rx wait (1 µs).
@@ -438,7 +471,7 @@ mod channel_properties {
                     Action::Timer { timer, at } => self.timers.push((at, timer)),
                     Action::Delivered { payload, .. } => self.delivered += payload as u64,
                     Action::Done => self.done = true,
-                    Action::RttSample(_) | Action::Duplicate { .. } | Action::TimedOut => {}
+                    Action::RttSample(_) | Action::Duplicate { .. } | Action::TimedOut | Action::Repath => {}
                 }
             }
         }

@@ -5,8 +5,9 @@
 use crate::engine::EventQueue;
 use crate::measure::Measurements;
 use crate::packet::Slab;
-use crate::scenario::{CcConfig, HostConfig, NicArbitration, RateAfterIdle, RatePacing, RoutingConfig, Scenario, TransportConfig};
+use crate::scenario::{CcConfig, Feedback, HostConfig, NicArbitration, RateAfterIdle, RatePacing, RoutingConfig, Scenario, TransportConfig};
 use crate::switch::QueueParams;
+use crate::transport::multipath::PathRun;
 use rttlab_cc::{Rate, Signal, Time};
 
 /// The run's context: its clock and events, packets, measurements and configuration.
@@ -156,6 +157,10 @@ pub(crate) struct RunConfig {
     /// HPCC's `T` with `base_rtt = "max"`: the topology's largest unloaded round trip.
     pub max_base_rtt: Time,
     pub routing: RoutingConfig,
+    /// PLB and the feedback filter of every connection (`cc.plb`, `cc.feedback`).
+    pub path: PathRun,
+    /// `routing.spray = "reps"`: the entropy values a sender keeps.
+    pub reps: Option<usize>,
     /// Switches choose each packet's port from their own state (`RoutingConfig::switch_chooses`).
     pub switch_chooses: bool,
 }
@@ -198,6 +203,12 @@ impl RunConfig {
             cnp_interval: s.cc.controller.needs().cnp_interval,
             max_base_rtt: Time::ZERO,
             routing: s.routing.clone(),
+            path: PathRun {
+                plb: s.cc.plb,
+                by_ecn: s.cc.controller.needs().ecn,
+                median_of: (s.cc.feedback == Feedback::Median).then_some(s.cc.feedback_samples as usize),
+            },
+            reps: s.routing.reps().then_some(s.routing.reps_entropies as usize),
             switch_chooses: s.routing.switch_chooses(),
         }
     }

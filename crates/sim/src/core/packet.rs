@@ -61,8 +61,10 @@ pub struct Packet {
     pub class: u8,
     /// Data: Congestion Experienced. Ack: echo of a CE mark on the acknowledged segment.
     pub ecn: bool,
-    /// Data: where the packet stands in its segment (`SEGMENT_FIRST`, `SEGMENT_LAST`).
-    pub segment_edges: u8,
+    /// Data: where the packet stands in its segment (`FLAG_FIRST`, `FLAG_LAST`), and whether
+    /// it is a retransmission (`FLAG_RETRANSMIT`); at a switch, whether it is held in PFC
+    /// headroom (`FLAG_IN_HEADROOM`).
+    pub flags: u8,
     /// Switches the packet has crossed (the TTL it has lost).
     pub hops: u8,
     /// Window ACK: the forward hop count of the acknowledged packet (Swift §3.5, App. B).
@@ -91,8 +93,6 @@ pub struct Packet {
     pub(crate) egress: PortId,
     /// The packet behind it in the queue it waits in (`PacketQueue`).
     pub(crate) next: PktId,
-    /// The switch holds the packet in its ingress's PFC headroom, not the shared buffer.
-    pub in_headroom: bool,
     /// Data: the packet's sequence number (packets, from 0; the message transport's PSN). Ack
     /// and Nak: the next packet expected (cumulative). Pings and their echoes: the generator's
     /// index.
@@ -110,10 +110,15 @@ pub struct Packet {
     pub remote_queuing_ns: u32,
 }
 
-/// `Packet::segment_edges`: the first packet of its segment (message data, for captures).
-pub const SEGMENT_FIRST: u8 = 1;
+/// `Packet::flags`: the first packet of its segment (message data, for captures).
+pub const FLAG_FIRST: u8 = 1;
 /// The last packet of its segment, which the receiver acknowledges.
-pub const SEGMENT_LAST: u8 = 2;
+pub const FLAG_LAST: u8 = 2;
+/// Data sent again: a copy the receiver already has is a spurious retransmission, and a
+/// late arrival is the sender's repair, not the network's reordering.
+pub const FLAG_RETRANSMIT: u8 = 4;
+/// The switch holds the packet in its ingress's PFC headroom, not the shared buffer.
+pub const FLAG_IN_HEADROOM: u8 = 8;
 
 impl PacketKind {
     /// A connection's packet (data, ACK or NAK), as opposed to a PFC frame or a ping.
@@ -125,12 +130,20 @@ impl PacketKind {
 impl Packet {
     /// The last packet of its segment.
     pub fn last_of_segment(&self) -> bool {
-        self.segment_edges & SEGMENT_LAST != 0
+        self.flags & FLAG_LAST != 0
     }
 
     /// The first packet of its segment.
     pub fn first_of_segment(&self) -> bool {
-        self.segment_edges & SEGMENT_FIRST != 0
+        self.flags & FLAG_FIRST != 0
+    }
+
+    pub fn retransmit(&self) -> bool {
+        self.flags & FLAG_RETRANSMIT != 0
+    }
+
+    pub fn in_headroom(&self) -> bool {
+        self.flags & FLAG_IN_HEADROOM != 0
     }
 
     /// A packet of `kind` with every other field empty; data and ACKs fill theirs in with
@@ -140,7 +153,7 @@ impl Packet {
             kind,
             class,
             ecn: false,
-            segment_edges: 0,
+            flags: 0,
             entropy: 0,
             hops: 0,
             echo_hops: 0,
@@ -153,7 +166,6 @@ impl Packet {
             in_port: PortId(u32::MAX),
             egress: PortId(u32::MAX),
             next: PktId(u32::MAX),
-            in_headroom: false,
             seq: 0,
             sack: [0, 0],
             t_send: Time::ZERO,

@@ -12,7 +12,7 @@ use crate::capture::Endpoints;
 use crate::ctx::{Ctx, RunConfig};
 use crate::engine::{rng_stream, EventKind, Stream};
 use crate::ids::{PktId, PortId, SwitchId};
-use crate::packet::{Packet, PacketKind};
+use crate::packet::{Packet, PacketKind, FLAG_IN_HEADROOM};
 use crate::port::{port_name, ClassQueues, Owner, Port, PortView, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
 use crate::routing::{Chooser, Routing};
 use crate::scenario::{invalid, Scenario, ScenarioError, Workload};
@@ -468,7 +468,7 @@ impl Fabric {
         sw.used += w;
         let p = cx.pkts.get_mut(i);
         p.in_port = in_port;
-        p.in_headroom = headroom;
+        p.flags = if headroom { p.flags | FLAG_IN_HEADROOM } else { p.flags & !FLAG_IN_HEADROOM };
         p.hops = p.hops.saturating_add(1);
         if cx.cfg.pfc {
             let (inp, q) = (&mut self.ports[in_port.idx()], self.queues.at_mut(in_port, c));
@@ -504,7 +504,7 @@ impl Fabric {
                 port.queue_bytes
             }
         };
-        self.routing.choose(s, pkt.dst_host, pkt.hash, cx.now, routing, &mut self.switches[s.idx()].chooser, load)
+        self.routing.choose(s, (pkt.dst_host, pkt.hash), cx.now, routing, &mut self.switches[s.idx()].chooser, load)
     }
 
     /// Marks data packet `i`, queued at egress `port` of switch `s`, CE with the probability
@@ -531,7 +531,7 @@ impl Fabric {
         let w = pkt.wire_bytes as u64;
         let sw = &mut self.switches[s.idx()];
         sw.used -= w;
-        if pkt.in_headroom {
+        if pkt.in_headroom() {
             sw.headroom_used -= w;
         }
         let out = &self.ports[port.idx()];
@@ -545,7 +545,7 @@ impl Fabric {
         let in_port = pkt.in_port;
         let (inp, q) = (&mut self.ports[in_port.idx()], self.queues.at_mut(in_port, c));
         q.ingress_bytes -= w;
-        if pkt.in_headroom {
+        if pkt.in_headroom() {
             q.headroom_used -= w;
         }
         let sw = &self.switches[s.idx()];

@@ -236,7 +236,7 @@ impl Routing {
     /// The egress switch `s` chooses at `now` for a packet to host `dst` with flow hash `hash`
     /// in a mode where the switch chooses (`RoutingConfig::switch_chooses`); `load(port)` is
     /// what the adaptive mode compares (bytes queued; `u64::MAX` for a port it must avoid).
-    pub fn choose(&self, s: SwitchId, dst: u32, hash: u32, now: Time, cfg: &RoutingConfig, st: &mut Chooser, load: impl Fn(PortId) -> u64) -> PortId {
+    pub fn choose(&self, s: SwitchId, (dst, hash): (u32, u32), now: Time, cfg: &RoutingConfig, st: &mut Chooser, load: impl Fn(PortId) -> u64) -> PortId {
         let (g, ports) = match self.next_hops(s.0, dst) {
             Err(p) => return p,
             Ok((_, [p])) => return *p,

@@ -15,6 +15,7 @@ use crate::packet::{Packet, PacketKind};
 use crate::routing::five_tuple_hash;
 use crate::scenario::{CcConfig, TransportConfig};
 use crate::transport::message::{HostWait, MessageRx, MessageTx};
+use crate::transport::multipath::PathControl;
 use crate::transport::window::{WindowRx, WindowTx};
 use rttlab_cc::{Controller, Path, Rate, Time};
 
@@ -40,10 +41,15 @@ impl Hosts {
         };
         match (&cx.cfg.transport, controller) {
             (TransportConfig::Window(w), Controller::Window(cc)) => {
-                (Tx::Window(WindowTx::new(cc, w.clone(), mss as u32, spec.size, spec.start, spec.stop, spec.onoff.take())), Rx::Window(WindowRx::new(w)))
+                let path = PathControl::new(&cx.cfg.path);
+                (
+                    Tx::Window(WindowTx::new(cc, w.clone(), mss as u32, spec.size, (spec.start, spec.stop), spec.onoff.take(), path)),
+                    Rx::Window(WindowRx::new(w)),
+                )
             }
             (TransportConfig::Message, Controller::Rate(cc)) => {
-                let tx = MessageTx::new(cc, spec.size, spec.app.take(), spec.rpc.is_some(), spec.start, spec.stop, HostWait::new(cx.cfg.warmup, line_rate));
+                let wait = HostWait::new(cx.cfg.warmup, line_rate);
+                let tx = MessageTx::new(cc, spec.size, spec.app.take(), spec.rpc.is_some(), (spec.start, spec.stop), wait, PathControl::new(&cx.cfg.path));
                 (Tx::Message(tx), Rx::Message(MessageRx::default()))
             }
             _ => unreachable!("validated: the controller fits the transport"),
@@ -94,6 +100,8 @@ impl Hosts {
             ephemeral: spec.ephemeral.is_some(),
             ideal,
             hash: hash[1],
+            high_seq: 0,
+            echo_entropy: 0,
             rx,
             stats: FlowStats { size: spec.size, ..Default::default() },
             int_echo: None,
@@ -108,6 +116,7 @@ impl Hosts {
             start: spec.start,
             stop: spec.stop,
             hash,
+            path: crate::host::path::PathLabel::new(cx.cfg.reps),
             group: spec.group,
             ephemeral: spec.ephemeral,
             open: true,

@@ -25,6 +25,8 @@ pub struct Flow {
     pub stop: Time,
     /// ECMP hashes of the 5-tuple: data direction, ACK direction.
     pub hash: [u32; 2],
+    /// The data packets' path label, and REPS's entropies (`crate::host::path`).
+    pub path: crate::host::path::PathLabel,
     /// The traffic group it belongs to (`Network::groups`).
     pub group: u16,
     /// A workload flow (one sized transfer whose slot is reused once it is done): the
@@ -64,6 +66,10 @@ pub struct RxEnd {
     pub ideal: Time,
     /// ECMP hash of the 5-tuple in the ACKs' direction.
     pub hash: u32,
+    /// One past the highest sequence number received: an arrival below it is reordered.
+    pub(crate) high_seq: u32,
+    /// REPS: the entropy of the last data packet, for its ACK to echo.
+    pub(crate) echo_entropy: u16,
     pub rx: Rx,
     /// The receiver's counters.
     pub stats: FlowStats,
@@ -87,6 +93,8 @@ impl Default for RxEnd {
             ephemeral: false,
             ideal: Time::ZERO,
             hash: 0,
+            high_seq: 0,
+            echo_entropy: 0,
             rx: Rx::None,
             stats: FlowStats::default(),
             int_echo: None,
@@ -97,6 +105,16 @@ impl Default for RxEnd {
 }
 
 impl RxEnd {
+    /// Data packet `pkt` arrived: one below the highest sequence number so far, and not a
+    /// retransmission, was reordered on its way.
+    pub(crate) fn arrival_order(&mut self, pkt: &crate::packet::Packet) {
+        if pkt.seq < self.high_seq {
+            self.stats.reordered += !pkt.retransmit() as u64;
+        } else {
+            self.high_seq = pkt.seq + 1;
+        }
+    }
+
     /// A message flow's receiving end.
     pub fn message_rx(&mut self) -> &mut MessageRx {
         match &mut self.rx {
@@ -174,6 +192,13 @@ pub struct FlowStats {
     pub timeouts: u64,
     /// Message transport: NAKs the sender received (go-back-N).
     pub naks: u64,
+    /// Path labels the sender took after its first (PLB).
+    pub repaths: u64,
+    /// Data packets that arrived after one of the connection's with a higher sequence number,
+    /// retransmissions not counted (RFC 4737's reordered packets).
+    pub reordered: u64,
+    /// Retransmitted data packets whose data the receiver already had.
+    pub spurious_retransmits: u64,
     /// Data packets of the flow dropped anywhere (switch buffers, host NIC Rx queues).
     pub drops: u64,
     /// Payload of data packets that reached the receiver marked CE: what it echoes (ECE).
@@ -202,6 +227,9 @@ impl FlowStats {
             retransmits,
             timeouts,
             naks,
+            repaths,
+            reordered,
+            spurious_retransmits,
             drops,
             ecn_echoed_bytes,
             inflight_area,
@@ -223,6 +251,9 @@ impl FlowStats {
         self.retransmits += retransmits;
         self.timeouts += timeouts;
         self.naks += naks;
+        self.repaths += repaths;
+        self.reordered += reordered;
+        self.spurious_retransmits += spurious_retransmits;
         self.drops += drops;
         self.ecn_echoed_bytes += ecn_echoed_bytes;
         self.inflight_area += inflight_area;

@@ -15,6 +15,7 @@ mod apps;
 mod connections;
 pub mod flow;
 pub mod nic;
+pub mod path;
 mod telemetry;
 mod transport;
 

@@ -19,7 +19,7 @@ use crate::engine::{EventKind, Rng, Timers};
 use crate::fabric::Fabric;
 use crate::flow::Tx;
 use crate::ids::{HostId, PktId, PortId};
-use crate::packet::{Packet, PacketKind};
+use crate::packet::{Packet, PacketKind, FLAG_FIRST, FLAG_LAST, FLAG_RETRANSMIT};
 use crate::port::MAX_CLASSES;
 use crate::scenario::{NicArbitration, RateAfterIdle, RatePacing, TransportConfig};
 use crate::transport::message::psn_before;
@@ -250,7 +250,8 @@ impl Hosts {
             queue.push_back(served);
         }
         let flow = &mut self.flows.slots[s.flow];
-        let (dst, hash) = (flow.dst, flow.hash[0]);
+        let dst = flow.dst;
+        let (hash, entropy) = flow.path.next(flow.hash[0], &mut flow.rng);
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
         let (again, arm) = m.on_transmit(now, psn, cx.cfg.retransmit_timeout);
         flow.stats.tx_bytes += payload as u64;
@@ -262,7 +263,8 @@ impl Hosts {
         m.nic_segments -= last as u32;
         let reopened = last && m.nic_segments + 1 == cx.cfg.send_queue;
         let pkt = Packet {
-            segment_edges: if first { crate::packet::SEGMENT_FIRST } else { 0 } | if last { crate::packet::SEGMENT_LAST } else { 0 },
+            flags: if first { FLAG_FIRST } else { 0 } | if last { FLAG_LAST } else { 0 } | if again { FLAG_RETRANSMIT } else { 0 },
+            entropy,
             flow: s.flow,
             serial: self.flows.slots[s.flow].serial,
             dst_host: dst,

@@ -12,7 +12,7 @@ use crate::engine::{Event, EventKind};
 use crate::fabric::Fabric;
 use crate::flow::{Rx, Tx};
 use crate::ids::{FlowId, PktId};
-use crate::packet::{IntStack, Packet, PacketKind};
+use crate::packet::{IntStack, Packet, PacketKind, FLAG_RETRANSMIT};
 use crate::scenario::RatePacing;
 use crate::transport::message::{completion_rtt, Arrival};
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
@@ -59,11 +59,14 @@ impl Hosts {
                 flow.stats.retransmits += retransmit as u64;
                 flow.stats.tx_bytes += payload as u64;
                 let (class, port) = (flow.class, self.nodes[flow.src as usize].port);
+                let (hash, entropy) = flow.path.next(flow.hash[0], &mut flow.rng);
                 let pkt = Packet {
+                    flags: if retransmit { FLAG_RETRANSMIT } else { 0 },
                     flow: f,
                     serial,
                     dst_host: flow.dst,
-                    hash: flow.hash[0],
+                    hash,
+                    entropy,
                     payload_bytes: payload as u16,
                     seq,
                     t_send: cx.now,
@@ -83,6 +86,7 @@ impl Hosts {
                     serial: end.serial,
                     dst_host: end.src,
                     hash: end.hash,
+                    entropy: end.echo_entropy,
                     seq: h.ack,
                     sack: h.sack,
                     t_send: h.ts,
@@ -101,6 +105,7 @@ impl Hosts {
             Action::Duplicate { payload } => self.flows.rx[f].stats.duplicate_bytes += payload as u64,
             Action::TimedOut => self.flows.slots[f].stats.timeouts += 1,
             Action::Done => self.sender_done(f),
+            Action::Repath => self.repath(f),
         }
     }
 
@@ -119,6 +124,8 @@ impl Hosts {
     /// Sender: an ACK reached the stack `rx_delay` after it reached the NIC.
     pub(crate) fn window_ack(&mut self, ack: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
+        let flow = &mut self.flows.slots[ack.flow];
+        flow.path.on_ack(ack.entropy, ack.ecn);
         let hdr = AckHdr { ack: ack.seq, sack: ack.sack, ece: ack.ecn, ts: ack.t_send, hops: ack.echo_hops, remote_queuing_ns: ack.remote_queuing_ns };
         self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::flow::noisy(r, noise, rng), out), fabric, cx);
     }
@@ -146,10 +153,23 @@ impl Hosts {
     pub(crate) fn window_deliver(&mut self, i: PktId, pkt: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
         self.int_keep(pkt.flow, i, cx);
         cx.pkts.free(i);
-        self.flows.rx[pkt.flow].stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
+        let end = &mut self.flows.rx[pkt.flow];
+        end.stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
+        end.arrival_order(&pkt);
+        end.echo_entropy = pkt.entropy;
+        let duplicates_before = end.stats.duplicate_bytes;
         let now = cx.now;
         let hdr = DataHdr { seq: pkt.seq, payload: pkt.payload_bytes as u32, wire: pkt.wire_bytes as u32, ce: pkt.ecn, ts: pkt.t_send, hops: pkt.hops };
         self.window_rx_step(pkt.flow, |w, out| w.on_data(now, &hdr, rx_delay, out), fabric, cx);
+        let end = &mut self.flows.rx[pkt.flow];
+        end.stats.spurious_retransmits += (pkt.retransmit() && end.stats.duplicate_bytes > duplicates_before) as u64;
+    }
+
+    /// Flow `f`'s sender takes a new path label (PLB; `PathLabel::repath`).
+    pub(crate) fn repath(&mut self, f: u32) {
+        let flow = &mut self.flows.slots[f];
+        flow.path.repath(&mut flow.rng);
+        flow.stats.repaths += 1;
     }
 
     /// Message receiver: data packet `i` arrived (`MessageTx::on_data`). Payload in order is
@@ -158,10 +178,12 @@ impl Hosts {
     pub(crate) fn message_deliver(&mut self, h: u32, i: PktId, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
         let end = &mut self.flows.rx[pkt.flow];
         end.stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
+        end.arrival_order(&pkt);
         let arrival = end.message_rx().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment());
         if !matches!(arrival, Arrival::Deliver { .. }) {
             end.stats.duplicate_bytes += pkt.payload_bytes as u64;
         }
+        end.stats.spurious_retransmits += (pkt.retransmit() && matches!(arrival, Arrival::Duplicate { .. })) as u64;
         let answer = match arrival {
             Arrival::Deliver { ack } => {
                 self.record_delivery(pkt.flow, pkt.payload_bytes as u32, pkt.wire_bytes as u32, fabric, cx);
@@ -208,6 +230,7 @@ impl Hosts {
             return;
         }
         flow.stats.naks += nak as u64;
+        flow.path.on_ack(ack.entropy, ack.ecn);
         if ack.ecn {
             // A CNP (DCQCN), or an ECN echo a rate controller may take as one.
             flow.message().cc.on_congestion_notification(now);
@@ -226,7 +249,9 @@ impl Hosts {
             let rtt = self.noisy_rtt(f, clean, cx);
             let input = if cx.cfg.signal.0.uses_queues() { self.signal_input(f, clean, int, fabric, cx) } else { rtt };
             let records = int.map_or(&[][..], |st| st.forward());
-            self.flows.slots[f].message().on_completion(now, input, &u, records);
+            if self.flows.slots[f].message().on_completion(now, input, ack.ecn, &u, records) {
+                self.repath(f);
+            }
             self.record_rtt(f, rtt, cx);
         }
         let m = self.flows.slots[f].message();

@@ -33,6 +33,12 @@ pub(crate) fn warnings(s: &Scenario, net: &Network, summary: &Summary) -> Vec<St
             readers.join(", ")
         ));
     }
+    if s.routing.mode != crate::scenario::RoutingMode::Ecmp && !fabric.routing.has_choices() {
+        out.push(format!(
+            "routing.mode = \"{}\": the topology has no equal-cost paths (no switch has two next hops towards any host), so the mode changes nothing",
+            crate::scenario::variant_name(s.routing.mode)
+        ));
+    }
     out.extend(buffer_bound(s));
     out.extend(python_never_moved(net, summary));
     out.extend(unsettled(s, net, summary));

@@ -52,6 +52,11 @@ pub struct Summary {
     pub timeouts: u64,
     /// Message transport: NAKs received by senders (go-back-N).
     pub naks: u64,
+    /// Whole run: path labels senders took after their first (PLB), data packets that arrived
+    /// reordered, and retransmissions whose data had arrived before.
+    pub repaths: u64,
+    pub reordered: u64,
+    pub spurious_retransmits: u64,
     /// Payload bytes senders put on the wire, delivered, still in the network, and dropped
     /// (whole run): `bytes_sent = bytes_delivered + bytes_duplicate + bytes_in_flight +
     /// bytes_dropped`.
@@ -154,6 +159,9 @@ pub(crate) fn summary(net: &Network) -> Summary {
         retransmits: c.retransmits - w.retransmits,
         timeouts: c.timeouts - w.timeouts,
         naks: c.naks - w.naks,
+        repaths: net.all_stats().map(|s| s.repaths).sum(),
+        reordered: net.all_stats().map(|s| s.reordered).sum(),
+        spurious_retransmits: net.all_stats().map(|s| s.spurious_retransmits).sum(),
         bytes_sent: net.all_stats().map(|s| s.tx_bytes).sum(),
         bytes_delivered: net.all_stats().map(|s| s.delivered_bytes).sum(),
         bytes_in_flight: net.payload_in_flight(),
@@ -262,6 +270,10 @@ fn flows_table(net: &Network) -> Table {
         .col("retransmits", f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>())
         .col("timeouts", f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>())
         .col("naks", f.iter().map(|x| x.stats.naks).collect::<Vec<_>>())
+        .col("repaths", f.iter().map(|x| x.stats.repaths).collect::<Vec<_>>())
+        .col("reordered", f.iter().map(|x| x.stats.reordered).collect::<Vec<_>>())
+        .col("spurious_retransmits", f.iter().map(|x| x.stats.spurious_retransmits).collect::<Vec<_>>())
+        .col("bytes_duplicate", f.iter().map(|x| x.stats.duplicate_bytes).collect::<Vec<_>>())
         .col("drops", f.iter().map(|x| x.stats.drops).collect::<Vec<_>>())
         .col("ecn_echoed_bytes", f.iter().map(|x| x.stats.ecn_echoed_bytes).collect::<Vec<_>>())
         .col("inflight_avg_bytes", f.iter().map(|x| inflight_area(net, x).map(|a| a as f64 / 1e12 / secs)).collect::<Vec<_>>())

@@ -4,8 +4,8 @@
 use super::de::{join, parse, Table};
 use super::validate::Context;
 use super::{invalid, variant_name, ScenarioError};
-use rttlab_cc::registry::ReadParams;
 use rttlab_cc::plb::PlbParams;
+use rttlab_cc::registry::ReadParams;
 use rttlab_cc::{Algorithm, Bytes, Cc, Kind, Needs, ParamError, Rate, Signal, Time};
 use serde::{Deserialize, Serialize};
 
@@ -207,8 +207,11 @@ pub struct WindowConfig {
     /// §4.2), with DCTCP's CE state machine. Off: every packet is acknowledged at once.
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
-    /// SACKed packets above a hole that make it a loss (RFC 6675 DupThresh).
+    /// SACKed packets above a hole that make it a loss (RFC 6675 DupThresh), with
+    /// `loss_detection = "dupthresh"`.
     pub dupthresh: u32,
+    /// How the sender decides a packet is lost before its timeout.
+    pub loss_detection: LossDetection,
     /// Most payload one connection may have queued in its host's NIC, sent but not yet
     /// serialized (Linux TCP Small Queues, `tcp_limit_output_bytes`); at least one packet.
     pub tsq_limit: Bytes,
@@ -225,10 +228,25 @@ impl Default for WindowConfig {
             delayed_ack: true,
             delayed_ack_timeout: Time::from_us(1000),
             dupthresh: 3,
+            loss_detection: LossDetection::Dupthresh,
             tsq_limit: Bytes(256_000),
             send_buffer: Bytes(4_000_000),
         }
     }
+}
+
+/// `transport.loss_detection`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossDetection {
+    /// `dupthresh` packets SACKed above it (RFC 6675): reordering deeper than that is taken
+    /// for loss.
+    #[default]
+    Dupthresh,
+    /// By time (RACK, RFC 8985 §6): a packet sent before one that was delivered is lost once
+    /// that delivery's RTT plus a reordering window (a quarter of the least RTT) has passed
+    /// since it was sent; reordering within the window costs nothing.
+    Rack,
 }
 
 /// `[cc]`: the congestion controller, and what every connection does beside it whatever the
@@ -270,7 +288,8 @@ impl CcSection {
     /// `plb`, `feedback` and `feedback_samples`, then the controller from the keys left.
     pub(crate) fn read(at: &str, mut value: serde_json::Value) -> Result<CcSection, ScenarioError> {
         let mut take = |key: &str| value.as_object_mut().and_then(|m| m.remove(key)).map(|v| (join(at, key), v));
-        let plb = take("plb").map(|(at, v)| parse(&at, v)).transpose()?;
+        // A resolved scenario writes an absent `plb` as null.
+        let plb = take("plb").filter(|(_, v)| !v.is_null()).map(|(at, v)| parse(&at, v)).transpose()?;
         let feedback = take("feedback").map(|(at, v)| parse(&at, v)).transpose()?.unwrap_or_default();
         let feedback_samples = take("feedback_samples").map(|(at, v)| parse(&at, v)).transpose()?.unwrap_or(FEEDBACK_SAMPLES);
         Ok(CcSection { controller: CcConfig::read(at, value)?, plb, feedback, feedback_samples })

@@ -19,9 +19,12 @@ mod validate;
 mod workload;
 
 pub use graph::{GraphConfig, GraphLink};
-pub use host::{CcConfig, CcSection, Feedback, FEEDBACK_SAMPLES, HostConfig, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, TransportConfig, WindowConfig};
-pub use routing::{Granularity, RoutingConfig, RoutingMode, Spray};
+pub use host::{
+    CcConfig, CcSection, Feedback, HostConfig, LossDetection, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, TransportConfig, WindowConfig,
+    FEEDBACK_SAMPLES,
+};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
+pub use routing::{Granularity, RoutingConfig, RoutingMode, Spray};
 pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfig};
 pub use topology::{ChainConfig, FatTreeConfig, HostCounts, HostLink, LeafSpineConfig, StarConfig, TierLink, Topology};
 pub use traffic::{Arrivals, FlowGroup, HostSet, Until};
@@ -136,8 +139,24 @@ pub(crate) fn variant_name(v: impl serde::Serialize) -> String {
 
 impl Scenario {
     /// The top-level keys.
-    pub const KEYS: &'static [&'static str] =
-        &["name", "seed", "duration", "warmup", "until", "topology", "switch", "nic", "host", "transport", "cc", "routing", "flows", "workloads", "measure", "run"];
+    pub const KEYS: &'static [&'static str] = &[
+        "name",
+        "seed",
+        "duration",
+        "warmup",
+        "until",
+        "topology",
+        "switch",
+        "nic",
+        "host",
+        "transport",
+        "cc",
+        "routing",
+        "flows",
+        "workloads",
+        "measure",
+        "run",
+    ];
 
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         let table: toml::Table = toml::from_str(text).map_err(|e| ScenarioError::Syntax { format: "TOML", message: e.to_string() })?;

@@ -35,6 +35,7 @@
 //! controller (`on_completion`), and says where the NIC must go back to (`rewind`).
 //! `crate::host` does the rest.
 
+use super::multipath::PathControl;
 use crate::engine::{exponential, LazyTimer, Rng};
 use rttlab_cc::{Completion, IntHop, Rate, RateController, Time};
 use std::collections::VecDeque;
@@ -156,13 +157,23 @@ pub struct MessageTx {
     /// When the next segment was free to go but for the rate (`release_time` said so first).
     eligible_at: Option<Time>,
     pub wait: HostWait,
+    /// PLB and the feedback filter.
+    pub path: PathControl,
 }
 
 impl MessageTx {
     /// A connection of `size` bytes (`None`: unbounded, or on demand when `demand`), fed by `app`
     /// if application-limited, sending from `start` and no new data from `stop`, counting what
     /// its host holds back in `wait`.
-    pub fn new(cc: Box<dyn RateController>, size: Option<u64>, app: Option<App>, demand: bool, start: Time, stop: Time, wait: HostWait) -> MessageTx {
+    pub fn new(
+        cc: Box<dyn RateController>,
+        size: Option<u64>,
+        app: Option<App>,
+        demand: bool,
+        (start, stop): (Time, Time),
+        wait: HostWait,
+        path: PathControl,
+    ) -> MessageTx {
         MessageTx {
             cc,
             start,
@@ -184,6 +195,7 @@ impl MessageTx {
             demand,
             eligible_at: None,
             wait,
+            path,
         }
     }
 
@@ -314,12 +326,16 @@ impl MessageTx {
     /// send time minus serialization, noise included; or the signal `cc.signal` asks for) and
     /// the telemetry records its ACK echoed feeds the rate controller, with the rate the
     /// connection sent at over the segment's round trip: what it handed to the NIC from the
-    /// segment's release on, over the time since (§5 "Application limited behavior").
-    pub fn on_completion(&mut self, now: Time, rtt: Time, u: &Unacked, int: &[IntHop]) {
+    /// segment's release on, over the time since (§5 "Application limited behavior"); the
+    /// sample goes through the feedback filter first. `ece`: the ACK echoed a mark. Returns
+    /// true when the connection must take a new path label (PLB).
+    pub fn on_completion(&mut self, now: Time, rtt: Time, ece: bool, u: &Unacked, int: &[IntHop]) -> bool {
         let elapsed = now.saturating_sub(u.t_send);
         let sending_rate = (elapsed > Time::ZERO).then(|| Rate::of(self.released - u.released_before, elapsed));
         let snd_una = u.released_before + u.bytes as u64;
+        let rtt = self.path.feedback(rtt);
         self.cc.on_completion(&Completion { now, rtt, acked_bytes: u.bytes as u64, sending_rate, snd_una, snd_nxt: self.released, int });
+        self.path.on_ack(u.bytes as u64, ece, self.cc.over_target(), snd_una, self.released)
     }
 
     /// Sender: bytes remain that were never handed to the NIC.

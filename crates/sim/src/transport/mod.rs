@@ -8,6 +8,7 @@
 //! time, and carries out what they ask.
 
 pub mod message;
+pub mod multipath;
 pub mod onoff;
 pub mod window;
 
@@ -25,10 +26,12 @@ pub enum Timer {
     Pace = 3,
     /// The application has written the next packet (`onoff`).
     App = 4,
+    /// RACK's reordering window has passed for a packet sent before one delivered (RFC 8985).
+    Reorder = 5,
 }
 
 impl Timer {
-    const ALL: [Timer; 5] = [Timer::Rto, Timer::DelayedAck, Timer::Start, Timer::Pace, Timer::App];
+    const ALL: [Timer; 6] = [Timer::Rto, Timer::DelayedAck, Timer::Start, Timer::Pace, Timer::App, Timer::Reorder];
 
     /// The timer an event's `b` names.
     pub fn from_u32(b: u32) -> Timer {

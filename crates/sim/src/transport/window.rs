@@ -37,10 +37,11 @@
 //! caller-owned buffer, in the order they happen. `crate::host` applies them;
 //! `tests/transport_window.rs` drives them from hand-made packet sequences.
 
+use super::multipath::PathControl;
 use super::onoff::OnOff;
 use super::Timer;
 use crate::engine::LazyTimer;
-use crate::scenario::WindowConfig;
+use crate::scenario::{LossDetection, WindowConfig};
 use rttlab_cc::{AckEvent, Loss, Rate, Time, WindowController};
 use std::collections::VecDeque;
 
@@ -97,6 +98,8 @@ pub enum Action {
     TimedOut,
     /// The sender has everything acknowledged.
     Done,
+    /// The connection takes a new path label (PLB).
+    Repath,
 }
 
 /// Scoreboard state of a packet the sender has sent and not yet seen acknowledged cumulatively.
@@ -124,8 +127,11 @@ pub struct WindowTx {
     // Sender.
     una: u32,
     nxt: u32,
-    /// State of each packet in `[una, nxt)`.
+    /// State of each packet in `[una, nxt)`, and when it was last sent.
     board: VecDeque<Sent>,
+    sent_at: VecDeque<Time>,
+    /// `loss_detection = "rack"`: its state.
+    rack: Option<Rack>,
     pipe: u32,
     /// One past the highest SACKed packet.
     high_sacked: u32,
@@ -148,6 +154,29 @@ pub struct WindowTx {
     /// The application pacing new data (`None`: backlogged), and its timer.
     pub app: Option<OnOff>,
     app_timer: LazyTimer,
+    /// PLB and the feedback filter.
+    path: PathControl,
+}
+
+/// RACK's state (RFC 8985 §6.1).
+#[derive(Debug)]
+struct Rack {
+    /// Send time and RTT of the most recently sent packet delivered.
+    xmit: Time,
+    rtt: Time,
+    /// The least RTT seen: the reordering window is `reo_wnd_mult` quarters of it, at most
+    /// SRTT.
+    min_rtt: Time,
+    reo_wnd_mult: u32,
+    /// A spurious retransmission widened the window in the round ending when `una` reaches this.
+    widened_until: u32,
+    timer: LazyTimer,
+}
+
+impl Default for Rack {
+    fn default() -> Self {
+        Rack { xmit: Time::ZERO, rtt: Time::ZERO, min_rtt: Time::MAX, reo_wnd_mult: 1, widened_until: 0, timer: LazyTimer::default() }
+    }
 }
 
 /// A window flow's receiving end: what it has received, and the ACK it owes.
@@ -175,8 +204,17 @@ impl WindowTx {
 
     /// A connection of `size` bytes (`None`: unbounded) in packets of `mss` payload, sending
     /// from `start` and no new data from `stop`, paced by `app` if there is one.
-    pub fn new(cc: Box<dyn WindowController>, cfg: WindowConfig, mss: u32, size: Option<u64>, start: Time, stop: Time, app: Option<OnOff>) -> WindowTx {
+    pub fn new(
+        cc: Box<dyn WindowController>,
+        cfg: WindowConfig,
+        mss: u32,
+        size: Option<u64>,
+        (start, stop): (Time, Time),
+        app: Option<OnOff>,
+        path: PathControl,
+    ) -> WindowTx {
         let total = size.map_or(u32::MAX, |s| u32::try_from(s.div_ceil(mss as u64)).expect("validated: fewer than 2^32 packets"));
+        let rack = (cfg.loss_detection == LossDetection::Rack).then(Rack::default);
         WindowTx {
             cc,
             rto: cfg.min_rto,
@@ -189,6 +227,8 @@ impl WindowTx {
             una: 0,
             nxt: 0,
             board: VecDeque::new(),
+            sent_at: VecDeque::new(),
+            rack,
             pipe: 0,
             high_sacked: 0,
             lost_scan: 0,
@@ -202,6 +242,7 @@ impl WindowTx {
             pace_timer: LazyTimer::default(),
             app,
             app_timer: LazyTimer::default(),
+            path,
         }
     }
 
@@ -281,6 +322,7 @@ impl WindowTx {
         let ack = ack.min(self.nxt);
         let n = ack.saturating_sub(self.una);
         for _ in 0..n {
+            self.sent_at.pop_front();
             if matches!(self.board.pop_front(), Some(Sent::InFlight | Sent::Retransmitted)) {
                 self.pipe -= 1;
             }
@@ -288,6 +330,16 @@ impl WindowTx {
         self.una += n;
         self.lost_scan = self.lost_scan.max(self.una);
         n
+    }
+
+    /// Whether `ack` newly covers a packet retransmitted after the send time it echoes.
+    fn covers_retransmission_after(&self, ack: &AckHdr) -> bool {
+        let later = |seq: u32| {
+            *self.board.get((seq - self.una) as usize).unwrap_or(&Sent::Sacked) == Sent::Retransmitted && self.sent_at[(seq - self.una) as usize] > ack.ts
+        };
+        let cumulative = self.una..ack.ack.min(self.nxt);
+        let sacked = ack.sack[0].max(self.una)..ack.sack[1].min(self.nxt);
+        cumulative.chain(sacked).any(later)
     }
 
     /// RFC 6675 `IsLost`: a packet still in flight with `dupthresh` SACKed packets above it is
@@ -304,6 +356,35 @@ impl WindowTx {
                 any = true;
             }
             self.lost_scan += 1;
+        }
+        any
+    }
+
+    /// RACK (RFC 8985 §6.2): every packet in flight sent before the latest delivered one is
+    /// lost once `rack.rtt + reo_wnd` has passed since it was sent; the reorder timer is
+    /// armed for the first one whose time has not come. Returns whether any was marked.
+    fn rack_losses(&mut self, now: Time, out: &mut Vec<Action>) -> bool {
+        let Some(rack) = &mut self.rack else { return false };
+        let srtt = self.srtt.map_or(u64::MAX, |(s, _)| s as u64);
+        let wait = rack.rtt + Time((rack.min_rtt.ps() / 4).saturating_mul(rack.reo_wnd_mult as u64).min(srtt));
+        let (mut any, mut next) = (false, Time::MAX);
+        for (i, (state, &sent)) in self.board.iter_mut().zip(&self.sent_at).enumerate() {
+            if !matches!(state, Sent::InFlight | Sent::Retransmitted) || sent >= rack.xmit {
+                continue;
+            }
+            if now >= sent + wait {
+                *state = Sent::Lost;
+                self.pipe -= 1;
+                let seq = self.una + i as u32;
+                self.retx_hint = self.retx_hint.min(seq);
+                self.lost_scan = self.lost_scan.max(seq + 1);
+                any = true;
+            } else {
+                next = next.min(sent + wait);
+            }
+        }
+        if next < Time::MAX {
+            arm(out, Timer::Reorder, rack.timer.set(next));
         }
         any
     }
@@ -336,8 +417,10 @@ impl WindowTx {
             self.last_send = now;
             if retransmit {
                 *self.state(seq) = Sent::Retransmitted;
+                self.sent_at[(seq - self.una) as usize] = now;
             } else {
                 self.board.push_back(Sent::InFlight);
+                self.sent_at.push_back(now);
                 self.nxt += 1;
             }
             self.pipe += 1;
@@ -376,6 +459,9 @@ impl WindowTx {
     /// measured RTT into the sample the stack sees (`nic.rtt_noise`); it is called once per
     /// sample, only when the ACK acknowledges new data.
     pub fn on_ack(&mut self, now: Time, ack: &AckHdr, rx_delay: Time, noise: impl FnOnce(Time) -> Time, out: &mut Vec<Action>) {
+        // The ACK echoes a send time before the retransmission of a packet it covers: the
+        // original arrived, and the retransmission was spurious (Eifel, RFC 3522).
+        let spurious = self.rack.is_some() && self.covers_retransmission_after(ack);
         if ack.sack[1] > ack.sack[0] {
             self.take_sack(ack.sack);
         }
@@ -384,7 +470,22 @@ impl WindowTx {
         if self.recovery.is_some_and(|(end, _)| self.una >= end) {
             self.recovery = None;
         }
-        if self.mark_losses() && self.recovery.is_none() {
+        let una = self.una;
+        if let Some(rack) = self.rack.as_mut().filter(|r| spurious && una >= r.widened_until) {
+            // RFC 8985 §6.2 step 4: a spurious retransmission widens the reordering window by
+            // a quarter of the least RTT, once per round trip (detected by its echoed
+            // timestamp, RFC 3522, where the RFC uses DSACK).
+            rack.reo_wnd_mult += 1;
+            rack.widened_until = self.nxt;
+        }
+        if let Some(rack) = self.rack.as_mut().filter(|_| acked > 0 || ack.sack[1] > ack.sack[0]) {
+            // The newest delivered packet's send time and RTT (RFC 8985 §6.2 step 2).
+            rack.xmit = rack.xmit.max(ack.ts);
+            rack.rtt = now.saturating_sub(ack.ts);
+            rack.min_rtt = rack.min_rtt.min(rack.rtt);
+        }
+        let lost = if self.rack.is_some() { self.rack_losses(now, out) } else { self.mark_losses() };
+        if lost && self.recovery.is_none() {
             self.cc.on_loss(Loss::FastRetransmit, self.flight_bytes(), now);
             self.recovery = Some((self.nxt, Loss::FastRetransmit));
         }
@@ -396,7 +497,7 @@ impl WindowTx {
             now,
             acked_bytes: self.bytes_before(self.una) - self.bytes_before(una_before),
             ece: ack.ece,
-            rtt,
+            rtt: rtt.map(|r| self.path.feedback(r)),
             snd_una: self.bytes_before(self.una),
             snd_nxt: self.bytes_before(self.nxt),
             in_recovery: matches!(self.recovery, Some((_, Loss::FastRetransmit))),
@@ -405,6 +506,9 @@ impl WindowTx {
             hops: ack.hops,
         };
         self.cc.on_ack(&event);
+        if self.path.on_ack(event.acked_bytes, ack.ece, self.cc.over_target(), event.snd_una, event.snd_nxt) {
+            out.push(Action::Repath);
+        }
         // RFC 6298 §5: restart the timer when new data is acknowledged, stop it when all is.
         if self.una == self.nxt {
             self.rto_timer.stop();
@@ -428,6 +532,10 @@ impl WindowTx {
             Timer::Rto => &mut self.rto_timer,
             Timer::Pace => &mut self.pace_timer,
             Timer::App => &mut self.app_timer,
+            Timer::Reorder => match &mut self.rack {
+                Some(rack) => &mut rack.timer,
+                None => return,
+            },
             // The receiving end's (`WindowRx::on_timer`).
             Timer::DelayedAck => return,
         };
@@ -436,6 +544,13 @@ impl WindowTx {
             Err(at) => out.push(Action::Timer { timer, at }),
             Ok(true) => match timer {
                 Timer::Rto => self.timeout(now, out),
+                Timer::Reorder => {
+                    if self.rack_losses(now, out) && self.recovery.is_none() {
+                        self.cc.on_loss(Loss::FastRetransmit, self.flight_bytes(), now);
+                        self.recovery = Some((self.nxt, Loss::FastRetransmit));
+                    }
+                    self.poll_transmit(now, out)
+                }
                 _ => self.poll_transmit(now, out),
             },
         }

@@ -1,0 +1,185 @@
+//! Path choice: the routing modes of `[routing]`, PLB (`cc.plb`), REPS, and the transports'
+//! reordering counters and time-based loss detection.
+
+mod common;
+
+use common::{cell, run_net, scenario};
+use rttlab_sim::Scenario;
+
+/// h0 to h1 over two paths, s0–s1–s3 and s0–s2–s3, the second 10 µs longer; 10 Gbps, 1500 B
+/// packets of 1436 B payload (64 B headers).
+fn two_paths(routing: &str, transport: &str, size_packets: u32) -> String {
+    format!(
+        r#"
+duration = "5ms"
+until = "flows_done"
+[topology]
+kind = "graph"
+hosts = ["h0", "h1"]
+switches = ["s0", "s1", "s2", "s3"]
+link_rate = "10Gbps"
+link_delay = "1us"
+links = [
+  {{ a = "h0", b = "s0" }}, {{ a = "s0", b = "s1" }}, {{ a = "s0", b = "s2" }},
+  {{ a = "s1", b = "s3" }}, {{ a = "s2", b = "s3", delay = "11us" }}, {{ a = "s3", b = "h1" }},
+]
+[switch]
+pfc = false
+[nic]
+mtu = "1500B"
+header = "64B"
+ack = "64B"
+[transport]
+kind = "window"
+delayed_ack = false
+tsq_limit = "1MB"
+{transport}
+[cc]
+algorithm = "reno"
+init_cwnd = 200
+[routing]
+{routing}
+[[flows]]
+src = 0
+dst = 1
+size = "{}B"
+"#,
+        size_packets * 1436
+    )
+}
+
+/// The graph's two paths are not equally long, so ECMP has no choice there: the longer one is
+/// not a shortest path. Its links are equal-cost when their delays are the routing's hop count,
+/// as here: routes count hops, delays do not enter them.
+#[test]
+fn round_robin_spraying_reorders_every_odd_packet_but_the_last() {
+    // 100 packets leave back to back, 1.2 µs apart; at s0 the even ones take the short path
+    // and the odd ones the path 10 µs longer, so each odd packet k arrives after even packet
+    // k + 1 — every odd one but 99, which no even packet follows: 49 packets.
+    let net = run_net(&two_paths("mode = \"spray\"\nspray = \"round_robin\"", "dupthresh = 1000", 100));
+    let s = net.summary();
+    assert_eq!(s.reordered, 49);
+    assert_eq!((s.retransmits, s.spurious_retransmits), (0, 0));
+    assert_eq!(cell(&net, "flows", &[("flow", "0")], "reordered"), 49.0);
+    // Per-flow ECMP keeps the flow on one path: nothing reordered.
+    let net = run_net(&two_paths("mode = \"ecmp\"", "dupthresh = 1000", 100));
+    assert_eq!(net.summary().reordered, 0);
+}
+
+/// Three duplicate ACKs take 10 µs of reordering for loss: spurious retransmissions of the odd
+/// packets; RACK waits a quarter of the least RTT past the delivered packet's RTT, which covers
+/// 10 µs here (the RTT is about 40 µs), and retransmits nothing.
+#[test]
+fn rack_rides_through_reordering_that_dupthresh_takes_for_loss() {
+    let spray = "mode = \"spray\"\nspray = \"round_robin\"";
+    let dup = run_net(&two_paths(spray, "", 100)).summary();
+    // Nothing is lost on the way: every retransmission is spurious (some still in flight at
+    // the end).
+    assert!(dup.spurious_retransmits > 0 && dup.retransmits > 0 && dup.drops == 0, "{dup:?}");
+    let rack = run_net(&two_paths(spray, "loss_detection = \"rack\"", 100)).summary();
+    assert_eq!((rack.retransmits, rack.spurious_retransmits, rack.reordered), (0, 0, 49));
+}
+
+/// `k = 4` fat-tree, every host sending to the host half the fabric away under DCTCP.
+fn permutation(routing: &str, cc: &str) -> String {
+    format!(
+        r#"
+duration = "3ms"
+warmup = "1ms"
+[topology]
+kind = "fat_tree"
+k = 4
+link_rate = "10Gbps"
+link_delay = "1us"
+[switch]
+pfc = false
+buffer = "4MB"
+[switch.ecn]
+kmin = "60KB"
+kmax = "60KB"
+pmax = 1.0
+[nic]
+mtu = "1500B"
+[transport]
+kind = "window"
+loss_detection = "rack"
+[cc]
+algorithm = "dctcp"
+{cc}
+[routing]
+{routing}
+[[flows]]
+src = "0-15"
+dst = ["8-15", "0-7"]
+"#
+    )
+}
+
+/// ECMP's hash collisions hold a permutation well below the fabric's bisection (160 Gbps
+/// here); per-packet adaptive routing reaches it; PLB moves collided connections apart (DCTCP
+/// marks some rounds and not others at K = 60 KB: a repath after one congested round).
+#[test]
+fn path_choice_lifts_a_permutation_towards_the_bisection() {
+    let gbps = |routing: &str, cc: &str| run_net(&permutation(routing, cc)).summary().throughput_gbps;
+    let ecmp = gbps("mode = \"ecmp\"", "");
+    let adaptive = gbps("mode = \"adaptive\"", "");
+    let spray = gbps("mode = \"spray\"", "");
+    assert!(ecmp < 0.8 * 160.0, "ECMP {ecmp}");
+    assert!(adaptive > 0.95 * 160.0, "adaptive {adaptive}");
+    assert!(spray > ecmp, "spraying {spray}, ECMP {ecmp}");
+    let plb = run_net(&permutation("mode = \"ecmp\"", "plb = { rounds = 1, threshold = 0.1 }"));
+    let s = plb.summary();
+    assert!(s.repaths > 0 && s.throughput_gbps > ecmp, "PLB {} Gbps, {} repaths; ECMP {ecmp}", s.throughput_gbps, s.repaths);
+}
+
+/// REPS: a connection's packets go out on many entropy values, so over many paths, and its
+/// packets come back unmarked on an idle fabric, so the values are reused.
+#[test]
+fn reps_spreads_one_connection_over_the_spines() {
+    let toml = permutation("mode = \"spray\"\nspray = \"reps\"", "").replace("src = \"0-15\"\ndst = [\"8-15\", \"0-7\"]", "src = 0\ndst = 15");
+    let net = run_net(&toml);
+    // Host 0's edge switch (s0) has two uplinks; both carry the connection's data (class 1),
+    // about evenly.
+    let up = ["s0-s8", "s0-s9"].map(|p| cell(&net, "ports", &[("port", p), ("class", "1")], "tx_packets"));
+    assert!(up.iter().all(|&n| n > 0.4 * (up[0] + up[1])), "{up:?}");
+}
+
+#[test]
+fn bad_path_options_are_one_line_errors() {
+    let e = |toml: &str| Scenario::from_toml(toml).unwrap_err().to_string();
+    let msg = e(&permutation("mode = \"sprey\"", ""));
+    assert!(msg.contains("routing.mode") && msg.contains("spray"), "{msg}");
+    let line_rate = permutation("", "").replace("algorithm = \"dctcp\"", "algorithm = \"reno\"\nplb = { rounds = 3 }");
+    let msg = e(&line_rate);
+    assert!(msg.starts_with("cc.plb = ") && msg.contains("\"reno\" gives none"), "{msg}");
+    let msg = e(&permutation("", "feedback = \"median\""));
+    assert!(msg.starts_with("cc.feedback = median") && msg.contains("dctcp"), "{msg}");
+    let msg = e(&permutation("", "plb = { rounds = 0 }"));
+    assert!(msg.starts_with("cc.plb.rounds = 0"), "{msg}");
+    let msg = e(&permutation("flowlet_gap = \"0us\"", ""));
+    assert!(msg.starts_with("routing.flowlet_gap = 0"), "{msg}");
+}
+
+/// A mode on a fabric without equal-cost paths changes nothing, and says so.
+#[test]
+fn a_mode_without_choices_warns() {
+    let toml =
+        common::window_pair("").replace("[transport]", "[cc]\nalgorithm = \"reno\"\n[routing]\nmode = \"spray\"\n[[flows]]\nsrc = 0\ndst = 1\n[transport]");
+    let s = scenario(&toml);
+    let out = rttlab_sim::run(&s).unwrap();
+    let w: Vec<&str> = out.meta["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).collect();
+    assert!(w.iter().any(|w| w.starts_with("routing.mode = \"spray\": the topology has no equal-cost paths")), "{w:?}");
+}
+
+/// Swift with the median of its last samples runs, and the result records the choice.
+#[test]
+fn median_feedback_is_recorded() {
+    let toml = permutation("mode = \"spray\"", "").replace("algorithm = \"dctcp\"", "algorithm = \"swift\"\nfeedback = \"median\"");
+    let s = scenario(&toml);
+    let r = s.resolved();
+    assert_eq!((r["cc"]["feedback"].as_str(), r["cc"]["feedback_samples"].as_u64()), (Some("median"), Some(5)));
+    assert_eq!(r["routing"]["mode"], "spray");
+    let mut net = rttlab_sim::Network::new(&s).unwrap();
+    net.run();
+    assert!(net.summary().throughput_gbps > 100.0);
+}
