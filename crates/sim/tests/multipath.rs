@@ -183,3 +183,41 @@ fn median_feedback_is_recorded() {
     net.run();
     assert!(net.summary().throughput_gbps > 100.0);
 }
+
+/// The two-path fabric under the message transport at line rate, in 16 KB segments. Nothing
+/// is lost, so every retransmission is spurious. Go-back-N discards what arrives beyond each
+/// gap the longer path opens and goes back to it; its resent packets alternate paths too, so
+/// each round trip gains a packet or two and the 100 packets take milliseconds. Selective
+/// repeat places them and resends a packet once three beyond it are reported (the NAKs are
+/// sprayed too, and some come late, so some it resends had arrived).
+#[test]
+fn selective_repeat_resends_less_than_go_back_n_under_reordering() {
+    let message = |recovery: &str| {
+        two_paths("mode = \"spray\"\nspray = \"round_robin\"", "", 100)
+            .replace("kind = \"window\"\ndelayed_ack = false\ntsq_limit = \"1MB\"", "kind = \"message\"")
+            .replace("algorithm = \"reno\"\ninit_cwnd = 200", "algorithm = \"none\"")
+            .replace("[nic]\n", &format!("[nic]\nrecovery = \"{recovery}\"\n"))
+    };
+    let sr = run_net(&message("selective_repeat")).summary();
+    let gbn = run_net(&message("go_back_n")).summary();
+    assert_eq!((sr.drops, sr.timeouts, sr.bytes_delivered, sr.flows_finished), (0, 0, 143_600, 1), "{sr:?}");
+    assert!(sr.retransmits > 0 && sr.spurious_retransmits > 0, "{sr:?}");
+    assert_eq!((gbn.drops, gbn.flows_finished), (0, 0), "{gbn:?}");
+    assert!(gbn.retransmits > 5 * sr.retransmits, "go-back-N {} retransmissions, selective repeat {}", gbn.retransmits, sr.retransmits);
+}
+
+/// The permutation under DCQCN with PFC: spraying reorders, go-back-N collapses, selective
+/// repeat keeps most of ECMP's throughput.
+#[test]
+fn go_back_n_collapses_under_spraying_and_selective_repeat_does_not() {
+    let gbps = |recovery: &str, mode: &str| {
+        let toml = permutation(&format!("mode = \"{mode}\""), "")
+            .replace("kind = \"window\"\nloss_detection = \"rack\"", "kind = \"message\"")
+            .replace("algorithm = \"dctcp\"", "algorithm = \"dcqcn\"")
+            .replace("pfc = false", "pfc = true")
+            .replace("[nic]\n", &format!("[nic]\nrecovery = \"{recovery}\"\n"));
+        run_net(&toml).summary().throughput_gbps
+    };
+    let (gbn, sr, ecmp) = (gbps("go_back_n", "spray"), gbps("selective_repeat", "spray"), gbps("go_back_n", "ecmp"));
+    assert!(gbn < 0.3 * ecmp && sr > 0.8 * ecmp, "go-back-N {gbn}, selective repeat {sr}, ECMP {ecmp}");
+}

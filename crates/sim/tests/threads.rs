@@ -95,8 +95,9 @@ fn drawn(seed: u64) -> String {
     if r.random_bool(0.4) {
         s += "[[workloads]]\nkind = \"pinger\"\ninterval = \"5us\"\n";
     }
-    // Path choice: a routing mode, and on the window transport time-based loss detection and
-    // PLB (drawn after the rest, so the cases above keep their draws).
+    // Path choice: a routing mode, on the window transport time-based loss detection and PLB,
+    // on the message transport selective repeat (drawn after the rest, so the cases above
+    // keep their draws).
     let mode = ["ecmp", "flowlet", "spray", "adaptive"][r.random_range(0..4)];
     let spray = ["random", "round_robin", "reps"][r.random_range(0..3)];
     let adaptive = ["packet", "flowlet"][r.random_range(0..2)];
@@ -104,6 +105,9 @@ fn drawn(seed: u64) -> String {
     if transport.contains("window") && r.random_bool(0.5) {
         s = s.replace("kind = \"window\"", "kind = \"window\"\nloss_detection = \"rack\"");
         s += &format!("[cc.plb]\nrounds = {}\nthreshold = 0.1\n", r.random_range(1..=3));
+    }
+    if transport.contains("message") && r.random_bool(0.5) {
+        s += "[nic]\nrecovery = \"selective_repeat\"\n";
     }
     s
 }

@@ -5,7 +5,7 @@
 use crate::engine::EventQueue;
 use crate::measure::Measurements;
 use crate::packet::Slab;
-use crate::scenario::{CcConfig, Feedback, HostConfig, NicArbitration, RateAfterIdle, RatePacing, RoutingConfig, Scenario, TransportConfig};
+use crate::scenario::{CcConfig, Feedback, HostConfig, NicArbitration, RateAfterIdle, RatePacing, Recovery, RoutingConfig, Scenario, TransportConfig};
 use crate::switch::QueueParams;
 use crate::transport::multipath::PathRun;
 use rttlab_cc::{Rate, Signal, Time};
@@ -144,6 +144,7 @@ pub(crate) struct RunConfig {
     pub arbitration: NicArbitration,
     pub rate_pacing: RatePacing,
     pub rate_after_idle: RateAfterIdle,
+    pub recovery: Recovery,
     pub host_config: HostConfig,
     pub timeseries_interval: Option<Time>,
     /// FCT statistics count sized flows started in `[warmup, fct_until)` (`measure.fct_until`).
@@ -195,6 +196,7 @@ impl RunConfig {
             arbitration: nic.arbitration.unwrap_or_default(),
             rate_pacing: nic.rate_pacing.unwrap_or_default(),
             rate_after_idle: nic.rate_after_idle.unwrap_or_default(),
+            recovery: nic.recovery.unwrap_or_default(),
             host_config: s.host.clone(),
             timeseries_interval: s.measure.timeseries_interval,
             fct_until: s.measure.fct_until.unwrap_or(Time::MAX),

@@ -13,7 +13,7 @@ use crate::ids::FlowId;
 use crate::ids::PktId;
 use crate::packet::{Packet, PacketKind};
 use crate::routing::five_tuple_hash;
-use crate::scenario::{CcConfig, TransportConfig};
+use crate::scenario::{CcConfig, Recovery, TransportConfig};
 use crate::transport::message::{HostWait, MessageRx, MessageTx};
 use crate::transport::multipath::PathControl;
 use crate::transport::window::{WindowRx, WindowTx};
@@ -48,9 +48,18 @@ impl Hosts {
                 )
             }
             (TransportConfig::Message, Controller::Rate(cc)) => {
+                let selective = cx.cfg.recovery == Recovery::SelectiveRepeat;
                 let wait = HostWait::new(cx.cfg.warmup, line_rate);
-                let tx = MessageTx::new(cc, spec.size, spec.app.take(), spec.rpc.is_some(), (spec.start, spec.stop), wait, PathControl::new(&cx.cfg.path));
-                (Tx::Message(tx), Rx::Message(MessageRx::default()))
+                let tx = MessageTx::new(
+                    cc,
+                    spec.size,
+                    spec.app.take(),
+                    spec.rpc.is_some(),
+                    (spec.start, spec.stop),
+                    wait,
+                    (PathControl::new(&cx.cfg.path), selective),
+                );
+                (Tx::Message(tx), Rx::Message(MessageRx::new(selective)))
             }
             _ => unreachable!("validated: the controller fits the transport"),
         }

@@ -320,6 +320,38 @@ impl Hosts {
         fabric.try_tx(port, self, cx);
     }
 
+    /// Selective repeat: message flow `f`'s NIC sends packets `psns` again, each as a segment of
+    /// its own, ahead of the flow's other segments in the NIC (a packet acknowledged since is
+    /// skipped).
+    pub(crate) fn message_resend(&mut self, f: u32, psns: &[u32], fabric: &mut Fabric, cx: &mut Ctx) {
+        let (now, ppp, header) = (cx.now, cx.cfg.payload_per_packet, cx.cfg.header_bytes);
+        let flow = &mut self.flows.slots[f];
+        let (src, class) = (flow.src as usize, flow.class as usize);
+        let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
+        let resend: Vec<Segment> = psns
+            .iter()
+            .filter_map(|&psn| m.packet_payload(psn, ppp).map(|bytes| Segment { flow: f, bytes, sent: 0, psn, first: false, next_at: now }))
+            .collect();
+        if resend.is_empty() {
+            return;
+        }
+        m.nic_segments += resend.len() as u32;
+        let held: i64 = resend.iter().map(|s| s.wire_left(ppp, header) as i64).sum();
+        let queue = &mut self.nodes[src].nic[class];
+        let at = queue.iter().position(|s| s.flow == f).unwrap_or(queue.len());
+        if let Some(s) = queue.get_mut(at) {
+            s.first = false;
+        }
+        for (k, mut s) in resend.into_iter().enumerate() {
+            s.first = k == 0;
+            queue.insert(at + k, s);
+        }
+        self.nic_holds(src as u32, class, held, fabric, cx);
+        let port = self.nodes[src].port;
+        self.schedule_flow(f, cx);
+        fabric.try_tx(port, self, cx);
+    }
+
     /// Whether the transmit completion of packet `i` at its host matters to its transport: a
     /// window-transport data packet leaves the host's send queue (TSQ accounting).
     pub(crate) fn tx_done_matters(&self, i: PktId, cx: &Ctx) -> bool {

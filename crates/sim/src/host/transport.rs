@@ -180,7 +180,7 @@ impl Hosts {
         end.stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
         end.arrival_order(&pkt);
         let arrival = end.message_rx().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment());
-        if !matches!(arrival, Arrival::Deliver { .. }) {
+        if !matches!(arrival, Arrival::Deliver { .. } | Arrival::Placed { .. }) {
             end.stats.duplicate_bytes += pkt.payload_bytes as u64;
         }
         end.stats.spurious_retransmits += (pkt.retransmit() && matches!(arrival, Arrival::Duplicate { .. })) as u64;
@@ -192,6 +192,12 @@ impl Hosts {
             Arrival::Duplicate { ack } => ack.map(|psn| (PacketKind::Ack, psn, false)),
             Arrival::Nak(psn) => Some((PacketKind::Nak, psn, false)),
             Arrival::Discard => None,
+            Arrival::Placed { nak, psn } => {
+                self.record_delivery(pkt.flow, pkt.payload_bytes as u32, pkt.wire_bytes as u32, fabric, cx);
+                // The placed packet's PSN rides as the NAK's selective acknowledgement.
+                cx.pkts.get_mut(i).sack = [psn, psn.wrapping_add(1)];
+                Some((PacketKind::Nak, nak, false))
+            }
         };
         let Some((kind, psn, ece)) = answer else {
             return cx.pkts.free(i);
@@ -258,6 +264,10 @@ impl Hosts {
         if m.must_rewind(ack.seq, nak) {
             self.message_rewind(f, ack.seq, fabric, cx);
         }
+        let lost = self.flows.slots[f].message().selective_ack(ack.seq, nak.then_some(ack.sack[0]));
+        if !lost.is_empty() {
+            self.message_resend(f, &lost, fabric, cx);
+        }
         self.message_rto_restart(f, cx);
         if self.flows.slots[f].message().done() {
             self.sender_done(f);
@@ -294,7 +304,10 @@ impl Hosts {
             Ok(true) => {
                 let Some(una) = m.una_psn() else { return };
                 self.flows.slots[f].stats.timeouts += 1;
-                self.message_rewind(f, una, fabric, cx);
+                match self.flows.slots[f].message().selective_timeout(una) {
+                    Some(lost) => self.message_resend(f, &lost, fabric, cx),
+                    None => self.message_rewind(f, una, fabric, cx),
+                }
             }
         }
     }

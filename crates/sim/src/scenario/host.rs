@@ -50,6 +50,23 @@ pub struct NicConfig {
     /// What becomes of a connection's rate over an idle period (`RateAfterIdle`). Message
     /// transport only; absent: `keep` there.
     pub rate_after_idle: Option<RateAfterIdle>,
+    /// How the NIC repairs a lost packet (`Recovery`). Message transport only; absent:
+    /// `go_back_n` there.
+    pub recovery: Option<Recovery>,
+}
+
+/// `nic.recovery`: the message transport's loss recovery.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// An RDMA reliable connection's (IBA vol. 1 §9.7): the receiver takes only the next PSN,
+    /// and the sender goes back to the first missing one.
+    #[default]
+    GoBackN,
+    /// IRN (Mittal et al., SIGCOMM'18) and Ultra Ethernet: the receiver places packets out of
+    /// order and answers each one beyond a gap with a NAK naming it (a selective
+    /// acknowledgement); the sender resends only the packets it counts lost.
+    SelectiveRepeat,
 }
 
 /// A connection's rate when it sends again with nothing outstanding: an unpublished detail of
@@ -110,6 +127,7 @@ impl Default for NicConfig {
             arbitration: None,
             rate_pacing: None,
             rate_after_idle: None,
+            recovery: None,
         }
     }
 }
@@ -446,6 +464,9 @@ impl NicConfig {
         }
         if let Some(r) = self.rate_after_idle {
             return Err(invalid("nic.rate_after_idle", variant_name(r), message_only));
+        }
+        if let Some(r) = self.recovery {
+            return Err(invalid("nic.recovery", variant_name(r), message_only));
         }
         Ok(())
     }

@@ -20,8 +20,8 @@ mod workload;
 
 pub use graph::{GraphConfig, GraphLink};
 pub use host::{
-    CcConfig, CcSection, Feedback, HostConfig, LossDetection, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, TransportConfig, WindowConfig,
-    FEEDBACK_SAMPLES,
+    CcConfig, CcSection, Feedback, HostConfig, LossDetection, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, Recovery, TransportConfig,
+    WindowConfig, FEEDBACK_SAMPLES,
 };
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 pub use routing::{Granularity, RoutingConfig, RoutingMode, Spray};
@@ -246,6 +246,7 @@ impl Scenario {
             s.nic.arbitration.get_or_insert_default();
             s.nic.rate_pacing.get_or_insert_default();
             s.nic.rate_after_idle.get_or_insert_default();
+            s.nic.recovery.get_or_insert_default();
         }
         s.validate()?;
         Ok(s)

@@ -26,6 +26,13 @@
 //!   not back off, and retries are unlimited (a real queue pair fails after `retry_cnt`, at most
 //!   7). A completion's RTT sample is what the host sees: from the segment's first release to
 //!   its completion, recovery included.
+//! - **Selective repeat** (`nic.recovery = "selective_repeat"`, IRN, SIGCOMM'18 §4): the
+//!   receiver places every new packet, in order or not; a packet beyond a gap is answered with a
+//!   NAK naming the expected PSN and, as its selective acknowledgement, its own; a segment's last
+//!   packet, or one that closes a gap, with a cumulative ACK. The sender keeps the PSNs NAKs
+//!   reported and resends a missing packet once `SR_DUPTHRESH` packets beyond it have arrived
+//!   (a reordering allowance, as TCP's three duplicate ACKs), each once until its timeout,
+//!   which resends every packet not reported.
 //!
 //! The two ends are two state machines, `MessageTx` at the sender and `MessageRx` in the
 //! receiving NIC, and neither does I/O: the host's scheduler (`crate::host::nic`) asks
@@ -71,7 +78,13 @@ pub enum Arrival {
     Nak(u32),
     /// Beyond a gap already NAKed: discard it.
     Discard,
+    /// Selective repeat: beyond a gap, new: place it, and NAK the expected PSN (the first) with
+    /// the packet's own as its selective acknowledgement (the second).
+    Placed { nak: u32, psn: u32 },
 }
+
+/// Selective repeat: a missing packet is resent once this many packets beyond it have arrived.
+pub const SR_DUPTHRESH: u32 = 3;
 
 /// An application-limited source: messages of `message` bytes offered at `rate`.
 pub struct App {
@@ -152,6 +165,10 @@ pub struct MessageTx {
     sent_psn: u32,
     /// The local ACK timeout's timer.
     rto: LazyTimer,
+    /// Selective repeat: PSNs the receiver reported placed beyond the cumulative ACK (sorted
+    /// ranges), and the PSN below which missing packets were resent already.
+    sacked: Option<Vec<[u32; 2]>>,
+    resent_below: u32,
     /// Data exists only when offered (`offer`): an RPC connection.
     demand: bool,
     /// When the next segment was free to go but for the rate (`release_time` said so first).
@@ -172,7 +189,7 @@ impl MessageTx {
         demand: bool,
         (start, stop): (Time, Time),
         wait: HostWait,
-        path: PathControl,
+        (path, selective): (PathControl, bool),
     ) -> MessageTx {
         MessageTx {
             cc,
@@ -192,6 +209,8 @@ impl MessageTx {
             wire_psn: 0,
             sent_psn: 0,
             rto: LazyTimer::default(),
+            sacked: selective.then(Vec::new),
+            resent_below: 0,
             demand,
             eligible_at: None,
             wait,
@@ -351,7 +370,41 @@ impl MessageTx {
     /// Sender: whether the NIC must go back to `psn` after an ACK of every PSN before it: on a
     /// NAK (`nak`), or when a recovery has left the NIC behind what the receiver has.
     pub fn must_rewind(&self, psn: u32, nak: bool) -> bool {
-        nak || psn_before(self.wire_psn, psn)
+        self.sacked.is_none() && (nak || psn_before(self.wire_psn, psn))
+    }
+
+    /// Selective repeat: an ACK or NAK of every PSN before `ack`, a NAK also reporting `placed`.
+    /// Returns the packets to resend: those missing with `SR_DUPTHRESH` reported beyond them,
+    /// not resent before. Go-back-N: none.
+    pub fn selective_ack(&mut self, ack: u32, placed: Option<u32>) -> Vec<u32> {
+        let Some(sacked) = &mut self.sacked else { return Vec::new() };
+        sacked.retain(|r| psn_before(ack, r[1]));
+        if let Some(p) = placed.filter(|&p| !psn_before(p, ack)) {
+            super::insert_seq(sacked, p);
+        }
+        let Some(&[_, high]) = sacked.last() else { return Vec::new() };
+        let from = if psn_before(self.resent_below, ack) { ack } else { self.resent_below };
+        let until = high.wrapping_sub(SR_DUPTHRESH);
+        let lost = missing(sacked, from, until);
+        if psn_before(self.resent_below, until) {
+            self.resent_below = until;
+        }
+        lost
+    }
+
+    /// Selective repeat's timeout: every packet on the wire from `una` not reported placed,
+    /// to resend; `None` for go-back-N (which rewinds instead).
+    pub fn selective_timeout(&mut self, una: u32) -> Option<Vec<u32>> {
+        let sacked = self.sacked.as_ref()?;
+        self.resent_below = self.sent_psn;
+        Some(missing(sacked, una, self.sent_psn))
+    }
+
+    /// The payload of packet `psn` of an unacknowledged segment (`None`: acknowledged).
+    pub fn packet_payload(&self, psn: u32, payload_per_packet: u32) -> Option<u32> {
+        let u = self.unacked.iter().find(|u| !psn_before(psn, u.first_psn) && psn_before(psn, u.end_psn))?;
+        let offset = psn.wrapping_sub(u.first_psn) * payload_per_packet;
+        Some((u.bytes - offset).min(payload_per_packet))
     }
 
     /// Sender: the NIC goes back to `psn`; returns the unacknowledged segments from there on,
@@ -408,10 +461,25 @@ impl MessageTx {
     }
 }
 
+/// The PSNs in `[from, until)` not in `ranges`.
+fn missing(ranges: &[[u32; 2]], from: u32, until: u32) -> Vec<u32> {
+    let mut lost = Vec::new();
+    let mut p = from;
+    while psn_before(p, until) {
+        if !ranges.iter().any(|r| !psn_before(p, r[0]) && psn_before(p, r[1])) {
+            lost.push(p);
+        }
+        p = p.wrapping_add(1);
+    }
+    lost
+}
+
 /// A message flow's receiving end, in the receiving NIC: the PSN it expects, and what it owes
 /// the sender.
 #[derive(Default)]
 pub struct MessageRx {
+    /// Selective repeat: the PSNs placed beyond the expected one (sorted ranges).
+    placed: Option<Vec<[u32; 2]>>,
     /// The PSN expected next, and whether the gap before it has been NAKed.
     expected_psn: u32,
     nak_sent: bool,
@@ -422,8 +490,31 @@ pub struct MessageRx {
 }
 
 impl MessageRx {
-    /// Data packet `psn`, with CE mark `ce`, arrived (IBA §9.7.5.1).
+    /// A receiving end that places packets out of order (`selective`), or takes only the next.
+    pub fn new(selective: bool) -> MessageRx {
+        MessageRx { placed: selective.then(Vec::new), ..MessageRx::default() }
+    }
+
+    /// Data packet `psn`, with CE mark `ce`, arrived (IBA §9.7.5.1; with selective repeat,
+    /// IRN §4.2).
     pub fn on_data(&mut self, psn: u32, ce: bool, last_of_segment: bool) -> Arrival {
+        if let Some(placed) = &mut self.placed {
+            if psn_before(psn, self.expected_psn) || placed.iter().any(|r| r[0] <= psn && psn < r[1]) {
+                return Arrival::Duplicate { ack: last_of_segment.then_some(self.expected_psn) };
+            }
+            self.ce_seen |= ce;
+            if psn != self.expected_psn {
+                super::insert_seq(placed, psn);
+                return Arrival::Placed { nak: self.expected_psn, psn };
+            }
+            self.expected_psn = psn.wrapping_add(1);
+            let closed = placed.first().is_some_and(|r| r[0] == self.expected_psn);
+            if closed {
+                self.expected_psn = placed.remove(0)[1];
+            }
+            let ece = (last_of_segment || closed).then(|| std::mem::take(&mut self.ce_seen));
+            return Arrival::Deliver { ack: ece.map(|e| (self.expected_psn, e)) };
+        }
         if psn == self.expected_psn {
             self.expected_psn = psn.wrapping_add(1);
             self.nak_sent = false;

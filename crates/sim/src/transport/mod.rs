@@ -12,6 +12,25 @@ pub mod multipath;
 pub mod onoff;
 pub mod window;
 
+/// Records `seq` in `ranges` (sorted, disjoint `[lo, hi)` above the next expected), merging
+/// with its neighbours; returns the range now holding it. A receiver's out-of-order packets:
+/// the window transport's SACK blocks, selective repeat's placed packets.
+pub(crate) fn insert_seq(ranges: &mut Vec<[u32; 2]>, seq: u32) -> [u32; 2] {
+    let i = ranges.partition_point(|r| r[1] < seq);
+    if i < ranges.len() && ranges[i][1] == seq {
+        ranges[i][1] += 1;
+        if i + 1 < ranges.len() && ranges[i + 1][0] == seq + 1 {
+            ranges[i][1] = ranges[i + 1][1];
+            ranges.remove(i + 1);
+        }
+    } else if i < ranges.len() && ranges[i][0] == seq + 1 {
+        ranges[i][0] = seq;
+    } else {
+        ranges.insert(i, [seq, seq + 1]);
+    }
+    ranges[i]
+}
+
 /// A connection's timers, as the `b` of its `Timer` events.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(u32)]

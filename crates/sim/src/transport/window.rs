@@ -609,7 +609,7 @@ impl WindowRx {
             return self.send_ack(pkt.ce, pkt.ts, [0, 0], out);
         }
         if seq != self.rcv_nxt {
-            let block = self.insert_ooo(seq);
+            let block = super::insert_seq(&mut self.ooo, seq);
             out.push(Action::Delivered { payload: pkt.payload, wire: pkt.wire });
             return self.send_ack(pkt.ce, pkt.ts, block, out);
         }
@@ -647,23 +647,6 @@ impl WindowRx {
         self.pending = 0;
         self.delack_timer.stop();
         out.push(Action::Ack(AckHdr { ack: self.rcv_nxt, sack, ece, ts, hops: self.echo.0, remote_queuing_ns: self.echo.1 }));
-    }
-
-    /// Records out-of-order packet `seq`; returns the block now holding it.
-    fn insert_ooo(&mut self, seq: u32) -> [u32; 2] {
-        let i = self.ooo.partition_point(|r| r[1] < seq);
-        if i < self.ooo.len() && self.ooo[i][1] == seq {
-            self.ooo[i][1] += 1;
-            if i + 1 < self.ooo.len() && self.ooo[i + 1][0] == seq + 1 {
-                self.ooo[i][1] = self.ooo[i + 1][1];
-                self.ooo.remove(i + 1);
-            }
-        } else if i < self.ooo.len() && self.ooo[i][0] == seq + 1 {
-            self.ooo[i][0] = seq;
-        } else {
-            self.ooo.insert(i, [seq, seq + 1]);
-        }
-        self.ooo[i]
     }
 
     fn received(&self, seq: u32) -> bool {
