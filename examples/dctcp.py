@@ -14,6 +14,8 @@ from rttlab import WindowController
 
 
 class Dctcp(WindowController):
+    # As the native DCTCP declares it: it reacts to ECN marks (PLB counts marked rounds).
+    needs = {"ecn": True}
     defaults = {
         "g": 1 / 16,  # EWMA gain of the marked fraction (Linux dctcp_shift_g = 4)
         "initial_alpha": 1.0,  # α of a new connection (Linux dctcp_alpha_on_init)

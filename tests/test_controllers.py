@@ -255,3 +255,37 @@ def test_a_python_controller_that_never_changes_its_rate_is_a_warning():
     ), r.warnings
     native = rttlab.run("timely-testbed", overrides={"duration": "20ms", "warmup": "5ms"}, controller=Timely)
     assert not [w for w in native.warnings if w.startswith("cc.class")]
+
+
+class RepathEvery50(Dctcp):
+    """DCTCP that asks for a new path label on every 50th ACK."""
+
+    made: list["RepathEvery50"] = []
+
+    def __init__(self, mss_bytes, params):
+        super().__init__(mss_bytes, params)
+        self.acks = 0
+        RepathEvery50.made.append(self)
+
+    def on_ack(self, a):
+        super().on_ack(a)
+        self.acks += 1
+        if self.acks % 50 == 0:
+            self.repath()
+
+
+def test_a_python_controller_repaths_its_connection():
+    RepathEvery50.made.clear()
+    short = {"duration": "2ms", "warmup": "0ms", "cc.plb": {"rounds": 1000, "threshold": 1.0}}
+    r = rttlab.run("fat-tree-websearch-dctcp", overrides=short, controller=RepathEvery50)
+    asked = sum(c.acks // 50 for c in RepathEvery50.made)
+    assert asked > 10
+    assert r.summary["repaths"] == asked
+    # PLB, which every controller has, stays in the scenario beside the class's parameters.
+    assert r.meta["scenario"]["cc"]["plb"] == {"rounds": 1000, "threshold": 1.0, "idle_only": False}
+
+
+def test_plb_on_a_python_controller_needs_its_ecn_declared():
+    short = {**SHORT, "cc.plb": {"rounds": 3}}
+    with pytest.raises(ValueError, match=r"cc\.plb = .*a Python controller that declares needs\.ecn"):
+        rttlab.run("timely-testbed", overrides=short, controller=Timely)

@@ -55,6 +55,10 @@ def test_vegas_runs_on_the_window_transport_and_is_refused_on_the_message_one(ca
         "diff_denominator": "rtt",
         "init_cwnd": 10,
         "min_cwnd": 2,
+        # What every connection does whatever its controller: no PLB, each sample as it comes.
+        "plb": None,
+        "feedback": "latest",
+        "feedback_samples": 5,
     }
     assert r.summary["throughput_gbps"] > 9.5 and 2 * 1.5 <= r.summary["queue_avg_kb"] <= 6 * 1.5
     assert cli(["run", "timely-testbed", "--set", "cc.algorithm=vegas"]) == 2

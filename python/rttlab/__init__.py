@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _core
-from .controller import ControllerError, RateController, WindowController, class_path, prepare
+from .controller import CC_COMMON, ControllerError, RateController, WindowController, class_path, prepare
 from .progress import RunProgress
 from .result import Result
 from .scenario import ScenarioLike, apply_overrides, load, resolve, to_json
@@ -45,14 +45,16 @@ def run(
     to values (``{"nic.segment": "32KB"}``); ``seed`` replaces the scenario's seed; ``progress``
     draws a progress bar on stderr. ``controller``, a subclass of `RateController` or
     `WindowController`, runs every connection (``cc.algorithm = "python"``; the scenario's own
-    ``cc`` keys are kept only if it was already a Python controller's, and ``overrides`` may
+    ``cc`` keys are kept only if it was already a Python controller's, but for PLB and the
+    feedback filter, which every controller has, and ``overrides`` may
     set the class's parameters: ``{"cc.alpha": 0.1}``). Raises ``ValueError`` naming the field,
     the value and what is allowed if the scenario is invalid, ``ControllerError`` (caused by the
     controller's own exception) if a Python controller fails, and ``KeyboardInterrupt`` within
     milliseconds of a Ctrl-C (nothing of the run is kept)."""
     s = load(scenario)
     if controller is not None:
-        cc = s.get("cc") if isinstance(s.get("cc"), dict) and s["cc"].get("algorithm") == "python" else {}
+        given = s.get("cc") if isinstance(s.get("cc"), dict) else {}
+        cc = given if given.get("algorithm") == "python" else {k: v for k, v in given.items() if k in CC_COMMON}
         s["cc"] = {**cc, "algorithm": "python", "class": class_path(controller)}
     s = apply_overrides(s, overrides)
     if seed is not None:

@@ -40,6 +40,10 @@ Ack = _core.Ack
 #: returned a rate or window no controller may (negative, NaN, infinite).
 ControllerError = _core.ControllerError
 
+#: The keys of ``cc`` that every connection heeds whatever its controller (PLB, the feedback
+#: filter): a Python class's parameters are the other keys.
+CC_COMMON = ("plb", "feedback", "feedback_samples")
+
 #: The unit a parameter's name ends in, and the kind of quantity a string for it must be.
 _UNITS = {"_ps": "ps", "_bps": "bps", "_bytes": "bytes"}
 
@@ -52,8 +56,11 @@ class _Controller:
     #: switch adds telemetry), ``ecn`` (it reacts to marks), ``ecn_profile`` (the marking its
     #: switches default to: ``kmin``, ``kmax``, ``pmax``), ``ack_per_packet``, ``rate_limiter``
     #: (no NIC cap on outstanding bytes), ``cnp_interval``, ``base_rtt``, ``signal`` and
-    #: ``signal_threshold``. Empty: none of them.
+    #: ``signal_threshold``, ``delay`` (it keeps a delay target: ``cc.feedback = "median"``
+    #: may filter its samples). Empty: none of them.
     needs: ClassVar[Mapping[str, Any]] = {}
+    #: Set by :meth:`repath`; the simulator takes it after each call into the controller.
+    _repath: bool = False
     #: The optional methods this class overrides (set for each subclass): the simulator calls
     #: only those.
     _hooks: ClassVar[tuple[str, ...]] = ()
@@ -69,6 +76,12 @@ class _Controller:
     def __init__(self, params: Mapping[str, Any]) -> None:
         for key, value in params.items():
             setattr(self, key, value)
+
+    def repath(self) -> None:
+        """Asks for a new path label for this connection, as PLB does: its next data packets
+        hash onto another of the equal-cost paths (``routing.mode = "ecmp"``). The flows
+        table counts it in ``repaths``."""
+        self._repath = True
 
     @classmethod
     def resolve(cls, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -231,7 +244,8 @@ def prepare(scenario: dict[str, Any], controller: type | None = None) -> tuple[t
     cc = scenario.get("cc")
     if not isinstance(cc, dict) or cc.get("algorithm") != "python":
         return None
-    given = {k: v for k, v in cc.items() if k not in ("algorithm", "class", "needs")}
+    common = {k: cc[k] for k in CC_COMMON if k in cc}
+    given = {k: v for k, v in cc.items() if k not in ("algorithm", "class", "needs", *common)}
     if controller is not None:
         if not (isinstance(controller, type) and issubclass(controller, (RateController, WindowController))):
             raise ValueError(
@@ -256,7 +270,7 @@ def prepare(scenario: dict[str, Any], controller: type | None = None) -> tuple[t
             f"cc.class: {class_path(cls)} is {kind}; transport.kind = {transport!r} takes a {wants.__name__}"
         )
     params = cls.resolve(given)
-    scenario["cc"] = {"algorithm": "python", "class": class_path(cls), "needs": dict(cls.needs), **params}
+    scenario["cc"] = {"algorithm": "python", "class": class_path(cls), "needs": dict(cls.needs), **common, **params}
     return cls, params
 
 

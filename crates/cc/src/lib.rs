@@ -135,6 +135,11 @@ pub trait RateController: Send {
     fn over_target(&self) -> Option<bool> {
         None
     }
+    /// Whether the controller asked, since it was last asked, for a new path label for its
+    /// connection (a Python controller's `self.repath()`). By default never.
+    fn take_repath(&mut self) -> bool {
+        false
+    }
 }
 
 /// What one ACK tells a window controller. Sequence numbers are payload bytes.
@@ -193,6 +198,10 @@ pub trait WindowController: Send {
     /// Whether the last RTT sample it took was above its target ([`RateController::over_target`]).
     fn over_target(&self) -> Option<bool> {
         None
+    }
+    /// Whether it asked for a new path label ([`RateController::take_repath`]).
+    fn take_repath(&mut self) -> bool {
+        false
     }
 }
 

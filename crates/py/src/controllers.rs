@@ -175,13 +175,13 @@ impl PyControllers {
 
 impl rttlab_sim::Controllers for PyControllers {
     fn rate(&mut self, line_rate: Rate) -> Box<dyn RateController> {
-        let mut c = PyRate { o: self.object(self.instance(line_rate.bps())), rate: line_rate, window: None };
+        let mut c = PyRate { o: self.object(self.instance(line_rate.bps())), rate: line_rate, window: None, repath: false };
         c.refresh();
         Box::new(c)
     }
 
     fn window(&mut self, mss: u64) -> Box<dyn WindowController> {
-        let mut c = PyWindow { o: self.object(self.instance(mss)), cwnd: mss, pacing_delay: None };
+        let mut c = PyWindow { o: self.object(self.instance(mss)), cwnd: mss, pacing_delay: None, repath: false };
         c.refresh();
         Box::new(c)
     }
@@ -219,6 +219,17 @@ impl Instance {
     fn refuse(&self, py: Python<'_>, method: &str, value: &Bound<'_, PyAny>, allowed: &str) {
         let shown = value.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
         self.failure.bad_value(py, &self.class, method, shown, allowed);
+    }
+
+    /// Whether the object set `_repath` (`repath()`) since the last look; clears it.
+    fn take_repath(&self, py: Python<'_>) -> bool {
+        let Some(obj) = self.obj.as_ref() else { return false };
+        let obj = obj.bind(py);
+        let asked = obj.getattr("_repath").and_then(|v| v.extract::<bool>()).unwrap_or(false);
+        if asked {
+            let _ = obj.setattr("_repath", false);
+        }
+        asked
     }
 
     /// A positive, finite number of `method()`, or `None` (the failure kept).
@@ -293,6 +304,8 @@ struct PyRate {
     /// `rate_bps()` and `window_bytes()` as last read.
     rate: Rate,
     window: Option<u64>,
+    /// It called `repath()`, not yet taken.
+    repath: bool,
 }
 
 const RATE: &str = "a rate in bit/s, positive and finite";
@@ -309,11 +322,16 @@ impl PyRate {
             if self.o.hooks.window_bytes {
                 self.window = self.o.optional_count(py, "window_bytes", BYTES);
             }
+            self.repath |= self.o.take_repath(py);
         });
     }
 }
 
 impl RateController for PyRate {
+    fn take_repath(&mut self) -> bool {
+        std::mem::take(&mut self.repath)
+    }
+
     fn on_completion(&mut self, c: &CcCompletion) {
         Python::attach(|py| {
             let ev = Completion {
@@ -395,6 +413,8 @@ struct PyWindow {
     /// `cwnd_bytes()` and `pacing_delay_ps()` as last read.
     cwnd: u64,
     pacing_delay: Option<Time>,
+    /// It called `repath()`, not yet taken.
+    repath: bool,
 }
 
 impl PyWindow {
@@ -409,11 +429,16 @@ impl PyWindow {
             if self.o.hooks.pacing_delay_ps {
                 self.pacing_delay = self.o.optional_count(py, "pacing_delay_ps", "None or a delay in ps, not negative").map(Time);
             }
+            self.repath |= self.o.take_repath(py);
         });
     }
 }
 
 impl WindowController for PyWindow {
+    fn take_repath(&mut self) -> bool {
+        std::mem::take(&mut self.repath)
+    }
+
     fn on_ack(&mut self, a: &AckEvent) {
         Python::attach(|py| {
             let ev = Ack {

@@ -154,6 +154,7 @@ def _load_all() -> None:
         cs244,  # noqa: F401  (registers the CS244 reproductions)
         dctcp,  # noqa: F401  (registers the DCTCP experiments)
         host,  # noqa: F401  (registers the simulator beside the kernel)
+        multipath,  # noqa: F401  (registers path choice: routing modes, PLB, feedback)
         shootout,  # noqa: F401  (registers the scheme comparison)
         swift,  # noqa: F401  (registers the Swift experiments)
         timely,  # noqa: F401  (registers the TIMELY experiments)

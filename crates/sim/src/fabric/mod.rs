@@ -492,17 +492,18 @@ impl Fabric {
     }
 
     /// The egress switch `s` chooses for `pkt` from its own state (`routing.mode`); adaptive
-    /// routing compares the ports' queued bytes, a port paused in the packet's class counting
-    /// as full with `routing.count_paused`.
+    /// routing compares the ports' bytes to send, queued and the rest of the packet on the
+    /// wire (DRILL §3: the queue as the port sees it), a port paused in the packet's class
+    /// counting as full with `routing.count_paused`.
     fn choose(&mut self, s: SwitchId, pkt: &Packet, cx: &Ctx) -> PortId {
-        let (ports, routing, c) = (&self.ports, &cx.cfg.routing, pkt.class as usize);
+        let (ports, routing, c, now) = (&self.ports, &cx.cfg.routing, pkt.class as usize, cx.now);
         let load = |p: PortId| {
             let port = &ports[p.idx()];
             if routing.count_paused && port.paused[c] {
-                u64::MAX
-            } else {
-                port.queue_bytes
+                return u64::MAX;
             }
+            let on_wire = port.busy_until.saturating_sub(now).ps() as u128 * port.rate.bps() as u128 / 8_000_000_000_000;
+            port.queue_bytes + on_wire as u64
         };
         self.routing.choose(s, (pkt.dst_host, pkt.hash), cx.now, routing, &mut self.switches[s.idx()].chooser, load)
     }

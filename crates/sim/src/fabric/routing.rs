@@ -243,9 +243,9 @@ impl Routing {
             Ok(hops) => hops,
         };
         let n = ports.len() as u32;
-        let least_loaded = || {
-            // Ties go to the first from the flow's ECMP port on, so equal loads spread flows.
-            let start = ecmp_index(hash, s.0, n);
+        let least_loaded = |rng: &mut Rng| {
+            // Ties go to the first from a random port on: on an idle fabric the choice sprays.
+            let start = rng.random_range(0..n);
             (0..n).map(|i| ports[((start + i) % n) as usize]).min_by_key(|&p| load(p)).expect("a group has ports")
         };
         match cfg.mode {
@@ -260,7 +260,7 @@ impl Routing {
                 p
             }
             RoutingMode::Spray => ports[st.rng.random_range(0..n) as usize],
-            RoutingMode::Adaptive if !cfg.flowlets() => least_loaded(),
+            RoutingMode::Adaptive if !cfg.flowlets() => least_loaded(&mut st.rng),
             _ => {
                 let slot = (fmix32(hash ^ s.0.wrapping_mul(0x85eb_ca6b)) as usize) % FLOWLET_SLOTS;
                 let (last, port) = st.flowlets[slot];
@@ -268,7 +268,7 @@ impl Routing {
                 let p = if port.0 != NONE && now.saturating_sub(last) <= cfg.flowlet_gap && ports.contains(&port) {
                     port
                 } else if cfg.mode == RoutingMode::Adaptive {
-                    least_loaded()
+                    least_loaded(&mut st.rng)
                 } else {
                     ports[st.rng.random_range(0..n) as usize]
                 };

@@ -321,6 +321,14 @@ impl CcSection {
         let name = self.controller.name();
         if let Some(plb) = &self.plb {
             plb.validate().map_err(|ParamError { field, value, allowed }| invalid(format!("cc.{field}"), value, allowed))?;
+            let python = matches!(self.controller, CcConfig::Python(_));
+            if python && !needs.ecn {
+                return Err(invalid(
+                    "cc.plb",
+                    format!("{{ rounds = {}, threshold = {} }}", plb.rounds, plb.threshold),
+                    "a Python controller that declares needs.ecn (PLB counts its ECN-echoed rounds); one with a delay target calls self.repath() itself",
+                ));
+            }
             if !needs.ecn && !needs.delay {
                 return Err(invalid(
                     "cc.plb",

@@ -354,7 +354,8 @@ impl MessageTx {
         let snd_una = u.released_before + u.bytes as u64;
         let rtt = self.path.feedback(rtt);
         self.cc.on_completion(&Completion { now, rtt, acked_bytes: u.bytes as u64, sending_rate, snd_una, snd_nxt: self.released, int });
-        self.path.on_ack(u.bytes as u64, ece, self.cc.over_target(), snd_una, self.released)
+        let asked = self.cc.take_repath();
+        self.path.on_ack(u.bytes as u64, ece, self.cc.over_target(), snd_una, self.released) || asked
     }
 
     /// Sender: bytes remain that were never handed to the NIC.

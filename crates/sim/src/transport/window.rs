@@ -506,7 +506,8 @@ impl WindowTx {
             hops: ack.hops,
         };
         self.cc.on_ack(&event);
-        if self.path.on_ack(event.acked_bytes, ack.ece, self.cc.over_target(), event.snd_una, event.snd_nxt) {
+        let asked = self.cc.take_repath();
+        if self.path.on_ack(event.acked_bytes, ack.ece, self.cc.over_target(), event.snd_una, event.snd_nxt) || asked {
             out.push(Action::Repath);
         }
         // RFC 6298 §5: restart the timer when new data is acknowledged, stop it when all is.
