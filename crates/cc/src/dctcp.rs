@@ -123,6 +123,11 @@ impl WindowController for Dctcp {
         self.reno.cwnd()
     }
 
+    /// Linux `dctcp_cwnd_undo`: the window before the cut.
+    fn undo(&mut self) {
+        self.reno.undo();
+    }
+
     fn metrics(&self) -> Metrics {
         Metrics { dctcp_alpha: Some(self.alpha), ..self.reno.metrics() }
     }

@@ -203,6 +203,10 @@ pub trait WindowController: Send {
     fn take_repath(&mut self) -> bool {
         false
     }
+    /// The last fast retransmit proved spurious (the original had arrived): restore the window
+    /// from before its cut (RFC 4015's Eifel response; Linux's `tcp_undo_cwnd_reduction`). By
+    /// default nothing.
+    fn undo(&mut self) {}
 }
 
 /// A controller's state as it reports it, for results and time series: each controller fills

@@ -53,12 +53,14 @@ pub struct Reno {
     /// Congestion window and slow-start threshold in bytes.
     pub cwnd: f64,
     pub ssthresh: f64,
+    /// Window and threshold before the last fast-retransmit cut, for `undo`.
+    prior: Option<(f64, f64)>,
 }
 
 impl Reno {
     pub fn new(params: RenoParams, mss: u64) -> Reno {
         let mss = mss as f64;
-        Reno { cwnd: params.init_cwnd as f64 * mss, ssthresh: f64::INFINITY, params, mss }
+        Reno { cwnd: params.init_cwnd as f64 * mss, ssthresh: f64::INFINITY, params, mss, prior: None }
     }
 
     /// The window floor after a reduction, in bytes.
@@ -88,6 +90,7 @@ impl WindowController for Reno {
     /// RFC 5681 §3.1–3.2: `ssthresh = max(FlightSize/2, 2·MSS)`; a fast retransmit continues
     /// from `ssthresh`, a timeout from one segment.
     fn on_loss(&mut self, loss: Loss, flight_bytes: u64, _now: Time) {
+        self.prior = (loss == Loss::FastRetransmit).then_some((self.cwnd, self.ssthresh));
         self.ssthresh = (flight_bytes as f64 / 2.0).max(2.0 * self.mss);
         self.cwnd = match loss {
             Loss::FastRetransmit => self.ssthresh,
@@ -97,6 +100,14 @@ impl WindowController for Reno {
 
     fn cwnd(&self) -> u64 {
         self.cwnd as u64
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction`: the window and threshold at least what they were.
+    fn undo(&mut self) {
+        if let Some((cwnd, ssthresh)) = self.prior.take() {
+            self.cwnd = self.cwnd.max(cwnd);
+            self.ssthresh = self.ssthresh.max(ssthresh);
+        }
     }
 
     fn metrics(&self) -> Metrics {

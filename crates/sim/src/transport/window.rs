@@ -478,6 +478,12 @@ impl WindowTx {
             rack.reo_wnd_mult += 1;
             rack.widened_until = self.nxt;
         }
+        if spurious && matches!(self.recovery, Some((_, Loss::FastRetransmit))) {
+            // The recovery was for nothing: undo its cut and leave it (Linux
+            // `tcp_try_undo_recovery`); packets still marked lost are resent all the same.
+            self.cc.undo();
+            self.recovery = None;
+        }
         if let Some(rack) = self.rack.as_mut().filter(|_| acked > 0 || ack.sack[1] > ack.sack[0]) {
             // The newest delivered packet's send time and RTT (RFC 8985 §6.2 step 2).
             rack.xmit = rack.xmit.max(ack.ts);

@@ -8,7 +8,6 @@ SIGCOMM'18: go-back-N resends everything after each gap that reordering opens)."
 from __future__ import annotations
 
 import copy
-
 from typing import Any
 
 import numpy as np
@@ -83,6 +82,8 @@ def measured(runs: list[Run], quick: bool) -> pd.DataFrame:
                 "spurious_retransmits": s["spurious_retransmits"],
                 "drops": s["drops"],
                 "pauses": s["pauses"],
+                "ecn_marks": s["ecn_marks"],
+                "rtt_avg_us": s["rtt_avg_us"],
             }
         )
     return pd.DataFrame(rows)
@@ -128,14 +129,22 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     ]
     table = pd.DataFrame([ref_row(f"{c}: throughput, of the bisection", "", x, None) for c, x in v.items()])
     k, warm, meas = QUICK if quick else FULL
+
+    def rtt(routing: str) -> float:
+        return float(d.set_index("case").rtt_avg_us[f"DCTCP, {routing}"])
+
     discussion = (
         f"A k = {k} fat-tree ({k**3 // 4} hosts) at {RATE_GBPS} Gbps on every link, each host sending one long flow to a "
         f"random other host (a derangement, seed 1) for {warm + meas:g} ms, the first {warm:g} ms warm-up. Flowlets use "
         "routing.flowlet_gap = 100 µs: with long flows at 100 Gbps their gaps are rare, so they act much as ECMP; the "
         "window transport detects loss by time (RACK) in every DCTCP run, since three duplicate ACKs would take spraying's "
-        "reordering for loss. Reordered packets and spurious retransmissions per run are in the data file. Selective "
-        "repeat resends a packet once three beyond it are reported: reordering deeper than that still costs it "
-        "retransmissions, which the data file counts."
+        "reordering for loss, and undoes a recovery its timestamps prove spurious, as Linux does. Where the per-packet "
+        "modes stop short of the bisection, DCTCP's windows are the limit: spraying's queues are shallow but many, the "
+        f"mean RTT rises from {rtt('ECMP'):.1f} µs under ECMP to {rtt('spraying'):.1f} µs under spraying, and each "
+        "spurious retransmission (reordering beyond RACK's window, "
+        f"{d.set_index('case').spurious_retransmits['DCTCP, spraying']:.0f} of them under spraying) cuts a window that "
+        "additive increase rebuilds over many round trips. Selective repeat resends a packet once three beyond it are "
+        "reported: reordering deeper than that still costs it retransmissions, which the data file counts."
     )
     return Outcome(figure=plot(d), table=table, checks=checks, data={"permutation": d}, discussion=discussion)
 

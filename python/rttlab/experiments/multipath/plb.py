@@ -7,7 +7,6 @@ gives no single value for them: Linux's TCP defaults, and a faster setting, are 
 from __future__ import annotations
 
 import copy
-
 from typing import Any
 
 import numpy as np
