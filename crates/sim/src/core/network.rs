@@ -258,9 +258,9 @@ impl Network {
                 _ => {}
             }
         }
-        if let Some(EventKind::Arrive { pkt, .. }) = events.upcoming(0) {
+        if let Some(EventKind::Arrive { port, pkt }) = events.upcoming(0) {
             let pkt = self.cx.pkts.get(pkt);
-            if !self.fabric.prefetch_egress(pkt) {
+            if !self.fabric.prefetch_egress(port, pkt, self.cx.cfg.switch_chooses) {
                 self.hosts.prefetch_connection(pkt);
             }
         }

@@ -426,12 +426,21 @@ impl Fabric {
         at.map(|i| self.faults.swap_remove(i)).is_some()
     }
 
-    /// Fetches into the cache what a packet arriving at a switch will touch at its egress; false
-    /// (and nothing fetched) for a packet arriving at a host, or a PFC frame.
+    /// Fetches into the cache what a packet arriving through port `at` will touch at its
+    /// egress: the egress, or where the switch chooses (`routing.mode`), every port it chooses
+    /// among; false (and nothing fetched) for a packet arriving at a host, or a PFC frame.
     #[inline(always)]
-    pub(crate) fn prefetch_egress(&self, pkt: &Packet) -> bool {
+    pub(crate) fn prefetch_egress(&self, at: PortId, pkt: &Packet, switch_chooses: bool) -> bool {
         if pkt.egress.idx() >= self.ports.len() {
-            return false;
+            let Owner::Switch(s) = self.ports[at.idx()].owner else { return false };
+            if !switch_chooses || !pkt.kind.of_flow() {
+                return false;
+            }
+            for p in self.routing.choices(s, pkt.dst_host) {
+                crate::engine::prefetch(&self.ports[p.idx()]);
+                crate::engine::prefetch(&self.ports[p.idx()].paused);
+            }
+            return true;
         }
         let c = pkt.class as usize;
         self.prefetch_port(pkt.egress, c..c + 1);

@@ -223,6 +223,15 @@ impl Routing {
         Ok((g, &self.group_ports[a as usize..b as usize]))
     }
 
+    /// The ports switch `s` chooses among for a packet to host `dst` (one: its port to the host).
+    #[inline]
+    pub fn choices(&self, s: SwitchId, dst: u32) -> &[PortId] {
+        match self.next_hops(s.0, dst) {
+            Ok((_, ports)) => ports,
+            Err(_) => std::slice::from_ref(&self.host_port[dst as usize]),
+        }
+    }
+
     /// The egress port switch `s` sends a packet for host `dst` of a flow with hash `hash` to.
     #[inline]
     pub fn next_port(&self, s: SwitchId, dst: u32, hash: u32) -> PortId {
