@@ -36,8 +36,13 @@ SUMMARY_ROWS = [
     ("queue_avg_kb", "queue average", "KB"),
     ("queue_max_kb", "queue max", "KB"),
 ]
-#: Shown when the run has the workload they describe (their count is non-zero).
+#: Shown when the run has the workload or behaviour they describe (their count is non-zero).
 WORKLOAD_ROWS = {
+    "reordered": [
+        ("reordered", "reordered packets", ""),
+        ("spurious_retransmits", "spurious retransmits", ""),
+    ],
+    "repaths": [("repaths", "repaths", "")],
     "rpcs_completed": [
         ("rpcs_completed", "RPCs completed", ""),
         ("rpcs_censored", "RPCs open at the end", ""),

@@ -221,3 +221,37 @@ fn go_back_n_collapses_under_spraying_and_selective_repeat_does_not() {
     let (gbn, sr, ecmp) = (gbps("go_back_n", "spray"), gbps("selective_repeat", "spray"), gbps("go_back_n", "ecmp"));
     assert!(gbn < 0.3 * ecmp && sr > 0.8 * ecmp, "go-back-N {gbn}, selective repeat {sr}, ECMP {ecmp}");
 }
+
+/// Flowlets on the two-path fabric, one connection whose application writes a 1436 B packet
+/// every 20 µs (574 Mbps): with `flowlet_gap` above that gap the flowlet never ends and one
+/// spine carries everything; below it every packet starts a flowlet, and both spines carry
+/// some (the draw is the switch's own).
+#[test]
+fn a_flowlet_ends_at_a_gap_longer_than_flowlet_gap() {
+    let spines = |gap: &str| {
+        let toml = two_paths(&format!("mode = \"flowlet\"\nflowlet_gap = \"{gap}\""), "", 100)
+            .replace("until = \"flows_done\"", "")
+            .replace("size = \"143600B\"", "size = \"143600B\"\nrate = \"574.4Mbps\"");
+        let net = run_net(&toml);
+        ["s0-s1", "s0-s2"].map(|p| cell(&net, "ports", &[("port", p), ("class", "1")], "tx_packets"))
+    };
+    let long = spines("50us");
+    assert!(long.contains(&0.0) && long.iter().sum::<f64>() >= 100.0, "{long:?}");
+    let short = spines("10us");
+    assert!(short.iter().all(|&n| n > 20.0), "{short:?}");
+}
+
+/// PLB on the message transport: DCQCN's congestion notifications count a round congested,
+/// and its connections repath, where without PLB they keep their path.
+#[test]
+fn plb_repaths_an_rdma_connection_on_its_cnps() {
+    let toml = |plb: &str| {
+        permutation("mode = \"ecmp\"", plb)
+            .replace("kind = \"window\"\nloss_detection = \"rack\"", "kind = \"message\"")
+            .replace("algorithm = \"dctcp\"", "algorithm = \"dcqcn\"")
+            .replace("pfc = false", "pfc = true")
+    };
+    assert_eq!(run_net(&toml("")).summary().repaths, 0);
+    let s = run_net(&toml("plb = { rounds = 1, threshold = 0.1 }")).summary();
+    assert!(s.repaths > 0, "{s:?}");
+}

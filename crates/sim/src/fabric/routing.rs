@@ -348,4 +348,29 @@ mod tests {
             }
         }
     }
+
+    /// The switch's own choices on a fat-tree's edge switch, whose two uplinks reach every
+    /// other edge switch: round robin takes them in turn per group; adaptive routing takes the
+    /// port with the least load, whichever the tie-break draw, and never one loaded `u64::MAX`
+    /// (paused, with `count_paused`).
+    #[test]
+    fn a_switch_chooses_in_turn_or_by_load() {
+        let text = "duration = \"1ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[[flows]]\nsrc = 1\ndst = 0\n";
+        let net = crate::Network::new(&crate::Scenario::from_toml(text).expect("scenario")).expect("network");
+        let r = net.routing();
+        let (s, dst) = (SwitchId(0), 15);
+        let ups = r.choices(s, dst).to_vec();
+        assert_eq!(ups.len(), 2);
+        let rng = || crate::engine::rng_stream(1, crate::engine::Stream::Routing(0));
+        let rr = RoutingConfig { mode: RoutingMode::Spray, spray: Spray::RoundRobin, ..RoutingConfig::default() };
+        let mut st = Chooser::new(rng(), &rr);
+        let picks: Vec<PortId> = (0..4).map(|_| r.choose(s, (dst, 7), Time::ZERO, &rr, &mut st, |_| 0)).collect();
+        assert_eq!(picks, vec![ups[0], ups[1], ups[0], ups[1]]);
+        let adaptive = RoutingConfig { mode: RoutingMode::Adaptive, ..RoutingConfig::default() };
+        let mut st = Chooser::new(rng(), &adaptive);
+        for hash in 0..20 {
+            assert_eq!(r.choose(s, (dst, hash), Time::ZERO, &adaptive, &mut st, |p| if p == ups[0] { 3000 } else { 1500 }), ups[1]);
+            assert_eq!(r.choose(s, (dst, hash), Time::ZERO, &adaptive, &mut st, |p| if p == ups[1] { u64::MAX } else { 9000 }), ups[0]);
+        }
+    }
 }
