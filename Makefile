@@ -82,10 +82,11 @@ bench: build
 microbench:
 	cargo bench -p rttlab-bench
 
-## Instructions per data packet of each benchmark at a short length (valgrind's callgrind).
+## Instructions, events and last-level cache misses per data packet (valgrind's callgrind and
+## cachegrind with one fixed cache), checked against the counted targets; exits 1 if one is missed.
 callgrind:
 	cargo build --release --quiet -p rttlab-bench
-	bench/callgrind.sh
+	python3 bench/callgrind.py
 
 clean:
 	rm -rf $(VENV) target

@@ -88,6 +88,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         overrides["measure.pcap.ports"] = args.pcap
     if args.threads:
         overrides["run.threads"] = args.threads
+    if args.matrix:
+        # The scenario gives the fabric; the matrix is all the traffic.
+        overrides["flows"] = None
+        overrides["workloads"] = [{"kind": "matrix", "file": str(Path(args.matrix).expanduser().resolve())}]
     if args.out:
         check_result_dir(args.out, force=args.force)
     result = run(args.scenario, overrides=overrides, seed=args.seed, progress=show_progress(args) and not args.json)
@@ -456,6 +460,11 @@ def main(argv: list[str] | None = None) -> int:
         type=positive_int,
         metavar="N",
         help="run on N threads (run.threads; the same results for any N; default: every core for a fabric of 64 hosts or more)",
+    )
+    r.add_argument(
+        "--matrix",
+        metavar="FILE",
+        help="run htsim's connection matrix FILE on the scenario's fabric, in place of its flows and workloads (the transfers table gives each transfer's times by its id)",
     )
     r.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables into the new directory DIR")

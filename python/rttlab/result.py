@@ -13,7 +13,19 @@ import pandas as pd
 
 from .outputs import result_dir
 
-TABLES = ("flows", "rtt", "queues", "queue_stats", "ports", "pfc", "timeseries", "groups", "fct", "flow_records")
+TABLES = (
+    "flows",
+    "rtt",
+    "queues",
+    "queue_stats",
+    "ports",
+    "pfc",
+    "timeseries",
+    "groups",
+    "fct",
+    "flow_records",
+    "transfers",
+)
 #: How `save` writes the tables.
 FORMATS = ("csv", "parquet")
 #: The summary's keys a `Result` shows first in its short forms.

@@ -55,10 +55,12 @@ def load(scenario: ScenarioLike) -> dict[str, Any]:
         raise ValueError(f"scenario is not valid TOML: {e}") from None
     except RecursionError:
         raise ValueError(f"scenario is not valid: arrays or tables nested more than {MAX_DEPTH} deep") from None
-    topology = loaded.get("topology")
-    if base is not None and isinstance(topology, dict) and isinstance(topology.get("file"), str):
-        # A topology file is found beside the scenario that names it.
-        topology["file"] = str(base / Path(topology["file"]).expanduser())
+    # Files a scenario names (a topology, connection matrices) are found beside it.
+    workloads = loaded.get("workloads")
+    named = [loaded.get("topology"), *(workloads if isinstance(workloads, list) else [])]
+    for table in named:
+        if base is not None and isinstance(table, dict) and isinstance(table.get("file"), str):
+            table["file"] = str(base / Path(table["file"]).expanduser())
     return loaded
 
 

@@ -42,6 +42,14 @@ impl Hosts {
                 let f = self.rpc_connection(g, h, server, fabric, cx);
                 self.offer_message(f, size, Message { end: 0, issued: now, client: i as u32 }, cx);
             }
+            Kind::Matrix(ref m) => {
+                let (dst, size) = (m.transfers[i].dst, m.transfers[i].size);
+                if gen.activated(i) {
+                    stats.offered_bytes += if measured { size } else { 0 };
+                    cx.measure.transfers[g as usize][i][0] = now;
+                    self.start_ephemeral(h, dst, size, Origin { generator: g, source: i as u32 }, fabric, cx);
+                }
+            }
             Kind::FlowSizes { max_active } => {
                 let dst = peer(gen);
                 let size = gen.cdf.as_ref().expect("flow sizes have a CDF").sample(&mut gen.rngs[i]);
@@ -122,6 +130,29 @@ impl Hosts {
         };
         let f = self.open_flow(spec, fabric, cx);
         self.start_flow(f, fabric, cx);
+    }
+
+    /// A workload flow of `origin` has all its bytes acknowledged at its sender (`received`:
+    /// delivered at its receiver). A matrix's transfer notes the time and activates its
+    /// triggers: each transfer a trigger starts hears of it at its own sender one
+    /// `notice_delay` later, the same for any thread count (htsim's triggers act at once).
+    /// Other generators count the flow finished when its sender is done.
+    pub(crate) fn transfer_done(&mut self, origin: Origin, received: bool, cx: &mut Ctx) {
+        let (g, i) = (origin.generator as usize, origin.source as usize);
+        let gen = &mut self.generators[g];
+        let Kind::Matrix(m) = &gen.kind else {
+            if !received {
+                gen.finished(origin.source);
+            }
+            return;
+        };
+        cx.measure.transfers[g][i][1 + received as usize] = cx.now;
+        let t = &m.transfers[i];
+        for &k in if received { &t.recv_done } else { &t.send_done } {
+            for &target in m.targets(k) {
+                cx.notify(gen.sources[target as usize], EventKind::Arrival { generator: origin.generator, host: target });
+            }
+        }
     }
 
     /// A connection of RPC generator `g` from `src` to `dst`, requests or responses.

@@ -106,7 +106,7 @@ impl Hosts {
             dst: spec.dst,
             start: spec.start,
             group: spec.group,
-            ephemeral: spec.ephemeral.is_some(),
+            ephemeral: spec.ephemeral,
             ideal,
             hash: hash[1],
             high_seq: 0,
@@ -150,14 +150,14 @@ impl Hosts {
     /// slot is free for the host's next connection. Its packets still in the network (copies
     /// sent again, their ACKs) and its timer events are stale from then on: they carry the
     /// serial number of a connection no longer in the slot.
-    pub(crate) fn sender_done(&mut self, f: u32) {
+    pub(crate) fn sender_done(&mut self, f: u32, cx: &mut Ctx) {
         let flow = &mut self.flows.slots[f];
         let Some(origin) = flow.ephemeral.filter(|_| flow.open) else { return };
         flow.open = false;
         self.flows.retired.absorb(&flow.stats);
         self.flows.retired_count += 1;
         self.flows.slots.free(f);
-        self.generators[origin.generator as usize].finished(origin.source);
+        self.transfer_done(origin, false, cx);
     }
 
     /// Allocates a data or ACK packet of its flow.
@@ -181,7 +181,7 @@ impl Hosts {
             st.finish = Some(now);
             let counted = end.start >= cx.cfg.warmup && end.start < cx.cfg.fct_until;
             if let Some(done) = &mut self.flows.done {
-                done.finish(now, end.ephemeral, counted, cx.cfg.fct_until);
+                done.finish(now, end.ephemeral.is_some(), counted, cx.cfg.fct_until);
                 // On one partition the counts are the whole run's, and any finished flow may
                 // be the one that ends it (a cut network adds up the partitions' counts,
                 // `crate::parallel::Horizon`).
@@ -197,6 +197,9 @@ impl Hosts {
                 if let Some(r) = &mut cx.measure.flow_records {
                     r.push(crate::stats::FlowRecord { group: end.group, src: end.src, dst: end.dst, size, start: end.start, fct, ideal });
                 }
+            }
+            if let Some(origin) = end.ephemeral {
+                return self.transfer_done(origin, true, cx);
             }
         }
         if end.messages.as_ref().is_some_and(|m| m.queue.front().is_some_and(|m| m.end <= st.delivered_bytes)) {

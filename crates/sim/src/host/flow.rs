@@ -61,8 +61,8 @@ pub struct RxEnd {
     pub dst: u32,
     pub start: Time,
     pub group: u16,
-    /// A workload flow's end (`flow_done`'s count).
-    pub ephemeral: bool,
+    /// A workload flow's end (`flow_done`'s count): its generator and source.
+    pub ephemeral: Option<Origin>,
     pub ideal: Time,
     /// ECMP hash of the 5-tuple in the ACKs' direction.
     pub hash: u32,
@@ -90,7 +90,7 @@ impl Default for RxEnd {
             dst: 0,
             start: Time::ZERO,
             group: 0,
-            ephemeral: false,
+            ephemeral: None,
             ideal: Time::ZERO,
             hash: 0,
             high_seq: 0,

@@ -104,7 +104,7 @@ impl Hosts {
             Action::Delivered { payload, wire } => self.record_delivery(f, payload, wire, fabric, cx),
             Action::Duplicate { payload } => self.flows.rx[f].stats.duplicate_bytes += payload as u64,
             Action::TimedOut => self.flows.slots[f].stats.timeouts += 1,
-            Action::Done => self.sender_done(f),
+            Action::Done => self.sender_done(f, cx),
             Action::Repath => self.repath(f),
         }
     }
@@ -270,7 +270,7 @@ impl Hosts {
         }
         self.message_rto_restart(f, cx);
         if self.flows.slots[f].message().done() {
-            self.sender_done(f);
+            self.sender_done(f, cx);
         } else {
             self.schedule_flow(f, cx);
         }

@@ -78,7 +78,16 @@ fn absorb(base: &mut Network, net: Network, owns: impl Fn(usize) -> bool) {
         captures: _,
         data_sent,
         data_drops,
+        transfers,
     } = measure;
+    // Each time is noted by the partition of the host where it happens; the others hold MAX.
+    for (mine, theirs) in base.cx.measure.transfers.iter_mut().zip(transfers) {
+        for (a, b) in mine.iter_mut().zip(theirs) {
+            for k in 0..3 {
+                a[k] = a[k].min(b[k]);
+            }
+        }
+    }
     // Its own ports with their queues, what they held at the warm-up's end, their samplers.
     for p in 0..base.fabric.ports.len() {
         if owns(base.fabric.ports[p].node as usize) {

@@ -32,6 +32,10 @@ pub(crate) struct Measurements {
     /// Data packets sent (first transmissions and retransmissions), and dropped anywhere.
     pub data_sent: u64,
     pub data_drops: u64,
+    /// Per `[[workloads]]` entry, per transfer of a connection matrix (empty for other
+    /// kinds): when it started, its sender had everything acknowledged, and its receiver had
+    /// every byte (`Time::MAX`: not yet).
+    pub transfers: Vec<Vec<[Time; 3]>>,
 }
 
 impl Measurements {
@@ -71,6 +75,14 @@ impl Measurements {
             captures,
             data_sent: 0,
             data_drops: 0,
+            transfers: s
+                .workloads
+                .iter()
+                .map(|w| match w {
+                    crate::scenario::Workload::Matrix(c) => vec![[Time::MAX; 3]; c.matrix.transfers.len()],
+                    _ => Vec::new(),
+                })
+                .collect(),
         })
     }
 }

@@ -199,7 +199,7 @@ pub(crate) fn summary(net: &Network) -> Summary {
 /// Column tables: `flows` (connections; not workload flows, which `fct` summarises),
 /// `rtt` (the RTT distribution), `queue_stats`, `queues` (samples, when traced), `ports`,
 /// `timeseries`, `groups` (per traffic group), `fct` (per group and size bucket),
-/// `flow_records` (when asked).
+/// `flow_records` (when asked), `transfers` (connection matrices' transfers).
 pub(crate) fn tables(net: &Network, ts: TimeSeries) -> Tables {
     let (queue_stats, queues) = queue_tables(net);
     vec![
@@ -213,7 +213,31 @@ pub(crate) fn tables(net: &Network, ts: TimeSeries) -> Tables {
         ("ports", ports_table(net)),
         ("pfc", pfc_table(net)),
         ("timeseries", timeseries_table(net, ts)),
+        ("transfers", transfers_table(net)),
     ]
+}
+
+/// One row per transfer of each connection matrix, by its id in the matrix: when it started,
+/// when its sender had every byte acknowledged, when its receiver had every byte (NaN: not in
+/// the run), its completion time.
+fn transfers_table(net: &Network) -> Table {
+    let mut rows: Vec<(String, &crate::workload::matrix::Transfer, [Time; 3])> = Vec::new();
+    for (g, times) in net.cx.measure.transfers.iter().enumerate() {
+        if let crate::workload::Kind::Matrix(m) = &net.hosts.generators[g].kind {
+            rows.extend(m.transfers.iter().zip(times).map(|(t, &at)| (format!("workloads[{g}]"), t, at)));
+        }
+    }
+    let at = |k: usize| rows.iter().map(|r| (r.2[k] < Time::MAX).then(|| us(r.2[k]))).collect::<Vec<_>>();
+    Table::default()
+        .col("group", Column::labels(rows.iter().map(|r| &r.0)))
+        .col("id", rows.iter().map(|r| r.1.id).collect::<Vec<_>>())
+        .col("src", rows.iter().map(|r| r.1.src).collect::<Vec<_>>())
+        .col("dst", rows.iter().map(|r| r.1.dst).collect::<Vec<_>>())
+        .col("size_bytes", rows.iter().map(|r| r.1.size).collect::<Vec<_>>())
+        .col("start_us", at(0))
+        .col("send_done_us", at(1))
+        .col("recv_done_us", at(2))
+        .col("fct_us", rows.iter().map(|r| (r.2[2] < Time::MAX).then(|| us(r.2[2] - r.2[0]))).collect::<Vec<_>>())
 }
 
 /// A message flow's in-flight integral (byte·ps) from the warm-up to the end; `None` for

@@ -185,10 +185,17 @@ impl Scenario {
             }
             at.insert(last.to_string(), value.clone());
         }
-        if let Some(toml::Value::String(file)) = table.get_mut("topology").and_then(|t| t.get_mut("file")) {
-            if let Some(dir) = path.parent().filter(|_| std::path::Path::new(file.as_str()).is_relative()) {
-                *file = dir.join(&*file).display().to_string();
+        // Files a scenario names are found from its own directory.
+        let from_here = |file: &mut toml::Value| {
+            if let (toml::Value::String(file), Some(dir)) = (file, path.parent()) {
+                if std::path::Path::new(file.as_str()).is_relative() {
+                    *file = dir.join(&*file).display().to_string();
+                }
             }
+        };
+        table.get_mut("topology").and_then(|t| t.get_mut("file")).map(from_here);
+        for w in table.get_mut("workloads").and_then(|w| w.as_array_mut()).into_iter().flatten() {
+            w.get_mut("file").map(from_here);
         }
         Self::from_value(serde_json::to_value(table).expect("TOML tables are JSON values"))
     }

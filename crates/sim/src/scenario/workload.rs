@@ -4,6 +4,7 @@ use super::de::Table;
 use super::traffic::{one_u32, one_u8, HostSet};
 use super::validate::Context;
 use super::{invalid, transfer_size, ScenarioError};
+use crate::workload::matrix::Matrix;
 use rttlab_cc::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
@@ -19,10 +20,12 @@ pub enum Workload {
     Incast(IncastConfig),
     /// Small probes that measure the fabric's RTT (TIMELY §6.2 Fig. 20).
     Pinger(PingerConfig),
+    /// htsim's connection matrix: transfers chained by triggers (`crate::workload::matrix`).
+    Matrix(MatrixConfig),
 }
 
 impl Workload {
-    pub const KINDS: &'static [&'static str] = &["rpc", "flow_sizes", "incast", "pinger"];
+    pub const KINDS: &'static [&'static str] = &["rpc", "flow_sizes", "incast", "pinger", "matrix"];
 
     pub(crate) fn read(at: &str, value: serde_json::Value) -> Result<Workload, ScenarioError> {
         let mut t = Table::new(at, value)?;
@@ -30,7 +33,8 @@ impl Workload {
             "rpc" => Workload::Rpc(t.rest()?),
             "flow_sizes" => Workload::FlowSizes(t.rest()?),
             "incast" => Workload::Incast(t.rest()?),
-            _ => Workload::Pinger(t.rest()?),
+            "pinger" => Workload::Pinger(t.rest()?),
+            _ => Workload::Matrix(MatrixConfig::read(at, t.rest()?)?),
         })
     }
 
@@ -40,6 +44,7 @@ impl Workload {
             Workload::FlowSizes(_) => "flow_sizes",
             Workload::Incast(_) => "incast",
             Workload::Pinger(_) => "pinger",
+            Workload::Matrix(_) => "matrix",
         }
     }
 }
@@ -196,6 +201,40 @@ pub struct PingerConfig {
     pub max_pending: u32,
 }
 
+/// htsim's connection matrix, read from `file` (a relative path from the scenario file's
+/// directory, as `topology.file`). A resolved scenario names the file; the matrix is read again
+/// from it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixConfig {
+    pub file: String,
+    #[serde(default = "one_u8")]
+    pub class: u8,
+    #[serde(skip)]
+    pub matrix: std::sync::Arc<Matrix>,
+}
+
+impl MatrixConfig {
+    /// `config` with its file read; an error names the file, the line and the problem.
+    fn read(at: &str, mut config: MatrixConfig) -> Result<MatrixConfig, ScenarioError> {
+        let field = format!("{at}.file");
+        let text =
+            std::fs::read_to_string(&config.file).map_err(|e| invalid(&field, &config.file, format!("a connection matrix file that can be read: {e}")))?;
+        let matrix = Matrix::parse(&text, &config.file).map_err(|message| ScenarioError::Field { field, message })?;
+        config.matrix = std::sync::Arc::new(matrix);
+        Ok(config)
+    }
+
+    fn validate(&self, f: Path, ctx: &Context) -> Result<(), ScenarioError> {
+        let hosts = ctx.hosts;
+        if let Some((t, h)) = self.matrix.transfers.iter().find_map(|t| [t.src, t.dst].into_iter().find(|&h| h >= hosts).map(|h| (t, h))) {
+            let message = format!("{}:{}: host {h} is outside the topology's {hosts} hosts", self.file, t.line);
+            return Err(ScenarioError::Field { field: f("file"), message });
+        }
+        Ok(())
+    }
+}
+
 fn default_ping_bytes() -> Bytes {
     Bytes(64)
 }
@@ -209,6 +248,7 @@ impl Workload {
             Workload::FlowSizes(c) => c.validate(&f, ctx).map(|_| (c.class, c.start, c.stop))?,
             Workload::Incast(c) => c.validate(&f, ctx).map(|_| (c.class, c.start, c.stop))?,
             Workload::Pinger(c) => c.validate(&f, ctx).map(|_| (c.class, c.start, c.stop))?,
+            Workload::Matrix(c) => c.validate(&f, ctx).map(|_| (c.class, Time::ZERO, None))?,
         };
         ctx.class(&f("class"), class)?;
         if let Some(stop) = stop.filter(|&t| t <= start) {

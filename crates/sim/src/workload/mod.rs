@@ -13,6 +13,7 @@
 //! - `pinger`: probes echoed by the peer's NIC; their round trips are the fabric RTT.
 
 pub mod cdf;
+pub mod matrix;
 
 use crate::engine::{exponential, rng_stream, Rng, Stream};
 use crate::routing::Routing;
@@ -190,12 +191,29 @@ impl Matching {
 }
 
 /// What a generator does at each event (the scenario's settings it needs while running).
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Kind {
-    Rpc { size: u64, response: u64, max_pending: u32 },
-    FlowSizes { max_active: u32 },
-    Incast { size: u64, connections: u32, max_active: u32, senders_per_incast: Option<u32> },
-    Pinger { bytes: u32, max_pending: u32 },
+    Rpc {
+        size: u64,
+        response: u64,
+        max_pending: u32,
+    },
+    FlowSizes {
+        max_active: u32,
+    },
+    Incast {
+        size: u64,
+        connections: u32,
+        max_active: u32,
+        senders_per_incast: Option<u32>,
+    },
+    Pinger {
+        bytes: u32,
+        max_pending: u32,
+    },
+    /// A connection matrix: its sources are its transfers, and a source's `pending` counts the
+    /// activations of the trigger it waits for.
+    Matrix(std::sync::Arc<matrix::Matrix>),
 }
 
 /// A running `[[workloads]]` entry.
@@ -241,6 +259,8 @@ impl Generator {
                 let hosts = s.host_set(&at("hosts"), c.hosts.as_ref())?;
                 (hosts.clone(), Some(hosts), c.peers, c.start, c.stop)
             }
+            // A matrix's sources are its transfers, each acting at its sending host.
+            Workload::Matrix(c) => (c.matrix.transfers.iter().map(|t| t.src).collect(), None, Peers::Uniform, Time::ZERO, None),
         };
         let mut peers = match candidates {
             Some(cands) => Some(PeerTable::build(routing, &sources, cands, peers).map_err(|h| ScenarioError::Invalid {
@@ -257,6 +277,7 @@ impl Generator {
                 (Kind::Incast { size: c.size.0, connections: c.connections, max_active: c.max_active, senders_per_incast: c.senders_per_incast }, c.class, None)
             }
             Workload::Pinger(c) => (Kind::Pinger { bytes: c.size.0 as u32, max_pending: c.max_pending }, c.class, None),
+            Workload::Matrix(c) => (Kind::Matrix(c.matrix.clone()), c.class, None),
         };
         let gap_ps = sources
             .iter()
@@ -265,6 +286,7 @@ impl Generator {
                 Workload::FlowSizes(c) => cdf.as_ref().expect("flow sizes have a CDF").mean() * 8e12 / (line_rate_bps[h as usize] as f64 * c.load),
                 Workload::Incast(c) => c.rate.map_or(f64::INFINITY, |r| 1e12 / r),
                 Workload::Pinger(c) => c.interval.ps() as f64,
+                Workload::Matrix(_) => f64::INFINITY,
             })
             .collect();
         let mut rngs: Vec<Rng> = sources.iter().map(|&h| rng_stream(s.seed, Stream::Workload(w as u32, h))).collect();
@@ -299,6 +321,9 @@ impl Generator {
     /// The first event of each source: Poisson processes start at `start` (their first arrival
     /// one gap later), an incast at `start`, pingers at a uniform phase within one interval.
     pub fn first_events(&mut self) -> Vec<(Time, u32)> {
+        if let Kind::Matrix(m) = &self.kind {
+            return m.transfers.iter().enumerate().filter_map(|(i, t)| t.start.map(|s| (s, i as u32))).collect();
+        }
         let n = match self.kind {
             Kind::Incast { .. } => 1,
             _ => self.sources.len(),
@@ -331,6 +356,15 @@ impl Generator {
     /// Source `i` has one thing less outstanding: a flow finished, a probe came back or was lost.
     pub(crate) fn finished(&mut self, i: u32) {
         self.pending[i as usize] -= 1;
+    }
+
+    /// A matrix's transfer `i` hears of one more activation of the trigger it waits for (its
+    /// start time counts as one): whether it starts now. Later activations start nothing (a
+    /// transfer runs once, whatever its trigger's kind).
+    pub(crate) fn activated(&mut self, i: usize) -> bool {
+        let Kind::Matrix(m) = &self.kind else { return false };
+        self.pending[i] += 1;
+        self.pending[i] == m.needed(i).max(1)
     }
 
     /// Takes one more outstanding item for source `i` if it is under `limit`.

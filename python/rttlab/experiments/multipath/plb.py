@@ -73,22 +73,25 @@ def measured(runs: list[Run], quick: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: The settings as the figure's axis names them.
+SHORT = {"ECMP": "ECMP", "PLB (12 rounds, 50 %)": "PLB 12, 50 %", "PLB (3 rounds, 25 %)": "PLB 3, 25 %"}
+
+
 @styled
 def plot(d: pd.DataFrame) -> Any:
+    """Imbalance, repaths and the small flows' tail per PLB setting (drops are in the table)."""
     fig, ax = subplots(3, 1, width=7.0, height=2.2)
-    for a, (col, label) in zip(
-        ax,
-        [
-            ("uplink_imbalance", "ToR uplink imbalance"),
-            ("drops", "drops"),
-            ("small_p99_slowdown", "p99 slowdown, ≤ 10 KB"),
-        ],
-    ):
+    panels = [
+        ("uplink_imbalance", "ToR uplink imbalance"),
+        ("repaths", "repaths"),
+        ("small_p99_slowdown", "p99 slowdown, ≤ 10 KB"),
+    ]
+    for a, (col, label) in zip(ax, panels):
         for i, (scheme, g) in enumerate(d.groupby("scheme", sort=False)):
             a.bar(np.arange(len(g)) + 0.4 * i, g[col], width=0.4, label=scheme)
-        a.set_xticks(np.arange(len(PLB)) + 0.2, [p.replace(" (", "\n(") for p in PLB], fontsize=6)
+        a.set_xticks(np.arange(len(PLB)) + 0.2, [SHORT[p] for p in PLB], fontsize=6)
         a.set(ylabel=label)
-    ax[0].legend(fontsize=7, frameon=False)
+    ax[1].legend(fontsize=7, frameon=False, loc="upper left")
     return fig
 
 

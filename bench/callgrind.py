@@ -1,0 +1,135 @@
+"""`make callgrind`: the simulator's cost in counted units, which repeat to the digit for the same
+build and inputs where wall time does not. For each scenario: instructions per data packet
+(valgrind's callgrind), events per data packet (the run's own count), and last-level cache
+misses per data packet under one fixed simulated cache (cachegrind: a 1 MB 16-way last level,
+32 KB 8-way first levels, 64 B lines, whatever the machine's own). One thread. Each scenario
+runs at two lengths and the counts are the longer run's less the shorter's, over the data
+packets between: what a packet costs once the network is built and its traffic under way.
+
+Targets (issue "speed in units that hold"): at most 12 events per data packet on WebSearch and
+the incast; at most half the baseline's instructions per data packet on all four scenarios;
+at k = 16, last-level misses per data packet at most two thirds of the baseline's. Path choice:
+spraying and adaptive routing at most 15 % more instructions per data packet than ECMP on
+WebSearch at k = 8. Exits 1 if a target is missed.
+
+Usage: python3 bench/callgrind.py [OUTDIR]   (callgrind_annotate OUTDIR/NAME.callgrind shows
+where the instructions go)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BIN = "./target/release/rttlab-bench"
+CACHE = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,16,64"]
+#: name: (scenario, the two lengths, --set arguments). WebSearch without its warm-up (the
+#: difference leaves the start out): at k = 16 a longer run costs minutes under valgrind.
+SCENARIOS = {
+    "fat-incast-100g, ACK per packet": ("fat-incast-100g", ("10ms", "20ms"), ['nic.segment="1000B"']),
+    "websearch k=4": ("fat-tree-websearch-dctcp", ("2500us", "5ms"), ["topology.k=4", "warmup=0s"]),
+    "websearch k=16": ("fat-tree-websearch-dctcp", ("250us", "400us"), ["topology.k=16", "warmup=0s"]),
+    "timely-testbed": ("timely-testbed", ("50ms", "100ms"), ["warmup=0s"]),
+}
+#: Path choice's cost beside ECMP's: instructions only.
+PATH_CHOICE = {
+    "websearch k=8": ("fat-tree-websearch-dctcp", "2500us", []),
+    "websearch k=8, spraying": ("fat-tree-websearch-dctcp", "2500us", ['routing.mode="spray"']),
+    "websearch k=8, adaptive": ("fat-tree-websearch-dctcp", "2500us", ['routing.mode="adaptive"']),
+}
+#: The counts when this work began (`docs/speed.md`, "Counted units: the baseline").
+BASELINE = {
+    "fat-incast-100g, ACK per packet": {"instructions": None, "events": None, "ll_misses": None},
+    "websearch k=4": {"instructions": None, "events": None, "ll_misses": None},
+    "websearch k=16": {"instructions": None, "events": None, "ll_misses": None},
+    "timely-testbed": {"instructions": None, "events": None, "ll_misses": None},
+}
+MAX_EVENTS_PER_PACKET = 12.0
+
+
+def valgrind(tool: list[str], out: Path, scenario: str, duration: str, sets: list[str]) -> dict:
+    """Runs the scenario under a valgrind tool; the run's JSON report."""
+    args = [f"--set={s}" for s in ["run.threads=1", *sets]]
+    cmd = ["valgrind", *tool, BIN, "run", f"scenarios/{scenario}.toml", "--duration", duration, *args]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        sys.exit(f"callgrind: {' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
+    return json.loads(p.stdout)
+
+
+def summary(path: Path) -> dict[str, int]:
+    """The `events:` and `summary:` lines of a callgrind or cachegrind output file."""
+    events, totals = [], []
+    for line in path.read_text().splitlines():
+        if line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("summary:"):
+            totals = [int(x) for x in line.split()[1:]]
+    return dict(zip(events, totals))
+
+
+def main() -> int:
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "target/callgrind")
+    out.mkdir(parents=True, exist_ok=True)
+    missed: list[str] = []
+    rows = {}
+    for name, (scenario, durations, sets) in SCENARIOS.items():
+        counts = []
+        for duration in durations:
+            slug = f"{name} {duration}".replace(" ", "-").replace(",", "").replace("=", "")
+            cg, ca = out / f"{slug}.callgrind", out / f"{slug}.cachegrind"
+            run = valgrind(["--tool=callgrind", f"--callgrind-out-file={cg}"], out, scenario, duration, sets)
+            valgrind(
+                ["--tool=cachegrind", "--cache-sim=yes", *CACHE, f"--cachegrind-out-file={ca}"],
+                out,
+                scenario,
+                duration,
+                sets,
+            )
+            c = summary(ca)
+            counts.append((run["data_packets"], summary(cg)["Ir"], run["events"], c["ILmr"] + c["DLmr"] + c["DLmw"]))
+        (p0, i0, e0, m0), (p1, i1, e1, m1) = counts
+        packets = p1 - p0
+        row = {
+            "data_packets": packets,
+            "instructions": (i1 - i0) / packets,
+            "events": (e1 - e0) / packets,
+            "ll_misses": (m1 - m0) / packets,
+        }
+        duration = f"{durations[1]} less {durations[0]}"
+        rows[name] = row
+        print(
+            f"{name} ({duration}): {packets} data packets between; per data packet {row['instructions']:.0f} instructions, "
+            f"{row['events']:.2f} events, {row['ll_misses']:.2f} last-level misses"
+        )
+        base = BASELINE[name]
+        if name.startswith(("websearch", "fat-incast")) and row["events"] > MAX_EVENTS_PER_PACKET:
+            missed.append(f"{name}: {row['events']:.2f} events per data packet, more than {MAX_EVENTS_PER_PACKET:g}")
+        if base["instructions"] and row["instructions"] > base["instructions"] / 2:
+            missed.append(
+                f"{name}: {row['instructions']:.0f} instructions per data packet, more than half of {base['instructions']:.0f}"
+            )
+        if name == "websearch k=16" and base["ll_misses"] and row["ll_misses"] > base["ll_misses"] * 2 / 3:
+            missed.append(
+                f"{name}: {row['ll_misses']:.2f} last-level misses per data packet, more than 2/3 of {base['ll_misses']:.2f}"
+            )
+    per_packet = {}
+    for name, (scenario, duration, sets) in PATH_CHOICE.items():
+        slug = name.replace(" ", "-").replace(",", "").replace("=", "")
+        cg = out / f"{slug}.callgrind"
+        run = valgrind(["--tool=callgrind", f"--callgrind-out-file={cg}"], out, scenario, duration, sets)
+        per_packet[name] = summary(cg)["Ir"] / run["data_packets"]
+        print(f"{name} ({duration}): {per_packet[name]:.0f} instructions per data packet")
+    ecmp = per_packet["websearch k=8"]
+    for name, ir in per_packet.items():
+        if ir > 1.15 * ecmp:
+            missed.append(f"{name}: {ir:.0f} instructions per data packet, more than 115 % of ECMP's {ecmp:.0f}")
+    (out / "counts.json").write_text(json.dumps({"scenarios": rows, "path_choice": per_packet}, indent=2) + "\n")
+    for m in missed:
+        print(f"  MISSED {m}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

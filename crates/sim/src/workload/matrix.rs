@@ -1,0 +1,280 @@
+//! htsim's connection matrices (`[[workloads]] kind = "matrix"`), read unchanged: transfers
+//! between hosts, each starting at a time or when a trigger fires, and firing triggers of its
+//! own when it has sent (`send_done_trigger`) or received (`recv_done_trigger`) all its bytes.
+//! The format is htsim's (`datacenter/connection_matrix.cpp`, its `gen_*.py` generators):
+//!
+//! ```text
+//! Nodes 128
+//! Connections 3
+//! Triggers 1
+//! 0->1 id 1 start 0 size 1000000 recv_done_trigger 1
+//! 1->2 id 2 trigger 1 size 1000000
+//! 1->3 id 3 trigger 1 size 1000000
+//! trigger id 1 oneshot
+//! ```
+//!
+//! `start` is in microseconds. A `oneshot` or `multishot` trigger starts its connections when it
+//! is first activated (a connection runs once); a `barrier` after `count` activations.
+
+use rttlab_cc::Time;
+use std::collections::HashMap;
+
+/// One connection of a matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transfer {
+    /// The matrix's id for it, and the line of the file that gives it.
+    pub id: u32,
+    pub line: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    /// It starts at this time, or when `trigger` fires.
+    pub start: Option<Time>,
+    pub trigger: Option<u32>,
+    pub send_done: Vec<u32>,
+    pub recv_done: Vec<u32>,
+}
+
+/// How a trigger fires.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TriggerKind {
+    Oneshot,
+    Multishot,
+    /// After this many activations.
+    Barrier(u32),
+}
+
+/// A connection matrix, checked: every trigger named is declared and fired by something, no
+/// connection waits (through triggers) on itself, every host is below `nodes`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Matrix {
+    pub nodes: u32,
+    pub transfers: Vec<Transfer>,
+    /// Per trigger id: its kind, and the transfers (indices) it starts.
+    pub triggers: HashMap<u32, (TriggerKind, Vec<u32>)>,
+}
+
+impl Matrix {
+    /// Activations transfer `i` waits for before it starts (0: it starts at its time).
+    pub fn needed(&self, i: usize) -> u32 {
+        match self.transfers[i].trigger.map(|k| self.triggers[&k].0) {
+            None => 0,
+            Some(TriggerKind::Barrier(n)) => n,
+            Some(_) => 1,
+        }
+    }
+
+    /// The transfers trigger `k` starts.
+    pub fn targets(&self, k: u32) -> &[u32] {
+        self.triggers.get(&k).map_or(&[], |t| &t.1)
+    }
+
+    /// Reads a matrix; an error says `file:line: problem`.
+    pub fn parse(text: &str, file: &str) -> Result<Matrix, String> {
+        let err = |line: usize, problem: String| format!("{file}:{line}: {problem}");
+        let (mut nodes, mut connections, mut declared) = (None, None, HashMap::new());
+        let mut transfers: Vec<Transfer> = Vec::new();
+        let mut lines_of: Vec<usize> = Vec::new();
+        for (n, line) in text.lines().enumerate().map(|(n, l)| (n + 1, l.trim())) {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let number = |w: Option<&&str>, what: &str| -> Result<u64, String> {
+                w.and_then(|w| w.parse().ok()).ok_or_else(|| err(n, format!("{what}: expected a whole number, got {:?}", w.copied().unwrap_or(""))))
+            };
+            match words.as_slice() {
+                [] => {}
+                [w, ..] if w.starts_with('#') => {}
+                ["Nodes", v] => nodes = Some(number(Some(v), "Nodes")? as u32),
+                ["Connections", v] => connections = Some(number(Some(v), "Connections")?),
+                ["Triggers", v] => _ = number(Some(v), "Triggers")?,
+                ["Failures", ..] | ["failure", ..] => {
+                    return Err(err(n, "failure lines need fabric faults, which this version of rttlab does not model yet".into()));
+                }
+                ["trigger", "id", k, kind, rest @ ..] => {
+                    let k = number(Some(k), "trigger id")? as u32;
+                    let kind = match (*kind, rest) {
+                        ("oneshot", []) => TriggerKind::Oneshot,
+                        ("multishot", []) => TriggerKind::Multishot,
+                        ("barrier", ["count", c]) => TriggerKind::Barrier(number(Some(c), "count")?.max(1) as u32),
+                        ("barrier", []) => return Err(err(n, format!("trigger {k}: a barrier needs `count N`"))),
+                        _ => {
+                            return Err(err(
+                                n,
+                                format!(
+                                    "trigger {k}: {:?}: expected oneshot, multishot or barrier count N",
+                                    rest.iter().fold(kind.to_string(), |a, w| a + " " + w)
+                                ),
+                            ))
+                        }
+                    };
+                    if declared.insert(k, (kind, n)).is_some() {
+                        return Err(err(n, format!("trigger {k} is declared twice")));
+                    }
+                }
+                [ends, rest @ ..] if ends.contains("->") => {
+                    let (a, b) = ends.split_once("->").expect("checked");
+                    let host = |s: &str| s.parse::<u32>().map_err(|_| err(n, format!("{ends:?}: expected SRC->DST, host numbers")));
+                    let mut t = Transfer {
+                        id: 0,
+                        line: n as u32,
+                        src: host(a)?,
+                        dst: host(b)?,
+                        size: 0,
+                        start: None,
+                        trigger: None,
+                        send_done: vec![],
+                        recv_done: vec![],
+                    };
+                    let (mut id, mut size) = (None, None);
+                    let mut words = rest.iter();
+                    while let Some(&key) = words.next() {
+                        let v = words.next();
+                        match key {
+                            "id" => id = Some(number(v, "id")? as u32),
+                            "size" => size = Some(number(v, "size")?),
+                            "start" => {
+                                let us: f64 = v
+                                    .and_then(|v| v.parse().ok())
+                                    .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                                    .ok_or_else(|| err(n, "start: expected microseconds, not negative".into()))?;
+                                t.start = Some(Time((us * 1e6).round() as u64));
+                            }
+                            "trigger" => t.trigger = Some(number(v, "trigger")? as u32),
+                            "send_done_trigger" => t.send_done.push(number(v, "send_done_trigger")? as u32),
+                            "recv_done_trigger" => t.recv_done.push(number(v, "recv_done_trigger")? as u32),
+                            other => {
+                                return Err(err(
+                                    n,
+                                    format!("unknown keyword {other:?}; a connection takes id, start, trigger, size, send_done_trigger, recv_done_trigger"),
+                                ))
+                            }
+                        }
+                    }
+                    t.id = id.ok_or_else(|| err(n, "a connection needs its `id`".into()))?;
+                    t.size = size.filter(|&s| s > 0).ok_or_else(|| err(n, "a connection needs a positive `size`".into()))?;
+                    if t.start.is_some() == t.trigger.is_some() {
+                        return Err(err(n, "a connection needs exactly one of `start T` and `trigger K`".into()));
+                    }
+                    if t.src == t.dst {
+                        return Err(err(n, format!("connection {} goes from host {} to itself", t.id, t.src)));
+                    }
+                    transfers.push(t);
+                    lines_of.push(n);
+                }
+                [first, ..] => return Err(err(n, format!("unknown keyword {first:?}; expected Nodes, Connections, Triggers, SRC->DST or trigger"))),
+            }
+        }
+        let nodes = nodes.ok_or_else(|| format!("{file}: no `Nodes N` line"))?;
+        if let Some(c) = connections.filter(|&c| c != transfers.len() as u64) {
+            return Err(format!("{file}: `Connections {c}` but {} connection lines", transfers.len()));
+        }
+        let mut triggers: HashMap<u32, (TriggerKind, Vec<u32>)> = declared.iter().map(|(&k, &(kind, _))| (k, (kind, Vec::new()))).collect();
+        let mut fired: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (i, t) in transfers.iter().enumerate() {
+            let line = lines_of[i];
+            if let Some(&h) = [t.src, t.dst].iter().find(|&&h| h >= nodes) {
+                return Err(err(line, format!("host {h} is outside the matrix's {nodes} nodes")));
+            }
+            for &k in t.trigger.iter().chain(&t.send_done).chain(&t.recv_done) {
+                if !triggers.contains_key(&k) {
+                    return Err(err(line, format!("trigger {k} is not declared (a `trigger id {k} oneshot` line)")));
+                }
+            }
+            if let Some(k) = t.trigger {
+                triggers.get_mut(&k).expect("declared").1.push(i as u32);
+            }
+            for &k in t.send_done.iter().chain(&t.recv_done) {
+                fired.entry(k).or_default().push(i as u32);
+            }
+        }
+        for (i, t) in transfers.iter().enumerate() {
+            if let Some(k) = t.trigger.filter(|k| !fired.contains_key(k)) {
+                return Err(err(lines_of[i], format!("connection {} waits for trigger {k}, which no connection fires", t.id)));
+            }
+        }
+        // A connection that waits, through triggers, on itself never starts.
+        let after: Vec<Vec<u32>> =
+            transfers.iter().map(|t| t.send_done.iter().chain(&t.recv_done).flat_map(|k| triggers[k].1.iter().copied()).collect()).collect();
+        if let Some(i) = cycle(&after) {
+            return Err(err(lines_of[i], format!("connection {} waits, through triggers, on itself", transfers[i].id)));
+        }
+        Ok(Matrix { nodes, transfers, triggers })
+    }
+}
+
+/// A node on a cycle of the graph `after` (node → the nodes it leads to), if any.
+fn cycle(after: &[Vec<u32>]) -> Option<usize> {
+    // 0: unseen, 1: on the current path, 2: done.
+    let mut state = vec![0u8; after.len()];
+    for root in 0..after.len() {
+        if state[root] != 0 {
+            continue;
+        }
+        let mut stack = vec![(root, 0usize)];
+        state[root] = 1;
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&m) = after[node].get(*next) {
+                *next += 1;
+                match state[m as usize] {
+                    0 => {
+                        state[m as usize] = 1;
+                        stack.push((m as usize, 0));
+                    }
+                    1 => return Some(m as usize),
+                    _ => {}
+                }
+            } else {
+                state[node] = 2;
+                stack.pop();
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHAIN: &str = "Nodes 4\nConnections 3\nTriggers 1\n0->1 id 1 start 2.5 size 1000 recv_done_trigger 1\n1->2 id 2 trigger 1 size 2000\n1->3 id 3 trigger 1 size 3000 send_done_trigger 2\ntrigger id 1 oneshot\ntrigger id 2 barrier count 2\n";
+
+    #[test]
+    fn reads_connections_and_triggers() {
+        let m = Matrix::parse(&CHAIN.replace("Triggers 1", "Triggers 2").replace("size 3000 send_done_trigger 2", "size 3000"), "chain.cm").unwrap();
+        assert_eq!(m.nodes, 4);
+        assert_eq!(
+            m.transfers[0],
+            Transfer { id: 1, line: 4, src: 0, dst: 1, size: 1000, start: Some(Time::from_ns(2500)), trigger: None, send_done: vec![], recv_done: vec![1] }
+        );
+        assert_eq!(m.targets(1), &[1, 2]);
+        assert_eq!((m.needed(0), m.needed(1)), (0, 1));
+    }
+
+    #[test]
+    fn bad_matrices_name_the_file_line_and_problem() {
+        let e = |text: &str| Matrix::parse(text, "m.cm").unwrap_err();
+        assert_eq!(e("Nodes 2\n0->5 id 1 start 0 size 10\n"), "m.cm:2: host 5 is outside the matrix's 2 nodes");
+        assert_eq!(e("Nodes 2\n0->1 id 1 trigger 7 size 10\n"), "m.cm:2: trigger 7 is not declared (a `trigger id 7 oneshot` line)");
+        assert_eq!(e("Nodes 2\n0->1 id 1 trigger 7 size 10\ntrigger id 7 oneshot\n"), "m.cm:2: connection 1 waits for trigger 7, which no connection fires");
+        assert_eq!(
+            e("Nodes 2\n0->1 id 1 trigger 1 size 10 recv_done_trigger 1\ntrigger id 1 oneshot\n"),
+            "m.cm:2: connection 1 waits, through triggers, on itself"
+        );
+        assert!(e("Nodes 2\n0->1 id 1 start 0 size 10 colour red\n").starts_with("m.cm:2: unknown keyword \"colour\""));
+        assert!(e("Nodes 2\nConnections 2\n0->1 id 1 start 0 size 10\n").starts_with("m.cm: `Connections 2` but 1"));
+        assert!(e("Nodes 2\nfailure switch_type TOR switch_id 1 link_id 0\n").starts_with("m.cm:2: failure lines need fabric faults"));
+    }
+
+    /// htsim's own generators' output reads unchanged.
+    #[test]
+    fn the_shared_sample_matrices_read() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/htsim-matrices");
+        let Ok(entries) = std::fs::read_dir(&dir) else { return };
+        let mut read = 0;
+        for p in entries.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "cm")) {
+            let m = Matrix::parse(&std::fs::read_to_string(&p).unwrap(), &p.display().to_string()).unwrap();
+            assert_eq!(m.nodes, 128);
+            read += 1;
+        }
+        assert_eq!(read, 3);
+    }
+}
