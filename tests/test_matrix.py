@@ -1,6 +1,7 @@
-"""htsim's connection matrices: `rttlab run SCENARIO --matrix FILE` runs a matrix's transfers on
-the scenario's fabric, and a scenario file's `[[workloads]] kind = "matrix"` finds its file
-beside it; the transfers table gives each transfer's times by its matrix id."""
+"""htsim's connection matrices and collective jobs: `rttlab run SCENARIO --matrix FILE` runs a
+matrix's transfers on the scenario's fabric, a scenario file's `[[workloads]] kind = "matrix"`
+finds its file beside it, and the transfers table gives each transfer's times by its matrix id;
+a `[[jobs]]` entry reports each iteration and step."""
 
 import pandas as pd
 import rttlab
@@ -47,3 +48,13 @@ def test_a_scenario_file_finds_its_matrix_beside_it(tmp_path):
     )
     r = rttlab.run(tmp_path / "s.toml")
     assert len(r.transfers) == 3 and r.transfers.fct_us.notna().all()
+
+
+def test_a_job_reports_its_iterations_and_steps():
+    r = rttlab.run(
+        'duration = "1ms"\n[topology]\nkind = "star"\nhosts = 4\nlink_rate = "10Gbps"\nlink_delay = "1us"\n'
+        '[cc]\nalgorithm = "none"\n[[jobs]]\ncollective = "allreduce_ring"\nhosts = "0-3"\nsize = "256KB"\niterations = 2\n'
+    )
+    assert list(r.jobs.iteration) == [0, 1] and (r.jobs.collective == "allreduce_ring").all()
+    assert (r.jobs.slowdown >= 1).all() and r.jobs.completion_us.notna().all()
+    assert len(r.steps) == 2 * 6 and r.steps.end_us.is_monotonic_increasing

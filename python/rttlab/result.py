@@ -25,6 +25,8 @@ TABLES = (
     "fct",
     "flow_records",
     "transfers",
+    "jobs",
+    "steps",
 )
 #: How `save` writes the tables.
 FORMATS = ("csv", "parquet")

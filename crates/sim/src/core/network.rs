@@ -91,9 +91,15 @@ impl Network {
         let measure = Measurements::new(s, &mut fabric)?;
         let line_rates: Vec<u64> = fabric.host_ports.iter().map(|p| fabric.ports[p.idx()].rate.bps()).collect();
         let first_workload_group = s.flows.len();
-        let generators = (0..s.workloads.len())
+        let mut generators = (0..s.workloads.len())
             .map(|w| Generator::new(s, w, (first_workload_group + w) as u16, &fabric.routing, &line_rates))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut measure = measure;
+        for j in 0..s.jobs.len() {
+            let gen = Generator::job(s, j, (first_workload_group + s.workloads.len() + j) as u16, &line_rates)?;
+            measure.transfers.push(vec![[Time::MAX; 3]; gen.sources.len()]);
+            generators.push(gen);
+        }
         let hosts = Hosts::new(s, &fabric, generators, controllers);
         let mut cx = Ctx {
             now: Time::ZERO,

@@ -11,7 +11,7 @@ use crate::flow::{FlowSpec, Message, Origin, Rpc};
 use crate::ids::PktId;
 use crate::packet::{Packet, PacketKind};
 use crate::stats::ns;
-use crate::workload::{Generator, Kind};
+use crate::workload::{Activation, Generator, Kind};
 use rand::Rng as _;
 use rttlab_cc::Time;
 
@@ -44,7 +44,11 @@ impl Hosts {
             }
             Kind::Matrix(ref m) => {
                 let (dst, size) = (m.transfers[i].dst, m.transfers[i].size);
-                if gen.activated(i) {
+                let activation = gen.activated(i);
+                if let Activation::After(wait) = activation {
+                    cx.events.push(now + wait, EventKind::Arrival { generator: g, host: i as u32 });
+                }
+                if let Activation::Start = activation {
                     stats.offered_bytes += if measured { size } else { 0 };
                     cx.measure.transfers[g as usize][i][0] = now;
                     self.start_ephemeral(h, dst, size, Origin { generator: g, source: i as u32 }, fabric, cx);

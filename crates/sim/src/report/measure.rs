@@ -44,6 +44,7 @@ impl Measurements {
         let buckets = s.measure.fct_buckets.len();
         let flows = s.flows.iter().enumerate().map(|(i, g)| GroupStats::new(g.name.clone().unwrap_or_else(|| format!("flows[{i}]")), "flows", buckets));
         let workloads = s.workloads.iter().enumerate().map(|(w, cfg)| GroupStats::new(format!("workloads[{w}]"), cfg.kind(), buckets));
+        let jobs = (0..s.jobs.len()).map(|j| GroupStats::new(format!("jobs[{j}]"), "job", buckets));
         let mut samplers = Vec::new();
         for (p, name) in fabric.sampled_ports(s)? {
             fabric.ports[p.idx()].sampler = Some(samplers.len() as u32);
@@ -62,7 +63,7 @@ impl Measurements {
             }
         }
         Ok(Measurements {
-            groups: flows.chain(workloads).collect(),
+            groups: flows.chain(workloads).chain(jobs).collect(),
             fct_buckets: s.measure.fct_buckets.iter().map(|b| b.0).collect(),
             flow_records: s.measure.flow_records.then(Vec::new),
             rtt_hist: histogram(),

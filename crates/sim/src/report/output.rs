@@ -214,7 +214,73 @@ pub(crate) fn tables(net: &Network, ts: TimeSeries) -> Tables {
         ("pfc", pfc_table(net)),
         ("timeseries", timeseries_table(net, ts)),
         ("transfers", transfers_table(net)),
+        ("jobs", jobs_table(net)),
+        ("steps", steps_table(net)),
     ]
+}
+
+/// Per `[[jobs]]` entry, iteration and step: when its first transfer started and its last byte
+/// arrived (`Time::MAX`: not in the run).
+fn job_steps(net: &Network) -> Vec<(&crate::workload::Generator, u32, u32, Time, Time)> {
+    let mut out = Vec::new();
+    for (g, gen) in net.hosts.generators.iter().enumerate() {
+        let Some(job) = &gen.job else { continue };
+        let times = &net.cx.measure.transfers[g];
+        for it in 0..job.iterations {
+            for step in 0..job.steps {
+                let of = job.step_of.iter().zip(times).filter(|(s, _)| **s == (it, step)).map(|(_, t)| t);
+                let (start, end) =
+                    of.fold((Time::MAX, Time::ZERO), |(a, b), t| (a.min(t[0]), if b == Time::MAX || t[2] == Time::MAX { Time::MAX } else { b.max(t[2]) }));
+                out.push((gen, it, step, start, end));
+            }
+        }
+    }
+    out
+}
+
+fn job_of(gen: &crate::workload::Generator) -> &crate::workload::JobRun {
+    gen.job.as_deref().expect("a job's generator")
+}
+
+/// One row per job and iteration: its start (its first transfer's), its end (its last byte's
+/// arrival), its completion time, the bandwidth-optimal time of the collective on the ranks'
+/// links (`Collective::bandwidth_share` of the buffer at the slowest rank's line rate, payload
+/// only), and their ratio.
+fn jobs_table(net: &Network) -> Table {
+    let steps = job_steps(net);
+    let mut rows: Vec<(&crate::workload::Generator, u32, Time, Time)> = Vec::new();
+    for &(gen, it, _, start, end) in &steps {
+        match rows.last_mut() {
+            Some(r) if std::ptr::eq(r.0, gen) && r.1 == it => {
+                r.2 = r.2.min(start);
+                r.3 = if r.3 == Time::MAX || end == Time::MAX { Time::MAX } else { r.3.max(end) };
+            }
+            _ => rows.push((gen, it, start, end)),
+        }
+    }
+    let done = |r: &(&crate::workload::Generator, u32, Time, Time)| (r.3 < Time::MAX && r.2 < Time::MAX).then(|| r.3 - r.2);
+    Table::default()
+        .col("group", Column::labels(rows.iter().map(|r| &net.cx.measure.groups[r.0.group as usize].name)))
+        .col("collective", Column::labels(rows.iter().map(|r| crate::scenario::variant_name(job_of(r.0).collective))))
+        .col("ranks", rows.iter().map(|r| job_of(r.0).ranks.len() as u32).collect::<Vec<_>>())
+        .col("iteration", rows.iter().map(|r| r.1).collect::<Vec<_>>())
+        .col("start_us", rows.iter().map(|r| (r.2 < Time::MAX).then(|| us(r.2))).collect::<Vec<_>>())
+        .col("end_us", rows.iter().map(|r| (r.3 < Time::MAX).then(|| us(r.3))).collect::<Vec<_>>())
+        .col("completion_us", rows.iter().map(|r| done(r).map(us)).collect::<Vec<_>>())
+        .col("ideal_us", rows.iter().map(|r| us(job_of(r.0).ideal)).collect::<Vec<_>>())
+        .col("slowdown", rows.iter().map(|r| done(r).map(|d| d.ps() as f64 / job_of(r.0).ideal.ps() as f64)).collect::<Vec<_>>())
+}
+
+/// One row per job, iteration and step: when its first transfer started and its last byte
+/// arrived.
+fn steps_table(net: &Network) -> Table {
+    let steps = job_steps(net);
+    Table::default()
+        .col("group", Column::labels(steps.iter().map(|r| &net.cx.measure.groups[r.0.group as usize].name)))
+        .col("iteration", steps.iter().map(|r| r.1).collect::<Vec<_>>())
+        .col("step", steps.iter().map(|r| r.2).collect::<Vec<_>>())
+        .col("start_us", steps.iter().map(|r| (r.3 < Time::MAX).then(|| us(r.3))).collect::<Vec<_>>())
+        .col("end_us", steps.iter().map(|r| (r.4 < Time::MAX).then(|| us(r.4))).collect::<Vec<_>>())
 }
 
 /// One row per transfer of each connection matrix, by its id in the matrix: when it started,
@@ -224,7 +290,8 @@ fn transfers_table(net: &Network) -> Table {
     let mut rows: Vec<(String, &crate::workload::matrix::Transfer, [Time; 3])> = Vec::new();
     for (g, times) in net.cx.measure.transfers.iter().enumerate() {
         if let crate::workload::Kind::Matrix(m) = &net.hosts.generators[g].kind {
-            rows.extend(m.transfers.iter().zip(times).map(|(t, &at)| (format!("workloads[{g}]"), t, at)));
+            let group = &net.cx.measure.groups[net.hosts.generators[g].group as usize].name;
+            rows.extend(m.transfers.iter().zip(times).map(|(t, &at)| (group.clone(), t, at)));
         }
     }
     let at = |k: usize| rows.iter().map(|r| (r.2[k] < Time::MAX).then(|| us(r.2[k]))).collect::<Vec<_>>();

@@ -10,6 +10,7 @@
 mod de;
 mod graph;
 mod host;
+mod jobs;
 mod measure;
 mod routing;
 mod switch;
@@ -23,6 +24,7 @@ pub use host::{
     CcConfig, CcSection, Feedback, HostConfig, LossDetection, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, Recovery, TransportConfig,
     WindowConfig, FEEDBACK_SAMPLES,
 };
+pub use jobs::{Collective, JobConfig, Placement};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 pub use routing::{Granularity, RoutingConfig, RoutingMode, Spray};
 pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfig};
@@ -57,8 +59,11 @@ pub struct Scenario {
     pub routing: RoutingConfig,
     /// Connections that exist from the start (or a set time).
     pub flows: Vec<FlowGroup>,
-    /// Traffic generated while the run goes: RPCs, flow sizes from a CDF, incasts, pingers.
+    /// Traffic generated while the run goes: RPCs, flow sizes from a CDF, incasts, pingers,
+    /// connection matrices.
     pub workloads: Vec<Workload>,
+    /// Collective operations of training jobs (`[[jobs]]`).
+    pub jobs: Vec<JobConfig>,
     pub measure: MeasureConfig,
     /// How the run uses the machine (`[run]`): never what it computes.
     pub run: RunOptions,
@@ -154,6 +159,7 @@ impl Scenario {
         "routing",
         "flows",
         "workloads",
+        "jobs",
         "measure",
         "run",
     ];
@@ -228,6 +234,7 @@ impl Scenario {
             routing: t.take("routing")?.unwrap_or_default(),
             flows: t.take("flows")?.unwrap_or_default(),
             workloads,
+            jobs: t.take("jobs")?.unwrap_or_default(),
             measure: t.take("measure")?.unwrap_or_default(),
             run: t.take("run")?.unwrap_or_default(),
         };

@@ -95,8 +95,8 @@ impl Scenario {
         self.host.validate()?;
         let ctx = self.context();
         self.nic.validate(&ctx)?;
-        if self.flows.is_empty() && self.workloads.is_empty() {
-            return Err(invalid("flows", "[]", "at least one [[flows]] group or [[workloads]] generator"));
+        if self.flows.is_empty() && self.workloads.is_empty() && self.jobs.is_empty() {
+            return Err(invalid("flows", "[]", "at least one [[flows]] group, [[workloads]] generator or [[jobs]] entry"));
         }
         let mut connections = 0u64;
         for (i, g) in self.flows.iter().enumerate() {
@@ -113,6 +113,9 @@ impl Scenario {
         self.validate_until()?;
         for (i, w) in self.workloads.iter().enumerate() {
             w.validate(&format!("workloads[{i}]"), &ctx)?;
+        }
+        for (i, j) in self.jobs.iter().enumerate() {
+            j.validate(&format!("jobs[{i}]"), &ctx)?;
         }
         if ctx.window {
             self.nic.validate_window()?;

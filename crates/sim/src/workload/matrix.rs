@@ -31,6 +31,9 @@ pub struct Transfer {
     /// It starts at this time, or when `trigger` fires.
     pub start: Option<Time>,
     pub trigger: Option<u32>,
+    /// It starts this long after its trigger fires (a job's compute between iterations; 0 in
+    /// htsim's matrices).
+    pub after: Time,
     pub send_done: Vec<u32>,
     pub recv_done: Vec<u32>,
 }
@@ -121,6 +124,7 @@ impl Matrix {
                         size: 0,
                         start: None,
                         trigger: None,
+                        after: Time::ZERO,
                         send_done: vec![],
                         recv_done: vec![],
                     };
@@ -243,7 +247,18 @@ mod tests {
         assert_eq!(m.nodes, 4);
         assert_eq!(
             m.transfers[0],
-            Transfer { id: 1, line: 4, src: 0, dst: 1, size: 1000, start: Some(Time::from_ns(2500)), trigger: None, send_done: vec![], recv_done: vec![1] }
+            Transfer {
+                id: 1,
+                line: 4,
+                src: 0,
+                dst: 1,
+                size: 1000,
+                start: Some(Time::from_ns(2500)),
+                trigger: None,
+                after: Time::ZERO,
+                send_done: vec![],
+                recv_done: vec![1]
+            }
         );
         assert_eq!(m.targets(1), &[1, 2]);
         assert_eq!((m.needed(0), m.needed(1)), (0, 1));

@@ -13,11 +13,12 @@
 //! - `pinger`: probes echoed by the peer's NIC; their round trips are the fabric RTT.
 
 pub mod cdf;
+pub mod collective;
 pub mod matrix;
 
 use crate::engine::{exponential, rng_stream, Rng, Stream};
 use crate::routing::Routing;
-use crate::scenario::{Peers, Scenario, ScenarioError, ServerAssignment, Workload};
+use crate::scenario::{Peers, Placement, Scenario, ScenarioError, ServerAssignment, Workload};
 use cdf::Cdf;
 use rand::Rng as _;
 use rttlab_cc::Time;
@@ -216,6 +217,14 @@ pub(crate) enum Kind {
     Matrix(std::sync::Arc<matrix::Matrix>),
 }
 
+/// What an activation of a matrix's transfer does (`Generator::activated`).
+pub(crate) enum Activation {
+    Wait,
+    Start,
+    /// Start once this has passed.
+    After(Time),
+}
+
 /// A running `[[workloads]]` entry.
 pub struct Generator {
     pub(crate) kind: Kind,
@@ -238,8 +247,21 @@ pub struct Generator {
     /// first request arrives.
     pub(crate) responses: HashMap<u32, u32>,
     /// Per source, what it has outstanding against its limit: RPCs, unfinished flows or
-    /// unanswered probes.
+    /// unanswered probes (a matrix's transfer: the activations it has heard of).
     pending: Vec<u32>,
+    /// A `[[jobs]]` entry's collective, for its results.
+    pub job: Option<Box<JobRun>>,
+}
+
+/// A running `[[jobs]]` entry: its ranks' hosts, each transfer's iteration and step, and the
+/// bandwidth-optimal time of one iteration.
+pub struct JobRun {
+    pub collective: crate::scenario::Collective,
+    pub ranks: Vec<u32>,
+    pub step_of: Vec<(u32, u32)>,
+    pub steps: u32,
+    pub iterations: u32,
+    pub ideal: Time,
 }
 
 impl Generator {
@@ -315,6 +337,46 @@ impl Generator {
             conns: HashMap::new(),
             responses: HashMap::new(),
             pending: vec![0; n],
+            job: None,
+        })
+    }
+
+    /// `[[jobs]]` entry `j`: its ranks placed on its hosts (`jobs.placement`), its collective
+    /// planned as transfers (`collective::plan`), run as a connection matrix.
+    pub fn job(s: &Scenario, j: usize, group: u16, line_rate_bps: &[u64]) -> Result<Generator, ScenarioError> {
+        let job = &s.jobs[j];
+        let hosts = s.host_set(&format!("jobs[{j}].hosts"), Some(&job.hosts))?;
+        let n = job.ranks.unwrap_or(hosts.len() as u32) as usize;
+        let ranks: Vec<u32> = match job.placement {
+            Placement::Packed => hosts[..n].to_vec(),
+            Placement::Strided => (0..n).map(|i| hosts[i * hosts.len() / n]).collect(),
+            Placement::Random => {
+                let mut rng = rng_stream(s.seed, Stream::Workload((s.workloads.len() + j) as u32, u32::MAX));
+                rand::seq::SliceRandom::partial_shuffle(hosts.clone().as_mut_slice(), &mut rng, n).0.to_vec()
+            }
+        };
+        let plan = collective::plan(job, &ranks);
+        let slowest = ranks.iter().map(|&h| line_rate_bps[h as usize]).min().unwrap_or(1);
+        let bits = job.collective.bandwidth_share(n as u32) * job.size.0 as f64 * 8.0;
+        let ideal = Time((bits / slowest as f64 * 1e12).round() as u64);
+        let sources: Vec<u32> = plan.matrix.transfers.iter().map(|t| t.src).collect();
+        let count = sources.len();
+        Ok(Generator {
+            kind: Kind::Matrix(std::sync::Arc::new(plan.matrix)),
+            class: job.class,
+            group,
+            sources,
+            receivers: Vec::new(),
+            rngs: Vec::new(),
+            peers: None,
+            cdf: None,
+            gap_ps: vec![f64::INFINITY; count],
+            start: job.start,
+            stop: Time::MAX,
+            conns: HashMap::new(),
+            responses: HashMap::new(),
+            pending: vec![0; count],
+            job: Some(Box::new(JobRun { collective: job.collective, ranks, step_of: plan.step_of, steps: plan.steps, iterations: job.iterations, ideal })),
         })
     }
 
@@ -359,12 +421,18 @@ impl Generator {
     }
 
     /// A matrix's transfer `i` hears of one more activation of the trigger it waits for (its
-    /// start time counts as one): whether it starts now. Later activations start nothing (a
-    /// transfer runs once, whatever its trigger's kind).
-    pub(crate) fn activated(&mut self, i: usize) -> bool {
-        let Kind::Matrix(m) = &self.kind else { return false };
+    /// start time counts as one): whether it starts now, or after a wait (its `after`, which
+    /// ends with one more activation of its own). Later activations start nothing (a transfer
+    /// runs once, whatever its trigger's kind).
+    pub(crate) fn activated(&mut self, i: usize) -> Activation {
+        let Kind::Matrix(m) = &self.kind else { return Activation::Wait };
         self.pending[i] += 1;
-        self.pending[i] == m.needed(i).max(1)
+        let (need, after) = (m.needed(i).max(1), m.transfers[i].after);
+        match self.pending[i] {
+            p if p == need && after > Time::ZERO => Activation::After(after),
+            p if p == need + (after > Time::ZERO) as u32 => Activation::Start,
+            _ => Activation::Wait,
+        }
     }
 
     /// Takes one more outstanding item for source `i` if it is under `limit`.

@@ -1,0 +1,95 @@
+//! `[[jobs]]`: collective operations of training jobs (`crate::workload::collective`), each a
+//! graph of transfers whose steps start when their input has arrived.
+
+use super::traffic::{one_u8, HostSet};
+use super::validate::Context;
+use super::{invalid, transfer_size, ScenarioError};
+use rttlab_cc::{Bytes, Time};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobConfig {
+    pub collective: Collective,
+    /// The hosts the job may run on; its ranks are placed on them by `placement`.
+    pub hosts: HostSet,
+    /// Ranks (absent: one per host of `hosts`).
+    pub ranks: Option<u32>,
+    #[serde(default)]
+    pub placement: Placement,
+    /// The collective's buffer per rank.
+    pub size: Bytes,
+    #[serde(default = "one")]
+    pub iterations: u32,
+    /// Compute between iterations: a rank starts the next iteration this long after its input
+    /// for the last one has arrived.
+    #[serde(default)]
+    pub gap: Time,
+    #[serde(default)]
+    pub start: Time,
+    #[serde(default = "one_u8")]
+    pub class: u8,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// `jobs.collective`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Collective {
+    /// Ring all-reduce (Patarasuk and Yuan, 2009; NCCL's ring): a reduce-scatter then an
+    /// all-gather, 2(N − 1) steps of size/N to the next rank.
+    AllreduceRing,
+    /// Halving-doubling all-reduce (Thakur et al., 2005): recursive halving then doubling,
+    /// 2·log2 N steps with the partner rank XOR a power of two; N a power of two.
+    AllreduceButterfly,
+    /// Every rank sends size/N to every other rank at once.
+    Alltoall,
+    /// Every rank sends size/N to the next rank, the one after, ... in turn, each once the one
+    /// before has been sent (htsim's `gen_serial_alltoall.py`).
+    AlltoallSerial,
+    /// Ring all-gather: N − 1 steps of size/N.
+    Allgather,
+    /// Ring reduce-scatter: N − 1 steps of size/N.
+    ReduceScatter,
+}
+
+/// `jobs.placement`: which hosts of `hosts` take the ranks, in rank order.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// The first hosts, in order.
+    #[default]
+    Packed,
+    /// Hosts spread evenly: every (hosts / ranks)-th.
+    Strided,
+    /// Drawn from the scenario's seed.
+    Random,
+}
+
+impl JobConfig {
+    /// `at`: the job's path (`jobs[0]`).
+    pub(crate) fn validate(&self, at: &str, ctx: &Context) -> Result<(), ScenarioError> {
+        let hosts = ctx.host_set(&format!("{at}.hosts"), Some(&self.hosts))?;
+        let ranks = self.ranks.unwrap_or(hosts.len() as u32);
+        if ranks as usize > hosts.len() {
+            return Err(invalid(format!("{at}.ranks"), ranks, format!("at most the job's {} hosts", hosts.len())));
+        }
+        if ranks < 2 {
+            return Err(invalid(format!("{at}.ranks"), ranks, "at least 2 ranks"));
+        }
+        if self.collective == Collective::AllreduceButterfly && !ranks.is_power_of_two() {
+            return Err(invalid(format!("{at}.ranks"), ranks, "a power of two for allreduce_butterfly"));
+        }
+        transfer_size(format!("{at}.size"), self.size)?;
+        if self.size.0 < ranks as u64 {
+            return Err(invalid(format!("{at}.size"), self.size, format!("at least one byte per rank ({ranks})")));
+        }
+        if self.iterations == 0 || self.iterations > 100_000 {
+            return Err(invalid(format!("{at}.iterations"), self.iterations, "1 to 100000"));
+        }
+        ctx.class(&format!("{at}.class"), self.class)
+    }
+}

@@ -1,0 +1,102 @@
+//! Collective operations (`[[jobs]]`): ring all-reduce's completion time against its formula
+//! on an idle star, iterations with compute gaps, the other collectives' structure, errors,
+//! and the same bytes for any thread count.
+
+mod common;
+
+use common::scenario;
+use rttlab_sim::{Network, Scenario};
+
+/// A star of `hosts` hosts at 10 Gbps with 1 µs links, the message transport at line rate,
+/// 1500 B packets (1436 B of payload) and 64 B ACKs, running `jobs`.
+fn star(hosts: u32, jobs: &str) -> String {
+    format!("duration = \"2ms\"\n[topology]\nkind = \"star\"\nhosts = {hosts}\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[switch]\npfc = false\n[nic]\nmtu = \"1500B\"\nheader = \"64B\"\nack = \"64B\"\n[cc]\nalgorithm = \"none\"\n{jobs}")
+}
+
+/// A table's column as numbers (NaN where empty).
+fn column(net: &Network, table: &'static str, col: &str) -> Vec<f64> {
+    let tables = net.tables();
+    let t = &tables.iter().find(|(n, _)| *n == table).unwrap().1;
+    let json = rttlab_sim::table::tables_json(&vec![(table, t.clone())]).0;
+    json[table][col].as_array().unwrap().iter().map(|v| v.as_f64().unwrap_or(f64::NAN)).collect()
+}
+
+fn run(toml: &str) -> Network {
+    let mut net = Network::new(&scenario(toml)).unwrap();
+    net.run();
+    net.check_invariants().unwrap();
+    net
+}
+
+/// Ring all-reduce on an idle star: 2(N − 1) steps, in each every rank sends size/N to the
+/// next at once, one flow per link and direction. A chunk of 14 360 B is ten 1500 B packets:
+/// 15.2 µs from its first bit to its last byte's arrival (two serializations of 1.2 µs and two
+/// 1 µs links for the first packet, nine serializations after it), and the next step starts one
+/// link delay (1 µs) after the receipt. Two ranks: 2 × 15.2 + 1 = 31.4 µs; four ranks:
+/// 6 × 15.2 + 5 = 96.2 µs. The ideal is 2(N − 1)/N of the buffer at 10 Gbps.
+#[test]
+fn ring_allreduce_takes_its_formula_on_an_idle_fabric() {
+    for (ranks, want) in [(2u32, 31.4), (4, 96.2)] {
+        let size = 14_360 * ranks as u64;
+        let job = format!("[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = \"0-{}\"\nsize = \"{size}B\"\n", ranks - 1);
+        let net = run(&star(ranks + 1, &job));
+        assert_eq!(column(&net, "jobs", "completion_us"), vec![want], "{ranks} ranks");
+        let ideal = 2.0 * (ranks - 1) as f64 / ranks as f64 * size as f64 * 8.0 / 10e9 * 1e6;
+        assert!((column(&net, "jobs", "ideal_us")[0] - ideal).abs() < 1e-6);
+        let steps = column(&net, "steps", "end_us");
+        assert_eq!(steps.len(), 2 * (ranks as usize - 1));
+        assert!((steps[0] - 15.2).abs() < 1e-9, "{steps:?}");
+    }
+}
+
+/// Iterations: a rank starts the next one `gap` (here 10 µs) after its last input arrived,
+/// plus the trigger's link delay: the second iteration of the two-rank ring starts at
+/// 31.4 + 1 + 10 µs and takes 31.4 µs again.
+#[test]
+fn iterations_follow_each_other_after_the_gap() {
+    let job = "[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = \"0-1\"\nsize = \"28720B\"\niterations = 2\ngap = \"10us\"\n";
+    let net = run(&star(3, job));
+    assert_eq!(column(&net, "jobs", "start_us"), vec![0.0, 42.4]);
+    assert_eq!(column(&net, "jobs", "completion_us"), vec![31.4, 31.4]);
+}
+
+/// The other collectives: their steps, every transfer done, no faster than the ideal.
+#[test]
+fn every_collective_runs_its_steps() {
+    for (collective, steps) in [("allreduce_butterfly", 4), ("alltoall", 1), ("alltoall_serial", 3), ("allgather", 3), ("reduce_scatter", 3)] {
+        let job = format!("[[jobs]]\ncollective = \"{collective}\"\nhosts = \"0-3\"\nsize = \"64KB\"\n");
+        let net = run(&star(4, &job));
+        assert_eq!(column(&net, "steps", "end_us").len(), steps, "{collective}");
+        assert!(column(&net, "transfers", "recv_done_us").iter().all(|t| t.is_finite()), "{collective}");
+        let slowdown = column(&net, "jobs", "slowdown")[0];
+        assert!(slowdown >= 1.0, "{collective}: {slowdown}");
+    }
+}
+
+#[test]
+fn a_job_larger_than_its_hosts_names_both_counts() {
+    let e = |jobs: &str| Scenario::from_toml(&star(8, jobs)).unwrap_err().to_string();
+    assert_eq!(e("[[jobs]]\ncollective = \"alltoall\"\nhosts = \"0-7\"\nranks = 9\nsize = \"1MB\"\n"), "jobs[0].ranks = 9: at most the job's 8 hosts");
+    assert_eq!(
+        e("[[jobs]]\ncollective = \"allreduce_butterfly\"\nhosts = \"0-5\"\nsize = \"1MB\"\n"),
+        "jobs[0].ranks = 6: a power of two for allreduce_butterfly"
+    );
+    assert!(e("[[jobs]]\ncollective = \"allreduce\"\nhosts = \"0-5\"\nsize = \"1MB\"\n").contains("allreduce_ring"));
+}
+
+/// Two jobs on a k = 4 fat-tree, a ring all-reduce over 8 ranks strided across the pods and an
+/// all-to-all over the other 8: the same bytes on 1, 2 and 3 threads.
+#[test]
+fn jobs_give_the_same_bytes_for_any_thread_count() {
+    let toml = "duration = \"1ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"25Gbps\"\nlink_delay = \"1us\"\n[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = [0, 2, 4, 6, 8, 10, 12, 14]\nsize = \"400KB\"\niterations = 2\ngap = \"5us\"\n[[jobs]]\ncollective = \"alltoall\"\nhosts = [1, 3, 5, 7, 9, 11, 13, 15]\nplacement = \"random\"\nsize = \"400KB\"\n";
+    let mut outs = Vec::new();
+    for threads in [1, 2, 3] {
+        let mut s = scenario(toml);
+        s.run.threads = rttlab_sim::scenario::Threads::Count(threads);
+        let o = rttlab_sim::run(&s).unwrap();
+        outs.push((serde_json::to_string(&o.summary).unwrap(), format!("{:?} events {}", o.tables, o.meta["perf"]["events"])));
+    }
+    assert!(outs.iter().all(|o| *o == outs[0]));
+    let net = run(toml);
+    assert!(column(&net, "jobs", "completion_us").iter().all(|t| t.is_finite()));
+}
