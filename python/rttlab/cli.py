@@ -287,6 +287,7 @@ TITLES = {
     "timely": "TIMELY (SIGCOMM 2015), §4.4 and §6.1 experiments, reproduced with rttlab",
     "swift": "Swift (SIGCOMM 2020), §5 experiments, reproduced with rttlab",
     "dctcp": "DCTCP (SIGCOMM 2010): ns-3's DCTCP example and the queue analysis, reproduced with rttlab",
+    "collectives": "Training-cluster traffic: ring all-reduce against its ideal per scheme and routing mode, two jobs contending",
     "multipath": "Congestion control with path choice: ECMP, flowlets, spraying, REPS, adaptive routing, PLB and feedback filters",
     "cs244": "The CS244 reproductions of TIMELY (2016, 2019) and HPCC on in-band telemetry, rerun with rttlab",
     "shootout": "DCQCN, TIMELY, Patched TIMELY, DCTCP, Swift and HPCC on one fat-tree: FCT slowdown per flow size",

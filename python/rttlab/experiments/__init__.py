@@ -151,6 +151,7 @@ def execute(
 
 def _load_all() -> None:
     from . import (
+        collectives,  # noqa: F401  (registers training-cluster traffic)
         cs244,  # noqa: F401  (registers the CS244 reproductions)
         dctcp,  # noqa: F401  (registers the DCTCP experiments)
         host,  # noqa: F401  (registers the simulator beside the kernel)
