@@ -88,7 +88,7 @@ fn a_job_larger_than_its_hosts_names_both_counts() {
 /// all-to-all over the other 8: the same bytes on 1, 2 and 3 threads.
 #[test]
 fn jobs_give_the_same_bytes_for_any_thread_count() {
-    let toml = "duration = \"1ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"25Gbps\"\nlink_delay = \"1us\"\n[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = [0, 2, 4, 6, 8, 10, 12, 14]\nsize = \"400KB\"\niterations = 2\ngap = \"5us\"\n[[jobs]]\ncollective = \"alltoall\"\nhosts = [1, 3, 5, 7, 9, 11, 13, 15]\nplacement = \"random\"\nsize = \"400KB\"\n";
+    let toml = "duration = \"1ms\"\nuntil = \"flows_done\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"25Gbps\"\nlink_delay = \"1us\"\n[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = [0, 2, 4, 6, 8, 10, 12, 14]\nsize = \"400KB\"\niterations = 2\ngap = \"5us\"\n[[jobs]]\ncollective = \"alltoall\"\nhosts = [1, 3, 5, 7, 9, 11, 13, 15]\nplacement = \"random\"\nsize = \"400KB\"\n";
     let mut outs = Vec::new();
     for threads in [1, 2, 3] {
         let mut s = scenario(toml);

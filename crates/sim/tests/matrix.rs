@@ -46,7 +46,10 @@ fn times(net: &Network) -> Vec<[f64; 3]> {
 #[test]
 fn a_chain_of_triggers_runs_to_the_hand_computed_picosecond() {
     let text = "Nodes 3\nConnections 3\nTriggers 2\n0->1 id 1 start 0 size 14360 recv_done_trigger 1\n1->2 id 2 trigger 1 size 14360 send_done_trigger 2\n2->0 id 3 trigger 2 size 14360\ntrigger id 1 oneshot\ntrigger id 2 oneshot\n";
-    let net = run_net(&star3(&matrix_file("chain.cm", text)));
+    let toml = star3(&matrix_file("chain.cm", text)).replace("duration = \"1ms\"", "duration = \"1ms\"\nuntil = \"flows_done\"");
+    let net = run_net(&toml);
+    // The run ends with its last transfer, at the end of the 1 µs lookahead cell holding 49.7024 µs.
+    assert_eq!(net.summary().measured_s, 49.999999e-6);
     let t = times(&net);
     assert_eq!(t[0], [0.0, 17.3024, 15.2]);
     assert_eq!(t[1], [16.2, 33.5024, 31.4]);
@@ -136,7 +139,7 @@ fn a_matrix_gives_the_same_bytes_for_any_thread_count() {
     // The last transfer's trigger fires nothing: declare it, and let the first wait for none.
     let file = matrix_file("ring.cm", &text.replace("recv_done_trigger 16\n", "\n"));
     let toml = format!(
-        "duration = \"2ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"25Gbps\"\nlink_delay = \"1us\"\n[[workloads]]\nkind = \"matrix\"\nfile = \"{}\"\n",
+        "duration = \"2ms\"\nuntil = \"flows_done\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"25Gbps\"\nlink_delay = \"1us\"\n[[workloads]]\nkind = \"matrix\"\nfile = \"{}\"\n",
         file.display()
     );
     let mut outs = Vec::new();

@@ -180,8 +180,10 @@ impl Hosts {
         if st.size == Some(st.delivered_bytes) {
             st.finish = Some(now);
             let counted = end.start >= cx.cfg.warmup && end.start < cx.cfg.fct_until;
+            // A matrix's or job's transfer is waited for as a `[[flows]]` connection is.
+            let waited_for = end.ephemeral.is_none_or(|o| self.generators[o.generator as usize].transfers() > 0);
             if let Some(done) = &mut self.flows.done {
-                done.finish(now, end.ephemeral.is_some(), counted, cx.cfg.fct_until);
+                done.finish(now, !waited_for, counted, cx.cfg.fct_until);
                 // On one partition the counts are the whole run's, and any finished flow may
                 // be the one that ends it (a cut network adds up the partitions' counts,
                 // `crate::parallel::Horizon`).

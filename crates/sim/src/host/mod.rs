@@ -129,8 +129,10 @@ impl Hosts {
                 }
             }
         }
-        // Every connection so far is a `[[flows]]` one.
-        self.flows.done = (s.until == Until::FlowsDone).then_some(crate::flow::FlowsDone { total: order as u64, ..Default::default() });
+        // Every connection so far is a `[[flows]]` one; a run that ends with its flows waits
+        // for every transfer of its matrices and jobs as for them.
+        let transfers: usize = self.generators.iter().map(|g| g.transfers()).sum();
+        self.flows.done = (s.until == Until::FlowsDone).then_some(crate::flow::FlowsDone { total: order as u64 + transfers as u64, ..Default::default() });
     }
 }
 

@@ -160,11 +160,12 @@ impl Scenario {
             return Ok(());
         }
         let sized_workload = self.workloads.iter().any(|w| matches!(w, Workload::FlowSizes(_) | Workload::Incast(_)));
-        if self.flows.is_empty() && !(sized_workload && self.measure.fct_until.is_some()) {
+        let transfers = !self.jobs.is_empty() || self.workloads.iter().any(|w| matches!(w, Workload::Matrix(_)));
+        if self.flows.is_empty() && !transfers && !(sized_workload && self.measure.fct_until.is_some()) {
             return Err(invalid(
                 "until",
                 "flows_done",
-                "needs [[flows]] groups with a size, or measure.fct_until with a flow_sizes or incast workload; or until = \"duration\"",
+                "needs [[flows]] groups with a size, a connection matrix or [[jobs]], or measure.fct_until with a flow_sizes or incast workload; or until = \"duration\"",
             ));
         }
         if let Some(i) = self.flows.iter().position(|g| g.size.is_none()) {

@@ -435,6 +435,14 @@ impl Generator {
         }
     }
 
+    /// The transfers of a connection matrix or job (0 for other generators).
+    pub(crate) fn transfers(&self) -> usize {
+        match &self.kind {
+            Kind::Matrix(m) => m.transfers.len(),
+            _ => 0,
+        }
+    }
+
     /// Takes one more outstanding item for source `i` if it is under `limit`.
     pub(crate) fn admit(&mut self, i: usize, limit: u32) -> bool {
         let ok = self.pending[i] < limit;

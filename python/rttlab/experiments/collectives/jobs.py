@@ -44,8 +44,7 @@ ROUTING: dict[str, dict[str, Any]] = {
     "REPS": {"mode": "spray", "spray": "reps"},
     "adaptive": {"mode": "adaptive"},
 }
-#: (k, ranks per job, buffer per rank, run length: long enough for every job to finish, after
-#: which a run has nothing left to do).
+#: (k, ranks per job, buffer per rank, the longest a run may take: each ends with its jobs).
 FULL, QUICK = (8, 32, "8MB", "30ms"), (4, 8, "1MB", "5ms")
 
 
@@ -55,6 +54,7 @@ def fabric(name: str, quick: bool) -> dict[str, Any]:
         "name": name,
         "seed": 1,
         "duration": duration,
+        "until": "flows_done",
         "topology": {"kind": "fat_tree", "k": k, "link_rate": "100Gbps", "link_delay": "1us"},
         "switch": {"buffer": "32MB", "pfc": False},
         "nic": {"mtu": "1064B"},
