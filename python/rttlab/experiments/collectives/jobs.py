@@ -126,10 +126,14 @@ def allreduce_plot(d: pd.DataFrame) -> Any:
     schemes = list(dict.fromkeys(d.scheme))
     for i, routing in enumerate(routings):
         g = d[d.routing == routing].set_index("scheme").reindex(schemes)
-        ax.bar(np.arange(len(schemes)) + i * width, g.slowdown, width=width, label=routing)
+        x = np.arange(len(schemes)) + i * width
+        ax.bar(x, g.slowdown, width=width, label=routing)
+        for xi, y in zip(x, g.slowdown):
+            if np.isnan(y):
+                ax.text(xi, 1.05, "unfinished", rotation=90, ha="center", va="bottom", fontsize=5)
     ax.set_xticks(np.arange(len(schemes)) + 0.4 - width / 2, schemes)
     ax.axhline(1.0, color="grey", linewidth=0.6, linestyle=":")
-    ax.set(ylabel="completion / bandwidth-optimal")
+    ax.set(ylabel="completion / bandwidth-optimal", yscale="log")
     ax.legend(fontsize=7, frameon=False, ncol=len(routings))
     return fig
 
