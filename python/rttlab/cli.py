@@ -135,6 +135,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(
                 f"  ({len(shown)} busiest of {len(detail['ports'])} by utilization, then queue; {more} more in the ports table: --out DIR, or result.ports)"
             )
+    if detail["jobs"]:
+        print(f"  {'job':<20} {'collective':>18} {'iter.':>5} {'completion µs':>14} {'ideal µs':>9} {'slowdown':>9}")
+        for j in detail["jobs"]:
+            print(
+                f"  {j['job']:<20} {j['collective']:>18} {j['iteration']:>5} {fmt(j['completion_us']):>14} {j['ideal_us']:>9.1f} {fmt(j['slowdown']):>9}"
+            )
     perf = result.meta["perf"]
     print(f"  ({perf['events']} events in {perf['wall_s']:.2f} s wall, {perf['events_per_s'] / 1e6:.1f} M events/s)")
     for line in thread_lines(perf):
@@ -173,7 +179,8 @@ def thread_lines(perf: dict[str, Any]) -> list[str]:
 def breakdown(result: Result) -> dict[str, list[dict[str, Any]]]:
     """Per ``[[flows]]`` group: connections, mean goodput per connection and Jain's index; per
     sampled port (``measure.queue_ports``): payload rate, utilization, mean queue and its
-    delay, ECN marks — what ns-3's DCTCP example prints, for any scenario."""
+    delay, ECN marks — what ns-3's DCTCP example prints, for any scenario; per ``[[jobs]]``
+    entry and iteration: its completion against the bandwidth-optimal time."""
     measured = result.summary["measured_s"]
     connections = result.flows["group"].value_counts()
     groups = [
@@ -200,7 +207,18 @@ def breakdown(result: Result) -> dict[str, list[dict[str, Any]]]:
         for p in result.ports.to_dict("records")
         if p["queue_p99_kb"] == p["queue_p99_kb"]  # sampled: not NaN
     ]
-    return {"groups": groups, "ports": ports}
+    jobs = [
+        {
+            "job": str(j["group"]),
+            "collective": str(j["collective"]),
+            "iteration": int(j["iteration"]),
+            "completion_us": None if j["completion_us"] != j["completion_us"] else j["completion_us"],
+            "ideal_us": j["ideal_us"],
+            "slowdown": None if j["slowdown"] != j["slowdown"] else j["slowdown"],
+        }
+        for j in result.jobs.to_dict("records")
+    ]
+    return {"groups": groups, "ports": ports, "jobs": jobs}
 
 
 def show_progress(args: argparse.Namespace) -> bool:

@@ -77,4 +77,5 @@ pub const RUNS: &[(&str, &str, &str)] = &[
     ("host-patched-timely", "20ms", "5ms"),
     ("host-swift", "20ms", "5ms"),
     ("host-dctcp", "20ms", "5ms"),
+    ("allreduce-fat-tree", "20ms", "0us"),
 ];
