@@ -58,3 +58,21 @@ def test_a_job_reports_its_iterations_and_steps():
     assert list(r.jobs.iteration) == [0, 1] and (r.jobs.collective == "allreduce_ring").all()
     assert (r.jobs.slowdown >= 1).all() and r.jobs.completion_us.notna().all()
     assert len(r.steps) == 2 * 6 and r.steps.end_us.is_monotonic_increasing
+
+
+def test_an_edited_matrix_runs_again(tmp_path):
+    from rttlab.sweep import run_all
+
+    (tmp_path / "m.cm").write_text(CHAIN)
+    s = {
+        "duration": "1ms",
+        "until": "flows_done",
+        "topology": {"kind": "star", "hosts": 3, "link_rate": "10Gbps", "link_delay": "1us"},
+        "workloads": [{"kind": "matrix", "file": str(tmp_path / "m.cm")}],
+    }
+    first = run_all([s], cache_dir=tmp_path / "cache", progress=False)[0]
+    # A cached result for the same file; a new one once the file says otherwise.
+    assert run_all([s], cache_dir=tmp_path / "cache", progress=False)[0].summary == first.summary
+    (tmp_path / "m.cm").write_text(CHAIN.replace("size 14360 send_done_trigger 2", "size 143600 send_done_trigger 2"))
+    again = run_all([s], cache_dir=tmp_path / "cache", progress=False)[0]
+    assert again.transfers.size_bytes[1] == 143600 and again.summary != first.summary

@@ -42,12 +42,27 @@ def _engine_id() -> str:
 
 def scenario_key(resolved: dict[str, Any]) -> str:
     """The cache key of a resolved scenario under this simulator build (and, for a Python
-    controller, the file that defines it: an edited controller runs again). ``[run]`` is left
-    out: the thread count changes how fast a result comes, never its bytes."""
+    controller, the file that defines it: an edited controller runs again; and the files the
+    scenario names, a topology file or a connection matrix: an edited file runs again).
+    ``[run]`` is left out: the thread count changes how fast a result comes, never its bytes."""
     text = json.dumps({k: v for k, v in resolved.items() if k != "run"}, sort_keys=True, separators=(",", ":"))
     cc = resolved.get("cc") or {}
     code = controller.source_hash(controller.import_class(cc["class"])) if cc.get("algorithm") == "python" else ""
-    return hashlib.sha256(f"{_engine_id()}{code}\n{text}".encode()).hexdigest()
+    return hashlib.sha256(f"{_engine_id()}{code}{_named_files(resolved)}\n{text}".encode()).hexdigest()
+
+
+def _named_files(resolved: dict[str, Any]) -> str:
+    """A hash of the contents of the files the scenario names (`topology.file`, a matrix
+    workload's `file`); empty when it names none."""
+    tables = [resolved.get("topology"), *(resolved.get("workloads") or [])]
+    paths = [t["file"] for t in tables if isinstance(t, dict) and isinstance(t.get("file"), str)]
+    h = hashlib.sha256()
+    for p in paths:
+        try:
+            h.update(Path(p).read_bytes())
+        except OSError:
+            h.update(b"unreadable " + p.encode())
+    return h.hexdigest()[:16] if paths else ""
 
 
 class Interrupted(KeyboardInterrupt):
