@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from ..result import Result
+from ..result import TABLES, Result
 from ..scenario import ScenarioLike, apply_overrides, load, resolve
 from . import build, logs
 from .params import LINUX, Program, bps, program, ps, size
@@ -561,21 +561,7 @@ def _result(
         "warnings": [f"flow {r['flow']}: {r['error']}" for r in rows if r.get("error")]
         + ([f"removed what an earlier run had left: {', '.join(bed.stale)}"] if bed.stale else []),
     }
-    tables = {
-        name: pd.DataFrame()
-        for name in (
-            "flows",
-            "rtt",
-            "queues",
-            "queue_stats",
-            "ports",
-            "pfc",
-            "timeseries",
-            "groups",
-            "fct",
-            "flow_records",
-        )
-    }
+    tables = {name: pd.DataFrame() for name in TABLES}
     tables.update(flows=flows_df, rtt=rtt_df, queues=queue_df, queue_stats=pd.DataFrame(qstats), timeseries=ts)
     return Result(summary=summary, meta=meta, tables=tables)
 

@@ -160,8 +160,6 @@ pub(crate) struct RunConfig {
     pub routing: RoutingConfig,
     /// PLB and the feedback filter of every connection (`cc.plb`, `cc.feedback`).
     pub path: PathRun,
-    /// `routing.spray = "reps"`: the entropy values a sender keeps.
-    pub reps: Option<usize>,
     /// Switches choose each packet's port from their own state (`RoutingConfig::switch_chooses`).
     pub switch_chooses: bool,
 }
@@ -210,7 +208,6 @@ impl RunConfig {
                 by_ecn: s.cc.controller.needs().ecn,
                 median_of: (s.cc.feedback == Feedback::Median).then_some(s.cc.feedback_samples as usize),
             },
-            reps: s.routing.reps().then_some(s.routing.reps_entropies as usize),
             switch_chooses: s.routing.switch_chooses(),
         }
     }

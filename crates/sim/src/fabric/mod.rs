@@ -432,10 +432,11 @@ impl Fabric {
     #[inline(always)]
     pub(crate) fn prefetch_egress(&self, at: PortId, pkt: &Packet, switch_chooses: bool) -> bool {
         if pkt.egress.idx() >= self.ports.len() {
-            let Owner::Switch(s) = self.ports[at.idx()].owner else { return false };
+            // Under ECMP an unrouted packet goes to a host: no port to read.
             if !switch_chooses || !pkt.kind.of_flow() {
                 return false;
             }
+            let Owner::Switch(s) = self.ports[at.idx()].owner else { return false };
             for p in self.routing.choices(s, pkt.dst_host) {
                 crate::engine::prefetch(&self.ports[p.idx()]);
                 crate::engine::prefetch(&self.ports[p.idx()].paused);

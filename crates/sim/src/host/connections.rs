@@ -125,7 +125,7 @@ impl Hosts {
             start: spec.start,
             stop: spec.stop,
             hash,
-            path: crate::host::path::PathLabel::new(cx.cfg.reps),
+            path: crate::host::path::PathLabel::new(cx.cfg.routing.reps()),
             group: spec.group,
             ephemeral: spec.ephemeral,
             open: true,

@@ -34,7 +34,7 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
     let c = net.counters();
     // Per-flow ECMP keeps a connection's packets in order while its label holds: a NAK needs a
     // loss. (The other modes, and repaths, reorder, and count it.)
-    let in_order = net.cx.cfg.routing.mode == crate::scenario::RoutingMode::Ecmp && net.cx.cfg.reps.is_none() && s.repaths == 0;
+    let in_order = net.cx.cfg.routing.mode == crate::scenario::RoutingMode::Ecmp && s.repaths == 0;
     if in_order && c.drops + c.host_drops == 0 && (c.naks > 0 || s.reordered > 0) {
         return Err(format!("{} NAKs and {} reordered packets without a drop: packets of a connection were reordered", c.naks, s.reordered));
     }

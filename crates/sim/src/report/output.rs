@@ -225,14 +225,16 @@ fn job_steps(net: &Network) -> Vec<(&crate::workload::Generator, u32, u32, Time,
     let mut out = Vec::new();
     for (g, gen) in net.hosts.generators.iter().enumerate() {
         let Some(job) = &gen.job else { continue };
-        let times = &net.cx.measure.transfers[g];
-        for it in 0..job.iterations {
-            for step in 0..job.steps {
-                let of = job.step_of.iter().zip(times).filter(|(s, _)| **s == (it, step)).map(|(_, t)| t);
-                let (start, end) =
-                    of.fold((Time::MAX, Time::ZERO), |(a, b), t| (a.min(t[0]), if b == Time::MAX || t[2] == Time::MAX { Time::MAX } else { b.max(t[2]) }));
-                out.push((gen, it, step, start, end));
-            }
+        // One pass over the transfers: per (iteration, step), the first start and the last
+        // arrival (`Time::MAX` once any of its transfers has not arrived).
+        let mut span = vec![(Time::MAX, Time::ZERO); (job.iterations * job.steps) as usize];
+        for (&(it, step), t) in job.step_of.iter().zip(&net.cx.measure.transfers[g]) {
+            let (start, end) = &mut span[(it * job.steps + step) as usize];
+            *start = (*start).min(t[0]);
+            *end = if *end == Time::MAX || t[2] == Time::MAX { Time::MAX } else { (*end).max(t[2]) };
+        }
+        for (k, (start, end)) in span.into_iter().enumerate() {
+            out.push((gen, k as u32 / job.steps, k as u32 % job.steps, start, end));
         }
     }
     out

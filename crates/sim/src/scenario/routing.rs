@@ -93,9 +93,9 @@ impl RoutingConfig {
         self.mode == RoutingMode::Flowlet || (self.mode == RoutingMode::Adaptive && self.adaptive == Granularity::Flowlet)
     }
 
-    /// Senders pick an entropy value per packet (REPS).
-    pub fn reps(&self) -> bool {
-        self.mode == RoutingMode::Spray && self.spray == Spray::Reps
+    /// Senders pick an entropy value per packet (REPS), keeping this many for reuse.
+    pub fn reps(&self) -> Option<usize> {
+        (self.mode == RoutingMode::Spray && self.spray == Spray::Reps).then_some(self.reps_entropies as usize)
     }
 
     pub(crate) fn validate(&self) -> Result<(), super::ScenarioError> {

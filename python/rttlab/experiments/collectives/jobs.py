@@ -19,31 +19,18 @@ from ...plotting import styled, subplots
 from ...scenario import set_key
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
+from ..multipath.common import DCQCN, DCTCP, ROUTING, SWIFT
 
-#: Each scheme's settings (the shootout's: reference §9.1), as dotted keys.
+#: Each scheme's settings, as the multipath experiments run them: TIMELY as DCQCN on the message
+#: transport, HPCC with its own defaults, both over PFC.
 SCHEMES: dict[str, dict[str, Any]] = {
-    "DCQCN": {"cc": {"algorithm": "dcqcn"}, "switch.pfc": True, "nic.max_outstanding": "1TB", "nic.segment": "1000B"},
+    "DCQCN": DCQCN,
     "HPCC": {"cc": {"algorithm": "hpcc"}, "switch.pfc": True},
-    "TIMELY": {"cc": {"algorithm": "timely"}, "switch.pfc": True, "nic.max_outstanding": "1TB", "nic.segment": "1000B"},
-    "DCTCP": {
-        "transport": {"kind": "window", "delayed_ack": False, "loss_detection": "rack"},
-        "cc": {"algorithm": "dctcp"},
-        "switch.ecn": {"k": "30KB", "scale_rate": "10Gbps"},
-    },
-    "Swift": {
-        "transport": {"kind": "window", "delayed_ack": False, "loss_detection": "rack"},
-        "cc": {"algorithm": "swift"},
-    },
+    "TIMELY": {**DCQCN, "cc": {"algorithm": "timely"}},
+    "DCTCP": DCTCP,
+    "Swift": SWIFT,
 }
-#: Routing modes; the message transport's schemes recover by selective repeat under the modes
-#: that reorder.
-ROUTING: dict[str, dict[str, Any]] = {
-    "ECMP": {"mode": "ecmp"},
-    "flowlets": {"mode": "flowlet"},
-    "spraying": {"mode": "spray"},
-    "REPS": {"mode": "spray", "spray": "reps"},
-    "adaptive": {"mode": "adaptive"},
-}
+#: Under the modes that reorder, the message transport's schemes recover by selective repeat.
 #: (k, ranks per job, buffer per rank, the longest a run may take: each ends with its jobs).
 FULL, QUICK = (8, 32, "8MB", "30ms"), (4, 8, "1MB", "5ms")
 

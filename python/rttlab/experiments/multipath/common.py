@@ -26,6 +26,24 @@ SWIFT = {"transport": {"kind": "window", "delayed_ack": False, "loss_detection":
 DCQCN = {"cc": {"algorithm": "dcqcn"}, "switch.pfc": True, "nic.max_outstanding": "1TB", "nic.segment": "1000B"}
 
 
+#: The routing modes the experiments compare, as `[routing]` tables.
+ROUTING: dict[str, dict[str, Any]] = {
+    "ECMP": {"mode": "ecmp"},
+    "flowlets": {"mode": "flowlet"},
+    "spraying": {"mode": "spray"},
+    "REPS": {"mode": "spray", "spray": "reps"},
+    "adaptive": {"mode": "adaptive"},
+}
+
+
+def small_flow_p99(fct: pd.DataFrame, most_bytes: int) -> float:
+    """The worst p99 slowdown among the first workload's size buckets up to `most_bytes` (NaN:
+    none)."""
+    buckets = fct[(fct.group == "workloads[0]") & (fct.bucket != "all")]
+    small = buckets[buckets.size_max_bytes.astype(float).fillna(np.inf) <= most_bytes]
+    return float(small.slowdown_p99.max()) if len(small) else np.nan
+
+
 def fat_tree(k: int, rate: str) -> dict[str, Any]:
     """A full-bisection k-ary fat-tree, every link `rate` and 1 µs."""
     return {"kind": "fat_tree", "k": k, "link_rate": rate, "link_delay": "1us"}

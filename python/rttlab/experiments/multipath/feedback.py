@@ -15,7 +15,7 @@ import pandas as pd
 from ...plotting import styled, subplots
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
-from .common import SWIFT
+from .common import SWIFT, small_flow_p99
 
 SPINES, HOSTS_PER_LEAF = 4, 8
 RATE, SLOW_FRACTION = 100, 0.25
@@ -73,14 +73,11 @@ def measured(runs: list[Run]) -> pd.DataFrame:
     rows = []
     for r in runs:
         t, s = r.result.tables, r.result.summary
-        fct = t["fct"]
-        fct = fct[(fct.group == "workloads[0]") & (fct.bucket != "all")]
-        small = fct[fct.size_max_bytes.astype(float).fillna(np.inf) <= SMALL_BYTES]
         rows.append(
             {
                 **r.labels,
                 "slowdown_p99": s["slowdown_p99"],
-                "small_p99_slowdown": float(small.slowdown_p99.max()) if len(small) else np.nan,
+                "small_p99_slowdown": small_flow_p99(t["fct"], SMALL_BYTES),
                 "drops": s["drops"],
                 "retransmits": s["retransmits"],
                 "rtt_p99_us": s["rtt_p99_us"],

@@ -17,15 +17,8 @@ from ...plotting import styled, subplots
 from ...scenario import set_key
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
-from .common import DCQCN, DCTCP, base
+from .common import DCQCN, DCTCP, ROUTING, base
 
-ROUTING: dict[str, dict[str, Any]] = {
-    "ECMP": {"mode": "ecmp"},
-    "flowlets": {"mode": "flowlet"},
-    "spraying": {"mode": "spray"},
-    "REPS": {"mode": "spray", "spray": "reps"},
-    "adaptive": {"mode": "adaptive"},
-}
 #: (label, scheme, routing, NIC recovery) of every run.
 CASES: list[tuple[str, dict[str, Any], str, str | None]] = [
     *((f"DCTCP, {r}", DCTCP, r, None) for r in ROUTING),

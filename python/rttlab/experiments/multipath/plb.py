@@ -16,7 +16,7 @@ from ...plotting import styled, subplots
 from ...scenario import set_key
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import ref_row
-from .common import DCTCP, SWIFT, base, edge_uplinks, imbalance
+from .common import DCTCP, SWIFT, base, edge_uplinks, imbalance, small_flow_p99
 
 SCHEMES = {"DCTCP": DCTCP, "Swift": SWIFT}
 #: PLB off, Linux's defaults (`tcp_plb_rehash_rounds` 12, `tcp_plb_cong_thresh` 128/256), and a
@@ -55,15 +55,12 @@ def measured(runs: list[Run], quick: bool) -> pd.DataFrame:
     rows = []
     for r in runs:
         t, s = r.result.tables, r.result.summary
-        fct = t["fct"]
-        fct = fct[(fct.group == "workloads[0]") & (fct.bucket != "all")]
-        small = fct[fct.size_max_bytes.astype(float).fillna(np.inf) <= SMALL_BYTES]
         rows.append(
             {
                 **r.labels,
                 "uplink_imbalance": imbalance(edge_uplinks(t["ports"], k)),
                 "drops": s["drops"],
-                "small_p99_slowdown": float(small.slowdown_p99.max()) if len(small) else np.nan,
+                "small_p99_slowdown": small_flow_p99(t["fct"], SMALL_BYTES),
                 "slowdown_p99": s["slowdown_p99"],
                 "repaths": s["repaths"],
                 "reordered": s["reordered"],
