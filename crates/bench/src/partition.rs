@@ -269,7 +269,7 @@ pub fn barrier_us() -> f64 {
 }
 
 /// The kinds of event `events_by_kind` counts, by `kind`'s index.
-const KINDS: [&str; 13] = [
+const KINDS: [&str; 14] = [
     "transmit completions",
     "arrivals at hosts",
     "arrivals at switches",
@@ -283,6 +283,7 @@ const KINDS: [&str; 13] = [
     "message transport timeouts",
     "drop notices",
     "lost pings",
+    "fault edges",
 ];
 
 /// What an event is, as an index into `KINDS`: a packet's arrival is told apart by what it
@@ -302,6 +303,7 @@ fn kind(net: &Network, kind: &EventKind) -> usize {
         EventKind::MessageRto(_) => 10,
         EventKind::Dropped { .. } => 11,
         EventKind::PingLost { .. } => 12,
+        EventKind::Fault(_) => 13,
     }
 }
 

@@ -22,7 +22,7 @@ pub mod workload;
 // Each part's modules by their own names too, as the code and the tests name them.
 pub(crate) use crate::core::{ctx, external};
 pub use crate::core::{engine, ids, network, packet};
-pub use fabric::{port, routing, switch, topology};
+pub use fabric::{faults, port, routing, switch, topology};
 pub use host::flow;
 pub(crate) use report::advice;
 pub use report::{capture, invariants, measure, output, stats, table};

@@ -47,7 +47,7 @@ fn a_controllers_needs_become_the_scenarios_defaults() {
         }
         match &s.transport {
             rttlab_sim::scenario::TransportConfig::Window(w) => assert_eq!(w.delayed_ack, !needs.ack_per_packet, "{name}: delayed ACKs"),
-            rttlab_sim::scenario::TransportConfig::Message => {
+            rttlab_sim::scenario::TransportConfig::Message { .. } => {
                 if needs.ack_per_packet {
                     assert_eq!(s.nic.segment().0, s.nic.payload_per_packet(), "{name}: a segment of one packet");
                 }

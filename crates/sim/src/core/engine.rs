@@ -35,12 +35,18 @@ pub enum EventKind {
     /// The earliest of the host's message transport local ACK timeouts may have expired
     /// (`Timers`, one per host).
     MessageRto(HostId),
-    /// A data packet of the flow's connection `serial` was dropped: its sender counts it.
-    Dropped { flow: FlowId, serial: u32 },
+    /// A data packet of the flow's connection `serial` (its low 30 bits) was dropped, for want
+    /// of buffer or to a fault (`lost`): its sender counts it.
+    Dropped { flow: FlowId, serial: u32, lost: Option<crate::faults::Lost> },
     /// A probe or its echo of the generator's source was lost: the pinger no longer waits for
     /// it.
     PingLost { generator: u32, source: u32 },
+    /// A fault starts or ends on the port or its link's other direction (`Fabric::fault_edge`).
+    Fault(PortId),
 }
+
+/// `EventKind::Dropped`'s serial and cause share a `u32`: the serial's low 30 bits.
+pub const DROPPED_SERIAL: u32 = (1 << 30) - 1;
 
 /// `Option<PktId>` in a queue entry's `u32`.
 const NO_PKT: u32 = u32::MAX;
@@ -60,8 +66,16 @@ impl EventKind {
             EventKind::Arrival { generator, host } => (7, generator, host),
             EventKind::HostRx(h) => (8, h.0, 0),
             EventKind::MessageRto(h) => (9, h.0, 0),
-            EventKind::Dropped { flow, serial } => (10, flow.0, serial),
+            EventKind::Dropped { flow, serial, lost } => {
+                let cause = match lost {
+                    None => 0,
+                    Some(crate::faults::Lost::Down) => 1,
+                    Some(crate::faults::Lost::Silent) => 2,
+                };
+                (10, flow.0, serial & DROPPED_SERIAL | cause << 30)
+            }
             EventKind::PingLost { generator, source } => (11, generator, source),
+            EventKind::Fault(port) => (12, port.0, 0),
         }
     }
 
@@ -78,8 +92,17 @@ impl EventKind {
             7 => EventKind::Arrival { generator: a, host: b },
             8 => EventKind::HostRx(HostId(a)),
             9 => EventKind::MessageRto(HostId(a)),
-            10 => EventKind::Dropped { flow: FlowId(a), serial: b },
-            _ => EventKind::PingLost { generator: a, source: b },
+            10 => EventKind::Dropped {
+                flow: FlowId(a),
+                serial: b & DROPPED_SERIAL,
+                lost: match b >> 30 {
+                    0 => None,
+                    1 => Some(crate::faults::Lost::Down),
+                    _ => Some(crate::faults::Lost::Silent),
+                },
+            },
+            11 => EventKind::PingLost { generator: a, source: b },
+            _ => EventKind::Fault(PortId(a)),
         }
     }
 }
@@ -616,6 +639,8 @@ pub enum Stream {
     Workload(u32, u32),
     /// A switch's draws among equal-cost ports (`routing.mode`), apart from its marking's.
     Routing(u32),
+    /// An egress port's silent losses (`[[faults]]` of kind `drop`).
+    Fault(u32),
 }
 
 /// SplitMix64's output function: a 64-bit mix of every input bit.
@@ -641,6 +666,7 @@ pub fn rng_stream(seed: u64, stream: Stream) -> Rng {
         Stream::Host(i) => (3, i),
         Stream::Workload(w, h) => (4 + w as u64, h),
         Stream::Routing(i) => return Rng::seed_from_u64(splitmix64(splitmix64(splitmix64(seed) ^ 0x7072_6f75_7465) ^ i as u64)),
+        Stream::Fault(i) => return Rng::seed_from_u64(splitmix64(splitmix64(splitmix64(seed) ^ 0x0066_6175_6c74) ^ i as u64)),
     };
     Rng::seed_from_u64(splitmix64(splitmix64(seed) ^ (tag << 32 | id as u64)))
 }
@@ -779,8 +805,11 @@ mod tests {
             EventKind::Arrival { generator: 2, host: 11 },
             EventKind::HostRx(HostId(4)),
             EventKind::MessageRto(HostId(6)),
-            EventKind::Dropped { flow: FlowId(7), serial: u32::MAX },
+            EventKind::Dropped { flow: FlowId(7), serial: DROPPED_SERIAL, lost: None },
+            EventKind::Dropped { flow: FlowId(7), serial: 5, lost: Some(crate::faults::Lost::Down) },
+            EventKind::Dropped { flow: FlowId(7), serial: DROPPED_SERIAL, lost: Some(crate::faults::Lost::Silent) },
             EventKind::PingLost { generator: 1, source: 8 },
+            EventKind::Fault(PortId(u32::MAX - 1)),
         ];
         for k in kinds {
             q.push(Time(1), k);

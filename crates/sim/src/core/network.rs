@@ -88,6 +88,7 @@ impl Network {
         }
         let mut fabric = Fabric::new(s);
         let queue_params = fabric.queue_params(s)?;
+        fabric.faults = crate::faults::Faults::build(s, &fabric.graph, &fabric.ports)?;
         let measure = Measurements::new(s, &mut fabric)?;
         let line_rates: Vec<u64> = fabric.host_ports.iter().map(|p| fabric.ports[p.idx()].rate.bps()).collect();
         let first_workload_group = s.flows.len();
@@ -117,6 +118,10 @@ impl Network {
             cx.cfg.max_base_rtt = fabric.max_base_rtt(&cx.cfg);
         }
         cx.events.push(cx.cfg.warmup, EventKind::WarmupEnd);
+        // Queued first, a fault's edge comes before anything else at its instant.
+        for (t, p) in fabric.faults.as_ref().map(|f| f.edges(&fabric.ports)).unwrap_or_default() {
+            cx.events.push(t, EventKind::Fault(p));
+        }
         let mut net = Network { cx, fabric, hosts };
         if let Some((me, of_node)) = part {
             net.set_partition(me, &of_node);
@@ -307,7 +312,8 @@ impl Network {
             EventKind::WarmupEnd => self.warmup_end(),
             EventKind::MessageRto(h) => hosts.message_rto_event(h.0, &ev, fabric, cx),
             EventKind::Timer { flow, timer, serial } => hosts.window_timer(flow.0, timer, serial, fabric, cx),
-            EventKind::Dropped { flow, serial } => hosts.dropped_notice(flow.0, serial),
+            EventKind::Dropped { flow, serial, lost } => hosts.dropped_notice(flow.0, serial, lost),
+            EventKind::Fault(port) => fabric.fault_edge(port, hosts, cx),
             EventKind::PingLost { generator, source } => hosts.ping_lost(generator, source),
             EventKind::Arrival { generator, host } => hosts.workload_event(generator, host, fabric, cx),
             EventKind::HostRx(h) => hosts.host_rx_done(h.0, fabric, cx),
@@ -329,9 +335,9 @@ impl Network {
     pub(crate) fn finish(&mut self) {
         self.cx.now = self.cx.end;
         for ev in self.cx.events.drain() {
-            if let EventKind::Dropped { flow, serial } = ev.kind {
+            if let EventKind::Dropped { flow, serial, lost } = ev.kind {
                 if !self.cx.foreign(self.hosts.flows.slots.host_of(flow.0)) {
-                    self.hosts.dropped_notice(flow.0, serial);
+                    self.hosts.dropped_notice(flow.0, serial, lost);
                 }
             }
         }
@@ -468,7 +474,7 @@ impl Network {
     /// window transport's packet number, the message transport's PSN) is dropped at the first
     /// switch it reaches, and counted as a drop there.
     pub fn lose_once(&mut self, flow: u32, seq: u32) {
-        self.fabric.faults.push((flow, seq));
+        self.fabric.lose_once.push((flow, seq));
     }
 
     /// The packet captures (`measure.pcap`) as pcap files by port name; they are handed over
@@ -540,7 +546,9 @@ impl Network {
     pub fn owner(&self, kind: &EventKind) -> Option<u32> {
         let hosts = &self.hosts;
         match *kind {
-            EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Arrive { port, .. } => Some(self.fabric.ports[port.idx()].node),
+            EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Arrive { port, .. } | EventKind::Fault(port) => {
+                Some(self.fabric.ports[port.idx()].node)
+            }
             EventKind::HostWake(h) | EventKind::HostRx(h) | EventKind::MessageRto(h) => Some(h.0),
             EventKind::Timer { flow, timer, .. } => Some(match timer {
                 crate::transport::Timer::DelayedAck => hosts.flows.rx[flow.0].dst,

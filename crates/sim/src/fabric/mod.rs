@@ -3,6 +3,7 @@
 //! telemetry's records, as functions of the fabric's own state, the run's context (`Ctx`:
 //! clock, events, packets, measurements) and, at host ports only, the hosts.
 
+pub mod faults;
 pub mod port;
 pub mod routing;
 pub mod switch;
@@ -11,8 +12,9 @@ pub mod topology;
 use crate::capture::Endpoints;
 use crate::ctx::{Ctx, RunConfig};
 use crate::engine::{rng_stream, EventKind, Stream};
+use crate::faults::{Faults, Lost};
 use crate::ids::{PktId, PortId, SwitchId};
-use crate::packet::{Packet, PacketKind, FLAG_IN_HEADROOM};
+use crate::packet::{Packet, PacketKind, FLAG_IN_HEADROOM, FLAG_LOST_DOWN, FLAG_LOST_SILENT};
 use crate::port::{port_name, ClassQueues, Owner, Port, PortView, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
 use crate::routing::{Chooser, Routing};
 use crate::scenario::{invalid, Scenario, ScenarioError, Workload};
@@ -33,8 +35,9 @@ pub(crate) trait HostPorts {
     fn nic_holds_segments(&self, h: u32, cx: &Ctx) -> bool;
     /// Packet `i` has fully arrived at host `h`'s NIC.
     fn arrive(&mut self, h: u32, i: PktId, fabric: &mut Fabric, cx: &mut Ctx);
-    /// A switch dropped packet `pkt` (slot `i`): it is counted against its flow and freed.
-    fn dropped(&mut self, pkt: &Packet, i: PktId, cx: &mut Ctx);
+    /// The fabric dropped packet `pkt` (slot `i`): a switch for want of buffer (`lost`
+    /// `None`), or a fault; it is counted against its flow and freed.
+    fn dropped(&mut self, pkt: &Packet, i: PktId, lost: Option<Lost>, cx: &mut Ctx);
     /// The endpoints a packet capture writes for `pkt`.
     fn endpoints(&self, pkt: &Packet, cx: &Ctx) -> Endpoints;
 }
@@ -53,7 +56,9 @@ pub(crate) struct Fabric {
     /// Each host's NIC port.
     pub host_ports: Vec<PortId>,
     /// Data packets the first switch they reach drops once (`Network::lose_once`): (flow, seq).
-    pub faults: Vec<(u32, u32)>,
+    pub lose_once: Vec<(u32, u32)>,
+    /// The run's `[[faults]]` (`None`: there are none).
+    pub faults: Option<Faults>,
 }
 
 impl Fabric {
@@ -87,7 +92,7 @@ impl Fabric {
             })
             .collect();
         let queues = ClassQueues::new(ports.len(), classes);
-        Fabric { graph, routing, ports, queues, switches, host_ports, faults: Vec::new() }
+        Fabric { graph, routing, ports, queues, switches, host_ports, lose_once: Vec::new(), faults: None }
     }
 
     /// Port `p` with its class queues.
@@ -278,6 +283,10 @@ impl Fabric {
             }
             return;
         }
+        // A port whose link is down sends nothing (`fault_edge` starts it again).
+        if cx.cfg.faults && self.faults.as_ref().is_some_and(|f| f.down(p, cx.now)) {
+            return;
+        }
         let mut next = port.control.pop_front(&cx.pkts);
         if next.is_none() {
             for c in 0..cx.cfg.classes {
@@ -311,21 +320,41 @@ impl Fabric {
         let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
         let pkt = cx.pkts.get_mut(i);
         let pfc_frame = matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume);
+        let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
+        let port = &self.ports[p.idx()];
+        let done = cx.now + port.rate.serialization(wire);
+        let (peer, arrive) = (port.peer, done + port.delay);
         // Where the far switch chooses from its own state, it routes as the packet arrives.
-        pkt.egress = match self.ports[p.idx()].far_switch {
-            Some(s) if !pfc_frame && !cx.cfg.switch_chooses => self.routing.next_port(s, pkt.dst_host, pkt.hash),
+        pkt.egress = match port.far_switch {
+            Some(s) if !pfc_frame && !cx.cfg.switch_chooses => match &self.faults {
+                // The routes the far switch has when the packet arrives there.
+                Some(f) if cx.cfg.faults => f
+                    .routing_at(arrive)
+                    .unwrap_or(&self.routing)
+                    .next_port_weighed(s, pkt.dst_host, pkt.hash, cx.cfg.routing.weights, |q| f.rate(q, arrive).unwrap_or(self.ports[q.idx()].rate))
+                    .unwrap_or(NO_ROUTE),
+                _ => self.routing.next_port(s, pkt.dst_host, pkt.hash),
+            },
             _ => PortId(u32::MAX),
         };
-        let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
-        let port = &mut self.ports[p.idx()];
+        let class = pkt.class as usize;
         if !pfc_frame {
-            let st = &mut self.queues.at_mut(p, pkt.class as usize).stats;
+            let st = &mut self.queues.at_mut(p, class).stats;
             st.tx_packets += 1;
             st.tx_bytes += wire;
             st.tx_payload_bytes += payload;
         }
-        let done = cx.now + port.rate.serialization(wire);
-        let (peer, arrive) = (port.peer, done + port.delay);
+        if cx.cfg.faults {
+            // Lost on the way: counted by this egress now, and by its flow when it would have arrived.
+            if let Some(lost) = self.faults.as_mut().and_then(|f| f.lost_on_wire(p, cx.now, arrive)) {
+                let pkt = cx.pkts.get_mut(i);
+                pkt.flags |= if lost == Lost::Down { FLAG_LOST_DOWN } else { FLAG_LOST_SILENT };
+                if !pfc_frame {
+                    self.queues.at_mut(p, class).stats.count_lost(lost);
+                }
+            }
+        }
+        let port = &mut self.ports[p.idx()];
         port.busy_until = done;
         port.done_seq = cx.events.reserve(done);
         port.done_queued = queue_completion;
@@ -388,7 +417,12 @@ impl Fabric {
     /// Packet `i` has fully arrived through port `p` (store and forward): it goes to the switch
     /// or host that owns the port, or, a PFC frame, to the port's own egress.
     pub(crate) fn link_arrive(&mut self, p: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
-        match (cx.pkts.get(i).kind, self.ports[p.idx()].owner) {
+        let pkt = cx.pkts.get(i);
+        if pkt.flags & (FLAG_LOST_DOWN | FLAG_LOST_SILENT) != 0 {
+            let lost = if pkt.flags & FLAG_LOST_DOWN != 0 { Lost::Down } else { Lost::Silent };
+            return self.lose(i, lost, hosts, cx);
+        }
+        match (pkt.kind, self.ports[p.idx()].owner) {
             (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(p, i, hosts, cx),
             (_, Owner::Switch(s)) => self.switch_receive(s, p, i, hosts, cx),
             (_, Owner::Host(h)) => hosts.arrive(h, i, self, cx),
@@ -419,11 +453,51 @@ impl Fabric {
     /// Whether `pkt` is a data packet that `Network::lose_once` asked to drop; the fault is
     /// used up.
     fn injected_loss(&mut self, pkt: &Packet) -> bool {
-        if self.faults.is_empty() || pkt.kind != PacketKind::Data {
+        if self.lose_once.is_empty() || pkt.kind != PacketKind::Data {
             return false;
         }
-        let at = self.faults.iter().position(|&f| f == (pkt.flow, pkt.seq));
-        at.map(|i| self.faults.swap_remove(i)).is_some()
+        let at = self.lose_once.iter().position(|&f| f == (pkt.flow, pkt.seq));
+        at.map(|i| self.lose_once.swap_remove(i)).is_some()
+    }
+
+    /// Packet `i` is lost to a fault (`lost`): freed, its payload counted as dropped, and a data
+    /// packet counted against its flow. (Its egress counted it when it was lost there.)
+    fn lose(&mut self, i: PktId, lost: Lost, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+        let pkt = *cx.pkts.get(i);
+        if matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume) {
+            return cx.pkts.free(i);
+        }
+        cx.measure.lost_payload += pkt.payload_bytes as u64;
+        hosts.dropped(&pkt, i, Some(lost), cx);
+    }
+
+    /// A fault starts or ends on egress `p` or on the link's other direction now
+    /// (`Faults::edges`): the port takes the rate it runs at now; PFC pauses its peer sent
+    /// lapse when either direction is down (no frame can lift them, and 802.1Qbb's pause
+    /// timers expire); a switch egress going down loses what it holds; one coming up (or
+    /// unpaused) starts sending.
+    pub(crate) fn fault_edge(&mut self, p: PortId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+        let Some(faults) = &self.faults else { return };
+        let (now, peer) = (cx.now, self.ports[p.idx()].peer);
+        let (down, peer_down) = (faults.down(p, now), faults.down(peer, now));
+        if let Some(rate) = faults.rate(p, now) {
+            self.ports[p.idx()].rate = rate;
+        }
+        if down || peer_down {
+            self.ports[p.idx()].lift_pauses(self.queues.of_mut(p), now);
+        }
+        if !down {
+            return self.try_tx(p, hosts, cx);
+        }
+        if let Owner::Switch(_) = self.ports[p.idx()].owner {
+            for c in 0..cx.cfg.classes {
+                while let Some(i) = self.queues.at_mut(p, c).queue.pop_front(&cx.pkts) {
+                    self.dequeued(p, c, i, cx);
+                    self.queues.at_mut(p, c).stats.count_lost(Lost::Down);
+                    self.lose(i, Lost::Down, hosts, cx);
+                }
+            }
+        }
     }
 
     /// Fetches into the cache what a packet arriving through port `at` will touch at its
@@ -454,7 +528,15 @@ impl Fabric {
         let injected = self.injected_loss(&pkt);
         let c = pkt.class as usize;
         let egress = if cx.cfg.switch_chooses { self.choose(s, &pkt, cx) } else { pkt.egress };
-        debug_assert!(cx.cfg.switch_chooses || egress == self.routing.next_port(s, pkt.dst_host, pkt.hash));
+        debug_assert!(cx.cfg.switch_chooses || cx.cfg.faults || egress == self.routing.next_port(s, pkt.dst_host, pkt.hash));
+        if cx.cfg.faults && (egress == NO_ROUTE || self.faults.as_ref().is_some_and(|f| f.down(egress, cx.now))) {
+            // Forwarded into a link that is down (lost until the routes leave it out), or
+            // nowhere: faults cut the switch off from the destination for now.
+            if egress != NO_ROUTE {
+                self.queues.at_mut(egress, c).stats.count_lost(Lost::Down);
+            }
+            return self.lose(i, Lost::Down, hosts, cx);
+        }
         let sw = &mut self.switches[s.idx()];
         let w = pkt.wire_bytes as u64;
         let out = &self.ports[egress.idx()];
@@ -471,7 +553,7 @@ impl Fabric {
             sw.drops += 1;
             self.queues.at_mut(egress, c).stats.drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
-            hosts.dropped(&pkt, i, cx);
+            hosts.dropped(&pkt, i, None, cx);
             return;
         }
         let mark_at_enqueue = out.queue_checks & QUEUE_MARK_ENQUEUE != 0;
@@ -501,21 +583,24 @@ impl Fabric {
         self.enqueue(egress, c, i, hosts, cx);
     }
 
-    /// The egress switch `s` chooses for `pkt` from its own state (`routing.mode`); adaptive
-    /// routing compares the ports' bytes to send, queued and the rest of the packet on the
-    /// wire (DRILL §3: the queue as the port sees it), a port paused in the packet's class
-    /// counting as full with `routing.count_paused`.
+    /// The egress switch `s` chooses for `pkt` from its own state (`routing.mode`), among the
+    /// ports its routes have now (`crate::faults`; `NO_ROUTE`: none); adaptive routing compares the ports'
+    /// bytes to send, queued and the rest of the packet on the wire (DRILL §3: the queue as
+    /// the port sees it), a port paused in the packet's class counting as full with
+    /// `routing.count_paused`, and one that is down as full at once.
     fn choose(&mut self, s: SwitchId, pkt: &Packet, cx: &Ctx) -> PortId {
         let (ports, routing, c, now) = (&self.ports, &cx.cfg.routing, pkt.class as usize, cx.now);
+        let faults = self.faults.as_ref().filter(|_| cx.cfg.faults);
+        let routes = faults.and_then(|f| f.routing_at(now)).unwrap_or(&self.routing);
         let load = |p: PortId| {
             let port = &ports[p.idx()];
-            if routing.count_paused && port.paused[c] {
+            if (routing.count_paused && port.paused[c]) || faults.is_some_and(|f| f.down(p, now)) {
                 return u64::MAX;
             }
             let on_wire = port.busy_until.saturating_sub(now).ps() as u128 * port.rate.bps() as u128 / 8_000_000_000_000;
             port.queue_bytes + on_wire as u64
         };
-        self.routing.choose(s, (pkt.dst_host, pkt.hash), cx.now, routing, &mut self.switches[s.idx()].chooser, load)
+        routes.choose(s, (pkt.dst_host, pkt.hash), now, routing, &mut self.switches[s.idx()].chooser, load).unwrap_or(NO_ROUTE)
     }
 
     /// Marks data packet `i`, queued at egress `port` of switch `s`, CE with the probability
@@ -628,6 +713,9 @@ impl Fabric {
         cx.measure.captures[c as usize].record(cx.now, pkt, ends);
     }
 }
+
+/// A packet's egress where faults leave its switch no route to its destination.
+const NO_ROUTE: PortId = PortId(u32::MAX - 1);
 
 /// Whether `name` matches `pattern`, where `*` stands for any run of characters: the text
 /// before the first `*` starts it, the text after the last ends it, and the pieces between

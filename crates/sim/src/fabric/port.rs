@@ -244,6 +244,17 @@ impl Port {
         false
     }
 
+    /// The link's other end can no longer lift this egress's pauses (a direction of the link
+    /// is down): they lapse now, as 802.1Qbb's pause timers do.
+    pub(crate) fn lift_pauses(&mut self, classes: &mut [ClassQueue], now: Time) {
+        for (c, q) in classes.iter_mut().enumerate() {
+            if self.paused[c] {
+                self.paused[c] = false;
+                q.stats.paused += now - self.paused_since[c];
+            }
+        }
+    }
+
     /// A packet is being serialized at the instant of the event `(now, seq)`: its completion has
     /// not happened yet in the event order.
     #[inline]
@@ -322,9 +333,21 @@ pub struct ClassStats {
     /// egress paused.
     pub pfc_received: u64,
     pub paused: Time,
+    /// Packets this egress lost to faults (`[[faults]]`): to its link being down (on the wire,
+    /// queued when it went down, or forwarded into it), or silently on the wire.
+    pub lost_down: u64,
+    pub lost_silent: u64,
 }
 
 impl ClassStats {
+    /// A packet of the class was lost to a fault.
+    pub(crate) fn count_lost(&mut self, lost: crate::faults::Lost) {
+        match lost {
+            crate::faults::Lost::Down => self.lost_down += 1,
+            crate::faults::Lost::Silent => self.lost_silent += 1,
+        }
+    }
+
     /// What happened between `earlier` and these statistics. The occupancy figures are these
     /// statistics': they restart when the measured period does (`ClassQueue::start_measuring`).
     pub fn since(&self, earlier: &ClassStats) -> ClassStats {
@@ -338,6 +361,8 @@ impl ClassStats {
             resumes_sent: self.resumes_sent - earlier.resumes_sent,
             pfc_received: self.pfc_received - earlier.pfc_received,
             paused: self.paused - earlier.paused,
+            lost_down: self.lost_down - earlier.lost_down,
+            lost_silent: self.lost_silent - earlier.lost_silent,
             queue_area: self.queue_area,
             queue_max: self.queue_max,
         }

@@ -19,9 +19,9 @@
 use crate::engine::{splitmix64, Rng};
 use crate::ids::{PortId, SwitchId};
 use crate::port::Port;
-use crate::scenario::{RoutingConfig, RoutingMode, Spray};
+use crate::scenario::{RoutingConfig, RoutingMode, Spray, Weights};
 use rand::Rng as _;
-use rttlab_cc::Time;
+use rttlab_cc::{Rate, Time};
 use std::collections::{HashMap, VecDeque};
 
 const NONE: u32 = u32::MAX;
@@ -218,7 +218,10 @@ impl Routing {
             Some(direct) => direct[s as usize * self.edges as usize + rank as usize],
             None => self.searched_group(s, rank),
         };
-        debug_assert!(g != NONE, "switch {s} has no route to host {dst}");
+        if g == NONE {
+            // Only where faults cut the fabric (`crate::faults`): no port leads there.
+            return Ok((NONE, &[]));
+        }
         let (a, b) = (self.group_start[g as usize], self.group_start[g as usize + 1]);
         Ok((g, &self.group_ports[a as usize..b as usize]))
     }
@@ -242,13 +245,52 @@ impl Routing {
         }
     }
 
+    /// The egress switch `s` sends a packet for host `dst` of a flow with hash `hash` to, on a
+    /// fabric with faults (routes computed around its dead links, `crate::faults`): `None`
+    /// where none leads there; a port of the group alike, or by the rate each runs at
+    /// (`routing.weights`). With equal weights (or equal rates), the port `next_port` gives.
+    pub fn next_port_weighed(&self, s: SwitchId, dst: u32, hash: u32, weights: Weights, rate: impl Fn(PortId) -> Rate) -> Option<PortId> {
+        let ports = match self.next_hops(s.0, dst) {
+            Err(p) => return Some(p),
+            Ok((_, [])) => return None,
+            Ok((_, [p])) => return Some(*p),
+            Ok((_, ports)) => ports,
+        };
+        if weights == Weights::Equal {
+            return Some(ports[ecmp_index(hash, s.0, ports.len() as u32) as usize]);
+        }
+        // Weighted-cost multipath: the hash's place in the group's summed rates; equal rates
+        // give ECMP's index.
+        let total: u64 = ports.iter().map(|&p| rate(p).bps()).sum();
+        let h = fmix32(hash ^ fmix32(s.0.wrapping_add(0x9e37_79b9)));
+        let x = ((h as u128 * total as u128) >> 32) as u64;
+        let mut sum = 0;
+        for &p in ports {
+            sum += rate(p).bps();
+            if x < sum {
+                return Some(p);
+            }
+        }
+        ports.last().copied()
+    }
+
     /// The egress switch `s` chooses at `now` for a packet to host `dst` with flow hash `hash`
     /// in a mode where the switch chooses (`RoutingConfig::switch_chooses`); `load(port)` is
     /// what the adaptive mode compares (bytes queued; `u64::MAX` for a port it must avoid).
-    pub fn choose(&self, s: SwitchId, (dst, hash): (u32, u32), now: Time, cfg: &RoutingConfig, st: &mut Chooser, load: impl Fn(PortId) -> u64) -> PortId {
+    /// `None` where faults leave no route.
+    pub fn choose(
+        &self,
+        s: SwitchId,
+        (dst, hash): (u32, u32),
+        now: Time,
+        cfg: &RoutingConfig,
+        st: &mut Chooser,
+        load: impl Fn(PortId) -> u64,
+    ) -> Option<PortId> {
         let (g, ports) = match self.next_hops(s.0, dst) {
-            Err(p) => return p,
-            Ok((_, [p])) => return *p,
+            Err(p) => return Some(p),
+            Ok((_, [])) => return None,
+            Ok((_, [p])) => return Some(*p),
             Ok(hops) => hops,
         };
         let n = ports.len() as u32;
@@ -257,7 +299,7 @@ impl Routing {
             let start = rng.random_range(0..n);
             (0..n).map(|i| ports[((start + i) % n) as usize]).min_by_key(|&p| load(p)).expect("a group has ports")
         };
-        match cfg.mode {
+        Some(match cfg.mode {
             RoutingMode::Spray if cfg.spray == Spray::RoundRobin => {
                 let at = st.turns.iter().position(|&(group, _)| group == g).unwrap_or_else(|| {
                     st.turns.push((g, 0));
@@ -284,7 +326,7 @@ impl Routing {
                 st.flowlets[slot] = (now, p);
                 p
             }
-        }
+        })
     }
 
     /// Whether some switch has more than one next hop towards some host: whether a routing
@@ -364,13 +406,13 @@ mod tests {
         let rng = || crate::engine::rng_stream(1, crate::engine::Stream::Routing(0));
         let rr = RoutingConfig { mode: RoutingMode::Spray, spray: Spray::RoundRobin, ..RoutingConfig::default() };
         let mut st = Chooser::new(rng(), &rr);
-        let picks: Vec<PortId> = (0..4).map(|_| r.choose(s, (dst, 7), Time::ZERO, &rr, &mut st, |_| 0)).collect();
+        let picks: Vec<PortId> = (0..4).filter_map(|_| r.choose(s, (dst, 7), Time::ZERO, &rr, &mut st, |_| 0)).collect();
         assert_eq!(picks, vec![ups[0], ups[1], ups[0], ups[1]]);
         let adaptive = RoutingConfig { mode: RoutingMode::Adaptive, ..RoutingConfig::default() };
         let mut st = Chooser::new(rng(), &adaptive);
         for hash in 0..20 {
-            assert_eq!(r.choose(s, (dst, hash), Time::ZERO, &adaptive, &mut st, |p| if p == ups[0] { 3000 } else { 1500 }), ups[1]);
-            assert_eq!(r.choose(s, (dst, hash), Time::ZERO, &adaptive, &mut st, |p| if p == ups[1] { u64::MAX } else { 9000 }), ups[0]);
+            assert_eq!(r.choose(s, (dst, hash), Time::ZERO, &adaptive, &mut st, |p| if p == ups[0] { 3000 } else { 1500 }), Some(ups[1]));
+            assert_eq!(r.choose(s, (dst, hash), Time::ZERO, &adaptive, &mut st, |p| if p == ups[1] { u64::MAX } else { 9000 }), Some(ups[0]));
         }
     }
 }

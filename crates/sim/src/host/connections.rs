@@ -5,9 +5,10 @@
 use super::Hosts;
 use crate::ctx::Ctx;
 use crate::ctx::Outgoing;
-use crate::engine::EventKind;
 use crate::engine::{rng_stream, splitmix64, Stream};
+use crate::engine::{EventKind, DROPPED_SERIAL};
 use crate::fabric::Fabric;
+use crate::faults::Lost;
 use crate::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
 use crate::ids::FlowId;
 use crate::ids::PktId;
@@ -47,7 +48,7 @@ impl Hosts {
                     Rx::Window(WindowRx::new(w)),
                 )
             }
-            (TransportConfig::Message, Controller::Rate(cc)) => {
+            (TransportConfig::Message { .. }, Controller::Rate(cc)) => {
                 let selective = cx.cfg.recovery == Recovery::SelectiveRepeat;
                 let wait = HostWait::new(cx.cfg.warmup, line_rate);
                 let tx = MessageTx::new(
@@ -172,6 +173,8 @@ impl Hosts {
         let end = &mut self.flows.rx[f];
         let st = &mut end.stats;
         st.delivered_bytes += payload as u64;
+        st.outage = st.outage.max(now - st.last_delivery.max(end.start));
+        st.last_delivery = now;
         if now >= cx.cfg.warmup {
             st.measured_bytes += payload as u64;
             st.measured_wire_bytes += wire as u64;
@@ -197,7 +200,18 @@ impl Hosts {
                 let (size, fct, ideal) = (st.delivered_bytes, now - end.start, end.ideal);
                 cx.measure.groups[end.group as usize].record_fct(&cx.measure.fct_buckets, size, fct, ideal);
                 if let Some(r) = &mut cx.measure.flow_records {
-                    r.push(crate::stats::FlowRecord { group: end.group, src: end.src, dst: end.dst, size, start: end.start, fct, ideal });
+                    let (outage, retransmitted_bytes) = (st.outage, self.flows.slots[f].stats.retransmitted_bytes);
+                    r.push(crate::stats::FlowRecord {
+                        group: end.group,
+                        src: end.src,
+                        dst: end.dst,
+                        size,
+                        start: end.start,
+                        fct,
+                        ideal,
+                        outage,
+                        retransmitted_bytes,
+                    });
                 }
             }
             if let Some(origin) = end.ephemeral {
@@ -228,23 +242,24 @@ impl Hosts {
         }
     }
 
-    /// A packet was dropped: a data packet counts against the loss rate, and against its flow
-    /// when its sender hears of it (`Notice::Dropped`).
-    pub(crate) fn count_drop(&mut self, pkt: &Packet, cx: &mut Ctx) {
+    /// A packet was dropped, for want of buffer or to a fault (`lost`): a data packet counts
+    /// against the loss rate, and against its flow when its sender hears of it
+    /// (`EventKind::Dropped`).
+    pub(crate) fn count_drop(&mut self, pkt: &Packet, lost: Option<Lost>, cx: &mut Ctx) {
         if pkt.kind == PacketKind::Data {
             cx.measure.data_drops += 1;
             let h = self.flows.slots.host_of(pkt.flow);
-            cx.notify(h, EventKind::Dropped { flow: FlowId(pkt.flow), serial: pkt.serial });
+            cx.notify(h, EventKind::Dropped { flow: FlowId(pkt.flow), serial: pkt.serial, lost });
         }
     }
 
-    /// Flow `f`'s data packet of connection `serial` was dropped: it counts against the
-    /// connection if it is still in the slot, else against the retired ones.
-    pub(crate) fn dropped_notice(&mut self, f: u32, serial: u32) {
-        if self.flows.sending(f, serial, u32::MAX) {
-            self.flows.slots[f].stats.drops += 1;
-        } else {
-            self.flows.retired.drops += 1;
-        }
+    /// Flow `f`'s data packet of connection `serial` (its low bits, `DROPPED_SERIAL`) was
+    /// dropped: it counts against the connection if it is still in the slot, else against
+    /// the retired ones.
+    pub(crate) fn dropped_notice(&mut self, f: u32, serial: u32, lost: Option<Lost>) {
+        let st = if self.flows.sending(f, serial, DROPPED_SERIAL) { &mut self.flows.slots[f].stats } else { &mut self.flows.retired };
+        st.drops += 1;
+        st.drops_down += (lost == Some(Lost::Down)) as u64;
+        st.drops_silent += (lost == Some(Lost::Silent)) as u64;
     }
 }

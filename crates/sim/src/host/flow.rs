@@ -186,9 +186,10 @@ pub struct FlowStats {
     /// RTT samples since the last time-series sample (whole run, for `timeseries.rtt_us`).
     pub interval_rtt_sum: u128,
     pub interval_rtt_samples: u64,
-    /// Packets sent again, and retransmission timeouts (the message transport's local ACK
-    /// timeouts).
+    /// Packets sent again, their payload, and retransmission timeouts (the message
+    /// transport's local ACK timeouts).
     pub retransmits: u64,
+    pub retransmitted_bytes: u64,
     pub timeouts: u64,
     /// Message transport: NAKs the sender received (go-back-N).
     pub naks: u64,
@@ -199,8 +200,15 @@ pub struct FlowStats {
     pub reordered: u64,
     /// Retransmitted data packets whose data the receiver already had.
     pub spurious_retransmits: u64,
-    /// Data packets of the flow dropped anywhere (switch buffers, host NIC Rx queues).
+    /// Data packets of the flow dropped anywhere (switch buffers, host NIC Rx queues, faults),
+    /// and of those the ones lost to a link down and lost silently (`[[faults]]`).
     pub drops: u64,
+    pub drops_down: u64,
+    pub drops_silent: u64,
+    /// Receiver: the longest time without new data delivered while the transfer was under
+    /// way (from its start to its last byte), and when data last came (`ZERO`: not yet).
+    pub outage: Time,
+    pub last_delivery: Time,
     /// Payload of data packets that reached the receiver marked CE: what it echoes (ECE).
     pub ecn_echoed_bytes: u64,
     /// Message transport: ∫ outstanding bytes dt (released to the NIC, not yet completed) in
@@ -225,16 +233,21 @@ impl FlowStats {
             rtt_sum,
             rtt_samples,
             retransmits,
+            retransmitted_bytes,
             timeouts,
             naks,
             repaths,
             reordered,
             spurious_retransmits,
             drops,
+            drops_down,
+            drops_silent,
+            outage,
             ecn_echoed_bytes,
             inflight_area,
             // One connection's own, not totals: the time series' interval, the in-flight
-            // integral's last change, a sized flow's finish and size.
+            // integral's last change, a sized flow's finish and size, its last delivery.
+            last_delivery: _,
             interval_rtt_sum: _,
             interval_rtt_samples: _,
             inflight_since: _,
@@ -249,12 +262,16 @@ impl FlowStats {
         self.rtt_sum += rtt_sum;
         self.rtt_samples += rtt_samples;
         self.retransmits += retransmits;
+        self.retransmitted_bytes += retransmitted_bytes;
         self.timeouts += timeouts;
         self.naks += naks;
         self.repaths += repaths;
         self.reordered += reordered;
         self.spurious_retransmits += spurious_retransmits;
         self.drops += drops;
+        self.drops_down += drops_down;
+        self.drops_silent += drops_silent;
+        self.outage = self.outage.max(*outage);
         self.ecn_echoed_bytes += ecn_echoed_bytes;
         self.inflight_area += inflight_area;
     }

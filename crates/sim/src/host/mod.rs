@@ -153,8 +153,8 @@ impl HostPorts for Hosts {
         self.host_arrive(h, i, fabric, cx)
     }
 
-    fn dropped(&mut self, pkt: &Packet, i: PktId, cx: &mut Ctx) {
-        self.count_drop(pkt, cx);
+    fn dropped(&mut self, pkt: &Packet, i: PktId, lost: Option<crate::faults::Lost>, cx: &mut Ctx) {
+        self.count_drop(pkt, lost, cx);
         match pkt.kind {
             PacketKind::Ping | PacketKind::Pong => {
                 let source = self.generators[pkt.seq as usize].sources[pkt.flow as usize];
@@ -171,7 +171,7 @@ impl HostPorts for Hosts {
                 let sender = self.flows.slots.host_of(pkt.flow);
                 let receiver = self.flows.rx.get(pkt.flow).map_or(pkt.dst_host, |e| e.dst);
                 let (src, dst) = if pkt.kind == PacketKind::Data { (sender, pkt.dst_host) } else { (receiver, sender) };
-                let message = matches!(cx.cfg.transport, TransportConfig::Message);
+                let message = matches!(cx.cfg.transport, TransportConfig::Message { .. });
                 Endpoints {
                     src: Some(src),
                     dst,

@@ -256,6 +256,7 @@ impl Hosts {
         let (again, arm) = m.on_transmit(now, psn, cx.cfg.retransmit_timeout);
         flow.stats.tx_bytes += payload as u64;
         flow.stats.retransmits += again as u64;
+        flow.stats.retransmitted_bytes += again as u64 * payload as u64;
         if let Some(at) = arm {
             self.arm_rto(s.flow, at, cx);
         }
@@ -384,7 +385,7 @@ impl Hosts {
         if host.rx.len() >= cx.cfg.host_config.rx_queue_packets as usize {
             host.rx_drops += 1;
             host.rx_dropped_payload += pkt.payload_bytes as u64;
-            self.count_drop(&pkt, cx);
+            self.count_drop(&pkt, None, cx);
             return cx.pkts.free(i);
         }
         host.rx.push_back((i, cx.now));
@@ -447,7 +448,7 @@ impl Hosts {
         if !current {
             return self.stale(i, cx);
         }
-        let message = matches!(cx.cfg.transport, TransportConfig::Message);
+        let message = matches!(cx.cfg.transport, TransportConfig::Message { .. });
         match (pkt.kind, message) {
             (PacketKind::Data, true) => self.message_deliver(h, i, pkt, fabric, cx),
             (_, true) => {

@@ -57,6 +57,7 @@ impl Hosts {
                 let flow = &mut self.flows.slots[f];
                 let serial = flow.serial;
                 flow.stats.retransmits += retransmit as u64;
+                flow.stats.retransmitted_bytes += retransmit as u64 * payload as u64;
                 flow.stats.tx_bytes += payload as u64;
                 let (class, port) = (flow.class, self.nodes[flow.src as usize].port);
                 let (hash, entropy) = flow.path.next(flow.hash[0], &mut flow.rng);
@@ -103,7 +104,13 @@ impl Hosts {
             Action::RttSample(r) => self.record_rtt(f, r, cx),
             Action::Delivered { payload, wire } => self.record_delivery(f, payload, wire, fabric, cx),
             Action::Duplicate { payload } => self.flows.rx[f].stats.duplicate_bytes += payload as u64,
-            Action::TimedOut => self.flows.slots[f].stats.timeouts += 1,
+            Action::TimedOut => {
+                self.flows.slots[f].stats.timeouts += 1;
+                // PRR: what follows the timeout, its retransmission first, takes a new path.
+                if cx.cfg.transport.prr() {
+                    self.repath(f);
+                }
+            }
             Action::Done => self.sender_done(f, cx),
             Action::Repath => self.repath(f),
         }
@@ -304,6 +311,9 @@ impl Hosts {
             Ok(true) => {
                 let Some(una) = m.una_psn() else { return };
                 self.flows.slots[f].stats.timeouts += 1;
+                if cx.cfg.transport.prr() {
+                    self.repath(f);
+                }
                 match self.flows.slots[f].message().selective_timeout(una) {
                     Some(lost) => self.message_resend(f, &lost, fabric, cx),
                     None => self.message_rewind(f, una, fabric, cx),

@@ -62,7 +62,7 @@ fn absorb(base: &mut Network, net: Network, owns: impl Fn(usize) -> bool) {
         base.cx.pkts.alloc(p);
     }
     let hosts_count = base.hosts.nodes.len();
-    let Fabric { graph: _, routing: _, mut ports, mut queues, mut switches, host_ports: _, faults: _ } = fabric;
+    let Fabric { graph: _, routing: _, mut ports, mut queues, mut switches, host_ports: _, lose_once: _, faults: _ } = fabric;
     let Measurements {
         groups,
         fct_buckets: _,
@@ -78,6 +78,7 @@ fn absorb(base: &mut Network, net: Network, owns: impl Fn(usize) -> bool) {
         captures: _,
         data_sent,
         data_drops,
+        lost_payload,
         transfers,
     } = measure;
     // Each time is noted by the partition of the host where it happens; the others hold MAX.
@@ -125,6 +126,7 @@ fn absorb(base: &mut Network, net: Network, owns: impl Fn(usize) -> bool) {
     m.at_warmup += &at_warmup;
     m.data_sent += data_sent;
     m.data_drops += data_drops;
+    m.lost_payload += lost_payload;
 }
 
 /// A slot's receiving end is its latest connection's that has received anything (the next one

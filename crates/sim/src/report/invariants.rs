@@ -10,13 +10,14 @@ use crate::port::{Owner, MAX_CLASSES};
 /// - each connection's live packet count is the number of its data, ACK and NAK packets alive;
 /// - no connection has more distinct payload delivered than it sent, nor a sized one more
 ///   than its size;
-/// - payload is conserved: sent = delivered + duplicate + in flight + dropped;
+/// - payload is conserved: sent = delivered + duplicate + in flight + dropped (for want of
+///   buffer, or lost to a fault);
 /// - each port has sent one PFC PAUSE more than RESUMEs for each class it is pausing, and
 ///   as many otherwise (IEEE 802.1Qbb frames alternate per class);
 /// - a switch's headroom in use is what its ports' headroom holds, each within its reserve;
 /// - packets stay in order per class: a connection's packets take one path in one class, so
 ///   with every queue and link on it FIFO, a message-transport receiver sees a gap (and
-///   NAKs) only after a drop.
+///   NAKs) only after a drop (without faults, whose new routes may reorder).
 pub(crate) fn check(net: &Network) -> Result<(), String> {
     for (f, _) in net.hosts.flows.slots.iter().filter(|(_, x)| x.open) {
         let st = &net.hosts.flows.stats(f);
@@ -32,9 +33,9 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
         ));
     }
     let c = net.counters();
-    // Per-flow ECMP keeps a connection's packets in order while its label holds: a NAK needs a
-    // loss. (The other modes, and repaths, reorder, and count it.)
-    let in_order = net.cx.cfg.routing.mode == crate::scenario::RoutingMode::Ecmp && s.repaths == 0;
+    // Per-flow ECMP keeps a connection's packets in order while its label and the routes hold:
+    // a NAK needs a loss. (The other modes, repaths and faults' new routes reorder, and count it.)
+    let in_order = net.cx.cfg.routing.mode == crate::scenario::RoutingMode::Ecmp && s.repaths == 0 && net.fabric.faults.is_none();
     if in_order && c.drops + c.host_drops == 0 && (c.naks > 0 || s.reordered > 0) {
         return Err(format!("{} NAKs and {} reordered packets without a drop: packets of a connection were reordered", c.naks, s.reordered));
     }

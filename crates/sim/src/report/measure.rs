@@ -32,6 +32,8 @@ pub(crate) struct Measurements {
     /// Data packets sent (first transmissions and retransmissions), and dropped anywhere.
     pub data_sent: u64,
     pub data_drops: u64,
+    /// Payload of packets lost to faults (`[[faults]]`), where each was lost.
+    pub lost_payload: u64,
     /// Per `[[workloads]]` entry, per transfer of a connection matrix (empty for other
     /// kinds): when it started, its sender had everything acknowledged, and its receiver had
     /// every byte (`Time::MAX`: not yet).
@@ -76,6 +78,7 @@ impl Measurements {
             captures,
             data_sent: 0,
             data_drops: 0,
+            lost_payload: 0,
             transfers: s
                 .workloads
                 .iter()

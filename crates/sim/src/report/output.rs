@@ -1,12 +1,13 @@
 //! What a run returns: a summary with stable, documented keys, column tables, and metadata
 //! (the scenario as run, the seed, the version, and how fast it ran).
 
+use crate::flow::FlowView;
 use crate::ids::PortId;
 use crate::measure::TimeSeries;
 use crate::network::Network;
 use crate::port::{port_name, ClassStats};
 use crate::scenario::Scenario;
-use crate::stats::{histogram, jain};
+use crate::stats::{histogram, jain, FlowRecord};
 use crate::table::{tables_json, Column, Table, Tables};
 use hdrhistogram::Histogram;
 use rttlab_cc::Time;
@@ -57,6 +58,12 @@ pub struct Summary {
     pub repaths: u64,
     pub reordered: u64,
     pub spurious_retransmits: u64,
+    /// Whole run, with `[[faults]]`: packets lost to links down and lost silently, and the
+    /// longest time a connection went without delivery while it had data to send (RPC
+    /// connections aside; `None` without faults).
+    pub lost_down: u64,
+    pub lost_silent: u64,
+    pub outage_max_us: Option<f64>,
     /// Payload bytes senders put on the wire, delivered, still in the network, and dropped
     /// (whole run): `bytes_sent = bytes_delivered + bytes_duplicate + bytes_in_flight +
     /// bytes_dropped`.
@@ -165,7 +172,21 @@ pub(crate) fn summary(net: &Network) -> Summary {
         bytes_sent: net.all_stats().map(|s| s.tx_bytes).sum(),
         bytes_delivered: net.all_stats().map(|s| s.delivered_bytes).sum(),
         bytes_in_flight: net.payload_in_flight(),
-        bytes_dropped: net.fabric.switches.iter().map(|s| s.dropped_payload).sum::<u64>() + net.hosts.nodes.iter().map(|h| h.rx_dropped_payload).sum::<u64>(),
+        bytes_dropped: net.fabric.switches.iter().map(|s| s.dropped_payload).sum::<u64>()
+            + net.hosts.nodes.iter().map(|h| h.rx_dropped_payload).sum::<u64>()
+            + net.cx.measure.lost_payload,
+        lost_down: net.fabric.port_views().flat_map(|p| p.class).map(|q| q.stats.lost_down).sum(),
+        lost_silent: net.fabric.port_views().flat_map(|p| p.class).map(|q| q.stats.lost_silent).sum(),
+        outage_max_us: net
+            .hosts
+            .flows
+            .views()
+            .filter(|x| x.open)
+            .filter_map(|x| outage(net, &x))
+            .chain([net.hosts.flows.retired.outage])
+            .max()
+            .filter(|_| net.fabric.faults.is_some())
+            .map(us),
         bytes_duplicate: net.all_stats().map(|s| s.duplicate_bytes).sum(),
         flows: net.hosts.flows.slots.opened(),
         flows_finished: net.hosts.flows.views().filter(|f| f.open && f.stats.finish.is_some()).count() as u64 + net.hosts.flows.retired_count,
@@ -368,6 +389,10 @@ fn flows_table(net: &Network) -> Table {
         .col("spurious_retransmits", f.iter().map(|x| x.stats.spurious_retransmits).collect::<Vec<_>>())
         .col("bytes_duplicate", f.iter().map(|x| x.stats.duplicate_bytes).collect::<Vec<_>>())
         .col("drops", f.iter().map(|x| x.stats.drops).collect::<Vec<_>>())
+        .col("drops_down", f.iter().map(|x| x.stats.drops_down).collect::<Vec<_>>())
+        .col("drops_silent", f.iter().map(|x| x.stats.drops_silent).collect::<Vec<_>>())
+        .col("retransmitted_bytes", f.iter().map(|x| x.stats.retransmitted_bytes).collect::<Vec<_>>())
+        .col("outage_us", f.iter().map(|x| outage(net, x).map(us)).collect::<Vec<_>>())
         .col("ecn_echoed_bytes", f.iter().map(|x| x.stats.ecn_echoed_bytes).collect::<Vec<_>>())
         .col("inflight_avg_bytes", f.iter().map(|x| inflight_area(net, x).map(|a| a as f64 / 1e12 / secs)).collect::<Vec<_>>())
         .col("segments", f.iter().map(|x| x.message_tx().map(|m| m.wait.segments)).collect::<Vec<_>>())
@@ -451,6 +476,8 @@ fn ports_table(net: &Network) -> Table {
         .col("tx_payload_bytes", col(|s| s.tx_payload_bytes))
         .col("utilization", rows.iter().map(|r| r.2.tx_bytes as f64 * 8.0 / secs / net.fabric.ports[r.0 as usize].rate.bps() as f64).collect::<Vec<_>>())
         .col("drops", col(|s| s.drops))
+        .col("lost_down", col(|s| s.lost_down))
+        .col("lost_silent", col(|s| s.lost_silent))
         .col("ecn_marks", col(|s| s.ecn_marks))
         .col("pauses_sent", col(|s| s.pauses_sent))
         .col("resumes_sent", col(|s| s.resumes_sent))
@@ -590,19 +617,63 @@ fn fct_table(net: &Network) -> Table {
         .col("slowdown_p99", slow_p99)
 }
 
+/// The workload flows counted for FCT (`measure.flow_records`): each finished one, then those
+/// still under way at the end (`finished` false, no FCT; their outage runs to the end), by
+/// completion (or the end), sender and start: an order however the network was cut.
 fn flow_records_table(net: &Network) -> Table {
-    // By completion, then sender and start: an order however the network was cut.
-    let mut r = net.cx.measure.flow_records.clone().unwrap_or_default();
-    r.sort_by_key(|x| (x.start + x.fct, x.src, x.start, x.dst, x.size));
+    let Some(done) = &net.cx.measure.flow_records else { return flow_records_columns(net, Vec::new()) };
+    let mut r: Vec<(FlowRecord, bool)> = done.iter().map(|x| (*x, true)).collect();
+    let (end, cfg) = (net.cx.end, &net.cx.cfg);
+    for x in net.hosts.flows.views().filter(|x| x.open && x.ephemeral.is_some() && x.stats.finish.is_none()) {
+        if x.start < cfg.warmup || x.start >= cfg.fct_until || x.start > end {
+            continue;
+        }
+        let Some(e) = net.hosts.flows.rx.get(x.id).filter(|e| e.serial == x.serial) else { continue };
+        let outage = outage(net, &x).unwrap_or(Time::ZERO);
+        let st = &x.stats;
+        let record = FlowRecord {
+            group: x.group,
+            src: x.src,
+            dst: x.dst,
+            size: st.size.unwrap_or(0),
+            start: x.start,
+            fct: end - x.start,
+            ideal: e.ideal,
+            outage,
+            retransmitted_bytes: st.retransmitted_bytes,
+        };
+        r.push((record, false));
+    }
+    r.sort_by_key(|(x, _)| (x.start + x.fct, x.src, x.start, x.dst, x.size));
+    flow_records_columns(net, r)
+}
+
+fn flow_records_columns(net: &Network, r: Vec<(FlowRecord, bool)>) -> Table {
     Table::default()
-        .col("group", Column::labels(r.iter().map(|x| &net.cx.measure.groups[x.group as usize].name)))
-        .col("src", r.iter().map(|x| x.src).collect::<Vec<_>>())
-        .col("dst", r.iter().map(|x| x.dst).collect::<Vec<_>>())
-        .col("size_bytes", r.iter().map(|x| x.size).collect::<Vec<_>>())
-        .col("start_us", r.iter().map(|x| us(x.start)).collect::<Vec<_>>())
-        .col("fct_us", r.iter().map(|x| us(x.fct)).collect::<Vec<_>>())
-        .col("ideal_fct_us", r.iter().map(|x| us(x.ideal)).collect::<Vec<_>>())
-        .col("slowdown", r.iter().map(|x| x.fct.ps() as f64 / x.ideal.ps().max(1) as f64).collect::<Vec<_>>())
+        .col("group", Column::labels(r.iter().map(|x| &net.cx.measure.groups[x.0.group as usize].name)))
+        .col("src", r.iter().map(|x| x.0.src).collect::<Vec<_>>())
+        .col("dst", r.iter().map(|x| x.0.dst).collect::<Vec<_>>())
+        .col("size_bytes", r.iter().map(|x| x.0.size).collect::<Vec<_>>())
+        .col("start_us", r.iter().map(|x| us(x.0.start)).collect::<Vec<_>>())
+        .col("finished", r.iter().map(|x| x.1 as u8).collect::<Vec<_>>())
+        .col("fct_us", r.iter().map(|x| x.1.then(|| us(x.0.fct))).collect::<Vec<_>>())
+        .col("ideal_fct_us", r.iter().map(|x| us(x.0.ideal)).collect::<Vec<_>>())
+        .col("slowdown", r.iter().map(|x| x.1.then(|| x.0.fct.ps() as f64 / x.0.ideal.ps().max(1) as f64)).collect::<Vec<_>>())
+        .col("outage_us", r.iter().map(|x| us(x.0.outage)).collect::<Vec<_>>())
+        .col("retransmitted_bytes", r.iter().map(|x| x.0.retransmitted_bytes).collect::<Vec<_>>())
+}
+
+/// Connection `x`'s longest time without delivery while it had data to send, to the run's
+/// end (`FlowStats::outage`: a transfer not yet done has been without since its last
+/// delivery); `None` for an RPC connection, whose gaps between messages are idle.
+fn outage(net: &Network, x: &FlowView) -> Option<Time> {
+    if net.hosts.flows.rx.get(x.id).is_some_and(|e| e.serial == x.serial && e.messages.is_some()) {
+        return None;
+    }
+    let (st, end) = (&x.stats, net.cx.end);
+    let under_way = st.finish.is_none() && x.start < end;
+    let open_gap = if under_way { end.min(x.stop).saturating_sub(st.last_delivery.max(x.start)) } else { Time::ZERO };
+    Some(st.outage.max(open_gap))
 }
 
 /// Everything a run returns.

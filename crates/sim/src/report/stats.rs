@@ -208,6 +208,10 @@ pub struct FlowRecord {
     pub start: Time,
     pub fct: Time,
     pub ideal: Time,
+    /// Its longest time without delivery (`FlowStats::outage`), and the payload its sender
+    /// sent again.
+    pub outage: Time,
+    pub retransmitted_bytes: u64,
 }
 
 /// Jain's fairness index (Σx)² / (n·Σx²); 1 when all equal (algorithms.md "Global conventions").

@@ -204,12 +204,17 @@ impl HostConfig {
 }
 
 /// How flows move their data (`crate::transport`).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TransportConfig {
     /// OS-bypass messaging: NIC-offloaded segments paced by a rate controller (TIMELY §3).
-    #[default]
-    Message,
+    Message {
+        /// Protective ReRoute (PRR, Wetherall et al., SIGCOMM'23): on a retransmission timeout
+        /// the connection takes a new path label, as Linux redraws its flow label
+        /// (`sk_rethink_txhash`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        prr: bool,
+    },
     /// A TCP-like stack with a congestion window and loss recovery (`transport::window`).
     Window(WindowConfig),
 }
@@ -237,6 +242,9 @@ pub struct WindowConfig {
     /// written data not yet acknowledged; writes beyond it are refused. Linux autotunes up to
     /// 4 MB (`tcp_wmem`); ns-3's default is 128 KiB.
     pub send_buffer: Bytes,
+    /// Protective ReRoute (PRR, SIGCOMM'23): a retransmission timeout takes a new path label.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prr: bool,
 }
 
 impl Default for WindowConfig {
@@ -249,6 +257,7 @@ impl Default for WindowConfig {
             loss_detection: LossDetection::Dupthresh,
             tsq_limit: Bytes(256_000),
             send_buffer: Bytes(4_000_000),
+            prr: false,
         }
     }
 }
@@ -500,8 +509,9 @@ impl TransportConfig {
     pub(crate) fn read(at: &str, value: serde_json::Value, cc: &CcConfig) -> Result<TransportConfig, ScenarioError> {
         let mut t = Table::new(at, value)?;
         if t.tag("kind", Self::KINDS)? == "message" {
-            t.finish(&["kind"])?;
-            return Ok(TransportConfig::Message);
+            let prr = t.take("prr")?.unwrap_or(false);
+            t.finish(&["kind", "prr"])?;
+            return Ok(TransportConfig::Message { prr });
         }
         let delayed_ack = t.take::<bool>("delayed_ack")?;
         let mut w: WindowConfig = t.rest()?;
@@ -511,6 +521,14 @@ impl TransportConfig {
 
     pub fn is_window(&self) -> bool {
         matches!(self, TransportConfig::Window(_))
+    }
+
+    /// Whether a retransmission timeout takes a new path label (PRR).
+    pub fn prr(&self) -> bool {
+        match self {
+            TransportConfig::Message { prr } => *prr,
+            TransportConfig::Window(w) => w.prr,
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! tables with whole-path errors, `validate` holds what spans sections.
 
 mod de;
+mod faults;
 mod graph;
 mod host;
 mod jobs;
@@ -19,6 +20,7 @@ mod traffic;
 mod validate;
 mod workload;
 
+pub use faults::{FaultConfig, FaultKind};
 pub use graph::{GraphConfig, GraphLink};
 pub use host::{
     CcConfig, CcSection, Feedback, HostConfig, LossDetection, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, Recovery, TransportConfig,
@@ -26,12 +28,13 @@ pub use host::{
 };
 pub use jobs::{Collective, JobConfig, Placement};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
-pub use routing::{Granularity, RoutingConfig, RoutingMode, Spray};
+pub use routing::{Granularity, RoutingConfig, RoutingMode, Spray, Weights};
 pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfig};
 pub use topology::{ChainConfig, FatTreeConfig, HostCounts, HostLink, LeafSpineConfig, StarConfig, TierLink, Topology};
 pub use traffic::{Arrivals, FlowGroup, HostSet, Until};
 pub use workload::{CdfSpec, FlowSizesConfig, IncastConfig, Peers, PingerConfig, RpcConfig, ServerAssignment, Workload};
 
+pub(crate) use de::did_you_mean;
 use de::{read_list, Table};
 use rttlab_cc::{Bytes, Time};
 use serde::Serialize;
@@ -64,6 +67,9 @@ pub struct Scenario {
     pub workloads: Vec<Workload>,
     /// Collective operations of training jobs (`[[jobs]]`).
     pub jobs: Vec<JobConfig>,
+    /// Timed failures of links and switches (`[[faults]]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<FaultConfig>,
     pub measure: MeasureConfig,
     /// How the run uses the machine (`[run]`): never what it computes.
     pub run: RunOptions,
@@ -160,6 +166,7 @@ impl Scenario {
         "flows",
         "workloads",
         "jobs",
+        "faults",
         "measure",
         "run",
     ];
@@ -216,7 +223,7 @@ impl Scenario {
     fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
         let mut t = Table::new("", value)?;
         let cc = t.raw("cc").map_or(Ok(CcSection::default()), |v| CcSection::read("cc", v))?;
-        let transport = t.raw("transport").map_or(Ok(TransportConfig::Message), |v| TransportConfig::read("transport", v, &cc.controller))?;
+        let transport = t.raw("transport").map_or(Ok(TransportConfig::Message { prr: false }), |v| TransportConfig::read("transport", v, &cc.controller))?;
         let topology = t.require_raw("topology")?;
         let workloads = t.raw("workloads").map_or(Ok(Vec::new()), |v| read_list("workloads", v, Workload::read))?;
         let mut s = Scenario {
@@ -235,6 +242,7 @@ impl Scenario {
             flows: t.take("flows")?.unwrap_or_default(),
             workloads,
             jobs: t.take("jobs")?.unwrap_or_default(),
+            faults: t.take("faults")?.unwrap_or_default(),
             measure: t.take("measure")?.unwrap_or_default(),
             run: t.take("run")?.unwrap_or_default(),
         };

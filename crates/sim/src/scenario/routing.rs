@@ -20,6 +20,23 @@ pub struct RoutingConfig {
     pub count_paused: bool,
     /// `spray = "reps"`: the entropy values a sender keeps for reuse (REPS's buffer).
     pub reps_entropies: u32,
+    /// After a link goes down, how long its switch keeps forwarding into it before its
+    /// equal-cost groups drop the port (local detection and reprogramming; `[[faults]]`). Until
+    /// then what hashes to it is lost: the black hole a real fabric has. Adaptive routing sees
+    /// the port down at once.
+    pub failover_delay: Time,
+    /// How ECMP weighs a group's ports: alike, or by the rate each runs at now (a degraded link
+    /// takes its share of the group's capacity; weighted-cost multipath).
+    pub weights: Weights,
+}
+
+/// `routing.weights`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Weights {
+    #[default]
+    Equal,
+    Capacity,
 }
 
 impl Default for RoutingConfig {
@@ -31,6 +48,8 @@ impl Default for RoutingConfig {
             adaptive: Granularity::Packet,
             count_paused: false,
             reps_entropies: 256,
+            failover_delay: Time::from_us(1000),
+            weights: Weights::Equal,
         }
     }
 }

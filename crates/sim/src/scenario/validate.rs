@@ -114,6 +114,9 @@ impl Scenario {
         for (i, w) in self.workloads.iter().enumerate() {
             w.validate(&format!("workloads[{i}]"), &ctx)?;
         }
+        for (i, f) in self.faults.iter().enumerate() {
+            f.validate(&format!("faults[{i}]"), self.duration)?;
+        }
         for (i, j) in self.jobs.iter().enumerate() {
             j.validate(&format!("jobs[{i}]"), &ctx)?;
         }
