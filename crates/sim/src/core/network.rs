@@ -312,7 +312,7 @@ impl Network {
             EventKind::WarmupEnd => self.warmup_end(),
             EventKind::MessageRto(h) => hosts.message_rto_event(h.0, &ev, fabric, cx),
             EventKind::Timer { flow, timer, serial } => hosts.window_timer(flow.0, timer, serial, fabric, cx),
-            EventKind::Dropped { flow, serial, lost } => hosts.dropped_notice(flow.0, serial, lost),
+            EventKind::Dropped { flow, serial, lost } => hosts.dropped_notice(flow.0, serial, lost, cx),
             EventKind::Fault(port) => fabric.fault_edge(port, hosts, cx),
             EventKind::PingLost { generator, source } => hosts.ping_lost(generator, source),
             EventKind::Arrival { generator, host } => hosts.workload_event(generator, host, fabric, cx),
@@ -337,7 +337,7 @@ impl Network {
         for ev in self.cx.events.drain() {
             if let EventKind::Dropped { flow, serial, lost } = ev.kind {
                 if !self.cx.foreign(self.hosts.flows.slots.host_of(flow.0)) {
-                    self.hosts.dropped_notice(flow.0, serial, lost);
+                    self.hosts.dropped_notice(flow.0, serial, lost, &mut self.cx);
                 }
             }
         }

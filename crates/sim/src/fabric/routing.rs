@@ -391,6 +391,23 @@ mod tests {
         }
     }
 
+    /// Weighted-cost multipath by rate: with one uplink at a quarter of the other's rate it
+    /// takes a fifth of the hashes (1 / (1 + 4), within 0.01 over 20 000 hashes); with equal
+    /// rates every hash takes the port ECMP gives it.
+    #[test]
+    fn weights_by_capacity_share_hashes_by_rate() {
+        let text = "duration = \"1ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[[flows]]\nsrc = 1\ndst = 0\n";
+        let net = crate::Network::new(&crate::Scenario::from_toml(text).expect("scenario")).expect("network");
+        let r = net.routing();
+        let (s, dst) = (SwitchId(0), 15);
+        let ups = r.choices(s, dst).to_vec();
+        let rate = |p: PortId| if p == ups[0] { Rate(2_500_000_000) } else { Rate(10_000_000_000) };
+        let slow = (0..20_000u32).filter(|&h| r.next_port_weighed(s, dst, h, Weights::Capacity, rate) == Some(ups[0])).count();
+        assert!((slow as f64 / 20_000.0 - 0.2).abs() < 0.01, "{slow}");
+        let alike = |_: PortId| Rate(10_000_000_000);
+        assert!((0..5_000u32).all(|h| r.next_port_weighed(s, dst, h, Weights::Capacity, alike) == Some(r.next_port(s, dst, h))));
+    }
+
     /// The switch's own choices on a fat-tree's edge switch, whose two uplinks reach every
     /// other edge switch: round robin takes them in turn per group; adaptive routing takes the
     /// port with the least load, whichever the tie-break draw, and never one loaded `u64::MAX`

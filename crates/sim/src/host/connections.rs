@@ -248,6 +248,7 @@ impl Hosts {
     pub(crate) fn count_drop(&mut self, pkt: &Packet, lost: Option<Lost>, cx: &mut Ctx) {
         if pkt.kind == PacketKind::Data {
             cx.measure.data_drops += 1;
+            cx.measure.drop_notices += 1;
             let h = self.flows.slots.host_of(pkt.flow);
             cx.notify(h, EventKind::Dropped { flow: FlowId(pkt.flow), serial: pkt.serial, lost });
         }
@@ -256,7 +257,8 @@ impl Hosts {
     /// Flow `f`'s data packet of connection `serial` (its low bits, `DROPPED_SERIAL`) was
     /// dropped: it counts against the connection if it is still in the slot, else against
     /// the retired ones.
-    pub(crate) fn dropped_notice(&mut self, f: u32, serial: u32, lost: Option<Lost>) {
+    pub(crate) fn dropped_notice(&mut self, f: u32, serial: u32, lost: Option<Lost>, cx: &mut Ctx) {
+        cx.measure.drop_notices -= 1;
         let st = if self.flows.sending(f, serial, DROPPED_SERIAL) { &mut self.flows.slots[f].stats } else { &mut self.flows.retired };
         st.drops += 1;
         st.drops_down += (lost == Some(Lost::Down)) as u64;

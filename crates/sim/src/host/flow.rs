@@ -64,7 +64,7 @@ pub struct RxEnd {
     /// A workload flow's end (`flow_done`'s count): its generator and source.
     pub ephemeral: Option<Origin>,
     pub ideal: Time,
-    /// ECMP hash of the 5-tuple in the ACKs' direction.
+    /// ECMP hash of the 5-tuple in the ACKs' direction (redrawn by PRR).
     pub hash: u32,
     /// One past the highest sequence number received: an arrival below it is reordered.
     pub(crate) high_seq: u32,
@@ -193,7 +193,8 @@ pub struct FlowStats {
     pub timeouts: u64,
     /// Message transport: NAKs the sender received (go-back-N).
     pub naks: u64,
-    /// Path labels the sender took after its first (PLB).
+    /// Path labels the sender took after its first (PLB, PRR), and with PRR the receiver's
+    /// for its ACKs.
     pub repaths: u64,
     /// Data packets that arrived after one of the connection's with a higher sequence number,
     /// retransmissions not counted (RFC 4737's reordered packets).
@@ -558,7 +559,7 @@ impl FlowTable {
         let mut st = flow.stats.clone();
         if let Some(rx) = self.rx.get(f).filter(|r| r.serial == flow.serial) {
             st.absorb(&rx.stats);
-            st.finish = rx.stats.finish;
+            (st.finish, st.last_delivery) = (rx.stats.finish, rx.stats.last_delivery);
         }
         st
     }

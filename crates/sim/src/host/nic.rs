@@ -297,15 +297,8 @@ impl Hosts {
         let flow = &mut self.flows.slots[f];
         let (src, class) = (flow.src as usize, flow.class as usize);
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
-        let queue = &mut self.nodes[src].nic[class];
-        let header = cx.cfg.header_bytes;
-        let mut held: i64 = 0;
-        queue.retain(|s| {
-            if s.flow == f {
-                held -= s.wire_left(ppp, header) as i64;
-            }
-            s.flow != f
-        });
+        let mut held = -Self::nic_drop_segments(&mut self.nodes[src].nic[class], f, ppp, cx.cfg.header_bytes);
+        let (queue, header) = (&mut self.nodes[src].nic[class], cx.cfg.header_bytes);
         let mut n = 0;
         for u in m.rewind(psn) {
             let sent = if psn_before(u.first_psn, psn) { psn.wrapping_sub(u.first_psn) * ppp } else { 0 };
@@ -319,6 +312,29 @@ impl Hosts {
         let port = self.nodes[src].port;
         self.schedule_flow(f, cx);
         fabric.try_tx(port, self, cx);
+    }
+
+    /// Takes message flow `f`'s segments out of a NIC queue; the wire bytes they held.
+    fn nic_drop_segments(queue: &mut std::collections::VecDeque<Segment>, f: u32, ppp: u32, header: u32) -> i64 {
+        let mut held = 0;
+        queue.retain(|s| {
+            if s.flow == f {
+                held += s.wire_left(ppp, header) as i64;
+            }
+            s.flow != f
+        });
+        held
+    }
+
+    /// Message flow `f` has everything acknowledged: what its NIC still holds of it (packets
+    /// queued to go again, since acknowledged) is not sent.
+    pub(crate) fn message_forget(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        let (src, class) = (self.flows.slots[f].src, self.flows.slots[f].class as usize);
+        let held = Self::nic_drop_segments(&mut self.nodes[src as usize].nic[class], f, cx.cfg.payload_per_packet, cx.cfg.header_bytes);
+        if held > 0 {
+            self.flows.slots[f].message().nic_segments = 0;
+            self.nic_holds(src, class, -held, fabric, cx);
+        }
     }
 
     /// Selective repeat: message flow `f`'s NIC sends packets `psns` again, each as a segment of

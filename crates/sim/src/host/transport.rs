@@ -103,7 +103,10 @@ impl Hosts {
             }
             Action::RttSample(r) => self.record_rtt(f, r, cx),
             Action::Delivered { payload, wire } => self.record_delivery(f, payload, wire, fabric, cx),
-            Action::Duplicate { payload } => self.flows.rx[f].stats.duplicate_bytes += payload as u64,
+            Action::Duplicate { payload } => {
+                self.flows.rx[f].stats.duplicate_bytes += payload as u64;
+                self.duplicate_received(f, cx);
+            }
             Action::TimedOut => {
                 self.flows.slots[f].stats.timeouts += 1;
                 // PRR: what follows the timeout, its retransmission first, takes a new path.
@@ -172,6 +175,17 @@ impl Hosts {
         end.stats.spurious_retransmits += (pkt.retransmit() && end.stats.duplicate_bytes > duplicates_before) as u64;
     }
 
+    /// Flow `f`'s receiver got data it already had: with PRR its ACKs take a new path, since
+    /// the sender sending it again means they may not be getting through (Linux
+    /// `tcp_rcv_spurious_retrans` rethinks the receiver's hash).
+    fn duplicate_received(&mut self, f: u32, cx: &Ctx) {
+        if cx.cfg.transport.prr() {
+            let end = &mut self.flows.rx[f];
+            end.hash = crate::routing::labelled_hash(end.hash, 1);
+            end.stats.repaths += 1;
+        }
+    }
+
     /// Flow `f`'s sender takes a new path label (PLB; `PathLabel::repath`).
     pub(crate) fn repath(&mut self, f: u32) {
         let flow = &mut self.flows.slots[f];
@@ -191,6 +205,9 @@ impl Hosts {
             end.stats.duplicate_bytes += pkt.payload_bytes as u64;
         }
         end.stats.spurious_retransmits += (pkt.retransmit() && matches!(arrival, Arrival::Duplicate { .. })) as u64;
+        if matches!(arrival, Arrival::Duplicate { .. }) {
+            self.duplicate_received(pkt.flow, cx);
+        }
         let answer = match arrival {
             Arrival::Deliver { ack } => {
                 self.record_delivery(pkt.flow, pkt.payload_bytes as u32, pkt.wire_bytes as u32, fabric, cx);
@@ -277,6 +294,7 @@ impl Hosts {
         }
         self.message_rto_restart(f, cx);
         if self.flows.slots[f].message().done() {
+            self.message_forget(f, fabric, cx);
             self.sender_done(f, cx);
         } else {
             self.schedule_flow(f, cx);

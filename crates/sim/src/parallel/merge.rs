@@ -79,6 +79,7 @@ fn absorb(base: &mut Network, net: Network, owns: impl Fn(usize) -> bool) {
         data_sent,
         data_drops,
         lost_payload,
+        drop_notices,
         transfers,
     } = measure;
     // Each time is noted by the partition of the host where it happens; the others hold MAX.
@@ -127,6 +128,7 @@ fn absorb(base: &mut Network, net: Network, owns: impl Fn(usize) -> bool) {
     m.data_sent += data_sent;
     m.data_drops += data_drops;
     m.lost_payload += lost_payload;
+    m.drop_notices += drop_notices;
 }
 
 /// A slot's receiving end is its latest connection's that has received anything (the next one

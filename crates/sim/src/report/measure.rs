@@ -34,6 +34,9 @@ pub(crate) struct Measurements {
     pub data_drops: u64,
     /// Payload of packets lost to faults (`[[faults]]`), where each was lost.
     pub lost_payload: u64,
+    /// Drop notices on their way to senders (`EventKind::Dropped`): sent here less handled
+    /// here, so that the partitions' sum is those pending.
+    pub drop_notices: i64,
     /// Per `[[workloads]]` entry, per transfer of a connection matrix (empty for other
     /// kinds): when it started, its sender had everything acknowledged, and its receiver had
     /// every byte (`Time::MAX`: not yet).
@@ -79,6 +82,7 @@ impl Measurements {
             data_sent: 0,
             data_drops: 0,
             lost_payload: 0,
+            drop_notices: 0,
             transfers: s
                 .workloads
                 .iter()

@@ -318,7 +318,12 @@ impl MessageTx {
     /// Sender: the NIC puts packet `psn` on the wire at `now`. Returns whether it is a
     /// retransmission, and the time of a timer event to queue if the local ACK timeout starts.
     pub fn on_transmit(&mut self, now: Time, psn: u32, timeout: Time) -> (bool, Option<Time>) {
-        self.wire_psn = psn.wrapping_add(1);
+        // A selective repeat's resend of an older packet leaves the NIC where it was (a
+        // go-back-N rewind moves it back itself, `rewind`): else the timeout would stop with
+        // later packets unacknowledged.
+        if !psn_before(psn, self.wire_psn) {
+            self.wire_psn = psn.wrapping_add(1);
+        }
         let again = psn_before(psn, self.sent_psn);
         if !again {
             self.sent_psn = self.wire_psn;
