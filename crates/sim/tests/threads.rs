@@ -49,7 +49,8 @@ fn every_shipped_scenario_gives_the_same_bytes_on_1_2_and_3_threads() {
 
 /// A scenario drawn from `seed`: a fat-tree or a leaf-spine with tiers of their own delays, one
 /// of the transports and its controllers, small buffers (drops, retransmissions), and flows,
-/// flow sizes, incasts, RPCs and pings in random measure.
+/// flow sizes, incasts, RPCs and pings in random measure; a routing mode, and in half the
+/// cases faults of every kind.
 fn drawn(seed: u64) -> String {
     let mut r = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
     let ns = |r: &mut rand_xoshiro::Xoshiro256PlusPlus, lo: u64, hi: u64| format!("\"{}ns\"", r.random_range(lo..=hi) * 100);
@@ -108,6 +109,26 @@ fn drawn(seed: u64) -> String {
     }
     if transport.contains("message") && r.random_bool(0.5) {
         s += "[nic]\nrecovery = \"selective_repeat\"\n";
+    }
+    // Faults on the fabric's links and switches, with PRR on either transport.
+    if r.random_bool(0.5) {
+        s = s.replace(&format!("[transport]\n{transport}"), &format!("[transport]\n{transport}\nprr = {}", r.random_bool(0.5)));
+        s = s.replace("[routing]\n", &format!("[routing]\nfailover_delay = \"{}us\"\n", r.random_range(5..=100)));
+        let net = rttlab_sim::Network::new(&Scenario::from_toml(&s).unwrap_or_else(|e| panic!("case {seed}: {e}\n{s}"))).expect("the drawn fabric");
+        let (ports, graph) = (net.ports(), net.graph());
+        let name = |n: u32| graph.node_name(n);
+        let links: Vec<(u32, u32)> = ports.iter().map(|p| (p.node, ports[p.peer.idx()].node)).filter(|&(a, b)| a >= graph.hosts && b >= graph.hosts).collect();
+        for _ in 0..r.random_range(1..=3) {
+            let (a, b) = links[r.random_range(0..links.len())];
+            let at = r.random_range(0..150);
+            let target = match r.random_range(0..6) {
+                0 => format!("switch = \"{}\"\nkind = \"down\"", name(a)),
+                1 => format!("port = \"{}-{}\"\nkind = \"drop\"\nprobability = 0.01", name(a), name(b)),
+                2 => format!("link = \"{}-{}\"\nkind = \"degrade\"\nfraction = 0.3", name(a), name(b)),
+                _ => format!("link = \"{}-{}\"\nkind = \"down\"", name(a), name(b)),
+            };
+            s += &format!("[[faults]]\nat = \"{at}us\"\nuntil = \"{}us\"\n{target}\n", at + r.random_range(10..=100));
+        }
     }
     s
 }

@@ -95,6 +95,18 @@ impl Fabric {
         Fabric { graph, routing, ports, queues, switches, host_ports, lose_once: Vec::new(), faults: None }
     }
 
+    /// Port `p`'s rate without faults (its link's, `Fabric::new` makes ports 2l and 2l + 1 of
+    /// link l): what an idle, healthy fabric's ideal times are computed from, the same in
+    /// every partition whatever a degraded port's owner has set.
+    pub fn nominal_rate(&self, p: PortId) -> rttlab_cc::Rate {
+        let link = &self.graph.links[p.idx() / 2];
+        if p.idx() % 2 == 0 {
+            link.rate_ab
+        } else {
+            link.rate_ba
+        }
+    }
+
     /// Port `p` with its class queues.
     pub fn port(&self, p: PortId) -> PortView<'_> {
         PortView { port: &self.ports[p.idx()], class: self.queues.of(p) }
@@ -685,12 +697,8 @@ impl Fabric {
     /// packet's serialization and propagation on each link there, an ACK's on the way back.
     pub(crate) fn base_rtt(&self, src: u32, dst: u32, hash: [u32; 2], cfg: &RunConfig) -> Time {
         let data = (cfg.payload_per_packet + cfg.header_bytes) as u64;
-        let leg = |a, b, h, bytes| {
-            self.path(a, b, h).iter().fold(Time::ZERO, |t, p| {
-                let port = &self.ports[p.idx()];
-                t + port.rate.serialization(bytes) + port.delay
-            })
-        };
+        let leg =
+            |a, b, h, bytes| self.path(a, b, h).iter().fold(Time::ZERO, |t, &p| t + self.nominal_rate(p).serialization(bytes) + self.ports[p.idx()].delay);
         leg(src, dst, hash[0], data) + leg(dst, src, hash[1], cfg.ack_bytes as u64)
     }
 

@@ -86,7 +86,7 @@ impl Hosts {
         let ideal = match spec.size {
             Some(size) => {
                 let links: Vec<(Rate, Time)> =
-                    fabric.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (fabric.ports[p.idx()].rate, fabric.ports[p.idx()].delay)).collect();
+                    fabric.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (fabric.nominal_rate(p), fabric.ports[p.idx()].delay)).collect();
                 ideal_fct(size, spec.packet_bytes(cx.cfg.payload_per_packet as u64), cx.cfg.header_bytes as u64, &links)
             }
             None => Time::ZERO,
