@@ -43,6 +43,11 @@ WORKLOAD_ROWS = {
         ("spurious_retransmits", "spurious retransmits", ""),
     ],
     "repaths": [("repaths", "repaths", "")],
+    "outage_max_us": [
+        ("lost_down", "packets lost to links down", ""),
+        ("lost_silent", "packets lost silently", ""),
+        ("outage_max_us", "longest outage of a connection", "µs"),
+    ],
     "rpcs_completed": [
         ("rpcs_completed", "RPCs completed", ""),
         ("rpcs_censored", "RPCs open at the end", ""),

@@ -155,3 +155,32 @@ fn a_matrix_gives_the_same_bytes_for_any_thread_count() {
     let t = times(&net);
     assert!(t.iter().all(|x| x[2].is_finite()), "{t:?}");
 }
+
+/// htsim's `failure` lines take an aggregation switch's uplink out for the whole run, as
+/// htsim's `add_failed_link` does: on a k = 4 fat-tree aggregation switch 0 (s8, pod 0's first)
+/// has uplinks 0 and 1, to cores s16 and s17; failing uplink 1 leaves the link idle in both
+/// directions (routes never had it: nothing is lost to it) while pod 0's traffic to other pods
+/// takes the other three of its four core paths.
+#[test]
+fn htsims_failure_lines_take_an_aggregation_uplink_out_for_the_run() {
+    let pairs: String = (0..4).map(|h| format!("{h}->{} id {} start 0 size 200000\n", 12 + h, h + 1)).collect();
+    let file = matrix_file("fail.cm", &format!("Nodes 16\nConnections 4\nFailures 1\n{pairs}failure switch_type AGG switch_id 0 link_id 1\n"));
+    let text = format!(
+        "duration = \"2ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[cc]\nalgorithm = \"none\"\n[[workloads]]\nkind = \"matrix\"\nfile = \"{}\"\n",
+        file.display()
+    );
+    let net = run_net(&text);
+    assert!(times(&net).iter().all(|t| t[2].is_finite()), "every transfer arrives");
+    let port = |name: &str| {
+        net.ports().iter().position(|p| format!("{}-{}", net.graph().node_name(p.node), net.graph().node_name(net.ports()[p.peer.idx()].node)) == name).unwrap()
+    };
+    for name in ["s8-s17", "s17-s8"] {
+        let p = net.port(rttlab_sim::ids::PortId(port(name) as u32));
+        assert_eq!(p.tx_bytes(), 0, "{name} carried nothing");
+    }
+    assert_eq!(net.summary().lost_down, 0);
+    // Outside a fat-tree, or past its switches, a failure line is an error naming the line.
+    let bad = matrix_file("fail-bad.cm", &format!("Nodes 16\nConnections 4\n{pairs}failure switch_type AGG switch_id 8 link_id 0\n"));
+    let e = Network::new(&scenario(&text.replace(&file.display().to_string(), &bad.display().to_string()))).err().expect("an error").to_string();
+    assert!(e.contains("fail-bad.cm:7: switch_id 8 link_id 0: a k = 4 fat-tree has aggregation switches 0..7 with uplinks 0..1"), "{e}");
+}

@@ -162,7 +162,7 @@ pub(crate) struct RunConfig {
     pub path: PathRun,
     /// Switches choose each packet's port from their own state (`RoutingConfig::switch_chooses`).
     pub switch_chooses: bool,
-    /// The scenario has `[[faults]]` (`crate::faults`).
+    /// The fabric has faults (`crate::faults`).
     pub faults: bool,
 }
 
@@ -211,7 +211,8 @@ impl RunConfig {
                 median_of: (s.cc.feedback == Feedback::Median).then_some(s.cc.feedback_samples as usize),
             },
             switch_chooses: s.routing.switch_chooses(),
-            faults: !s.faults.is_empty(),
+            // With the fabric's faults, `[[faults]]` and matrices' `failure` lines (`Network::build`).
+            faults: false,
         }
     }
 }

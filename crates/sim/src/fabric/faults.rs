@@ -10,14 +10,14 @@
 //! Routes: a link down stays in every switch's routes for `routing.failover_delay` (the black
 //! hole a real fabric has while the link's ends detect it and the routing protocol withdraws
 //! it); from then on the routes are the fabric's shortest paths without it (its routing has
-//! converged), until it comes back up. A link counts as dead for routing while either of its
+//! converged), until it comes back up; one down from the start never was in them. A link counts as dead for routing while either of its
 //! directions is, as bidirectional forwarding detection takes it.
 
 use crate::engine::{rng_stream, Rng, Stream};
 use crate::ids::PortId;
 use crate::port::{port_name, Port};
 use crate::routing::Routing;
-use crate::scenario::{invalid, FaultKind, Scenario, ScenarioError};
+use crate::scenario::{invalid, FaultConfig, FaultKind, Scenario, ScenarioError, Topology, Workload};
 use crate::topology::Graph;
 use rand::Rng as _;
 use rttlab_cc::{Rate, Time};
@@ -40,11 +40,13 @@ enum What {
     Drop(f64),
 }
 
-/// One fault on one egress, in force over `[from, until)`.
+/// One fault on one egress, in force over `[from, until)`; a link down is out of the routes
+/// over `[routed_from, until)`.
 #[derive(Copy, Clone, Debug)]
 struct Span {
     from: Time,
     until: Time,
+    routed_from: Time,
     what: What,
 }
 
@@ -60,7 +62,6 @@ pub(crate) struct Faults {
     /// Per port: its plan's index (`NONE`: never faulty).
     of_port: Vec<u32>,
     plans: Vec<PortPlan>,
-    failover_delay: Time,
     /// The routes from each time on while some link is dead to them, in time order (`None`:
     /// the fabric's own, every link alive).
     epochs: Vec<(Time, Option<Routing>)>,
@@ -70,14 +71,30 @@ impl Faults {
     /// The scenario's `[[faults]]` on these ports (`None`: there are none); a name that is not
     /// a link, port or switch of the fabric is an error with the nearest name.
     pub fn build(s: &Scenario, graph: &Graph, ports: &[Port]) -> Result<Option<Faults>, ScenarioError> {
-        if s.faults.is_empty() {
+        let failed = matrix_failures(s, graph)?;
+        if s.faults.is_empty() && failed.is_empty() {
             return Ok(None);
         }
         let names: Vec<String> = (0..ports.len() as u32).map(|p| port_name(graph, ports, PortId(p))).collect();
-        let mut faults = Faults { of_port: vec![NONE; ports.len()], plans: Vec::new(), failover_delay: s.routing.failover_delay, epochs: Vec::new() };
-        for (i, f) in s.faults.iter().enumerate() {
-            let (field, name) = f.target();
-            let field = format!("faults[{i}].{field}");
+        let mut faults = Faults { of_port: vec![NONE; ports.len()], plans: Vec::new(), epochs: Vec::new() };
+        let failed = failed.iter().map(|(field, link)| {
+            (
+                field.clone(),
+                FaultConfig {
+                    at: Time::ZERO,
+                    until: None,
+                    link: Some(link.clone()),
+                    port: None,
+                    switch: None,
+                    kind: FaultKind::Down,
+                    fraction: None,
+                    probability: None,
+                },
+            )
+        });
+        let listed = s.faults.iter().enumerate().map(|(i, f)| (format!("faults[{i}].{}", f.target().0), f.clone()));
+        for (field, f) in listed.chain(failed) {
+            let name = f.target().1;
             let egresses: Vec<PortId> = match (&f.link, &f.port, &f.switch) {
                 (None, None, Some(sw)) => {
                     let node = (graph.hosts..graph.nodes()).find(|&n| graph.node_name(n) == *sw);
@@ -104,7 +121,9 @@ impl Faults {
                 FaultKind::Degrade => What::Degrade(f.fraction.unwrap_or(1.0)),
                 FaultKind::Drop => What::Drop(f.probability.unwrap_or(0.0)),
             };
-            let span = Span { from: f.at, until: f.until.unwrap_or(Time::MAX), what };
+            // A link down from the start was never in the routes: the fabric began without it.
+            let routed_from = if f.at == Time::ZERO { Time::ZERO } else { Time(f.at.0.saturating_add(s.routing.failover_delay.0)) };
+            let span = Span { from: f.at, until: f.until.unwrap_or(Time::MAX), routed_from, what };
             for p in egresses {
                 if faults.of_port[p.idx()] == NONE {
                     faults.of_port[p.idx()] = faults.plans.len() as u32;
@@ -122,9 +141,8 @@ impl Faults {
     fn route_epochs(&self, hosts: u32, nodes: u32, ports: &[Port]) -> Vec<(Time, Option<Routing>)> {
         let mut times: Vec<Time> = Vec::new();
         for x in self.plans.iter().flat_map(|pl| &pl.spans).filter(|x| matches!(x.what, What::Down)) {
-            let from = Time(x.from.0.saturating_add(self.failover_delay.0));
-            if from < x.until {
-                times.extend([from, x.until].into_iter().filter(|&t| t != Time::MAX));
+            if x.routed_from < x.until {
+                times.extend([x.routed_from, x.until].into_iter().filter(|&t| t != Time::MAX));
             }
         }
         times.sort_unstable();
@@ -221,10 +239,9 @@ impl Faults {
     }
 
     /// Whether routes leave egress `p` out at `t`: it has been down for at least
-    /// `routing.failover_delay`.
+    /// `routing.failover_delay`, or since the start.
     fn failed_over(&self, p: PortId, t: Time) -> bool {
-        let delay = self.failover_delay;
-        self.plan(p).is_some_and(|pl| pl.spans.iter().any(|x| matches!(x.what, What::Down) && Time(x.from.0.saturating_add(delay.0)) <= t && t < x.until))
+        self.plan(p).is_some_and(|pl| pl.spans.iter().any(|x| matches!(x.what, What::Down) && x.routed_from <= t && t < x.until))
     }
 
     /// The rate egress `p` runs at at `t`: its own, times the least fraction of a degradation
@@ -276,6 +293,39 @@ impl Faults {
         out.dedup();
         out
     }
+}
+
+/// The links the scenario's connection matrices fail (htsim's `failure` lines: aggregation switch
+/// S's uplink L, to core L of its group, as htsim's `add_failed_link` numbers them and as
+/// `Topology::FatTree` links them): (the field to blame, the link's name).
+fn matrix_failures(s: &Scenario, graph: &Graph) -> Result<Vec<(String, String)>, ScenarioError> {
+    let mut out = Vec::new();
+    for (w, m) in s.workloads.iter().enumerate().filter_map(|(w, x)| if let Workload::Matrix(m) = x { Some((w, m)) } else { None }) {
+        let field = format!("workloads[{w}].file");
+        for &(line, agg, up) in &m.matrix.failures {
+            let Topology::FatTree(t) = &s.topology else {
+                return Err(ScenarioError::Field {
+                    field,
+                    message: format!("{}:{line}: a failure line names a fat-tree's aggregation switch: the topology is not a fat-tree", m.file),
+                });
+            };
+            let half = t.k / 2;
+            if agg >= t.k * half || up >= half {
+                let message = format!(
+                    "{}:{line}: switch_id {agg} link_id {up}: a k = {} fat-tree has aggregation switches 0..{} with uplinks 0..{}",
+                    m.file,
+                    t.k,
+                    t.k * half - 1,
+                    half - 1
+                );
+                return Err(ScenarioError::Field { field, message });
+            }
+            let edges = t.k * half;
+            let (a, c) = (graph.hosts + edges + agg, graph.hosts + 2 * edges + (agg % half) * half + up);
+            out.push((field.clone(), format!("{}-{}", graph.node_name(a), graph.node_name(c))));
+        }
+    }
+    Ok(out)
 }
 
 /// `field = name` is not a name of the fabric: the error says what is allowed and suggests the

@@ -100,7 +100,7 @@ impl Fabric {
     /// every partition whatever a degraded port's owner has set.
     pub fn nominal_rate(&self, p: PortId) -> rttlab_cc::Rate {
         let link = &self.graph.links[p.idx() / 2];
-        if p.idx() % 2 == 0 {
+        if p.idx().is_multiple_of(2) {
             link.rate_ab
         } else {
             link.rate_ba

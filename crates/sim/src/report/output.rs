@@ -730,6 +730,24 @@ pub(crate) fn warnings(net: &Network, summary: &Summary) -> Vec<String> {
             c.name, c.packets, c.refused
         ));
     }
+    if net.fabric.faults.is_some() {
+        // Sized transfers that faults cost packets and that never finished: the run does not
+        // say how long they would have taken.
+        let hit: Vec<String> = net
+            .hosts
+            .flows
+            .views()
+            .filter(|x| x.open && x.stats.size.is_some() && x.stats.finish.is_none() && x.stats.drops_down + x.stats.drops_silent > 0)
+            .map(|x| format!("{}→{}", net.fabric.graph.node_name(x.src), net.fabric.graph.node_name(x.dst)))
+            .collect();
+        if !hit.is_empty() {
+            let shown = if hit.len() > 5 { format!("{} and {} more", hit[..5].join(", "), hit.len() - 5) } else { hit.join(", ") };
+            out.push(format!(
+                "{} connections lost packets to faults and had not finished by the end ({shown}): their paths may still cross a dead link (routing.failover_delay), which PRR (transport.prr) or spraying would leave",
+                hit.len()
+            ));
+        }
+    }
     if net.cx.measure.pfc_trace_refused > 0 {
         out.push(format!(
             "the PFC timeline (`pfc` table) stopped at {} frames: {} later frames are not in it (the counters in the ports table include them)",

@@ -135,5 +135,5 @@ pub fn plan(job: &JobConfig, ranks: &[u32]) -> Plan {
         transfers[i].after = after;
     }
     let step_of = edges.iter().map(|e| (e.iteration, e.step)).collect();
-    Plan { matrix: Matrix { nodes: u32::MAX, transfers, triggers }, step_of, steps }
+    Plan { matrix: Matrix { nodes: u32::MAX, transfers, triggers, failures: Vec::new() }, step_of, steps }
 }

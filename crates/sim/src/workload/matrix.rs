@@ -14,7 +14,10 @@
 //! ```
 //!
 //! `start` is in microseconds. A `oneshot` or `multishot` trigger starts its connections when it
-//! is first activated (a connection runs once); a `barrier` after `count` activations.
+//! is first activated (a connection runs once); a `barrier` after `count` activations. A
+//! `failure switch_type AGG switch_id S link_id L` line (after a `Failures F` header) takes
+//! aggregation switch S's L-th uplink out of a fat-tree for the whole run, as htsim's
+//! `FatTreeTopology::add_failed_link` does (`crate::faults`).
 
 use rttlab_cc::Time;
 use std::collections::HashMap;
@@ -55,6 +58,8 @@ pub struct Matrix {
     pub transfers: Vec<Transfer>,
     /// Per trigger id: its kind, and the transfers (indices) it starts.
     pub triggers: HashMap<u32, (TriggerKind, Vec<u32>)>,
+    /// Failed links: (line, aggregation switch, its uplink), htsim's `failure` lines.
+    pub failures: Vec<(u32, u32, u32)>,
 }
 
 impl Matrix {
@@ -78,6 +83,7 @@ impl Matrix {
         let (mut nodes, mut connections, mut declared) = (None, None, HashMap::new());
         let mut transfers: Vec<Transfer> = Vec::new();
         let mut lines_of: Vec<usize> = Vec::new();
+        let (mut failures, mut failures_declared) = (Vec::new(), None);
         for (n, line) in text.lines().enumerate().map(|(n, l)| (n + 1, l.trim())) {
             let words: Vec<&str> = line.split_whitespace().collect();
             let number = |w: Option<&&str>, what: &str| -> Result<u64, String> {
@@ -89,8 +95,27 @@ impl Matrix {
                 ["Nodes", v] => nodes = Some(number(Some(v), "Nodes")? as u32),
                 ["Connections", v] => connections = Some(number(Some(v), "Connections")?),
                 ["Triggers", v] => _ = number(Some(v), "Triggers")?,
-                ["Failures", ..] | ["failure", ..] => {
-                    return Err(err(n, "failure lines need fabric faults, which this version of rttlab does not model yet".into()));
+                ["Failures", v] => failures_declared = Some(number(Some(v), "Failures")?),
+                ["failure", rest @ ..] => {
+                    let (mut kind, mut switch, mut link) = (None, None, None);
+                    let mut words = rest.iter();
+                    while let Some(&key) = words.next() {
+                        let v = words.next();
+                        match key {
+                            "switch_type" => kind = v.copied(),
+                            "switch_id" => switch = Some(number(v, "switch_id")? as u32),
+                            "link_id" => link = Some(number(v, "link_id")? as u32),
+                            other => return Err(err(n, format!("unknown failure attribute {other:?}; a failure takes switch_type, switch_id, link_id"))),
+                        }
+                    }
+                    if kind != Some("AGG") {
+                        return Err(err(
+                            n,
+                            format!("switch_type {}: htsim fails the uplinks of aggregation switches, switch_type AGG", kind.unwrap_or("absent")),
+                        ));
+                    }
+                    let (Some(switch), Some(link)) = (switch, link) else { return Err(err(n, "a failure needs switch_id and link_id".into())) };
+                    failures.push((n as u32, switch, link));
                 }
                 ["trigger", "id", k, kind, rest @ ..] => {
                     let k = number(Some(k), "trigger id")? as u32;
@@ -164,12 +189,17 @@ impl Matrix {
                     transfers.push(t);
                     lines_of.push(n);
                 }
-                [first, ..] => return Err(err(n, format!("unknown keyword {first:?}; expected Nodes, Connections, Triggers, SRC->DST or trigger"))),
+                [first, ..] => {
+                    return Err(err(n, format!("unknown keyword {first:?}; expected Nodes, Connections, Triggers, Failures, SRC->DST, trigger or failure")))
+                }
             }
         }
         let nodes = nodes.ok_or_else(|| format!("{file}: no `Nodes N` line"))?;
         if let Some(c) = connections.filter(|&c| c != transfers.len() as u64) {
             return Err(format!("{file}: `Connections {c}` but {} connection lines", transfers.len()));
+        }
+        if let Some(f) = failures_declared.filter(|&f| f != failures.len() as u64) {
+            return Err(format!("{file}: `Failures {f}` but {} failure lines", failures.len()));
         }
         let mut triggers: HashMap<u32, (TriggerKind, Vec<u32>)> = declared.iter().map(|(&k, &(kind, _))| (k, (kind, Vec::new()))).collect();
         let mut fired: HashMap<u32, Vec<u32>> = HashMap::new();
@@ -201,7 +231,7 @@ impl Matrix {
         if let Some(i) = cycle(&after) {
             return Err(err(lines_of[i], format!("connection {} waits, through triggers, on itself", transfers[i].id)));
         }
-        Ok(Matrix { nodes, transfers, triggers })
+        Ok(Matrix { nodes, transfers, triggers, failures })
     }
 }
 
@@ -276,7 +306,10 @@ mod tests {
         );
         assert!(e("Nodes 2\n0->1 id 1 start 0 size 10 colour red\n").starts_with("m.cm:2: unknown keyword \"colour\""));
         assert!(e("Nodes 2\nConnections 2\n0->1 id 1 start 0 size 10\n").starts_with("m.cm: `Connections 2` but 1"));
-        assert!(e("Nodes 2\nfailure switch_type TOR switch_id 1 link_id 0\n").starts_with("m.cm:2: failure lines need fabric faults"));
+        assert!(e("Nodes 2\nfailure switch_type TOR switch_id 1 link_id 0\n")
+            .starts_with("m.cm:2: switch_type TOR: htsim fails the uplinks of aggregation switches"));
+        assert!(e("Nodes 2\nFailures 2\nfailure switch_type AGG switch_id 1 link_id 0\n").starts_with("m.cm: `Failures 2` but 1 failure lines"));
+        assert!(e("Nodes 2\nfailure switch_type AGG switch_id 1 port 0\n").contains("unknown failure attribute \"port\""));
     }
 
     /// htsim's own generators' output reads unchanged.
