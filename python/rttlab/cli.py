@@ -312,6 +312,7 @@ TITLES = {
     "dctcp": "DCTCP (SIGCOMM 2010): ns-3's DCTCP example and the queue analysis, reproduced with rttlab",
     "collectives": "Training-cluster traffic: ring all-reduce against its ideal per scheme and routing mode, two jobs contending",
     "multipath": "Congestion control with path choice: ECMP, flowlets, spraying, REPS, adaptive routing, PLB and feedback filters",
+    "failures": "Fabrics that fail: a core link down with and without PRR, a degraded link per routing mode, silent losses per transport",
     "cs244": "The CS244 reproductions of TIMELY (2016, 2019) and HPCC on in-band telemetry, rerun with rttlab",
     "shootout": "DCQCN, TIMELY, Patched TIMELY, DCTCP, Swift and HPCC on one fat-tree: FCT slowdown per flow size",
 }

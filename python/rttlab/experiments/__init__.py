@@ -154,6 +154,7 @@ def _load_all() -> None:
         collectives,  # noqa: F401  (registers training-cluster traffic)
         cs244,  # noqa: F401  (registers the CS244 reproductions)
         dctcp,  # noqa: F401  (registers the DCTCP experiments)
+        failures,  # noqa: F401  (registers fabrics that fail: links down, degraded, lossy)
         host,  # noqa: F401  (registers the simulator beside the kernel)
         multipath,  # noqa: F401  (registers path choice: routing modes, PLB, feedback)
         shootout,  # noqa: F401  (registers the scheme comparison)

@@ -105,15 +105,16 @@ impl Faults {
                     (0..ports.len()).filter(|&p| ports[p].node == node).flat_map(|p| [PortId(p as u32), ports[p].peer]).collect()
                 }
                 _ => {
-                    let Some(p) = names.iter().position(|n| n == name) else {
-                        return Err(not_found(&field, name, "a link named by one of its ports, NODE-PEER", names.iter().cloned()));
-                    };
-                    let p = PortId(p as u32);
-                    if f.link.is_some() {
-                        vec![p, ports[p.idx()].peer]
-                    } else {
-                        vec![p]
+                    // A name with `*` names every port it matches (`"s*-s*"`: every switch link).
+                    let matched: Vec<PortId> = (0..names.len() as u32).map(PortId).filter(|p| crate::fabric::wildcard_match(name, &names[p.idx()])).collect();
+                    if matched.is_empty() {
+                        return Err(not_found(&field, name, "a link named by one of its ports, NODE-PEER (`*` matches any characters)", names.iter().cloned()));
                     }
+                    let mut egresses: Vec<PortId> =
+                        matched.iter().flat_map(|&p| if f.link.is_some() { vec![p, ports[p.idx()].peer] } else { vec![p] }).collect();
+                    egresses.sort_unstable_by_key(|p| p.0);
+                    egresses.dedup();
+                    egresses
                 }
             };
             let what = match f.kind {

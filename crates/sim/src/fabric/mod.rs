@@ -728,7 +728,7 @@ const NO_ROUTE: PortId = PortId(u32::MAX - 1);
 /// Whether `name` matches `pattern`, where `*` stands for any run of characters: the text
 /// before the first `*` starts it, the text after the last ends it, and the pieces between
 /// occur in order in what is left.
-fn wildcard_match(pattern: &str, name: &str) -> bool {
+pub(crate) fn wildcard_match(pattern: &str, name: &str) -> bool {
     let pieces: Vec<&str> = pattern.split('*').collect();
     let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
     if pieces.len() == 1 {

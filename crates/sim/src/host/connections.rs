@@ -200,18 +200,7 @@ impl Hosts {
                 let (size, fct, ideal) = (st.delivered_bytes, now - end.start, end.ideal);
                 cx.measure.groups[end.group as usize].record_fct(&cx.measure.fct_buckets, size, fct, ideal);
                 if let Some(r) = &mut cx.measure.flow_records {
-                    let (outage, retransmitted_bytes) = (st.outage, self.flows.slots[f].stats.retransmitted_bytes);
-                    r.push(crate::stats::FlowRecord {
-                        group: end.group,
-                        src: end.src,
-                        dst: end.dst,
-                        size,
-                        start: end.start,
-                        fct,
-                        ideal,
-                        outage,
-                        retransmitted_bytes,
-                    });
+                    r.push(crate::stats::FlowRecord { group: end.group, src: end.src, dst: end.dst, size, start: end.start, fct, ideal, outage: st.outage });
                 }
             }
             if let Some(origin) = end.ephemeral {

@@ -13,6 +13,7 @@ use crate::fabric::Fabric;
 use crate::flow::{Rx, Tx};
 use crate::ids::{FlowId, PktId};
 use crate::packet::{IntStack, Packet, PacketKind, FLAG_RETRANSMIT};
+use crate::routing::labelled_hash;
 use crate::scenario::RatePacing;
 use crate::transport::message::{completion_rtt, Arrival};
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
@@ -86,7 +87,8 @@ impl Hosts {
                     flow: f,
                     serial: end.serial,
                     dst_host: end.src,
-                    hash: end.hash,
+                    // REPS: the ACK rides the entropy it echoes, so ACKs spread as the data does.
+                    hash: labelled_hash(end.hash, end.echo_entropy as u32),
                     entropy: end.echo_entropy,
                     seq: h.ack,
                     sack: h.sack,
@@ -181,7 +183,7 @@ impl Hosts {
     fn duplicate_received(&mut self, f: u32, cx: &Ctx) {
         if cx.cfg.transport.prr() {
             let end = &mut self.flows.rx[f];
-            end.hash = crate::routing::labelled_hash(end.hash, 1);
+            end.hash = labelled_hash(end.hash, 1);
             end.stats.repaths += 1;
         }
     }
@@ -239,7 +241,7 @@ impl Hosts {
         ack.ecn = ece;
         ack.seq = psn;
         ack.dst_host = src;
-        ack.hash = hash;
+        ack.hash = labelled_hash(hash, ack.entropy as u32);
         ack.wire_bytes = cx.cfg.ack_bytes as u16;
         ack.payload_bytes = 0;
         cx.pkts.get_mut(i).wire_bytes += self.int_echo(i, cx) as u16;

@@ -631,17 +631,8 @@ fn flow_records_table(net: &Network) -> Table {
         let Some(e) = net.hosts.flows.rx.get(x.id).filter(|e| e.serial == x.serial) else { continue };
         let outage = outage(net, &x).unwrap_or(Time::ZERO);
         let st = &x.stats;
-        let record = FlowRecord {
-            group: x.group,
-            src: x.src,
-            dst: x.dst,
-            size: st.size.unwrap_or(0),
-            start: x.start,
-            fct: end - x.start,
-            ideal: e.ideal,
-            outage,
-            retransmitted_bytes: st.retransmitted_bytes,
-        };
+        let record =
+            FlowRecord { group: x.group, src: x.src, dst: x.dst, size: st.size.unwrap_or(0), start: x.start, fct: end - x.start, ideal: e.ideal, outage };
         r.push((record, false));
     }
     r.sort_by_key(|(x, _)| (x.start + x.fct, x.src, x.start, x.dst, x.size));
@@ -660,7 +651,6 @@ fn flow_records_columns(net: &Network, r: Vec<(FlowRecord, bool)>) -> Table {
         .col("ideal_fct_us", r.iter().map(|x| us(x.0.ideal)).collect::<Vec<_>>())
         .col("slowdown", r.iter().map(|x| x.1.then(|| x.0.fct.ps() as f64 / x.0.ideal.ps().max(1) as f64)).collect::<Vec<_>>())
         .col("outage_us", r.iter().map(|x| us(x.0.outage)).collect::<Vec<_>>())
-        .col("retransmitted_bytes", r.iter().map(|x| x.0.retransmitted_bytes).collect::<Vec<_>>())
 }
 
 /// Connection `x`'s longest time without delivery while it had data to send, to the run's

@@ -208,10 +208,9 @@ pub struct FlowRecord {
     pub start: Time,
     pub fct: Time,
     pub ideal: Time,
-    /// Its longest time without delivery (`FlowStats::outage`), and the payload its sender
-    /// sent again.
+    /// Its longest time without delivery (`FlowStats::outage`; kept by its receiver, which
+    /// records it).
     pub outage: Time,
-    pub retransmitted_bytes: u64,
 }
 
 /// Jain's fairness index (Σx)² / (n·Σx²); 1 when all equal (algorithms.md "Global conventions").
