@@ -293,3 +293,15 @@ fn random_faults_lose_nothing_unaccounted_and_runs_finish_their_flows() {
         assert!(net.now() < s.duration, "case {seed}: {} of {} flows finished by the cap\n{text}", net.summary().flows_finished, net.summary().flows);
     }
 }
+
+#[test]
+fn a_name_with_a_star_names_every_link_it_matches() {
+    // s0's two uplinks lose everything sent on them; its link to h0 and the spines' links do not.
+    let net = run_net(&two_paths(&format!("{LINE_RATE_FLOW}[[faults]]\nat = \"0s\"\nport = \"s0-s*\"\nkind = \"drop\"\nprobability = 1.0\n")));
+    let lost = |port: &str, class: &str| cell(&net, "ports", &[("port", port), ("class", class)], "lost_silent");
+    let sent = |port: &str| cell(&net, "ports", &[("port", port), ("class", "1")], "tx_packets");
+    assert_eq!(lost("s0-s1", "1") + lost("s0-s2", "1"), sent("s0-s1") + sent("s0-s2"));
+    assert!(sent("s0-s1") + sent("s0-s2") > 0.0);
+    assert_eq!(lost("s0-h0", "0") + lost("s1-s3", "1") + lost("s2-s3", "1"), 0.0);
+    assert_eq!(cell(&net, "flows", &[("flow", "0")], "bytes_delivered"), 0.0);
+}
