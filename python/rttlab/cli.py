@@ -141,10 +141,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"  ({len(shown)} busiest of {len(detail['ports'])} by utilization, then queue; {more} more in the ports table: --out DIR, or result.ports)"
             )
     if detail["jobs"]:
-        print(f"  {'job':<20} {'collective':>18} {'iter.':>5} {'completion µs':>14} {'ideal µs':>9} {'slowdown':>9}")
+        print(
+            f"  {'job':<20} {'collective':>18} {'cc':>14} {'iter.':>5} {'completion µs':>14} {'ideal µs':>9} {'slowdown':>9}"
+        )
         for j in detail["jobs"]:
             print(
-                f"  {j['job']:<20} {j['collective']:>18} {j['iteration']:>5} {fmt(j['completion_us']):>14} {j['ideal_us']:>9.1f} {fmt(j['slowdown']):>9}"
+                f"  {j['job']:<20} {j['collective']:>18} {j['cc']:>14} {j['iteration']:>5} {fmt(j['completion_us']):>14} {j['ideal_us']:>9.1f} {fmt(j['slowdown']):>9}"
             )
     perf = result.meta["perf"]
     print(f"  ({perf['events']} events in {perf['wall_s']:.2f} s wall, {perf['events_per_s'] / 1e6:.1f} M events/s)")
@@ -216,6 +218,7 @@ def breakdown(result: Result) -> dict[str, list[dict[str, Any]]]:
         {
             "job": str(j["group"]),
             "collective": str(j["collective"]),
+            "cc": str(j["cc"]),
             "iteration": int(j["iteration"]),
             "completion_us": None if j["completion_us"] != j["completion_us"] else j["completion_us"],
             "ideal_us": j["ideal_us"],

@@ -85,10 +85,10 @@ fn a_job_larger_than_its_hosts_names_both_counts() {
 }
 
 /// Two jobs on a k = 4 fat-tree, a ring all-reduce over 8 ranks strided across the pods and an
-/// all-to-all over the other 8: the same bytes on 1, 2 and 3 threads.
+/// all-to-all over the other 8 on its own controller: the same bytes on 1, 2 and 3 threads.
 #[test]
 fn jobs_give_the_same_bytes_for_any_thread_count() {
-    let toml = "duration = \"1ms\"\nuntil = \"flows_done\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"25Gbps\"\nlink_delay = \"1us\"\n[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = [0, 2, 4, 6, 8, 10, 12, 14]\nsize = \"400KB\"\niterations = 2\ngap = \"5us\"\n[[jobs]]\ncollective = \"alltoall\"\nhosts = [1, 3, 5, 7, 9, 11, 13, 15]\nplacement = \"random\"\nsize = \"400KB\"\n";
+    let toml = "duration = \"1ms\"\nuntil = \"flows_done\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"25Gbps\"\nlink_delay = \"1us\"\n[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = [0, 2, 4, 6, 8, 10, 12, 14]\nsize = \"400KB\"\niterations = 2\ngap = \"5us\"\n[[jobs]]\ncollective = \"alltoall\"\nhosts = [1, 3, 5, 7, 9, 11, 13, 15]\nplacement = \"random\"\nsize = \"400KB\"\ncc = { algorithm = \"timely\" }\n";
     let mut outs = Vec::new();
     for threads in [1, 2, 3] {
         let mut s = scenario(toml);
@@ -99,4 +99,40 @@ fn jobs_give_the_same_bytes_for_any_thread_count() {
     assert!(outs.iter().all(|o| *o == outs[0]));
     let net = run(toml);
     assert!(column(&net, "jobs", "completion_us").iter().all(|t| t.is_finite()));
+}
+
+/// A job's own controller (`jobs.cc`): on a run whose `[cc]` is TIMELY starting at 1 Gbps, a
+/// two-rank ring all-reduce of 100-packet chunks with `cc = { algorithm = "none" }` completes to
+/// the picosecond as on a run whose `[cc]` is `none` (the two jobs share no link), while the same
+/// job on TIMELY beside it, paced at 1 Gbps between segments, takes about ten times as long; the
+/// jobs table names each one's controller.
+#[test]
+fn a_job_runs_its_own_controller() {
+    let job = |hosts: &str, cc: &str| format!("[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = \"{hosts}\"\nsize = \"287200B\"\n{cc}");
+    let longer = |text: String| text.replace("duration = \"2ms\"", "duration = \"20ms\"");
+    let alone = run(&longer(star(5, &(job("0-1", "") + &job("2-3", "")))));
+    let jobs = job("0-1", "cc = { algorithm = \"none\" }\n") + &job("2-3", "");
+    let mixed = run(&longer(star(5, &jobs)).replace("algorithm = \"none\"\n[[jobs]]", "algorithm = \"timely\"\ninitial_rate = \"1Gbps\"\n[[jobs]]"));
+    let (a, m) = (column(&alone, "jobs", "completion_us"), column(&mixed, "jobs", "completion_us"));
+    assert_eq!(m[0], a[0], "the job on its own controller: {m:?} against {a:?}");
+    assert!(m[1] > 8.0 * a[1], "{m:?} against {a:?}");
+    let tables = mixed.tables();
+    let t = &tables.iter().find(|(n, _)| *n == "jobs").unwrap().1;
+    assert_eq!((0..2).map(|r| t.get("cc").unwrap().text(r)).collect::<Vec<_>>(), ["none", "timely"]);
+}
+
+#[test]
+fn a_jobs_controller_that_the_run_cannot_carry_is_an_error_naming_it() {
+    let e = |cc: &str| {
+        let text = star(4, &format!("[[jobs]]\ncollective = \"alltoall\"\nhosts = \"0-3\"\nsize = \"64KB\"\ncc = {cc}\n"));
+        Scenario::from_toml(&text).unwrap_err().to_string()
+    };
+    assert!(
+        e("{ algorithm = \"dctcp\" }").starts_with("jobs[0].cc.algorithm = dctcp: transport.kind = \"message\" runs a rate controller"),
+        "{}",
+        e("{ algorithm = \"dctcp\" }")
+    );
+    assert!(e("{ algorithm = \"hpcc\" }").contains("hpcc reads in-band telemetry: set switch.int = true"), "{}", e("{ algorithm = \"hpcc\" }"));
+    assert!(e("{ algorithm = \"timely\", t_low = \"-1us\" }").starts_with("jobs[0].cc"), "{}", e("{ algorithm = \"timely\", t_low = \"-1us\" }"));
+    assert!(e("{ algorithm = \"timly\" }").contains("did you mean `timely`"), "{}", e("{ algorithm = \"timly\" }"));
 }

@@ -119,7 +119,8 @@ impl Network {
             boundary: Boundary::default(),
             notice_delay: fabric.graph.links.iter().map(|l| l.delay).min().unwrap_or(Time::ZERO),
         };
-        if s.cc.controller.needs().base_rtt == Some(BaseRtt::Max) {
+        let controllers = std::iter::once(&s.cc.controller).chain(s.jobs.iter().filter_map(|j| j.cc.as_ref()));
+        if controllers.into_iter().any(|cc| cc.needs().base_rtt == Some(BaseRtt::Max)) {
             cx.cfg.max_base_rtt = fabric.max_base_rtt(&cx.cfg);
         }
         cx.events.push(cx.cfg.warmup, EventKind::WarmupEnd);

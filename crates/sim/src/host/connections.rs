@@ -16,17 +16,24 @@ use crate::packet::{Packet, PacketKind};
 use crate::routing::five_tuple_hash;
 use crate::scenario::{CcConfig, Recovery, TransportConfig};
 use crate::transport::message::{HostWait, MessageRx, MessageTx};
-use crate::transport::multipath::PathControl;
+use crate::transport::multipath::{PathControl, PathRun};
 use crate::transport::window::{WindowRx, WindowTx};
 use rttlab_cc::{Controller, Path, Rate, Time};
 
 impl Hosts {
     /// The transport of a new connection's two ends, with the sender's controller, as the
-    /// scenario says (validation guarantees the controller fits the transport).
+    /// scenario says: a job's own (`jobs.cc`), else `[cc]`'s (validation guarantees the
+    /// controller fits the transport and the run).
     fn make_transport(&mut self, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> (Tx, Rx) {
         let window = cx.cfg.transport.is_window();
         let mss = if window { spec.packet_bytes(cx.cfg.payload_per_packet as u64) } else { cx.cfg.payload_per_packet as u64 };
-        let controller = match &cx.cfg.cc {
+        let own = spec.ephemeral.and_then(|o| self.generators[o.generator as usize].cc.clone());
+        // PLB reads the job's controller's signal, not `[cc]`'s.
+        let path = match &own {
+            Some(cc) => PathRun { by_ecn: cc.needs().ecn, ..cx.cfg.path.clone() },
+            None => cx.cfg.path.clone(),
+        };
+        let controller = match own.as_deref().unwrap_or(&cx.cfg.cc) {
             CcConfig::Native(cc) => {
                 let segment_bytes = if window { mss } else { cx.cfg.segment_bytes };
                 cc.build(&Path { line_rate, mss, segment_bytes, base_rtt, max_base_rtt: cx.cfg.max_base_rtt })
@@ -42,7 +49,7 @@ impl Hosts {
         };
         match (&cx.cfg.transport, controller) {
             (TransportConfig::Window(w), Controller::Window(cc)) => {
-                let path = PathControl::new(&cx.cfg.path);
+                let path = PathControl::new(&path);
                 (
                     Tx::Window(WindowTx::new(cc, w.clone(), mss as u32, spec.size, (spec.start, spec.stop), spec.onoff.take(), path)),
                     Rx::Window(WindowRx::new(w)),
@@ -51,15 +58,8 @@ impl Hosts {
             (TransportConfig::Message { .. }, Controller::Rate(cc)) => {
                 let selective = cx.cfg.recovery == Recovery::SelectiveRepeat;
                 let wait = HostWait::new(cx.cfg.warmup, line_rate);
-                let tx = MessageTx::new(
-                    cc,
-                    spec.size,
-                    spec.app.take(),
-                    spec.rpc.is_some(),
-                    (spec.start, spec.stop),
-                    wait,
-                    (PathControl::new(&cx.cfg.path), selective),
-                );
+                let tx =
+                    MessageTx::new(cc, spec.size, spec.app.take(), spec.rpc.is_some(), (spec.start, spec.stop), wait, (PathControl::new(&path), selective));
                 (Tx::Message(tx), Rx::Message(MessageRx::new(selective)))
             }
             _ => unreachable!("validated: the controller fits the transport"),

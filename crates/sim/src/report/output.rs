@@ -285,6 +285,7 @@ fn jobs_table(net: &Network) -> Table {
     Table::default()
         .col("group", Column::labels(rows.iter().map(|r| &net.cx.measure.groups[r.0.group as usize].name)))
         .col("collective", Column::labels(rows.iter().map(|r| crate::scenario::variant_name(job_of(r.0).collective))))
+        .col("cc", Column::labels(rows.iter().map(|r| r.0.cc.as_deref().unwrap_or(&net.cx.cfg.cc).name())))
         .col("ranks", rows.iter().map(|r| job_of(r.0).ranks.len() as u32).collect::<Vec<_>>())
         .col("iteration", rows.iter().map(|r| r.1).collect::<Vec<_>>())
         .col("start_us", rows.iter().map(|r| (r.2 < Time::MAX).then(|| us(r.2))).collect::<Vec<_>>())

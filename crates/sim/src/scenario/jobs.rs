@@ -3,7 +3,7 @@
 
 use super::traffic::{one_u8, HostSet};
 use super::validate::Context;
-use super::{invalid, transfer_size, ScenarioError};
+use super::{invalid, transfer_size, CcConfig, ScenarioError};
 use rttlab_cc::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +29,10 @@ pub struct JobConfig {
     pub start: Time,
     #[serde(default = "one_u8")]
     pub class: u8,
+    /// The job's own congestion controller, as `[cc]` names one (absent: `[cc]`'s), on the
+    /// run's transport (`Scenario::validate_job_cc`).
+    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<CcConfig>,
 }
 
 fn one() -> u32 {
@@ -70,6 +74,14 @@ pub enum Placement {
 }
 
 impl JobConfig {
+    /// Reads the job at `at`, its `cc` table as `[cc]`'s controller is read.
+    pub(crate) fn read(at: &str, mut value: serde_json::Value) -> Result<JobConfig, ScenarioError> {
+        let cc = value.as_object_mut().and_then(|m| m.remove("cc"));
+        let mut job: JobConfig = super::de::parse(at, value)?;
+        job.cc = cc.map(|v| CcConfig::read(&format!("{at}.cc"), v)).transpose()?;
+        Ok(job)
+    }
+
     /// `at`: the job's path (`jobs[0]`).
     pub(crate) fn validate(&self, at: &str, ctx: &Context) -> Result<(), ScenarioError> {
         let hosts = ctx.host_set(&format!("{at}.hosts"), Some(&self.hosts))?;

@@ -241,7 +241,7 @@ impl Scenario {
             routing: t.take("routing")?.unwrap_or_default(),
             flows: t.take("flows")?.unwrap_or_default(),
             workloads,
-            jobs: t.take("jobs")?.unwrap_or_default(),
+            jobs: t.raw("jobs").map_or(Ok(Vec::new()), |v| read_list("jobs", v, JobConfig::read))?,
             faults: t.take("faults")?.unwrap_or_default(),
             measure: t.take("measure")?.unwrap_or_default(),
             run: t.take("run")?.unwrap_or_default(),

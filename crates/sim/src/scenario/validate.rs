@@ -1,7 +1,7 @@
 //! The checks that span sections: each section checks itself against a small [`Context`] (host
 //! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
 
-use super::{invalid, variant_name, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until, Workload};
+use super::{invalid, variant_name, CcConfig, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until, Workload};
 use rttlab_cc::Time;
 use rttlab_cc::{Cc, Kind, Signal};
 use std::collections::HashMap;
@@ -119,6 +119,9 @@ impl Scenario {
         }
         for (i, j) in self.jobs.iter().enumerate() {
             j.validate(&format!("jobs[{i}]"), &ctx)?;
+            if let Some(cc) = &j.cc {
+                self.validate_job_cc(&format!("jobs[{i}].cc"), cc)?;
+            }
         }
         if ctx.window {
             self.nic.validate_window()?;
@@ -154,6 +157,62 @@ impl Scenario {
                 "transport.kind = \"{kind}\" needs {is_a} to be on transport.kind = \"{other}\": {name} is {is_a} ({others}); the {kind} transport takes {wants} ({takes})"
             ),
         ))
+    }
+
+    /// A job's own controller (`jobs.cc`): a built-in one of the run's transport's kind, its
+    /// parameters valid, needing nothing the run sets up for `[cc]`'s controller alone — in-band
+    /// telemetry, ECN marking, an ACK per packet, no cap on what is outstanding, CNPs, the RTT
+    /// signal, a signal for PLB or the median filter — unless the run has it.
+    fn validate_job_cc(&self, at: &str, cc: &CcConfig) -> Result<(), ScenarioError> {
+        let CcConfig::Native(native) = cc else {
+            return Err(invalid(format!("{at}.algorithm"), "python", "a built-in controller: a Python class runs as [cc]'s, for every connection"));
+        };
+        native.validate().map_err(|rttlab_cc::ParamError { field, value, allowed }| invalid(format!("{at}.{field}"), value, allowed))?;
+        let (name, window) = (cc.name(), self.transport.is_window());
+        let field = format!("{at}.algorithm");
+        if cc.kind().is_some_and(|k| (k == Kind::Window) != window) {
+            let (kind, takes) = if window { ("window", "a window controller") } else { ("message", "a rate controller") };
+            return Err(invalid(
+                field,
+                name,
+                format!("transport.kind = \"{kind}\" runs {takes} ({})", Cc::names_of(if window { Kind::Window } else { Kind::Rate }).join(", ")),
+            ));
+        }
+        let (n, run) = (cc.needs(), self.cc.controller.needs());
+        let lacks = |what: String| Err(invalid(field.clone(), name, what));
+        if n.int && self.switch.int != Some(true) {
+            return lacks(format!("{name} reads in-band telemetry: set switch.int = true"));
+        }
+        if (n.ecn || n.ecn_profile.is_some()) && self.switch.ecn.is_none() {
+            return lacks(format!("{name} reacts to ECN marks: give [switch.ecn]"));
+        }
+        if n.ack_per_packet {
+            match &self.transport {
+                TransportConfig::Window(w) if w.delayed_ack => {
+                    return lacks(format!("{name} needs every packet acknowledged at once: transport.delayed_ack = false"))
+                }
+                TransportConfig::Message { .. } if self.nic.segment() > rttlab_cc::Bytes(self.nic.payload_per_packet()) => {
+                    return lacks(format!("{name} needs every packet acknowledged at once: nic.segment of one packet ({}B)", self.nic.payload_per_packet()))
+                }
+                _ => {}
+            }
+        }
+        if n.rate_limiter && !window && self.nic.max_outstanding() < NicConfig::UNLIMITED_OUTSTANDING {
+            return lacks(format!("{name} paces every packet itself: nic.max_outstanding = \"{}\"", NicConfig::UNLIMITED_OUTSTANDING));
+        }
+        let signal = |x: &rttlab_cc::registry::Needs| (x.signal, x.signal.uses_queues().then_some(x.signal_threshold));
+        // CNP pacing thins the run's ECN echoes: it matters to a controller that reads them.
+        let cnp_differs = n.cnp_interval != run.cnp_interval && (n.cnp_interval.is_some() || n.ecn);
+        if cnp_differs || signal(&n) != signal(&run) {
+            return lacks(format!("the run's CNP pacing and RTT signal are [cc]'s ({}): a controller that needs the same", self.cc.controller.name()));
+        }
+        if self.cc.plb.is_some() && !n.ecn && !n.delay {
+            return lacks(format!("cc.plb needs a congestion signal and {name} gives none"));
+        }
+        if self.cc.feedback == super::Feedback::Median && !n.delay {
+            return lacks(format!("cc.feedback = \"median\" needs a delay target and {name} keeps none"));
+        }
+        Ok(())
     }
 
     /// `until = "flows_done"` needs flows to wait for: sized `[[flows]]` connections, or the

@@ -251,6 +251,8 @@ pub struct Generator {
     pending: Vec<u32>,
     /// A `[[jobs]]` entry's collective, for its results.
     pub job: Option<Box<JobRun>>,
+    /// Its connections' own controller (a job's `cc`; `None`: `[cc]`'s).
+    pub(crate) cc: Option<std::sync::Arc<crate::scenario::CcConfig>>,
 }
 
 /// A running `[[jobs]]` entry: its ranks' hosts, each transfer's iteration and step, and the
@@ -338,6 +340,7 @@ impl Generator {
             responses: HashMap::new(),
             pending: vec![0; n],
             job: None,
+            cc: None,
         })
     }
 
@@ -377,6 +380,7 @@ impl Generator {
             responses: HashMap::new(),
             pending: vec![0; count],
             job: Some(Box::new(JobRun { collective: job.collective, ranks, step_of: plan.step_of, steps: plan.steps, iterations: job.iterations, ideal })),
+            cc: job.cc.clone().map(std::sync::Arc::new),
         })
     }
 
