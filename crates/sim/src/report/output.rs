@@ -722,19 +722,25 @@ pub(crate) fn warnings(net: &Network, summary: &Summary) -> Vec<String> {
         ));
     }
     if net.fabric.faults.is_some() {
-        // Sized transfers that faults cost packets and that never finished: the run does not
-        // say how long they would have taken.
+        // Sized transfers that faults cost packets and that were stalled at the end, nothing
+        // delivered for a retransmission timeout's floor: the run does not say when, or
+        // whether, they would have finished.
+        let floor = match &net.cx.cfg.transport {
+            crate::scenario::TransportConfig::Window(w) => w.min_rto,
+            crate::scenario::TransportConfig::Message { .. } => net.cx.cfg.retransmit_timeout,
+        };
+        let stalled = |x: &FlowView| net.cx.end.saturating_sub(x.stats.last_delivery.max(x.start)) >= floor;
         let hit: Vec<String> = net
             .hosts
             .flows
             .views()
-            .filter(|x| x.open && x.stats.size.is_some() && x.stats.finish.is_none() && x.stats.drops_down + x.stats.drops_silent > 0)
+            .filter(|x| x.open && x.stats.size.is_some() && x.stats.finish.is_none() && x.stats.drops_down + x.stats.drops_silent > 0 && stalled(x))
             .map(|x| format!("{}→{}", net.fabric.graph.node_name(x.src), net.fabric.graph.node_name(x.dst)))
             .collect();
         if !hit.is_empty() {
             let shown = if hit.len() > 5 { format!("{} and {} more", hit[..5].join(", "), hit.len() - 5) } else { hit.join(", ") };
             out.push(format!(
-                "{} connections lost packets to faults and had not finished by the end ({shown}): their paths may still cross a dead link (routing.failover_delay), which PRR (transport.prr) or spraying would leave",
+                "{} connections lost packets to faults and were stalled at the end, nothing delivered for a retransmission timeout or longer ({shown}): their paths may still cross a dead link (routing.failover_delay), which PRR (transport.prr) or spraying would leave",
                 hit.len()
             ));
         }

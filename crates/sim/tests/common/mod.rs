@@ -78,4 +78,5 @@ pub const RUNS: &[(&str, &str, &str)] = &[
     ("host-swift", "20ms", "5ms"),
     ("host-dctcp", "20ms", "5ms"),
     ("allreduce-fat-tree", "20ms", "0us"),
+    ("fat-tree-link-down", "5ms", "500us"),
 ];
