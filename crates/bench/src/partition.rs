@@ -269,7 +269,7 @@ pub fn barrier_us() -> f64 {
 }
 
 /// The kinds of event `events_by_kind` counts, by `kind`'s index.
-const KINDS: [&str; 14] = [
+const KINDS: [&str; 15] = [
     "transmit completions",
     "arrivals at hosts",
     "arrivals at switches",
@@ -284,6 +284,7 @@ const KINDS: [&str; 14] = [
     "drop notices",
     "lost pings",
     "fault edges",
+    "packets lost on links",
 ];
 
 /// What an event is, as an index into `KINDS`: a packet's arrival is told apart by what it
@@ -304,6 +305,7 @@ fn kind(net: &Network, kind: &EventKind) -> usize {
         EventKind::Dropped { .. } => 11,
         EventKind::PingLost { .. } => 12,
         EventKind::Fault(_) => 13,
+        EventKind::Lost { .. } => 14,
     }
 }
 

@@ -43,6 +43,9 @@ pub enum EventKind {
     PingLost { generator: u32, source: u32 },
     /// A fault starts or ends on the port or its link's other direction (`Fabric::fault_edge`).
     Fault(PortId),
+    /// The packet the port sent would have arrived at the far end now, but a fault lost it on
+    /// the way: its link went down, or (`silent`) it was corrupted (`Fabric::lose`).
+    Lost { port: PortId, pkt: PktId, silent: bool },
 }
 
 /// `EventKind::Dropped`'s serial and cause share a `u32`: the serial's low 30 bits.
@@ -76,6 +79,7 @@ impl EventKind {
             }
             EventKind::PingLost { generator, source } => (11, generator, source),
             EventKind::Fault(port) => (12, port.0, 0),
+            EventKind::Lost { port, pkt, silent } => (13 + silent as u64, port.0, pkt.0),
         }
     }
 
@@ -102,7 +106,8 @@ impl EventKind {
                 },
             },
             11 => EventKind::PingLost { generator: a, source: b },
-            _ => EventKind::Fault(PortId(a)),
+            12 => EventKind::Fault(PortId(a)),
+            t => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: t == 14 },
         }
     }
 }
@@ -810,6 +815,8 @@ mod tests {
             EventKind::Dropped { flow: FlowId(7), serial: DROPPED_SERIAL, lost: Some(crate::faults::Lost::Silent) },
             EventKind::PingLost { generator: 1, source: 8 },
             EventKind::Fault(PortId(u32::MAX - 1)),
+            EventKind::Lost { port: PortId(3), pkt: PktId(9), silent: false },
+            EventKind::Lost { port: PortId(4), pkt: PktId(u32::MAX - 1), silent: true },
         ];
         for k in kinds {
             q.push(Time(1), k);

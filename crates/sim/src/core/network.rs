@@ -320,6 +320,7 @@ impl Network {
             EventKind::Timer { flow, timer, serial } => hosts.window_timer(flow.0, timer, serial, fabric, cx),
             EventKind::Dropped { flow, serial, lost } => hosts.dropped_notice(flow.0, serial, lost, cx),
             EventKind::Fault(port) => fabric.fault_edge(port, hosts, cx),
+            EventKind::Lost { pkt, silent, .. } => fabric.lose(pkt, if silent { crate::faults::Lost::Silent } else { crate::faults::Lost::Down }, hosts, cx),
             EventKind::PingLost { generator, source } => hosts.ping_lost(generator, source),
             EventKind::Arrival { generator, host } => hosts.workload_event(generator, host, fabric, cx),
             EventKind::HostRx(h) => hosts.host_rx_done(h.0, fabric, cx),
@@ -552,7 +553,7 @@ impl Network {
     pub fn owner(&self, kind: &EventKind) -> Option<u32> {
         let hosts = &self.hosts;
         match *kind {
-            EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Arrive { port, .. } | EventKind::Fault(port) => {
+            EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Arrive { port, .. } | EventKind::Fault(port) | EventKind::Lost { port, .. } => {
                 Some(self.fabric.ports[port.idx()].node)
             }
             EventKind::HostWake(h) | EventKind::HostRx(h) | EventKind::MessageRto(h) => Some(h.0),

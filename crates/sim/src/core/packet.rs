@@ -63,8 +63,7 @@ pub struct Packet {
     pub ecn: bool,
     /// Data: where the packet stands in its segment (`FLAG_FIRST`, `FLAG_LAST`), and whether
     /// it is a retransmission (`FLAG_RETRANSMIT`); at a switch, whether it is held in PFC
-    /// headroom (`FLAG_IN_HEADROOM`); on the wire, whether a fault loses it
-    /// (`FLAG_LOST_DOWN`, `FLAG_LOST_SILENT`).
+    /// headroom (`FLAG_IN_HEADROOM`).
     pub flags: u8,
     /// Switches the packet has crossed (the TTL it has lost).
     pub hops: u8,
@@ -120,10 +119,6 @@ pub const FLAG_LAST: u8 = 2;
 pub const FLAG_RETRANSMIT: u8 = 4;
 /// The switch holds the packet in its ingress's PFC headroom, not the shared buffer.
 pub const FLAG_IN_HEADROOM: u8 = 8;
-/// The packet's link goes down before it arrives (`[[faults]]`): it is lost there.
-pub const FLAG_LOST_DOWN: u8 = 16;
-/// The link corrupts the packet (`[[faults]]` of kind `drop`): it is lost where it arrives.
-pub const FLAG_LOST_SILENT: u8 = 32;
 
 impl PacketKind {
     /// A connection's packet (data, ACK or NAK), as opposed to a PFC frame or a ping.

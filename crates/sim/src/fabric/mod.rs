@@ -14,7 +14,7 @@ use crate::ctx::{Ctx, RunConfig};
 use crate::engine::{rng_stream, EventKind, Stream};
 use crate::faults::{Faults, Lost};
 use crate::ids::{PktId, PortId, SwitchId};
-use crate::packet::{Packet, PacketKind, FLAG_IN_HEADROOM, FLAG_LOST_DOWN, FLAG_LOST_SILENT};
+use crate::packet::{Packet, PacketKind, FLAG_IN_HEADROOM};
 use crate::port::{port_name, ClassQueues, Owner, Port, PortView, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
 use crate::routing::{Chooser, Routing};
 use crate::scenario::{invalid, Scenario, ScenarioError, Workload};
@@ -332,47 +332,34 @@ impl Fabric {
         let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
         let pkt = cx.pkts.get_mut(i);
         let pfc_frame = matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume);
-        let (wire, payload) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64);
-        let port = &self.ports[p.idx()];
-        let done = cx.now + port.rate.serialization(wire);
-        let (peer, arrive) = (port.peer, done + port.delay);
         // Where the far switch chooses from its own state, it routes as the packet arrives.
-        pkt.egress = match port.far_switch {
-            Some(s) if !pfc_frame && !cx.cfg.switch_chooses => match &self.faults {
-                // The routes the far switch has when the packet arrives there.
-                Some(f) if cx.cfg.faults => f
-                    .routing_at(arrive)
-                    .unwrap_or(&self.routing)
-                    .next_port_weighed(s, pkt.dst_host, pkt.hash, cx.cfg.routing.weights, |q| f.rate(q, arrive).unwrap_or(self.ports[q.idx()].rate))
-                    .unwrap_or(NO_ROUTE),
-                _ => self.routing.next_port(s, pkt.dst_host, pkt.hash),
-            },
+        pkt.egress = match self.ports[p.idx()].far_switch {
+            Some(s) if !pfc_frame && !cx.cfg.switch_chooses => self.routing.next_port(s, pkt.dst_host, pkt.hash),
             _ => PortId(u32::MAX),
         };
-        let class = pkt.class as usize;
+        let (wire, payload, class) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64, pkt.class as usize);
+        let port = &mut self.ports[p.idx()];
         if !pfc_frame {
             let st = &mut self.queues.at_mut(p, class).stats;
             st.tx_packets += 1;
             st.tx_bytes += wire;
             st.tx_payload_bytes += payload;
         }
-        if cx.cfg.faults {
-            // Lost on the way: counted by this egress now, and by its flow when it would have arrived.
-            if let Some(lost) = self.faults.as_mut().and_then(|f| f.lost_on_wire(p, cx.now, arrive)) {
-                let pkt = cx.pkts.get_mut(i);
-                pkt.flags |= if lost == Lost::Down { FLAG_LOST_DOWN } else { FLAG_LOST_SILENT };
-                if !pfc_frame {
-                    self.queues.at_mut(p, class).stats.count_lost(lost);
-                }
-            }
-        }
-        let port = &mut self.ports[p.idx()];
+        let done = cx.now + port.rate.serialization(wire);
+        let (peer, arrive) = (port.peer, done + port.delay);
         port.busy_until = done;
         port.done_seq = cx.events.reserve(done);
         port.done_queued = queue_completion;
         if queue_completion {
             cx.events.push_reserved(done, port.done_seq, EventKind::TxDone { port: p, pkt: matters.then_some(i) });
         }
+        if cx.cfg.faults {
+            if let Some(lost) = self.faults_on_the_way(p, i, arrive, cx) {
+                // Lost on the way: when it would have arrived, this partition drops it.
+                return cx.events.push(arrive, EventKind::Lost { port: p, pkt: i, silent: lost == Lost::Silent });
+            }
+        }
+        let port = &self.ports[p.idx()];
         if let Some(to) = port.crosses_to {
             // To another partition: handed over with its next clock (`crate::partition`).
             let seq = cx.events.reserve(arrive);
@@ -380,6 +367,29 @@ impl Fabric {
         } else {
             cx.events.push(arrive, EventKind::Arrive { port: peer, pkt: i });
         }
+    }
+
+    /// Packet `i` starts leaving port `p` toward an arrival at `arrive` on a fabric with faults:
+    /// its far switch routes it by the routes it has then (`crate::faults`; `NO_ROUTE`: none).
+    /// Whether its link goes down meanwhile or a silent loss draws it, and why: this egress
+    /// counts it now, its flow when it would have arrived (`EventKind::Lost`). Out of line: a
+    /// run without faults never calls it.
+    #[cold]
+    #[inline(never)]
+    fn faults_on_the_way(&mut self, p: PortId, i: PktId, arrive: Time, cx: &mut Ctx) -> Option<Lost> {
+        let f = self.faults.as_mut()?;
+        let pkt = cx.pkts.get_mut(i);
+        let pfc_frame = matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume);
+        if let (Some(s), false, false) = (self.ports[p.idx()].far_switch, pfc_frame, cx.cfg.switch_chooses) {
+            let (ports, weights) = (&self.ports, cx.cfg.routing.weights);
+            let routes = f.routing_at(arrive).unwrap_or(&self.routing);
+            pkt.egress = routes.next_port_weighed(s, pkt.dst_host, pkt.hash, weights, |q| f.rate(q, arrive).unwrap_or(ports[q.idx()].rate)).unwrap_or(NO_ROUTE);
+        }
+        let lost = f.lost_on_wire(p, cx.now, arrive)?;
+        if !pfc_frame {
+            self.queues.at_mut(p, pkt.class as usize).stats.count_lost(lost);
+        }
+        Some(lost)
     }
 
     /// Bookkeeping for packet `i` leaving class `c` of port `p`'s queue.
@@ -429,12 +439,7 @@ impl Fabric {
     /// Packet `i` has fully arrived through port `p` (store and forward): it goes to the switch
     /// or host that owns the port, or, a PFC frame, to the port's own egress.
     pub(crate) fn link_arrive(&mut self, p: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
-        let pkt = cx.pkts.get(i);
-        if pkt.flags & (FLAG_LOST_DOWN | FLAG_LOST_SILENT) != 0 {
-            let lost = if pkt.flags & FLAG_LOST_DOWN != 0 { Lost::Down } else { Lost::Silent };
-            return self.lose(i, lost, hosts, cx);
-        }
-        match (pkt.kind, self.ports[p.idx()].owner) {
+        match (cx.pkts.get(i).kind, self.ports[p.idx()].owner) {
             (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(p, i, hosts, cx),
             (_, Owner::Switch(s)) => self.switch_receive(s, p, i, hosts, cx),
             (_, Owner::Host(h)) => hosts.arrive(h, i, self, cx),
@@ -474,7 +479,7 @@ impl Fabric {
 
     /// Packet `i` is lost to a fault (`lost`): freed, its payload counted as dropped, and a data
     /// packet counted against its flow. (Its egress counted it when it was lost there.)
-    fn lose(&mut self, i: PktId, lost: Lost, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+    pub(crate) fn lose(&mut self, i: PktId, lost: Lost, hosts: &mut impl HostPorts, cx: &mut Ctx) {
         let pkt = *cx.pkts.get(i);
         if matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume) {
             return cx.pkts.free(i);
