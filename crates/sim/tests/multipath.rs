@@ -4,7 +4,7 @@
 mod common;
 
 use common::{cell, run_net, scenario};
-use rttlab_sim::Scenario;
+use rttlab_sim::{Network, Scenario};
 
 /// h0 to h1 over two paths, s0–s1–s3 and s0–s2–s3, the second 10 µs longer; 10 Gbps, 1500 B
 /// packets of 1436 B payload (64 B headers).
@@ -254,4 +254,25 @@ fn plb_repaths_an_rdma_connection_on_its_cnps() {
     assert_eq!(run_net(&toml("")).summary().repaths, 0);
     let s = run_net(&toml("plb = { rounds = 1, threshold = 0.1 }")).summary();
     assert!(s.repaths > 0, "{s:?}");
+}
+
+/// RACK's tail-loss probe (RFC 8985 §7): the last of 100 packets is lost, so no later packet
+/// shows the gap. RACK probes two smoothed RTTs after the last ACK (the RTTs include the
+/// 100-packet burst's wait in the NIC, up to 120 µs): the last packet again, one retransmission,
+/// no timeout, done under 500 µs. Three duplicate ACKs never come either: dupthresh waits for
+/// the 1 ms retransmission timeout.
+#[test]
+fn a_lost_tail_is_probed_not_timed_out() {
+    let finish = |transport: &str| {
+        let mut net = Network::new(&scenario(&two_paths("mode = \"ecmp\"", transport, 100))).expect("network");
+        net.lose_once(0, 99);
+        net.run();
+        net.check_invariants().unwrap_or_else(|e| panic!("{e}"));
+        let f = net.flow(0);
+        (f.stats.finish.expect("finished").as_us(), f.stats.timeouts, f.stats.retransmits)
+    };
+    let (rack, rack_timeouts, rack_retransmits) = finish("loss_detection = \"rack\"");
+    assert!(rack < 500.0 && rack_timeouts == 0 && rack_retransmits == 1, "RACK-TLP: {rack} µs, {rack_timeouts} timeouts, {rack_retransmits} retransmissions");
+    let (dup, dup_timeouts, _) = finish("dupthresh = 3");
+    assert!(dup > 1000.0 && dup_timeouts == 1, "dupthresh: {dup} µs, {dup_timeouts} timeouts");
 }

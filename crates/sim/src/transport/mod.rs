@@ -47,10 +47,12 @@ pub enum Timer {
     App = 4,
     /// RACK's reordering window has passed for a packet sent before one delivered (RFC 8985).
     Reorder = 5,
+    /// Nothing was acknowledged for a probe timeout: a tail-loss probe goes (RFC 8985 §7).
+    Probe = 6,
 }
 
 impl Timer {
-    const ALL: [Timer; 6] = [Timer::Rto, Timer::DelayedAck, Timer::Start, Timer::Pace, Timer::App, Timer::Reorder];
+    const ALL: [Timer; 7] = [Timer::Rto, Timer::DelayedAck, Timer::Start, Timer::Pace, Timer::App, Timer::Reorder, Timer::Probe];
 
     /// The timer an event's `b` names.
     pub fn from_u32(b: u32) -> Timer {

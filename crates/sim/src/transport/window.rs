@@ -171,11 +171,24 @@ struct Rack {
     /// A spurious retransmission widened the window in the round ending when `una` reaches this.
     widened_until: u32,
     timer: LazyTimer,
+    /// The tail-loss probe's timer (RFC 8985 §7), and while a probe is out, `nxt` when it went:
+    /// one probe until the data sent before it is acknowledged.
+    probe_timer: LazyTimer,
+    probe_out: Option<u32>,
 }
 
 impl Default for Rack {
     fn default() -> Self {
-        Rack { xmit: Time::ZERO, rtt: Time::ZERO, min_rtt: Time::MAX, reo_wnd_mult: 1, widened_until: 0, timer: LazyTimer::default() }
+        Rack {
+            xmit: Time::ZERO,
+            rtt: Time::ZERO,
+            min_rtt: Time::MAX,
+            reo_wnd_mult: 1,
+            widened_until: 0,
+            timer: LazyTimer::default(),
+            probe_timer: LazyTimer::default(),
+            probe_out: None,
+        }
     }
 }
 
@@ -431,6 +444,47 @@ impl WindowTx {
             }
             out.push(Action::Data { seq, payload, retransmit });
         }
+        self.arm_probe(now, out);
+    }
+
+    /// RFC 8985 §7.2: with data in flight, no recovery and no probe out, the probe timeout is
+    /// two smoothed RTTs (a delayed ACK's wait more when one packet is in flight), never past
+    /// the retransmission timeout; with nothing in flight it stops.
+    fn arm_probe(&mut self, now: Time, out: &mut Vec<Action>) {
+        let in_flight = self.una < self.nxt;
+        let Some(rack) = self.rack.as_mut() else { return };
+        if !in_flight {
+            return rack.probe_timer.stop();
+        }
+        if self.recovery.is_some() || rack.probe_out.is_some() {
+            return;
+        }
+        let srtt = self.srtt.map_or(self.rto, |(s, _)| Time(s as u64));
+        let delack = if self.pipe == 1 && self.cfg.delayed_ack { self.cfg.delayed_ack_timeout } else { Time::ZERO };
+        let at = (now + Time(srtt.ps().saturating_mul(2)) + delack).min(self.rto_timer.deadline);
+        arm(out, Timer::Probe, rack.probe_timer.set(at));
+    }
+
+    /// RFC 8985 §7.3: the probe timeout passed with nothing acknowledged: the last packet sent
+    /// goes again, so that its acknowledgement (a SACK of it) lets RACK find what was lost
+    /// before it. It keeps its place in the scoreboard as in flight, sent now: a probe that
+    /// proves needless widens no reordering window. (The RFC may send new data instead; a
+    /// sender with new data and window to send it has no tail to probe.)
+    fn probe(&mut self, now: Time, out: &mut Vec<Action>) {
+        let seq = self.nxt.wrapping_sub(1);
+        if self.una >= self.nxt || self.recovery.is_some() || *self.state(seq) != Sent::InFlight {
+            return;
+        }
+        let Some(rack) = self.rack.as_mut() else { return };
+        if rack.probe_out.is_some() {
+            return;
+        }
+        rack.probe_out = Some(self.nxt);
+        self.sent_at[(seq - self.una) as usize] = now;
+        let payload = self.payload(seq);
+        self.host_bytes += payload as u64;
+        out.push(Action::Data { seq, payload, retransmit: true });
+        arm(out, Timer::Rto, self.rto_timer.set(now + self.rto));
     }
 
     /// Whether the application has written all of new packet `seq` (new data goes in whole
@@ -471,6 +525,9 @@ impl WindowTx {
             self.recovery = None;
         }
         let una = self.una;
+        if let Some(rack) = self.rack.as_mut().filter(|r| r.probe_out.is_some_and(|end| una >= end)) {
+            rack.probe_out = None;
+        }
         if let Some(rack) = self.rack.as_mut().filter(|r| spurious && una >= r.widened_until) {
             // RFC 8985 §6.2 step 4: a spurious retransmission widens the reordering window by
             // a quarter of the least RTT, once per round trip (detected by its echoed
@@ -528,6 +585,7 @@ impl WindowTx {
         if self.una == self.total {
             out.push(Action::Done);
         } else {
+            // Sends what the window allows and re-arms the probe from this ACK.
             self.poll_transmit(now, out);
         }
     }
@@ -543,6 +601,10 @@ impl WindowTx {
                 Some(rack) => &mut rack.timer,
                 None => return,
             },
+            Timer::Probe => match &mut self.rack {
+                Some(rack) => &mut rack.probe_timer,
+                None => return,
+            },
             // The receiving end's (`WindowRx::on_timer`).
             Timer::DelayedAck => return,
         };
@@ -551,6 +613,7 @@ impl WindowTx {
             Err(at) => out.push(Action::Timer { timer, at }),
             Ok(true) => match timer {
                 Timer::Rto => self.timeout(now, out),
+                Timer::Probe => self.probe(now, out),
                 Timer::Reorder => {
                     if self.rack_losses(now, out) && self.recovery.is_none() {
                         self.cc.on_loss(Loss::FastRetransmit, self.flight_bytes(), now);
@@ -576,6 +639,10 @@ impl WindowTx {
         self.retx_hint = self.una;
         self.lost_scan = self.nxt;
         self.recovery = Some((self.nxt, Loss::Timeout));
+        if let Some(rack) = self.rack.as_mut() {
+            rack.probe_out = None;
+            rack.probe_timer.stop();
+        }
         self.rto = Time(self.rto.ps().saturating_mul(2)).min(Time::from_us(60_000_000));
         // Nothing is in flight now: the timer restarts with the retransmission (RFC 6298 §5.5–5.6),
         // which pacing may hold back.
