@@ -112,8 +112,8 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
             f"longest outage {e.outage_max_ms:.2f} ms under ECMP, {p.outage_max_ms:.2f} ms with PRR; routes fail over after {long}",
         ),
         Check(
-            "A sprayed connection does not wait for the routes: its other packets keep arriving, and only its lost tail "
-            "waits for a timeout (REPS: it leaves a dead path within 100 µs)",
+            "A sprayed connection does not wait for the routes: its other packets keep arriving, and a lost tail waits "
+            "for a timeout only when its probe is lost too (REPS: it leaves a dead path within 100 µs)",
             all(x.outage_max_ms < float(long.removesuffix("ms")) for x in sprayed),
             ", ".join(
                 f"{c}: {x.stalled:.0f} stalled, longest outage {x.outage_max_ms:.2f} ms"
@@ -145,8 +145,9 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "ms, the retransmission timeout's floor. PRR draws a new path label on each timeout, and the receiver one for its "
         "ACKs when data it had comes again: its outage is one timeout and the backoff of the draws that hit the dead link "
         "again. Sprayed connections lose the share of their packets that crosses the link, and RACK resends them; a lost "
-        "tail (the last packets of a flow, with nothing after them to show the gap) waits for a timeout, as the window "
-        "transport has no tail-loss probe. Under REPS the ACKs ride the entropy they echo. The paper's 63–84 % is "
+        "tail (the last packets of a flow, with nothing after them to show the gap) is probed two RTTs on (RACK's "
+        "tail-loss probe) and waits for a timeout when the probe is lost too. Under REPS the ACKs ride the entropy "
+        "they echo. The paper's 63–84 % is "
         "fleet-wide over months of failures, not a setting to rebuild: the check asks for more than half."
     )
     return Outcome(figure=plot(d), table=table, checks=checks, data={"outage": d}, discussion=discussion)
