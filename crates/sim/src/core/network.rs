@@ -396,7 +396,8 @@ impl Network {
             host_drops: self.hosts.nodes.iter().map(|h| h.rx_drops).sum(),
             data_sent: self.cx.measure.data_sent,
             data_drops: self.cx.measure.data_drops,
-            rates_bps: self.hosts.flows.listed().iter().map(|f| f.rate().bps()).sum(),
+            // Saturating: a controller may be given rates near the 64-bit limit.
+            rates_bps: self.hosts.flows.listed().iter().fold(0u64, |sum, f| sum.saturating_add(f.rate().bps())),
         }
     }
 

@@ -142,7 +142,7 @@ impl std::ops::AddAssign<&Counters> for Counters {
         self.host_drops += host_drops;
         self.data_sent += data_sent;
         self.data_drops += data_drops;
-        self.rates_bps += rates_bps;
+        self.rates_bps = self.rates_bps.saturating_add(*rates_bps);
     }
 }
 
