@@ -162,8 +162,6 @@ pub(crate) struct RunConfig {
     pub path: PathRun,
     /// Switches choose each packet's port from their own state (`RoutingConfig::switch_chooses`).
     pub switch_chooses: bool,
-    /// The fabric has faults (`crate::faults`).
-    pub faults: bool,
 }
 
 impl RunConfig {
@@ -211,8 +209,6 @@ impl RunConfig {
                 median_of: (s.cc.feedback == Feedback::Median).then_some(s.cc.feedback_samples as usize),
             },
             switch_chooses: s.routing.switch_chooses(),
-            // With the fabric's faults, `[[faults]]` and matrices' `failure` lines (`Network::build`).
-            faults: false,
         }
     }
 }

@@ -108,12 +108,7 @@ impl Network {
             events: EventQueue::new(Time(slowest_crossing(&fabric.graph, s.nic.mtu.0).ps().saturating_mul(2)))
                 .with_origins((fabric.graph.hosts + fabric.graph.switches) as usize + 1),
             pkts: Slab::new(s.switch.int == Some(true)),
-            cfg: RunConfig {
-                pfc: s.switch.pfc_alpha.is_some() || queue_params.iter().any(|q| q.pfc.is_some()),
-                queue_params,
-                faults: fabric.faults.is_some(),
-                ..RunConfig::new(s)
-            },
+            cfg: RunConfig { pfc: s.switch.pfc_alpha.is_some() || queue_params.iter().any(|q| q.pfc.is_some()), queue_params, ..RunConfig::new(s) },
             measure,
             end: s.duration,
             boundary: Boundary::default(),

@@ -53,7 +53,6 @@ struct Span {
 /// One egress port's faults, its rate without them, and its draws for silent loss.
 struct PortPlan {
     spans: Vec<Span>,
-    rate: Rate,
     rng: Rng,
 }
 
@@ -128,7 +127,7 @@ impl Faults {
             for p in egresses {
                 if faults.of_port[p.idx()] == NONE {
                     faults.of_port[p.idx()] = faults.plans.len() as u32;
-                    faults.plans.push(PortPlan { spans: Vec::new(), rate: ports[p.idx()].rate, rng: rng_stream(s.seed, Stream::Fault(p.0)) });
+                    faults.plans.push(PortPlan { spans: Vec::new(), rng: rng_stream(s.seed, Stream::Fault(p.0)) });
                 }
                 faults.plans[faults.of_port[p.idx()] as usize].spans.push(span);
             }
@@ -245,15 +244,15 @@ impl Faults {
         self.plan(p).is_some_and(|pl| pl.spans.iter().any(|x| matches!(x.what, What::Down) && x.routed_from <= t && t < x.until))
     }
 
-    /// The rate egress `p` runs at at `t`: its own, times the least fraction of a degradation
-    /// in force.
-    pub fn rate(&self, p: PortId, t: Time) -> Option<Rate> {
-        let pl = self.plan(p)?;
+    /// The rate egress `p`, of `nominal` rate without faults, runs at at `t`: times the least
+    /// fraction of a degradation in force.
+    pub fn rate(&self, p: PortId, nominal: Rate, t: Time) -> Rate {
+        let Some(pl) = self.plan(p) else { return nominal };
         let fraction = pl.spans.iter().filter(|x| x.from <= t && t < x.until).fold(1.0f64, |f, x| match x.what {
             What::Degrade(g) => f.min(g),
             _ => f,
         });
-        Some(Rate(((pl.rate.bps() as f64 * fraction) as u64).max(1)))
+        Rate(((nominal.bps() as f64 * fraction) as u64).max(1))
     }
 
     /// Whether a packet leaving egress `p` at `now` and arriving at `arrive` is lost, and why:

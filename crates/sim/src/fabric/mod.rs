@@ -296,7 +296,7 @@ impl Fabric {
             return;
         }
         // A port whose link is down sends nothing (`fault_edge` starts it again).
-        if cx.cfg.faults && self.faults.as_ref().is_some_and(|f| f.down(p, cx.now)) {
+        if self.faults.as_ref().is_some_and(|f| f.down(p, cx.now)) {
             return;
         }
         let mut next = port.control.pop_front(&cx.pkts);
@@ -353,7 +353,7 @@ impl Fabric {
         if queue_completion {
             cx.events.push_reserved(done, port.done_seq, EventKind::TxDone { port: p, pkt: matters.then_some(i) });
         }
-        if cx.cfg.faults {
+        if self.faults.is_some() {
             if let Some(lost) = self.faults_on_the_way(p, i, arrive, cx) {
                 // Lost on the way: when it would have arrived, this partition drops it.
                 return cx.events.push(arrive, EventKind::Lost { port: p, pkt: i, silent: lost == Lost::Silent });
@@ -377,15 +377,15 @@ impl Fabric {
     #[cold]
     #[inline(never)]
     fn faults_on_the_way(&mut self, p: PortId, i: PktId, arrive: Time, cx: &mut Ctx) -> Option<Lost> {
-        let f = self.faults.as_mut()?;
+        let f = self.faults.as_ref()?;
         let pkt = cx.pkts.get_mut(i);
         let pfc_frame = matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume);
         if let (Some(s), false, false) = (self.ports[p.idx()].far_switch, pfc_frame, cx.cfg.switch_chooses) {
-            let (ports, weights) = (&self.ports, cx.cfg.routing.weights);
             let routes = f.routing_at(arrive).unwrap_or(&self.routing);
-            pkt.egress = routes.next_port_weighed(s, pkt.dst_host, pkt.hash, weights, |q| f.rate(q, arrive).unwrap_or(ports[q.idx()].rate)).unwrap_or(NO_ROUTE);
+            let rate = |q: PortId| f.rate(q, self.nominal_rate(q), arrive);
+            pkt.egress = routes.next_port_weighed(s, pkt.dst_host, pkt.hash, cx.cfg.routing.weights, rate).unwrap_or(NO_ROUTE);
         }
-        let lost = f.lost_on_wire(p, cx.now, arrive)?;
+        let lost = self.faults.as_mut()?.lost_on_wire(p, cx.now, arrive)?;
         if !pfc_frame {
             self.queues.at_mut(p, pkt.class as usize).stats.count_lost(lost);
         }
@@ -497,9 +497,7 @@ impl Fabric {
         let Some(faults) = &self.faults else { return };
         let (now, peer) = (cx.now, self.ports[p.idx()].peer);
         let (down, peer_down) = (faults.down(p, now), faults.down(peer, now));
-        if let Some(rate) = faults.rate(p, now) {
-            self.ports[p.idx()].rate = rate;
-        }
+        self.ports[p.idx()].rate = faults.rate(p, self.nominal_rate(p), now);
         if down || peer_down {
             self.ports[p.idx()].lift_pauses(self.queues.of_mut(p), now);
         }
@@ -545,8 +543,8 @@ impl Fabric {
         let injected = self.injected_loss(&pkt);
         let c = pkt.class as usize;
         let egress = if cx.cfg.switch_chooses { self.choose(s, &pkt, cx) } else { pkt.egress };
-        debug_assert!(cx.cfg.switch_chooses || cx.cfg.faults || egress == self.routing.next_port(s, pkt.dst_host, pkt.hash));
-        if cx.cfg.faults && (egress == NO_ROUTE || self.faults.as_ref().is_some_and(|f| f.down(egress, cx.now))) {
+        debug_assert!(cx.cfg.switch_chooses || self.faults.is_some() || egress == self.routing.next_port(s, pkt.dst_host, pkt.hash));
+        if self.faults.as_ref().is_some_and(|f| egress == NO_ROUTE || f.down(egress, cx.now)) {
             // Forwarded into a link that is down (lost until the routes leave it out), or
             // nowhere: faults cut the switch off from the destination for now.
             if egress != NO_ROUTE {
@@ -607,7 +605,7 @@ impl Fabric {
     /// `routing.count_paused`, and one that is down as full at once.
     fn choose(&mut self, s: SwitchId, pkt: &Packet, cx: &Ctx) -> PortId {
         let (ports, routing, c, now) = (&self.ports, &cx.cfg.routing, pkt.class as usize, cx.now);
-        let faults = self.faults.as_ref().filter(|_| cx.cfg.faults);
+        let faults = self.faults.as_ref();
         let routes = faults.and_then(|f| f.routing_at(now)).unwrap_or(&self.routing);
         let load = |p: PortId| {
             let port = &ports[p.idx()];

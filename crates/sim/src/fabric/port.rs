@@ -237,11 +237,16 @@ impl Port {
             self.paused[class] = true;
             self.paused_since[class] = now;
         } else if !pause && self.paused[class] {
-            self.paused[class] = false;
-            q.stats.paused += now - self.paused_since[class];
+            self.resume(q, class, now);
             return true;
         }
         false
+    }
+
+    /// Class `class` (whose queue is `q`), paused, may send again from `now`.
+    fn resume(&mut self, q: &mut ClassQueue, class: usize, now: Time) {
+        self.paused[class] = false;
+        q.stats.paused += now - self.paused_since[class];
     }
 
     /// The link's other end can no longer lift this egress's pauses (a direction of the link
@@ -249,8 +254,7 @@ impl Port {
     pub(crate) fn lift_pauses(&mut self, classes: &mut [ClassQueue], now: Time) {
         for (c, q) in classes.iter_mut().enumerate() {
             if self.paused[c] {
-                self.paused[c] = false;
-                q.stats.paused += now - self.paused_since[c];
+                self.resume(q, c, now);
             }
         }
     }

@@ -107,11 +107,16 @@ fn fmix32(mut h: u32) -> u32 {
     h ^ (h >> 16)
 }
 
+/// Flow hash `hash` salted by switch `s`, so that successive tiers choose independently.
+#[inline]
+fn salted(hash: u32, s: u32) -> u32 {
+    fmix32(hash ^ fmix32(s.wrapping_add(0x9e37_79b9)))
+}
+
 /// Index in `0..n` of the port switch `s` takes for a flow hash `hash`.
 #[inline]
 fn ecmp_index(hash: u32, s: u32, n: u32) -> u32 {
-    let h = fmix32(hash ^ fmix32(s.wrapping_add(0x9e37_79b9)));
-    ((h as u64 * n as u64) >> 32) as u32
+    ((salted(hash, s) as u64 * n as u64) >> 32) as u32
 }
 
 impl Routing {
@@ -262,8 +267,7 @@ impl Routing {
         // Weighted-cost multipath: the hash's place in the group's summed rates; equal rates
         // give ECMP's index.
         let total: u64 = ports.iter().map(|&p| rate(p).bps()).sum();
-        let h = fmix32(hash ^ fmix32(s.0.wrapping_add(0x9e37_79b9)));
-        let x = ((h as u128 * total as u128) >> 32) as u64;
+        let x = ((salted(hash, s.0) as u128 * total as u128) >> 32) as u64;
         let mut sum = 0;
         for &p in ports {
             sum += rate(p).bps();

@@ -29,10 +29,7 @@ impl Hosts {
         let mss = if window { spec.packet_bytes(cx.cfg.payload_per_packet as u64) } else { cx.cfg.payload_per_packet as u64 };
         let own = spec.ephemeral.and_then(|o| self.generators[o.generator as usize].cc.clone());
         // PLB reads the job's controller's signal, not `[cc]`'s.
-        let path = match &own {
-            Some(cc) => PathRun { by_ecn: cc.needs().ecn, ..cx.cfg.path.clone() },
-            None => cx.cfg.path.clone(),
-        };
+        let path = PathRun { by_ecn: own.as_ref().map_or(cx.cfg.path.by_ecn, |cc| cc.needs().ecn), ..cx.cfg.path };
         let controller = match own.as_deref().unwrap_or(&cx.cfg.cc) {
             CcConfig::Native(cc) => {
                 let segment_bytes = if window { mss } else { cx.cfg.segment_bytes };

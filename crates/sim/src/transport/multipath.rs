@@ -17,7 +17,7 @@ pub struct PathControl {
 }
 
 /// What the scenario fixes for every connection's path control.
-#[derive(Clone, Debug, Default)]
+#[derive(Copy, Clone, Debug, Default)]
 pub struct PathRun {
     pub plb: Option<PlbParams>,
     pub by_ecn: bool,
