@@ -84,11 +84,12 @@ fn a_job_larger_than_its_hosts_names_both_counts() {
     assert!(e("[[jobs]]\ncollective = \"allreduce\"\nhosts = \"0-5\"\nsize = \"1MB\"\n").contains("allreduce_ring"));
 }
 
-/// Two jobs on a k = 4 fat-tree, a ring all-reduce over 8 ranks strided across the pods and an
-/// all-to-all over the other 8 on its own controller: the same bytes on 1, 2 and 3 threads.
+/// Three jobs on a k = 4 fat-tree, a ring all-reduce over 8 ranks strided across the pods, an
+/// all-to-all over the other 8 on its own controller, and an all-gather over all 16 on its own
+/// transport (Swift's window beside DCQCN's messages): the same bytes on 1, 2 and 3 threads.
 #[test]
 fn jobs_give_the_same_bytes_for_any_thread_count() {
-    let toml = "duration = \"1ms\"\nuntil = \"flows_done\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"25Gbps\"\nlink_delay = \"1us\"\n[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = [0, 2, 4, 6, 8, 10, 12, 14]\nsize = \"400KB\"\niterations = 2\ngap = \"5us\"\n[[jobs]]\ncollective = \"alltoall\"\nhosts = [1, 3, 5, 7, 9, 11, 13, 15]\nplacement = \"random\"\nsize = \"400KB\"\ncc = { algorithm = \"timely\" }\n";
+    let toml = "duration = \"5ms\"\nuntil = \"flows_done\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"25Gbps\"\nlink_delay = \"1us\"\n[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = [0, 2, 4, 6, 8, 10, 12, 14]\nsize = \"400KB\"\niterations = 2\ngap = \"5us\"\n[[jobs]]\ncollective = \"alltoall\"\nhosts = [1, 3, 5, 7, 9, 11, 13, 15]\nplacement = \"random\"\nsize = \"400KB\"\ncc = { algorithm = \"timely\" }\n[[jobs]]\ncollective = \"allgather\"\nhosts = \"0-15\"\nplacement = \"random\"\nsize = \"800KB\"\ntransport = { kind = \"window\" }\ncc = { algorithm = \"swift\" }\n";
     let mut outs = Vec::new();
     for threads in [1, 2, 3] {
         let mut s = scenario(toml);
@@ -98,7 +99,8 @@ fn jobs_give_the_same_bytes_for_any_thread_count() {
     }
     assert!(outs.iter().all(|o| *o == outs[0]));
     let net = run(toml);
-    assert!(column(&net, "jobs", "completion_us").iter().all(|t| t.is_finite()));
+    let done = column(&net, "jobs", "completion_us");
+    assert!(done.len() == 4 && done.iter().all(|t| t.is_finite()), "{done:?}");
 }
 
 /// A job's own controller (`jobs.cc`): on a run whose `[cc]` is TIMELY starting at 1 Gbps, a
@@ -135,4 +137,45 @@ fn a_jobs_controller_that_the_run_cannot_carry_is_an_error_naming_it() {
     assert!(e("{ algorithm = \"hpcc\" }").contains("hpcc reads in-band telemetry: set switch.int = true"), "{}", e("{ algorithm = \"hpcc\" }"));
     assert!(e("{ algorithm = \"timely\", t_low = \"-1us\" }").starts_with("jobs[0].cc"), "{}", e("{ algorithm = \"timely\", t_low = \"-1us\" }"));
     assert!(e("{ algorithm = \"timly\" }").contains("did you mean `timely`"), "{}", e("{ algorithm = \"timly\" }"));
+}
+
+/// A job's own transport (`jobs.transport`): two ring all-reduces on disjoint hosts, one on the
+/// window transport under Reno and one on the message transport at line rate. Whichever of the
+/// two is the run's (`[transport]`, `[cc]`) and whichever the job's own, each completes to the
+/// picosecond as on a run where both jobs run its transport; the jobs table names each one's.
+#[test]
+fn a_job_runs_its_own_transport() {
+    let job = |hosts: &str, own: &str| format!("[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = \"{hosts}\"\nsize = \"287200B\"\n{own}");
+    let window_run = |jobs: String| star(5, &format!("[transport]\nkind = \"window\"\n{jobs}")).replacen("algorithm = \"none\"\n", "algorithm = \"reno\"\n", 1);
+    let (as_window, as_message) =
+        ("transport = { kind = \"window\" }\ncc = { algorithm = \"reno\" }\n", "transport = { kind = \"message\" }\ncc = { algorithm = \"none\" }\n");
+    let all_message = column(&run(&star(5, &(job("0-1", "") + &job("2-3", "")))), "jobs", "completion_us");
+    let all_window = column(&run(&window_run(job("0-1", "") + &job("2-3", ""))), "jobs", "completion_us");
+    assert!(all_window[0] > all_message[0], "Reno's slow start takes longer than line rate: {all_window:?} {all_message:?}");
+    let on_message = run(&star(5, &(job("0-1", as_window) + &job("2-3", ""))));
+    let on_window = run(&window_run(job("0-1", "") + &job("2-3", as_message)));
+    for net in [&on_message, &on_window] {
+        assert_eq!(column(net, "jobs", "completion_us"), vec![all_window[0], all_message[1]]);
+        let tables = net.tables();
+        let t = &tables.iter().find(|(n, _)| *n == "jobs").unwrap().1;
+        assert_eq!(
+            (0..2).map(|r| [t.get("transport").unwrap().text(r), t.get("cc").unwrap().text(r)].join(" ")).collect::<Vec<_>>(),
+            ["window reno", "message none"]
+        );
+    }
+}
+
+#[test]
+fn a_jobs_transport_that_its_controller_does_not_fit_is_an_error_naming_it() {
+    let e = |own: &str| {
+        let text = star(4, &format!("[[jobs]]\ncollective = \"alltoall\"\nhosts = \"0-3\"\nsize = \"64KB\"\n{own}"));
+        Scenario::from_toml(&text).unwrap_err().to_string()
+    };
+    assert_eq!(
+        e("transport = { kind = \"window\" }\n"),
+        "jobs[0].cc = absent: jobs[0].transport.kind = \"window\" runs a window controller (reno, dctcp, vegas, swift), and [cc]'s none is not one: give the job its own"
+    );
+    assert!(e("transport = { kind = \"window\", min_rto = \"0s\" }\ncc = { algorithm = \"dctcp\" }\n").starts_with("jobs[0].transport.min_rto = 0"));
+    assert!(e("transport = { kind = \"window\", delayed_ack = true }\ncc = { algorithm = \"swift\" }\n").starts_with("jobs[0].transport.delayed_ack = true"));
+    assert!(e("transport = { kind = \"tcp\" }\n").contains("jobs[0].transport"), "{}", e("transport = { kind = \"tcp\" }\n"));
 }

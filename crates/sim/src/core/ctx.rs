@@ -199,8 +199,8 @@ impl RunConfig {
             timeseries_interval: s.measure.timeseries_interval,
             fct_until: s.measure.fct_until.unwrap_or(Time::MAX),
             int: (sw.int == Some(true)).then_some(IntRun { max_hops: sw.int_max_hops }),
-            signal: s.cc.controller.signal(),
-            cnp_interval: s.cc.controller.needs().cnp_interval,
+            signal: s.message_cc().unwrap_or(&s.cc.controller).signal(),
+            cnp_interval: s.message_cc().unwrap_or(&s.cc.controller).needs().cnp_interval,
             max_base_rtt: Time::ZERO,
             routing: s.routing.clone(),
             path: PathRun {

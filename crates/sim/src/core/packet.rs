@@ -63,7 +63,7 @@ pub struct Packet {
     pub ecn: bool,
     /// Data: where the packet stands in its segment (`FLAG_FIRST`, `FLAG_LAST`), and whether
     /// it is a retransmission (`FLAG_RETRANSMIT`); at a switch, whether it is held in PFC
-    /// headroom (`FLAG_IN_HEADROOM`).
+    /// headroom (`FLAG_IN_HEADROOM`); data and ACKs of the window transport (`FLAG_WINDOW`).
     pub flags: u8,
     /// Switches the packet has crossed (the TTL it has lost).
     pub hops: u8,
@@ -119,6 +119,9 @@ pub const FLAG_LAST: u8 = 2;
 pub const FLAG_RETRANSMIT: u8 = 4;
 /// The switch holds the packet in its ingress's PFC headroom, not the shared buffer.
 pub const FLAG_IN_HEADROOM: u8 = 8;
+/// A window-transport packet, which the host's stack handles (a job may run its own
+/// transport beside the run's, so the kind is the packet's, not the run's).
+pub const FLAG_WINDOW: u8 = 16;
 
 impl PacketKind {
     /// A connection's packet (data, ACK or NAK), as opposed to a PFC frame or a ping.
@@ -144,6 +147,11 @@ impl Packet {
 
     pub fn in_headroom(&self) -> bool {
         self.flags & FLAG_IN_HEADROOM != 0
+    }
+
+    /// Data or an ACK of the window transport (else of the message transport, or no flow's).
+    pub fn window(&self) -> bool {
+        self.flags & FLAG_WINDOW != 0
     }
 
     /// A packet of `kind` with every other field empty; data and ACKs fill theirs in with

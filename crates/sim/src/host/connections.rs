@@ -21,11 +21,11 @@ use crate::transport::window::{WindowRx, WindowTx};
 use rttlab_cc::{Controller, Path, Rate, Time};
 
 impl Hosts {
-    /// The transport of a new connection's two ends, with the sender's controller, as the
-    /// scenario says: a job's own (`jobs.cc`), else `[cc]`'s (validation guarantees the
+    /// The transport of a new connection's two ends, `transport`'s kind, with the sender's
+    /// controller: a job's own (`jobs.cc`), else `[cc]`'s (validation guarantees the
     /// controller fits the transport and the run).
-    fn make_transport(&mut self, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> (Tx, Rx) {
-        let window = cx.cfg.transport.is_window();
+    fn make_transport(&mut self, transport: &TransportConfig, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> (Tx, Rx) {
+        let window = transport.is_window();
         let mss = if window { spec.packet_bytes(cx.cfg.payload_per_packet as u64) } else { cx.cfg.payload_per_packet as u64 };
         let own = spec.ephemeral.and_then(|o| self.generators[o.generator as usize].cc.clone());
         // PLB reads the job's controller's signal, not `[cc]`'s.
@@ -44,7 +44,7 @@ impl Hosts {
                 }
             }
         };
-        match (&cx.cfg.transport, controller) {
+        match (transport, controller) {
             (TransportConfig::Window(w), Controller::Window(cc)) => {
                 let path = PathControl::new(&path);
                 (
@@ -78,7 +78,10 @@ impl Hosts {
             onoff.start = spec.start;
         }
         let sport = 49152 + (splitmix64(cx.cfg.seed ^ ((spec.src as u64) << 32 | serial as u64) ^ 0x5eed_f10f) % 16384) as u16;
-        let dport = if matches!(cx.cfg.transport, TransportConfig::Window(_)) { TCP_PORT } else { ROCEV2_PORT };
+        // A job's own transport (`jobs.transport`), else the run's.
+        let own = spec.ephemeral.and_then(|o| self.generators[o.generator as usize].transport.clone());
+        let transport = own.as_deref().unwrap_or(&cx.cfg.transport);
+        let (dport, prr) = (if transport.is_window() { TCP_PORT } else { ROCEV2_PORT }, transport.prr());
         let hash = [five_tuple_hash(cx.cfg.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(cx.cfg.seed, spec.dst, spec.src, dport, sport)];
         let ideal = match spec.size {
             Some(size) => {
@@ -90,7 +93,7 @@ impl Hosts {
         };
         let base_rtt = if cx.cfg.int.is_some() { fabric.base_rtt(spec.src, spec.dst, hash, &cx.cfg) } else { Time::ZERO };
         let line_rate = self.nodes[spec.src as usize].line_rate;
-        let (tx, rx) = self.make_transport(line_rate, base_rtt, &mut spec, cx);
+        let (tx, rx) = self.make_transport(transport, line_rate, base_rtt, &mut spec, cx);
         if spec.start >= cx.cfg.warmup {
             let sized = spec.size.filter(|_| spec.start < cx.cfg.fct_until);
             cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, sized);
@@ -107,6 +110,7 @@ impl Hosts {
             ephemeral: spec.ephemeral,
             ideal,
             hash: hash[1],
+            prr,
             high_seq: 0,
             echo_entropy: 0,
             rx,
@@ -123,7 +127,7 @@ impl Hosts {
             start: spec.start,
             stop: spec.stop,
             hash,
-            path: crate::host::path::PathLabel::new(cx.cfg.routing.reps()),
+            path: crate::host::path::PathLabel::new(cx.cfg.routing.reps(), prr),
             group: spec.group,
             ephemeral: spec.ephemeral,
             open: true,

@@ -66,6 +66,8 @@ pub struct RxEnd {
     pub ideal: Time,
     /// ECMP hash of the 5-tuple in the ACKs' direction (redrawn by PRR).
     pub hash: u32,
+    /// PRR (`transport.prr`): data received twice redraws `hash`.
+    pub(crate) prr: bool,
     /// One past the highest sequence number received: an arrival below it is reordered.
     pub(crate) high_seq: u32,
     /// REPS: the entropy of the last data packet, for its ACK to echo.
@@ -93,6 +95,7 @@ impl Default for RxEnd {
             ephemeral: None,
             ideal: Time::ZERO,
             hash: 0,
+            prr: false,
             high_seq: 0,
             echo_entropy: 0,
             rx: Rx::None,

@@ -171,7 +171,7 @@ impl HostPorts for Hosts {
                 let sender = self.flows.slots.host_of(pkt.flow);
                 let receiver = self.flows.rx.get(pkt.flow).map_or(pkt.dst_host, |e| e.dst);
                 let (src, dst) = if pkt.kind == PacketKind::Data { (sender, pkt.dst_host) } else { (receiver, sender) };
-                let message = matches!(cx.cfg.transport, TransportConfig::Message { .. });
+                let message = !pkt.window();
                 Endpoints {
                     src: Some(src),
                     dst,

@@ -21,7 +21,7 @@ use crate::flow::Tx;
 use crate::ids::{HostId, PktId, PortId};
 use crate::packet::{Packet, PacketKind, FLAG_FIRST, FLAG_LAST, FLAG_RETRANSMIT};
 use crate::port::MAX_CLASSES;
-use crate::scenario::{NicArbitration, RateAfterIdle, RatePacing, TransportConfig};
+use crate::scenario::{NicArbitration, RateAfterIdle, RatePacing};
 use crate::transport::message::psn_before;
 use rttlab_cc::{Rate, Time};
 use std::cmp::Reverse;
@@ -373,7 +373,7 @@ impl Hosts {
     /// window-transport data packet leaves the host's send queue (TSQ accounting).
     pub(crate) fn tx_done_matters(&self, i: PktId, cx: &Ctx) -> bool {
         let pkt = cx.pkts.get(i);
-        pkt.kind == PacketKind::Data && matches!(cx.cfg.transport, TransportConfig::Window(_))
+        pkt.kind == PacketKind::Data && pkt.window()
     }
 
     /// The host's NIC finished sending window-transport data packet `i` (a transmit completion
@@ -393,8 +393,7 @@ impl Hosts {
             return self.host_receive(h, i, Time::ZERO, fabric, cx);
         }
         let pkt = *cx.pkts.get(i);
-        let software = matches!(pkt.kind, PacketKind::Data | PacketKind::Ack) && matches!(cx.cfg.transport, TransportConfig::Window(_));
-        if !software {
+        if !pkt.window() {
             return self.host_receive(h, i, Time::ZERO, fabric, cx);
         }
         let host = &mut self.nodes[h as usize];
@@ -464,8 +463,7 @@ impl Hosts {
         if !current {
             return self.stale(i, cx);
         }
-        let message = matches!(cx.cfg.transport, TransportConfig::Message { .. });
-        match (pkt.kind, message) {
+        match (pkt.kind, !pkt.window()) {
             (PacketKind::Data, true) => self.message_deliver(h, i, pkt, fabric, cx),
             (_, true) => {
                 let int = cx.pkts.int(i).copied();

@@ -15,6 +15,8 @@ pub struct PathLabel {
     /// REPS: entropy values whose packets were acknowledged without a mark, oldest first, at
     /// most `capacity`.
     reps: Option<Box<Reps>>,
+    /// PRR (`transport.prr`): a retransmission timeout takes a new label.
+    pub prr: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -24,9 +26,10 @@ struct Reps {
 }
 
 impl PathLabel {
-    /// With REPS, keeping at most `reps` entropy values for reuse.
-    pub fn new(reps: Option<usize>) -> PathLabel {
-        PathLabel { label: 0, reps: reps.map(|capacity| Box::new(Reps { good: VecDeque::with_capacity(capacity.min(64)), capacity })) }
+    /// With REPS, keeping at most `reps` entropy values for reuse; with PRR or not.
+    pub fn new(reps: Option<usize>, prr: bool) -> PathLabel {
+        let reps = reps.map(|capacity| Box::new(Reps { good: VecDeque::with_capacity(capacity.min(64)), capacity }));
+        PathLabel { label: 0, reps, prr }
     }
 
     /// The hash and entropy value of the connection's next data packet, from its 5-tuple's
@@ -63,7 +66,7 @@ mod tests {
     #[test]
     fn reps_reuses_the_entropies_that_came_back_unmarked() {
         let mut rng = Rng::seed_from_u64(7);
-        let mut p = PathLabel::new(Some(2));
+        let mut p = PathLabel::new(Some(2), false);
         let (_, a) = p.next(99, &mut rng);
         let (_, b) = p.next(99, &mut rng);
         let (_, c) = p.next(99, &mut rng);
@@ -82,7 +85,7 @@ mod tests {
     #[test]
     fn a_repath_changes_the_label_and_the_hash() {
         let mut rng = Rng::seed_from_u64(7);
-        let mut p = PathLabel::new(None);
+        let mut p = PathLabel::new(None, false);
         assert_eq!(p.next(99, &mut rng), (99, 0), "the first path is the 5-tuple's");
         p.repath(&mut rng);
         assert_ne!(p.label, 0);

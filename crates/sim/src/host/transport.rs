@@ -12,7 +12,7 @@ use crate::engine::{Event, EventKind};
 use crate::fabric::Fabric;
 use crate::flow::{Rx, Tx};
 use crate::ids::{FlowId, PktId};
-use crate::packet::{IntStack, Packet, PacketKind, FLAG_RETRANSMIT};
+use crate::packet::{IntStack, Packet, PacketKind, FLAG_RETRANSMIT, FLAG_WINDOW};
 use crate::routing::labelled_hash;
 use crate::scenario::RatePacing;
 use crate::transport::message::{completion_rtt, Arrival};
@@ -63,7 +63,7 @@ impl Hosts {
                 let (class, port) = (flow.class, self.nodes[flow.src as usize].port);
                 let (hash, entropy) = flow.path.next(flow.hash[0], &mut flow.rng);
                 let pkt = Packet {
-                    flags: if retransmit { FLAG_RETRANSMIT } else { 0 },
+                    flags: FLAG_WINDOW | if retransmit { FLAG_RETRANSMIT } else { 0 },
                     flow: f,
                     serial,
                     dst_host: flow.dst,
@@ -81,6 +81,7 @@ impl Hosts {
                 let end = &self.flows.rx[f];
                 let port = self.nodes[end.dst as usize].port;
                 let pkt = Packet {
+                    flags: FLAG_WINDOW,
                     ecn: h.ece,
                     echo_hops: h.hops,
                     remote_queuing_ns: h.remote_queuing_ns,
@@ -107,12 +108,12 @@ impl Hosts {
             Action::Delivered { payload, wire } => self.record_delivery(f, payload, wire, fabric, cx),
             Action::Duplicate { payload } => {
                 self.flows.rx[f].stats.duplicate_bytes += payload as u64;
-                self.duplicate_received(f, cx);
+                self.duplicate_received(f);
             }
             Action::TimedOut => {
                 self.flows.slots[f].stats.timeouts += 1;
                 // PRR: what follows the timeout, its retransmission first, takes a new path.
-                if cx.cfg.transport.prr() {
+                if self.flows.slots[f].path.prr {
                     self.repath(f);
                 }
             }
@@ -180,9 +181,9 @@ impl Hosts {
     /// Flow `f`'s receiver got data it already had: with PRR its ACKs take a new path, since
     /// the sender sending it again means they may not be getting through (Linux
     /// `tcp_rcv_spurious_retrans` rethinks the receiver's hash).
-    fn duplicate_received(&mut self, f: u32, cx: &Ctx) {
-        if cx.cfg.transport.prr() {
-            let end = &mut self.flows.rx[f];
+    fn duplicate_received(&mut self, f: u32) {
+        let end = &mut self.flows.rx[f];
+        if end.prr {
             end.hash = labelled_hash(end.hash, 1);
             end.stats.repaths += 1;
         }
@@ -208,7 +209,7 @@ impl Hosts {
         }
         end.stats.spurious_retransmits += (pkt.retransmit() && matches!(arrival, Arrival::Duplicate { .. })) as u64;
         if matches!(arrival, Arrival::Duplicate { .. }) {
-            self.duplicate_received(pkt.flow, cx);
+            self.duplicate_received(pkt.flow);
         }
         let answer = match arrival {
             Arrival::Deliver { ack } => {
@@ -331,7 +332,7 @@ impl Hosts {
             Ok(true) => {
                 let Some(una) = m.una_psn() else { return };
                 self.flows.slots[f].stats.timeouts += 1;
-                if cx.cfg.transport.prr() {
+                if self.flows.slots[f].path.prr {
                     self.repath(f);
                 }
                 match self.flows.slots[f].message().selective_timeout(una) {

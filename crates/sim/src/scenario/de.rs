@@ -157,7 +157,7 @@ fn kind(v: &Value) -> &'static str {
 }
 
 /// An array whose items `read` reads, each at `at[i]`.
-pub(crate) fn read_list<T>(at: &str, value: Value, read: fn(&str, Value) -> Result<T, ScenarioError>) -> Result<Vec<T>, ScenarioError> {
+pub(crate) fn read_list<T>(at: &str, value: Value, read: impl Fn(&str, Value) -> Result<T, ScenarioError>) -> Result<Vec<T>, ScenarioError> {
     match value {
         Value::Array(items) => items.into_iter().enumerate().map(|(i, v)| read(&format!("{at}[{i}]"), v)).collect(),
         other => Err(ScenarioError::Field { field: at.to_string(), message: format!("{} is not an array of tables", kind(&other)) }),

@@ -523,6 +523,11 @@ impl TransportConfig {
         matches!(self, TransportConfig::Window(_))
     }
 
+    /// Its `kind`, as a scenario names it.
+    pub fn kind(&self) -> &'static str {
+        Self::KINDS[self.is_window() as usize]
+    }
+
     /// Whether a retransmission timeout takes a new path label (PRR).
     pub fn prr(&self) -> bool {
         match self {
@@ -533,18 +538,19 @@ impl TransportConfig {
 }
 
 impl WindowConfig {
-    pub(crate) fn validate(&self, cc: &CcConfig) -> Result<(), ScenarioError> {
+    /// `at`: where the transport is written (`transport`, `jobs[0].transport`).
+    pub(crate) fn validate(&self, at: &str, cc: &CcConfig) -> Result<(), ScenarioError> {
         if self.min_rto == Time::ZERO {
-            return Err(invalid("transport.min_rto", self.min_rto, "must be positive"));
+            return Err(invalid(format!("{at}.min_rto"), self.min_rto, "must be positive"));
         }
         if self.delayed_ack && self.delayed_ack_timeout == Time::ZERO {
-            return Err(invalid("transport.delayed_ack_timeout", self.delayed_ack_timeout, "must be positive with delayed_ack"));
+            return Err(invalid(format!("{at}.delayed_ack_timeout"), self.delayed_ack_timeout, "must be positive with delayed_ack"));
         }
         if self.dupthresh == 0 {
-            return Err(invalid("transport.dupthresh", 0, "at least 1 (RFC 6675: 3)"));
+            return Err(invalid(format!("{at}.dupthresh"), 0, "at least 1 (RFC 6675: 3)"));
         }
         if self.delayed_ack && cc.needs().ack_per_packet {
-            return Err(invalid("transport.delayed_ack", true, format!("{} acknowledges every packet at once: false", cc.name())));
+            return Err(invalid(format!("{at}.delayed_ack"), true, format!("{} acknowledges every packet at once: false", cc.name())));
         }
         Ok(())
     }

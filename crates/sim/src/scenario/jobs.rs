@@ -3,7 +3,7 @@
 
 use super::traffic::{one_u8, HostSet};
 use super::validate::Context;
-use super::{invalid, transfer_size, CcConfig, ScenarioError};
+use super::{invalid, transfer_size, CcConfig, ScenarioError, TransportConfig};
 use rttlab_cc::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +33,10 @@ pub struct JobConfig {
     /// run's transport (`Scenario::validate_job_cc`).
     #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub cc: Option<CcConfig>,
+    /// The job's own transport, as `[transport]` gives one (absent: `[transport]`'s): a RoCE
+    /// training job beside TCP traffic, or the reverse. Its controller must fit it.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<TransportConfig>,
 }
 
 fn one() -> u32 {
@@ -74,11 +78,14 @@ pub enum Placement {
 }
 
 impl JobConfig {
-    /// Reads the job at `at`, its `cc` table as `[cc]`'s controller is read.
-    pub(crate) fn read(at: &str, mut value: serde_json::Value) -> Result<JobConfig, ScenarioError> {
-        let cc = value.as_object_mut().and_then(|m| m.remove("cc"));
+    /// Reads the job at `at`, its `cc` table as `[cc]`'s controller is read and its `transport`
+    /// as `[transport]` (its defaults from the job's controller, else `run_cc`).
+    pub(crate) fn read(at: &str, mut value: serde_json::Value, run_cc: &CcConfig) -> Result<JobConfig, ScenarioError> {
+        let mut take = |key: &str| value.as_object_mut().and_then(|m| m.remove(key));
+        let (cc, transport) = (take("cc"), take("transport"));
         let mut job: JobConfig = super::de::parse(at, value)?;
         job.cc = cc.map(|v| CcConfig::read(&format!("{at}.cc"), v)).transpose()?;
+        job.transport = transport.map(|v| TransportConfig::read(&format!("{at}.transport"), v, job.cc.as_ref().unwrap_or(run_cc))).transpose()?;
         Ok(job)
     }
 

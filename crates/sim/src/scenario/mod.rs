@@ -226,6 +226,7 @@ impl Scenario {
         let transport = t.raw("transport").map_or(Ok(TransportConfig::Message { prr: false }), |v| TransportConfig::read("transport", v, &cc.controller))?;
         let topology = t.require_raw("topology")?;
         let workloads = t.raw("workloads").map_or(Ok(Vec::new()), |v| read_list("workloads", v, Workload::read))?;
+        let jobs = t.raw("jobs").map_or(Ok(Vec::new()), |v| read_list("jobs", v, |at, v| JobConfig::read(at, v, &cc.controller)))?;
         let mut s = Scenario {
             name: t.take("name")?.unwrap_or_default(),
             seed: t.take("seed")?.unwrap_or(1),
@@ -241,7 +242,7 @@ impl Scenario {
             routing: t.take("routing")?.unwrap_or_default(),
             flows: t.take("flows")?.unwrap_or_default(),
             workloads,
-            jobs: t.raw("jobs").map_or(Ok(Vec::new()), |v| read_list("jobs", v, JobConfig::read))?,
+            jobs,
             faults: t.take("faults")?.unwrap_or_default(),
             measure: t.take("measure")?.unwrap_or_default(),
             run: t.take("run")?.unwrap_or_default(),
@@ -254,7 +255,7 @@ impl Scenario {
         if let Some(marking) = needs.ecn_profile {
             s.switch.ecn.get_or_insert_with(|| EcnConfig::declared(marking));
         }
-        if !s.transport.is_window() {
+        if let Some(needs) = s.message_cc().map(CcConfig::needs) {
             if needs.ack_per_packet {
                 s.nic.segment.get_or_insert(Bytes(s.nic.payload_per_packet()));
             }
@@ -281,5 +282,25 @@ impl Scenario {
 
     pub fn hosts(&self) -> u32 {
         self.topology.hosts()
+    }
+
+    /// The transport job `j`'s connections run on: its own, else `[transport]`.
+    pub fn job_transport<'a>(&'a self, j: &'a JobConfig) -> &'a TransportConfig {
+        j.transport.as_ref().unwrap_or(&self.transport)
+    }
+
+    /// The controller job `j`'s connections run: its own, else `[cc]`'s.
+    pub fn job_cc<'a>(&'a self, j: &'a JobConfig) -> &'a CcConfig {
+        j.cc.as_ref().unwrap_or(&self.cc.controller)
+    }
+
+    /// The controller whose needs set the message transport's run-wide settings (the NIC's
+    /// segment and outstanding defaults, CNP pacing, TIMELY's signal): `[cc]`'s on a message
+    /// run, else the first job's on the message transport; `None`: nothing runs on it.
+    pub fn message_cc(&self) -> Option<&CcConfig> {
+        if !self.transport.is_window() {
+            return Some(&self.cc.controller);
+        }
+        self.jobs.iter().find(|j| !self.job_transport(j).is_window()).map(|j| self.job_cc(j))
     }
 }

@@ -1,7 +1,7 @@
 //! The checks that span sections: each section checks itself against a small [`Context`] (host
 //! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
 
-use super::{invalid, variant_name, CcConfig, HostSet, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until, Workload};
+use super::{invalid, variant_name, CcConfig, HostSet, JobConfig, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until, Workload};
 use rttlab_cc::Time;
 use rttlab_cc::{Cc, Kind, Signal};
 use std::collections::HashMap;
@@ -90,7 +90,7 @@ impl Scenario {
         self.routing.validate()?;
         self.validate_cc_transport()?;
         if let TransportConfig::Window(w) = &self.transport {
-            w.validate(&self.cc.controller)?;
+            w.validate("transport", &self.cc.controller)?;
         }
         self.host.validate()?;
         let ctx = self.context();
@@ -118,12 +118,13 @@ impl Scenario {
             f.validate(&format!("faults[{i}]"), self.duration)?;
         }
         for (i, j) in self.jobs.iter().enumerate() {
-            j.validate(&format!("jobs[{i}]"), &ctx)?;
-            if let Some(cc) = &j.cc {
-                self.validate_job_cc(&format!("jobs[{i}].cc"), cc)?;
+            let at = format!("jobs[{i}]");
+            j.validate(&at, &Context { window: self.job_transport(j).is_window(), ..self.context() })?;
+            if j.cc.is_some() || j.transport.is_some() {
+                self.validate_job_cc(&at, j)?;
             }
         }
-        if ctx.window {
+        if self.message_cc().is_none() {
             self.nic.validate_window()?;
         }
         if self.switch.int == Some(false) && self.cc.controller.needs().int {
@@ -159,26 +160,36 @@ impl Scenario {
         ))
     }
 
-    /// A job's own controller (`jobs.cc`): a built-in one of the run's transport's kind, its
-    /// parameters valid, needing nothing the run sets up for `[cc]`'s controller alone — in-band
-    /// telemetry, ECN marking, an ACK per packet, no cap on what is outstanding, CNPs, the RTT
-    /// signal, a signal for PLB or the median filter — unless the run has it.
-    fn validate_job_cc(&self, at: &str, cc: &CcConfig) -> Result<(), ScenarioError> {
+    /// A job's own controller or transport (`jobs.cc`, `jobs.transport`): a built-in controller
+    /// of its transport's kind, their parameters valid, needing nothing the run sets up for
+    /// another controller alone — in-band telemetry, ECN marking, an ACK per packet, no cap on
+    /// what is outstanding, CNPs, the RTT signal, a signal for PLB or the median filter — unless
+    /// the run has it. `at`: the job's path.
+    fn validate_job_cc(&self, at: &str, job: &JobConfig) -> Result<(), ScenarioError> {
+        let (cc, transport) = (self.job_cc(job), self.job_transport(job));
+        let field = if job.cc.is_some() { format!("{at}.cc.algorithm") } else { format!("{at}.cc") };
         let CcConfig::Native(native) = cc else {
-            return Err(invalid(format!("{at}.algorithm"), "python", "a built-in controller: a Python class runs as [cc]'s, for every connection"));
+            return Err(invalid(field, "python", "a built-in controller: a Python class runs as [cc]'s, on [transport], for every connection"));
         };
-        native.validate().map_err(|rttlab_cc::ParamError { field, value, allowed }| invalid(format!("{at}.{field}"), value, allowed))?;
-        let (name, window) = (cc.name(), self.transport.is_window());
-        let field = format!("{at}.algorithm");
+        native.validate().map_err(|rttlab_cc::ParamError { field, value, allowed }| invalid(format!("{at}.cc.{field}"), value, allowed))?;
+        let window = transport.is_window();
+        // Where the job's transport is written, for the errors that name one of its keys.
+        let tp = if job.transport.is_some() { format!("{at}.transport") } else { "transport".to_string() };
+        if let TransportConfig::Window(w) = transport {
+            w.validate(&tp, cc)?;
+        }
+        let name = cc.name();
         if cc.kind().is_some_and(|k| (k == Kind::Window) != window) {
             let (kind, takes) = if window { ("window", "a window controller") } else { ("message", "a rate controller") };
-            return Err(invalid(
-                field,
-                name,
-                format!("transport.kind = \"{kind}\" runs {takes} ({})", Cc::names_of(if window { Kind::Window } else { Kind::Rate }).join(", ")),
-            ));
+            let runs = format!("{tp}.kind = \"{kind}\" runs {takes} ({})", Cc::names_of(if window { Kind::Window } else { Kind::Rate }).join(", "));
+            return Err(match job.cc {
+                Some(_) => invalid(field, name, runs),
+                None => invalid(field, "absent", format!("{runs}, and [cc]'s {name} is not one: give the job its own")),
+            });
         }
-        let (n, run) = (cc.needs(), self.cc.controller.needs());
+        // The controller that set up what this transport's kind needs run-wide.
+        let leading = if window { &self.cc.controller } else { self.message_cc().expect("a message job") };
+        let (n, run) = (cc.needs(), leading.needs());
         let lacks = |what: String| Err(invalid(field.clone(), name, what));
         if n.int && self.switch.int != Some(true) {
             return lacks(format!("{name} reads in-band telemetry: set switch.int = true"));
@@ -187,9 +198,9 @@ impl Scenario {
             return lacks(format!("{name} reacts to ECN marks: give [switch.ecn]"));
         }
         if n.ack_per_packet {
-            match &self.transport {
+            match transport {
                 TransportConfig::Window(w) if w.delayed_ack => {
-                    return lacks(format!("{name} needs every packet acknowledged at once: transport.delayed_ack = false"))
+                    return lacks(format!("{name} needs every packet acknowledged at once: {tp}.delayed_ack = false"))
                 }
                 TransportConfig::Message { .. } if self.nic.segment() > rttlab_cc::Bytes(self.nic.payload_per_packet()) => {
                     return lacks(format!("{name} needs every packet acknowledged at once: nic.segment of one packet ({}B)", self.nic.payload_per_packet()))
@@ -202,9 +213,9 @@ impl Scenario {
         }
         let signal = |x: &rttlab_cc::registry::Needs| (x.signal, x.signal.uses_queues().then_some(x.signal_threshold));
         // CNP pacing thins the run's ECN echoes: it matters to a controller that reads them.
-        let cnp_differs = n.cnp_interval != run.cnp_interval && (n.cnp_interval.is_some() || n.ecn);
+        let cnp_differs = !window && n.cnp_interval != run.cnp_interval && (n.cnp_interval.is_some() || n.ecn);
         if cnp_differs || signal(&n) != signal(&run) {
-            return lacks(format!("the run's CNP pacing and RTT signal are [cc]'s ({}): a controller that needs the same", self.cc.controller.name()));
+            return lacks(format!("the run's CNP pacing and RTT signal are {}'s: a controller that needs the same", leading.name()));
         }
         if self.cc.plb.is_some() && !n.ecn && !n.delay {
             return lacks(format!("cc.plb needs a congestion signal and {name} gives none"));

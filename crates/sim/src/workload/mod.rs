@@ -251,8 +251,10 @@ pub struct Generator {
     pending: Vec<u32>,
     /// A `[[jobs]]` entry's collective, for its results.
     pub job: Option<Box<JobRun>>,
-    /// Its connections' own controller (a job's `cc`; `None`: `[cc]`'s).
+    /// Its connections' own controller and transport (a job's `cc`, `transport`; `None`: the
+    /// run's).
     pub(crate) cc: Option<std::sync::Arc<crate::scenario::CcConfig>>,
+    pub(crate) transport: Option<std::sync::Arc<crate::scenario::TransportConfig>>,
 }
 
 /// A running `[[jobs]]` entry: its ranks' hosts, each transfer's iteration and step, and the
@@ -341,6 +343,7 @@ impl Generator {
             pending: vec![0; n],
             job: None,
             cc: None,
+            transport: None,
         })
     }
 
@@ -381,6 +384,7 @@ impl Generator {
             pending: vec![0; count],
             job: Some(Box::new(JobRun { collective: job.collective, ranks, step_of: plan.step_of, steps: plan.steps, iterations: job.iterations, ideal })),
             cc: job.cc.clone().map(std::sync::Arc::new),
+            transport: job.transport.clone().map(std::sync::Arc::new),
         })
     }
 
