@@ -82,6 +82,14 @@ fn a_job_larger_than_its_hosts_names_both_counts() {
         "jobs[0].ranks = 6: a power of two for allreduce_butterfly"
     );
     assert!(e("[[jobs]]\ncollective = \"allreduce\"\nhosts = \"0-5\"\nsize = \"1MB\"\n").contains("allreduce_ring"));
+    assert_eq!(
+        e("[[jobs]]\ncollective = \"allgather\"\nhosts = \"0-5\"\nsize = \"1MB\"\nskew = 1.0\n"),
+        "jobs[0].skew = 1: for alltoall and alltoall_serial only (others send equal chunks): 0"
+    );
+    assert_eq!(
+        e("[[jobs]]\ncollective = \"alltoall\"\nhosts = \"0-5\"\nsize = \"1MB\"\nskew = -1.0\n"),
+        "jobs[0].skew = -1: a Zipf exponent from 0 (equal shares) to 8"
+    );
 }
 
 /// Three jobs on a k = 4 fat-tree, a ring all-reduce over 8 ranks strided across the pods, an
@@ -178,4 +186,24 @@ fn a_jobs_transport_that_its_controller_does_not_fit_is_an_error_naming_it() {
     assert!(e("transport = { kind = \"window\", min_rto = \"0s\" }\ncc = { algorithm = \"dctcp\" }\n").starts_with("jobs[0].transport.min_rto = 0"));
     assert!(e("transport = { kind = \"window\", delayed_ack = true }\ncc = { algorithm = \"swift\" }\n").starts_with("jobs[0].transport.delayed_ack = true"));
     assert!(e("transport = { kind = \"tcp\" }\n").contains("jobs[0].transport"), "{}", e("transport = { kind = \"tcp\" }\n"));
+}
+
+/// A skewed all-to-all (`skew = 1`) of four ranks: each rank's buffer of 71 800 B goes to rank
+/// j in Zipf shares 12 : 6 : 4 : 3 (of 25), so every rank sends rank 0 24 packets of 1436 B,
+/// rank 1 12, rank 2 8 and rank 3 6 (segments of 10 packets). Rank 0 is the incast: its link
+/// carries 72 data packets and the ACKs of rank 0's own 4 segments (64 B, first by their
+/// class), back to back from the first packet's arrival at the switch (1.2 µs of serialization
+/// and a 1 µs link) to the last one's at rank 0: 2.2 + 72 × 1.2 + 4 × 0.0512 + 1 = 89.8048 µs.
+/// The ideal is its 3 × 0.48 of the buffer at 10 Gbps, 82.7136 µs.
+#[test]
+fn a_skewed_alltoall_is_an_incast_at_its_popular_rank() {
+    let job = "[[jobs]]\ncollective = \"alltoall\"\nhosts = \"0-3\"\nsize = \"71800B\"\nskew = 1.0\n";
+    let net = run(&star(4, job).replace("ack = \"64B\"\n", "ack = \"64B\"\nsegment = \"14360B\"\n"));
+    let (src, dst, size) = (column(&net, "transfers", "src"), column(&net, "transfers", "dst"), column(&net, "transfers", "size_bytes"));
+    for (i, &bytes) in size.iter().enumerate() {
+        let want = [34_464.0, 17_232.0, 11_488.0, 8_616.0][dst[i] as usize];
+        assert_eq!(bytes, want, "transfer {i} from {} to {}", src[i], dst[i]);
+    }
+    assert_eq!(column(&net, "jobs", "completion_us"), vec![89.8048]);
+    assert!((column(&net, "jobs", "ideal_us")[0] - 82.7136).abs() < 1e-9);
 }

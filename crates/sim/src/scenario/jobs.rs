@@ -29,6 +29,10 @@ pub struct JobConfig {
     pub start: Time,
     #[serde(default = "one_u8")]
     pub class: u8,
+    /// All-to-all: each rank's buffer goes to the others in Zipf shares of this exponent, rank
+    /// 0's the largest (a mixture-of-experts layer's uneven expert load); 0: size/N to each.
+    #[serde(default)]
+    pub skew: f64,
     /// The job's own congestion controller, as `[cc]` names one (absent: `[cc]`'s), on the
     /// run's transport (`Scenario::validate_job_cc`).
     #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
@@ -105,6 +109,12 @@ impl JobConfig {
         transfer_size(format!("{at}.size"), self.size)?;
         if self.size.0 < ranks as u64 {
             return Err(invalid(format!("{at}.size"), self.size, format!("at least one byte per rank ({ranks})")));
+        }
+        if !(0.0..=8.0).contains(&self.skew) {
+            return Err(invalid(format!("{at}.skew"), self.skew, "a Zipf exponent from 0 (equal shares) to 8"));
+        }
+        if self.skew > 0.0 && !matches!(self.collective, Collective::Alltoall | Collective::AlltoallSerial) {
+            return Err(invalid(format!("{at}.skew"), self.skew, "for alltoall and alltoall_serial only (others send equal chunks): 0"));
         }
         if self.iterations == 0 || self.iterations > 100_000 {
             return Err(invalid(format!("{at}.iterations"), self.iterations, "1 to 100000"));

@@ -13,6 +13,10 @@ pub struct Plan {
     pub matrix: Matrix,
     pub step_of: Vec<(u32, u32)>,
     pub steps: u32,
+    /// The most bytes one rank sends or receives in an iteration, over the buffer: what the
+    /// bandwidth-optimal time is made of (`Collective::bandwidth_share`, or the skewed
+    /// all-to-all's hottest receiver).
+    pub share: f64,
 }
 
 /// One transfer of a plan being built: (iteration, step, from rank, to rank, bytes).
@@ -45,13 +49,15 @@ impl Collective {
         }
     }
 
-    /// Rank `r`'s transfers at step `k` of `n` ranks with buffer `size`: (to rank, bytes).
-    fn sends(self, k: u32, r: u32, n: u32, size: u64) -> Vec<(u32, u64)> {
+    /// Rank `r`'s transfers at step `k` of `n` ranks with buffer `size`: (to rank, bytes); an
+    /// all-to-all's to rank j are `shares[j]` of the buffer when skewed.
+    fn sends(self, k: u32, r: u32, n: u32, size: u64, shares: Option<&[f64]>) -> Vec<(u32, u64)> {
         let chunk = size / n as u64;
+        let to = |j: u32| (j, shares.map_or(chunk, |w| (size as f64 * w[j as usize]).round() as u64));
         match self {
             Collective::AllreduceRing | Collective::Allgather | Collective::ReduceScatter => vec![((r + 1) % n, chunk)],
-            Collective::Alltoall => (1..n).map(|j| ((r + j) % n, chunk)).collect(),
-            Collective::AlltoallSerial => vec![((r + k + 1) % n, chunk)],
+            Collective::Alltoall => (1..n).map(|j| to((r + j) % n)).collect(),
+            Collective::AlltoallSerial => vec![to((r + k + 1) % n)],
             Collective::AllreduceButterfly => {
                 let half = n.trailing_zeros();
                 // Halving: partners n/2, n/4, ... away, halves of what is left; doubling back.
@@ -68,15 +74,29 @@ impl Collective {
     }
 }
 
+/// The share of a rank's buffer that each rank gets in a skewed all-to-all (`jobs.skew`): a
+/// Zipf law of exponent `skew` over the ranks, rank 0 the most popular — a simple model of a
+/// mixture-of-experts layer's uneven expert load, where the popular experts' ranks become the
+/// receivers of an incast.
+fn zipf_shares(n: u32, skew: f64) -> Vec<f64> {
+    let w: Vec<f64> = (1..=n).map(|i| (i as f64).powf(-skew)).collect();
+    let sum: f64 = w.iter().sum();
+    w.iter().map(|x| x / sum).collect()
+}
+
 /// The plan of `job` on `ranks` (host of each rank).
 pub fn plan(job: &JobConfig, ranks: &[u32]) -> Plan {
     let (c, n) = (job.collective, ranks.len() as u32);
     let steps = c.steps(n);
+    let shares = (job.skew > 0.0).then(|| zipf_shares(n, job.skew));
+    // The hottest receiver gets its share from the N − 1 others; the least popular rank sends
+    // the most, all but its own share.
+    let share = shares.as_ref().map_or(c.bandwidth_share(n), |w| w.iter().map(|&x| ((n - 1) as f64 * x).max(1.0 - x)).fold(0.0, f64::max));
     let mut edges: Vec<Edge> = Vec::new();
     for iteration in 0..job.iterations {
         for step in 0..steps {
             for r in 0..n {
-                for (to, bytes) in c.sends(step, r, n, job.size.0) {
+                for (to, bytes) in c.sends(step, r, n, job.size.0, shares.as_deref()) {
                     edges.push(Edge { iteration, step, from: r, to, bytes: bytes.max(1) });
                 }
             }
@@ -135,5 +155,5 @@ pub fn plan(job: &JobConfig, ranks: &[u32]) -> Plan {
         transfers[i].after = after;
     }
     let step_of = edges.iter().map(|e| (e.iteration, e.step)).collect();
-    Plan { matrix: Matrix { nodes: u32::MAX, transfers, triggers, failures: Vec::new() }, step_of, steps }
+    Plan { matrix: Matrix { nodes: u32::MAX, transfers, triggers, failures: Vec::new() }, step_of, steps, share }
 }

@@ -363,7 +363,7 @@ impl Generator {
         };
         let plan = collective::plan(job, &ranks);
         let slowest = ranks.iter().map(|&h| line_rate_bps[h as usize]).min().unwrap_or(1);
-        let bits = job.collective.bandwidth_share(n as u32) * job.size.0 as f64 * 8.0;
+        let bits = plan.share * job.size.0 as f64 * 8.0;
         let ideal = Time((bits / slowest as f64 * 1e12).round() as u64);
         let sources: Vec<u32> = plan.matrix.transfers.iter().map(|t| t.src).collect();
         let count = sources.len();

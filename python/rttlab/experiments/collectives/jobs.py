@@ -5,7 +5,10 @@
   bandwidth-optimal time. Ring neighbours in other pods share core links when their flows'
   hashes collide, which per-packet path choice avoids.
 - `collectives-contention`: an all-reduce and an all-to-all on interleaved hosts, each alone
-  and both at once: each one's slowdown from the other (Crux, SIGCOMM'24: inter-job contention)."""
+  and both at once: each one's slowdown from the other (Crux, SIGCOMM'24: inter-job contention).
+- `collectives-incast`: a mixture-of-experts all-to-all whose expert load is skewed makes its
+  popular ranks the receivers of an incast: with PFC, without it, and under DCTCP, what it
+  costs the all-to-all and a ring all-reduce beside it."""
 
 from __future__ import annotations
 
@@ -229,6 +232,144 @@ def contention_analyse(runs: list[Run], quick: bool) -> Outcome:
     return Outcome(figure=plot(), table=table, checks=checks, data={"contention": d}, discussion=discussion)
 
 
+# --- collectives-incast ----------------------------------------------------------------------
+
+
+#: How the fabric meets the incast. Without PFC the message transport recovers by selective
+#: repeat; its retransmission timeout decides what a loss costs, so two are shown: IRN's
+#: (Mittal et al., SIGCOMM'18: RTO_high 320 µs) and the NIC's default (InfiniBand's local ACK
+#: timeout, 4.096 µs × 2^14, 67 ms).
+INCAST_SCHEMES: dict[str, dict[str, Any]] = {
+    "DCQCN, PFC": DCQCN,
+    "DCQCN, no PFC, RTO 320 µs": {
+        **DCQCN,
+        "switch.pfc": False,
+        "nic.recovery": "selective_repeat",
+        "nic.retransmit_timeout": "320us",
+    },
+    "DCQCN, no PFC, RTO 67 ms": {**DCQCN, "switch.pfc": False, "nic.recovery": "selective_repeat"},
+    "DCTCP": DCTCP,
+}
+#: The expert load's Zipf exponent (`jobs.skew`): balanced, and skewed.
+SKEWS = (0.0, 1.0)
+#: A shallower shared buffer than the other experiments', with the dynamic threshold (a
+#: Broadcom-style MMU), so that the incast meets a switch's limits; buffer per rank of each job.
+INCAST_SWITCH = {"buffer": "4MB", "alpha": 1.0}
+INCAST_SIZE = "2MB"
+#: Every run ends with its jobs, or at this cap (a loss waiting for a 67 ms timeout).
+INCAST_CAP = "150ms"
+
+
+def incast_points(quick: bool) -> list[Point]:
+    out = []
+    size = INCAST_SIZE
+    for scheme, settings in INCAST_SCHEMES.items():
+        cases = [("ring alone", None)] + [(f"skew {skew:g}", skew) for skew in SKEWS]
+        for case, skew in cases:
+            s = fabric(f"collectives-incast {scheme} {case}", quick)
+            s["duration"] = INCAST_CAP
+            s["switch"].update(INCAST_SWITCH)
+            ring = job("allreduce_ring", spread(quick, 1), quick, size=size)
+            s["jobs"] = [ring] if skew is None else [job("alltoall", spread(quick), quick, size=size, skew=skew), ring]
+            for key, value in settings.items():
+                set_key(s, key, copy.deepcopy(value))
+            out.append(Point({"scheme": scheme, "case": case}, s))
+    return out
+
+
+def incast_analyse(runs: list[Run], quick: bool) -> Outcome:
+    d = job_rows(runs)
+    fabric_rows = pd.DataFrame(
+        [
+            {
+                **r.labels,
+                **{k: r.result.summary[k] for k in ("pauses", "paused_us", "drops", "timeouts", "retransmits")},
+            }
+            for r in runs
+        ]
+    )
+    ring = d[d.collective == "allreduce_ring"].set_index(["scheme", "case"]).completion_us
+    a2a = d[d.collective == "alltoall"].set_index(["scheme", "case"]).slowdown
+    f = fabric_rows.set_index(["scheme", "case"])
+    schemes = list(INCAST_SCHEMES)
+    # The bystander's completion beside the all-to-all over its own alone (unfinished: infinite).
+    beside = {(s, c): ring.get((s, c), np.nan) / ring[(s, "ring alone")] for s in schemes for c in ("skew 0", "skew 1")}
+    beside_or_inf = {k: (np.inf if np.isnan(v) else v) for k, v in beside.items()}
+    a2a_or_inf = a2a.fillna(np.inf)
+    pfc, lossy, dctcp = "DCQCN, PFC", "DCQCN, no PFC, RTO 320 µs", "DCTCP"
+    balanced_clean = all(f.loc[(s, "skew 0"), "pauses"] == 0 and f.loc[(s, "skew 0"), "drops"] == 0 for s in schemes)
+    fmt = lambda x: "unfinished" if not np.isfinite(x) else f"{x:.2f}"  # noqa: E731
+    checks = [
+        Check(
+            "balanced, the all-to-all neither pauses nor drops; skewed, its popular ranks are an incast: PFC pauses, and without PFC the switches drop",
+            bool(balanced_clean and f.loc[(pfc, "skew 1"), "pauses"] > 0 and f.loc[(lossy, "skew 1"), "drops"] > 0),
+            "balanced: "
+            + ", ".join(
+                f"{s} {f.loc[(s, 'skew 0'), 'pauses']} pauses {f.loc[(s, 'skew 0'), 'drops']} drops" for s in schemes
+            )
+            + f"; skewed: PFC {f.loc[(pfc, 'skew 1'), 'pauses']} pauses ({f.loc[(pfc, 'skew 1'), 'paused_us'] / 1000:.1f} ms paused, summed over ports), "
+            f"no PFC {f.loc[(lossy, 'skew 1'), 'drops']} drops",
+        ),
+        Check(
+            "PFC spreads the incast to a bystander: the ring all-reduce beside the skewed all-to-all slows more with PFC than without",
+            bool(beside_or_inf[(pfc, "skew 1")] > beside_or_inf[(lossy, "skew 1")]),
+            f"ring beside the skewed all-to-all over alone: PFC ×{fmt(beside_or_inf[(pfc, 'skew 1')])}, no PFC ×{fmt(beside_or_inf[(lossy, 'skew 1')])}",
+        ),
+        Check(
+            "without PFC the all-to-all pays for its losses: it takes longer than with PFC, and much longer when a loss waits for the NIC's default timeout",
+            bool(
+                a2a_or_inf[(lossy, "skew 1")] > a2a_or_inf[(pfc, "skew 1")]
+                and a2a_or_inf[("DCQCN, no PFC, RTO 67 ms", "skew 1")] > 2 * a2a_or_inf[(lossy, "skew 1")]
+            ),
+            ", ".join(f"{s}: ×{fmt(a2a_or_inf[(s, 'skew 1')])}" for s in schemes[:3]) + " of its ideal",
+        ),
+        Check(
+            "DCTCP's marks hold the incast's queues below the buffer: no drops, and the bystander barely slowed",
+            bool(f.loc[(dctcp, "skew 1"), "drops"] == 0 and beside_or_inf[(dctcp, "skew 1")] < 1.1),
+            f"{f.loc[(dctcp, 'skew 1'), 'drops']} drops; ring ×{fmt(beside_or_inf[(dctcp, 'skew 1')])} beside it",
+        ),
+    ]
+    table = pd.DataFrame(
+        [ref_row(f"{s}, skewed: all-to-all completion / ideal", "", a2a.get((s, "skew 1")), None) for s in schemes]
+        + [ref_row(f"{s}, skewed: ring beside it / alone", "", beside[(s, "skew 1")], None) for s in schemes]
+    )
+    k, ranks, _, _ = QUICK if quick else FULL
+    discussion = (
+        f"A k = {k} fat-tree at 100 Gbps with a {INCAST_SWITCH['buffer']} shared buffer per switch under a dynamic "
+        f"threshold (alpha {INCAST_SWITCH['alpha']:g}); an all-to-all of {INCAST_SIZE} per rank over {ranks} ranks "
+        "dealt over the pods, beside a ring all-reduce of the same size on as many other hosts of the same racks, "
+        "started together; the ring alone for reference. With `skew = 1` each rank's buffer goes to the others in "
+        f"Zipf shares, so rank 0 receives {ranks - 1} times {1 / sum(1 / i for i in range(1, ranks + 1)):.0%} of a buffer: "
+        "a mixture-of-experts layer whose popular experts draw most tokens. What decides the numbers: the buffer and "
+        "its threshold, PFC's static thresholds (100 KB off, 80 KB on), and, without PFC, the retransmission "
+        "timeout — IRN's 320 µs against the NIC's 67 ms default (a run ends by its jobs or at "
+        f"{INCAST_CAP}); the ring loses packets too where it shares the incast's switches, so a long timeout slows "
+        "it as well. DCTCP runs the window transport with RACK over the same fabric, without PFC."
+    )
+
+    @styled
+    def plot() -> Any:
+        fig, (a, b) = subplots(2, 1, width=7.0, height=2.6)
+        x = np.arange(len(schemes))
+        for i, case in enumerate(("skew 0", "skew 1")):
+            a.bar(x + i * 0.4, [a2a_or_inf.get((s, case), np.nan) for s in schemes], width=0.4, label=case)
+            b.bar(x + i * 0.4, [beside[(s, case)] for s in schemes], width=0.4, label=case)
+        for ax, label in ((a, "all-to-all: completion / ideal"), (b, "ring beside it / alone")):
+            ax.set_xticks(x + 0.2, [s.replace(", ", "\n") for s in schemes], fontsize=6)
+            ax.axhline(1.0, color="grey", linewidth=0.6, linestyle=":")
+            ax.set(ylabel=label, yscale="log")
+        a.legend(fontsize=7, frameon=False)
+        return fig
+
+    return Outcome(
+        figure=plot(),
+        table=table,
+        checks=checks,
+        data={"incast": d, "fabric": fabric_rows},
+        discussion=discussion,
+    )
+
+
 for name, title, paper, points, analyse in [
     (
         "collectives-allreduce",
@@ -243,6 +384,13 @@ for name, title, paper, points, analyse in [
         "Crux (SIGCOMM 2024): in a production cluster a third of the jobs suffered inter-job contention.",
         contention_points,
         contention_analyse,
+    ),
+    (
+        "collectives-incast",
+        "A skewed all-to-all's incast, with and without PFC, and a job beside it",
+        "PFC makes RoCE lossless at the price of pauses that spread to innocent flows (Guo et al., SIGCOMM 2016; DCQCN, SIGCOMM 2015); IRN (Mittal et al., SIGCOMM 2018) argues for selective repeat without PFC. A mixture-of-experts all-to-all with uneven expert load is an incast at its popular ranks.",
+        incast_points,
+        incast_analyse,
     ),
 ]:
     register(Experiment(name=name, group="collectives", title=title, paper=paper, points=points, analyse=analyse))
