@@ -98,7 +98,7 @@ impl Network {
         let mut measure = measure;
         for j in 0..s.jobs.len() {
             let gen = Generator::job(s, j, (first_workload_group + s.workloads.len() + j) as u16, &line_rates)?;
-            measure.transfers.push(vec![[Time::MAX; 3]; gen.sources.len()]);
+            measure.steps.push(vec![Default::default(); (s.jobs[j].iterations * gen.job_run().steps) as usize]);
             generators.push(gen);
         }
         let hosts = Hosts::new(s, &fabric, generators, controllers);

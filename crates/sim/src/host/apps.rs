@@ -54,6 +54,15 @@ impl Hosts {
                     self.start_ephemeral(h, dst, size, Origin { generator: g, source: i as u32 }, fabric, cx);
                 }
             }
+            Kind::Job(ref mut job) => {
+                let (k, sends) = job.act(i as u32);
+                let span = &mut cx.measure.steps[g as usize][k];
+                span.start = span.start.min(now);
+                stats.offered_bytes += if measured { sends.iter().map(|s| s.bytes).sum() } else { 0 };
+                for s in sends {
+                    self.start_ephemeral(h, s.to_host, s.bytes, Origin { generator: g, source: s.id }, fabric, cx);
+                }
+            }
             Kind::FlowSizes { max_active } => {
                 let dst = peer(gen);
                 let size = gen.cdf.as_ref().expect("flow sizes have a CDF").sample(&mut gen.rngs[i]);
@@ -144,6 +153,17 @@ impl Hosts {
     pub(crate) fn transfer_done(&mut self, origin: Origin, received: bool, cx: &mut Ctx) {
         let (g, i) = (origin.generator as usize, origin.source as usize);
         let gen = &mut self.generators[g];
+        if let Kind::Job(job) = &mut gen.kind {
+            let (k, next) = job.done(origin.source, received, cx.now, cx.notice_delay);
+            if received {
+                let span = &mut cx.measure.steps[g][k];
+                (span.end, span.arrived) = (span.end.max(cx.now), span.arrived + 1);
+            }
+            if let Some((rank, at)) = next {
+                cx.events.push(at, EventKind::Arrival { generator: origin.generator, host: rank });
+            }
+            return;
+        }
         let Kind::Matrix(m) = &gen.kind else {
             if !received {
                 gen.finished(origin.source);

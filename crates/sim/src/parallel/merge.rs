@@ -81,6 +81,7 @@ fn absorb(base: &mut Network, net: Network, owns: impl Fn(usize) -> bool) {
         lost_payload,
         drop_notices,
         transfers,
+        steps,
     } = measure;
     // Each time is noted by the partition of the host where it happens; the others hold MAX.
     for (mine, theirs) in base.cx.measure.transfers.iter_mut().zip(transfers) {
@@ -88,6 +89,11 @@ fn absorb(base: &mut Network, net: Network, owns: impl Fn(usize) -> bool) {
             for k in 0..3 {
                 a[k] = a[k].min(b[k]);
             }
+        }
+    }
+    for (mine, theirs) in base.cx.measure.steps.iter_mut().zip(steps) {
+        for (a, b) in mine.iter_mut().zip(theirs) {
+            *a = crate::measure::StepSpan { start: a.start.min(b.start), end: a.end.max(b.end), arrived: a.arrived + b.arrived };
         }
     }
     // Its own ports with their queues, what they held at the warm-up's end, their samplers.

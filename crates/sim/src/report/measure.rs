@@ -41,6 +41,24 @@ pub(crate) struct Measurements {
     /// kinds): when it started, its sender had everything acknowledged, and its receiver had
     /// every byte (`Time::MAX`: not yet).
     pub transfers: Vec<Vec<[Time; 3]>>,
+    /// Per generator, a `[[jobs]]` entry's steps by iteration × steps + step (empty for
+    /// `[[workloads]]`).
+    pub steps: Vec<Vec<StepSpan>>,
+}
+
+/// A job's step: when its first transfer started and its last arrived, and how many have
+/// arrived (each counted by the partition of the host where it happens, summed).
+#[derive(Copy, Clone, Debug)]
+pub struct StepSpan {
+    pub start: Time,
+    pub end: Time,
+    pub arrived: u64,
+}
+
+impl Default for StepSpan {
+    fn default() -> Self {
+        StepSpan { start: Time::MAX, end: Time::ZERO, arrived: 0 }
+    }
 }
 
 impl Measurements {
@@ -91,6 +109,8 @@ impl Measurements {
                     _ => Vec::new(),
                 })
                 .collect(),
+            // Each `[[jobs]]` entry's, after the workloads' (`Network::new`).
+            steps: vec![Vec::new(); s.workloads.len()],
         })
     }
 }

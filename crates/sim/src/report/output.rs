@@ -244,25 +244,18 @@ pub(crate) fn tables(net: &Network, ts: TimeSeries) -> Tables {
 /// arrived (`Time::MAX`: not in the run).
 fn job_steps(net: &Network) -> Vec<(&crate::workload::Generator, u32, u32, Time, Time)> {
     let mut out = Vec::new();
-    for (g, gen) in net.hosts.generators.iter().enumerate() {
-        let Some(job) = &gen.job else { continue };
-        // One pass over the transfers: per (iteration, step), the first start and the last
-        // arrival (`Time::MAX` once any of its transfers has not arrived).
-        let mut span = vec![(Time::MAX, Time::ZERO); (job.iterations * job.steps) as usize];
-        for (&(it, step), t) in job.step_of.iter().zip(&net.cx.measure.transfers[g]) {
-            let (start, end) = &mut span[(it * job.steps + step) as usize];
-            *start = (*start).min(t[0]);
-            *end = if *end == Time::MAX || t[2] == Time::MAX { Time::MAX } else { (*end).max(t[2]) };
-        }
-        for (k, (start, end)) in span.into_iter().enumerate() {
-            out.push((gen, k as u32 / job.steps, k as u32 % job.steps, start, end));
+    for (gen, spans) in net.hosts.generators.iter().zip(&net.cx.measure.steps) {
+        let crate::workload::Kind::Job(job) = &gen.kind else { continue };
+        for (k, span) in spans.iter().enumerate() {
+            let end = if span.arrived == job.per_step() { span.end } else { Time::MAX };
+            out.push((gen, k as u32 / job.steps, k as u32 % job.steps, span.start, end));
         }
     }
     out
 }
 
-fn job_of(gen: &crate::workload::Generator) -> &crate::workload::JobRun {
-    gen.job.as_deref().expect("a job's generator")
+fn job_of(gen: &crate::workload::Generator) -> &crate::workload::collective::JobRun {
+    gen.job_run()
 }
 
 /// One row per job and iteration: its start (its first transfer's), its end (its last byte's

@@ -119,6 +119,12 @@ impl JobConfig {
         if self.iterations == 0 || self.iterations > 100_000 {
             return Err(invalid(format!("{at}.iterations"), self.iterations, "1 to 100000"));
         }
+        // A transfer's number says which it is (`workload::collective`), in 32 bits.
+        let per_iteration = ranks as u64 * self.collective.fanout(ranks) as u64 * self.collective.steps(ranks) as u64;
+        if per_iteration * self.iterations as u64 > u32::MAX as u64 {
+            let most = u32::MAX as u64 / per_iteration;
+            return Err(invalid(format!("{at}.iterations"), self.iterations, format!("at most {most} for this job: {per_iteration} transfers an iteration")));
+        }
         ctx.class(&format!("{at}.class"), self.class)
     }
 }

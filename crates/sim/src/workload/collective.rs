@@ -1,32 +1,15 @@
-//! Collective operations as graphs of transfers (`[[jobs]]`): each step of each rank is a
-//! transfer that starts when the rank's input for it has arrived (the receipt of the step
-//! before, a `recv_done` trigger of `matrix`), the first step of an iteration `gap` after the
-//! last input of the iteration before. The graph runs on `matrix`'s engine.
+//! Collective operations of `[[jobs]]`, as a state machine that does no I/O: each step of each
+//! rank is a transfer (an all-to-all's, one per peer) that starts when the rank's input for it
+//! has arrived (its receipt of the step before; the serial all-to-all's next send, once its
+//! send before is done), one notice delay later as a connection matrix's triggers act; the
+//! first step of an iteration `gap` after the last input of the iteration before. A transfer's
+//! number says which it is, so nothing is planned ahead: a job's memory is its ranks' and the
+//! steps under way, not its transfers'.
 
-use super::matrix::{Matrix, Transfer, TriggerKind};
 use crate::scenario::{Collective, JobConfig};
 use rttlab_cc::Time;
-use std::collections::HashMap;
-
-/// A job's transfers, with the iteration and step of each.
-pub struct Plan {
-    pub matrix: Matrix,
-    pub step_of: Vec<(u32, u32)>,
-    pub steps: u32,
-    /// The most bytes one rank sends or receives in an iteration, over the buffer: what the
-    /// bandwidth-optimal time is made of (`Collective::bandwidth_share`, or the skewed
-    /// all-to-all's hottest receiver).
-    pub share: f64,
-}
-
-/// One transfer of a plan being built: (iteration, step, from rank, to rank, bytes).
-struct Edge {
-    iteration: u32,
-    step: u32,
-    from: u32,
-    to: u32,
-    bytes: u64,
-}
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 impl Collective {
     /// Steps per iteration for `n` ranks.
@@ -36,6 +19,15 @@ impl Collective {
             Collective::AllreduceButterfly => 2 * n.trailing_zeros(),
             Collective::Alltoall => 1,
             Collective::AlltoallSerial | Collective::Allgather | Collective::ReduceScatter => n - 1,
+        }
+    }
+
+    /// Transfers each rank starts at each step of `n` ranks.
+    pub fn fanout(self, n: u32) -> u32 {
+        if self == Collective::Alltoall {
+            n - 1
+        } else {
+            1
         }
     }
 
@@ -49,20 +41,20 @@ impl Collective {
         }
     }
 
-    /// Rank `r`'s transfers at step `k` of `n` ranks with buffer `size`: (to rank, bytes); an
-    /// all-to-all's to rank j are `shares[j]` of the buffer when skewed.
-    fn sends(self, k: u32, r: u32, n: u32, size: u64, shares: Option<&[f64]>) -> Vec<(u32, u64)> {
+    /// Rank `r`'s `j`-th transfer at step `k` of `n` ranks with buffer `size`: (to rank,
+    /// bytes); an all-to-all's to rank t is `shares[t]` of the buffer when skewed.
+    fn send(self, k: u32, r: u32, j: u32, n: u32, size: u64, shares: Option<&[f64]>) -> (u32, u64) {
         let chunk = size / n as u64;
-        let to = |j: u32| (j, shares.map_or(chunk, |w| (size as f64 * w[j as usize]).round() as u64));
+        let to = |t: u32| (t, shares.map_or(chunk, |w| (size as f64 * w[t as usize]).round() as u64));
         match self {
-            Collective::AllreduceRing | Collective::Allgather | Collective::ReduceScatter => vec![((r + 1) % n, chunk)],
-            Collective::Alltoall => (1..n).map(|j| to((r + j) % n)).collect(),
-            Collective::AlltoallSerial => vec![to((r + k + 1) % n)],
+            Collective::AllreduceRing | Collective::Allgather | Collective::ReduceScatter => ((r + 1) % n, chunk),
+            Collective::Alltoall => to((r + j + 1) % n),
+            Collective::AlltoallSerial => to((r + k + 1) % n),
             Collective::AllreduceButterfly => {
                 let half = n.trailing_zeros();
                 // Halving: partners n/2, n/4, ... away, halves of what is left; doubling back.
                 let (distance, share) = if k < half { (n >> (k + 1), size >> (k + 1)) } else { (1 << (k - half), size >> (2 * half - k)) };
-                vec![(r ^ distance, share)]
+                (r ^ distance, share)
             }
         }
     }
@@ -84,76 +76,134 @@ fn zipf_shares(n: u32, skew: f64) -> Vec<f64> {
     w.iter().map(|x| x / sum).collect()
 }
 
-/// The plan of `job` on `ranks` (host of each rank).
-pub fn plan(job: &JobConfig, ranks: &[u32]) -> Plan {
-    let (c, n) = (job.collective, ranks.len() as u32);
-    let steps = c.steps(n);
-    let shares = (job.skew > 0.0).then(|| zipf_shares(n, job.skew));
-    // The hottest receiver gets its share from the N − 1 others; the least popular rank sends
-    // the most, all but its own share.
-    let share = shares.as_ref().map_or(c.bandwidth_share(n), |w| w.iter().map(|&x| ((n - 1) as f64 * x).max(1.0 - x)).fold(0.0, f64::max));
-    let mut edges: Vec<Edge> = Vec::new();
-    for iteration in 0..job.iterations {
-        for step in 0..steps {
-            for r in 0..n {
-                for (to, bytes) in c.sends(step, r, n, job.size.0, shares.as_deref()) {
-                    edges.push(Edge { iteration, step, from: r, to, bytes: bytes.max(1) });
-                }
-            }
+/// One transfer a rank starts: its number (`JobRun::done` reads it back), the receiving
+/// rank's host and its bytes.
+pub struct Send {
+    pub id: u32,
+    pub to_host: u32,
+    pub bytes: u64,
+}
+
+/// A running `[[jobs]]` entry.
+#[derive(Clone, Debug)]
+pub struct JobRun {
+    pub collective: crate::scenario::Collective,
+    /// Each rank's host.
+    pub ranks: Vec<u32>,
+    pub steps: u32,
+    pub iterations: u32,
+    /// The bandwidth-optimal time of one iteration: the most bytes one rank sends or receives
+    /// in it (`Collective::bandwidth_share` of the buffer, or a skewed all-to-all's hottest
+    /// rank's), at the slowest rank's line rate, payload only.
+    pub ideal: Time,
+    size: u64,
+    shares: Option<Vec<f64>>,
+    gap: Time,
+    start: Time,
+    /// Inputs each (rank, iteration, step) has had of those it waits for, until all.
+    received: HashMap<(u32, u32, u32), u32>,
+    /// Each rank's steps whose inputs are in: (start time, iteration, step), earliest first.
+    ready: Vec<BinaryHeap<Reverse<(Time, u32, u32)>>>,
+}
+
+impl JobRun {
+    /// `job` on `ranks` (the host of each rank), the slowest of them sending at
+    /// `slowest_bps`.
+    pub fn new(job: &JobConfig, ranks: Vec<u32>, slowest_bps: u64) -> JobRun {
+        let (c, n) = (job.collective, ranks.len() as u32);
+        let shares = (job.skew > 0.0).then(|| zipf_shares(n, job.skew));
+        // The hottest rank gets its share from the N − 1 others; the least popular sends the
+        // most, all but its own share.
+        let share = shares.as_ref().map_or(c.bandwidth_share(n), |w| w.iter().map(|&x| ((n - 1) as f64 * x).max(1.0 - x)).fold(0.0, f64::max));
+        let ideal = Time((share * job.size.0 as f64 * 8.0 / slowest_bps as f64 * 1e12).round() as u64);
+        JobRun {
+            collective: c,
+            steps: c.steps(n),
+            iterations: job.iterations,
+            ideal,
+            size: job.size.0,
+            shares,
+            gap: job.gap,
+            start: job.start,
+            received: HashMap::new(),
+            ready: (0..n).map(|_| BinaryHeap::new()).collect(),
+            ranks,
         }
     }
-    // What each (iteration, step, rank) sent and received, by edge index.
-    let mut sent: HashMap<(u32, u32, u32), Vec<usize>> = HashMap::new();
-    let mut received: HashMap<(u32, u32, u32), Vec<usize>> = HashMap::new();
-    for (i, e) in edges.iter().enumerate() {
-        sent.entry((e.iteration, e.step, e.from)).or_default().push(i);
-        received.entry((e.iteration, e.step, e.to)).or_default().push(i);
+
+    /// Transfers per rank and step.
+    fn fanout(&self) -> u32 {
+        self.collective.fanout(self.ranks.len() as u32)
     }
-    let mut transfers: Vec<Transfer> = edges
-        .iter()
-        .enumerate()
-        .map(|(i, e)| Transfer {
-            id: i as u32 + 1,
-            line: 0,
-            src: ranks[e.from as usize],
-            dst: ranks[e.to as usize],
-            size: e.bytes,
-            start: None,
-            trigger: None,
-            after: Time::ZERO,
-            send_done: vec![],
-            recv_done: vec![],
-        })
-        .collect();
-    let mut triggers: HashMap<u32, (TriggerKind, Vec<u32>)> = HashMap::new();
-    for (i, e) in edges.iter().enumerate() {
-        // What this rank's step waits for: its input from the step before (the last step of
-        // the iteration before, `gap` later); the first step of all, the job's start.
-        let before = match (e.step, e.iteration) {
-            (0, 0) => None,
-            (0, it) => Some(((it - 1, steps - 1, e.from), job.gap)),
-            (s, it) => Some(((it, s - 1, e.from), Time::ZERO)),
-        };
-        let Some((key, after)) = before else {
-            transfers[i].start = Some(job.start);
-            continue;
-        };
-        let by_receipt = c.waits_for_receipt() || e.step == 0;
-        let inputs = if by_receipt { &received[&key] } else { &sent[&key] };
-        // One trigger per waiting transfer: a barrier over all its inputs.
-        let k = i as u32 + 1;
-        let kind = if inputs.len() == 1 { TriggerKind::Oneshot } else { TriggerKind::Barrier(inputs.len() as u32) };
-        triggers.insert(k, (kind, vec![i as u32]));
-        for &j in inputs {
-            if by_receipt {
-                transfers[j].recv_done.push(k);
-            } else {
-                transfers[j].send_done.push(k);
-            }
+
+    /// Transfers of one step of every rank.
+    pub fn per_step(&self) -> u64 {
+        self.ranks.len() as u64 * self.fanout() as u64
+    }
+
+    /// Every transfer of the job (`JobConfig::validate` keeps them numbered in a `u32`).
+    pub fn transfers(&self) -> u64 {
+        self.per_step() * self.steps as u64 * self.iterations as u64
+    }
+
+    /// Every rank's first step, at the job's start: (time, rank).
+    pub fn first_events(&mut self) -> Vec<(Time, u32)> {
+        for heap in &mut self.ready {
+            heap.push(Reverse((self.start, 0, 0)));
         }
-        transfers[i].trigger = Some(k);
-        transfers[i].after = after;
+        (0..self.ranks.len() as u32).map(|r| (self.start, r)).collect()
     }
-    let step_of = edges.iter().map(|e| (e.iteration, e.step)).collect();
-    Plan { matrix: Matrix { nodes: u32::MAX, transfers, triggers, failures: Vec::new() }, step_of, steps, share }
+
+    /// Rank `r` starts its earliest ready step: its index among the job's steps (iteration ×
+    /// steps + step) and its transfers.
+    pub fn act(&mut self, r: u32) -> (usize, Vec<Send>) {
+        let Reverse((_, it, k)) = self.ready[r as usize].pop().expect("a rank's event has its step ready");
+        let (n, fanout) = (self.ranks.len() as u32, self.fanout());
+        let first = ((it * self.steps + k) * n + r) * fanout;
+        let sends = (0..fanout)
+            .map(|j| {
+                let (to, bytes) = self.collective.send(k, r, j, n, self.size, self.shares.as_deref());
+                Send { id: first + j, to_host: self.ranks[to as usize], bytes: bytes.max(1) }
+            })
+            .collect();
+        ((it * self.steps + k) as usize, sends)
+    }
+
+    /// Transfer `id` was sent whole (`received` false: every byte acknowledged) or arrived
+    /// whole: its step's index, and the rank (with its time) whose next step this lets start,
+    /// `notice` after `now` (and `gap` more for an iteration's first).
+    pub fn done(&mut self, id: u32, received: bool, now: Time, notice: Time) -> (usize, Option<(u32, Time)>) {
+        let (n, fanout) = (self.ranks.len() as u32, self.fanout());
+        let (j, r, index) = (id % fanout, id / fanout % n, id / fanout / n);
+        let (it, k) = (index / self.steps, index % self.steps);
+        let last = k + 1 == self.steps;
+        let (to, _) = self.collective.send(k, r, j, n, self.size, self.shares.as_deref());
+        // Who waits on this transfer: its receiver, or (serial all-to-all, but for an
+        // iteration's last step) its sender.
+        let by_receipt = self.collective.waits_for_receipt() || last;
+        let waiting = match (received, by_receipt) {
+            (true, true) => to,
+            (false, false) => r,
+            _ => return (index as usize, None),
+        };
+        let inputs = if by_receipt && self.collective == Collective::Alltoall { n - 1 } else { 1 };
+        if inputs > 1 {
+            let count = self.received.entry((waiting, it, k)).or_default();
+            *count += 1;
+            if *count < inputs {
+                return (index as usize, None);
+            }
+            self.received.remove(&(waiting, it, k));
+        }
+        let next = match (last, it + 1 < self.iterations) {
+            (false, _) => Some((now + notice, it, k + 1)),
+            (true, true) => Some((now + notice + self.gap, it + 1, 0)),
+            (true, false) => None,
+        };
+        let next = next.map(|(at, it, k)| {
+            self.ready[waiting as usize].push(Reverse((at, it, k)));
+            (waiting, at)
+        });
+        (index as usize, next)
+    }
 }

@@ -215,6 +215,8 @@ pub(crate) enum Kind {
     /// A connection matrix: its sources are its transfers, and a source's `pending` counts the
     /// activations of the trigger it waits for.
     Matrix(std::sync::Arc<matrix::Matrix>),
+    /// A `[[jobs]]` entry: its sources are its ranks' hosts.
+    Job(Box<collective::JobRun>),
 }
 
 /// What an activation of a matrix's transfer does (`Generator::activated`).
@@ -249,23 +251,10 @@ pub struct Generator {
     /// Per source, what it has outstanding against its limit: RPCs, unfinished flows or
     /// unanswered probes (a matrix's transfer: the activations it has heard of).
     pending: Vec<u32>,
-    /// A `[[jobs]]` entry's collective, for its results.
-    pub job: Option<Box<JobRun>>,
     /// Its connections' own controller and transport (a job's `cc`, `transport`; `None`: the
     /// run's).
     pub(crate) cc: Option<std::sync::Arc<crate::scenario::CcConfig>>,
     pub(crate) transport: Option<std::sync::Arc<crate::scenario::TransportConfig>>,
-}
-
-/// A running `[[jobs]]` entry: its ranks' hosts, each transfer's iteration and step, and the
-/// bandwidth-optimal time of one iteration.
-pub struct JobRun {
-    pub collective: crate::scenario::Collective,
-    pub ranks: Vec<u32>,
-    pub step_of: Vec<(u32, u32)>,
-    pub steps: u32,
-    pub iterations: u32,
-    pub ideal: Time,
 }
 
 impl Generator {
@@ -341,14 +330,13 @@ impl Generator {
             conns: HashMap::new(),
             responses: HashMap::new(),
             pending: vec![0; n],
-            job: None,
             cc: None,
             transport: None,
         })
     }
 
-    /// `[[jobs]]` entry `j`: its ranks placed on its hosts (`jobs.placement`), its collective
-    /// planned as transfers (`collective::plan`), run as a connection matrix.
+    /// `[[jobs]]` entry `j`: its ranks placed on its hosts (`jobs.placement`), running its
+    /// collective (`collective::JobRun`).
     pub fn job(s: &Scenario, j: usize, group: u16, line_rate_bps: &[u64]) -> Result<Generator, ScenarioError> {
         let job = &s.jobs[j];
         let hosts = s.host_set(&format!("jobs[{j}].hosts"), Some(&job.hosts))?;
@@ -361,17 +349,13 @@ impl Generator {
                 rand::seq::SliceRandom::partial_shuffle(hosts.clone().as_mut_slice(), &mut rng, n).0.to_vec()
             }
         };
-        let plan = collective::plan(job, &ranks);
         let slowest = ranks.iter().map(|&h| line_rate_bps[h as usize]).min().unwrap_or(1);
-        let bits = plan.share * job.size.0 as f64 * 8.0;
-        let ideal = Time((bits / slowest as f64 * 1e12).round() as u64);
-        let sources: Vec<u32> = plan.matrix.transfers.iter().map(|t| t.src).collect();
-        let count = sources.len();
+        let count = ranks.len();
         Ok(Generator {
-            kind: Kind::Matrix(std::sync::Arc::new(plan.matrix)),
+            kind: Kind::Job(Box::new(collective::JobRun::new(job, ranks.clone(), slowest))),
             class: job.class,
             group,
-            sources,
+            sources: ranks,
             receivers: Vec::new(),
             rngs: Vec::new(),
             peers: None,
@@ -382,7 +366,6 @@ impl Generator {
             conns: HashMap::new(),
             responses: HashMap::new(),
             pending: vec![0; count],
-            job: Some(Box::new(JobRun { collective: job.collective, ranks, step_of: plan.step_of, steps: plan.steps, iterations: job.iterations, ideal })),
             cc: job.cc.clone().map(std::sync::Arc::new),
             transport: job.transport.clone().map(std::sync::Arc::new),
         })
@@ -391,8 +374,10 @@ impl Generator {
     /// The first event of each source: Poisson processes start at `start` (their first arrival
     /// one gap later), an incast at `start`, pingers at a uniform phase within one interval.
     pub fn first_events(&mut self) -> Vec<(Time, u32)> {
-        if let Kind::Matrix(m) = &self.kind {
-            return m.transfers.iter().enumerate().filter_map(|(i, t)| t.start.map(|s| (s, i as u32))).collect();
+        match &mut self.kind {
+            Kind::Matrix(m) => return m.transfers.iter().enumerate().filter_map(|(i, t)| t.start.map(|s| (s, i as u32))).collect(),
+            Kind::Job(job) => return job.first_events(),
+            _ => {}
         }
         let n = match self.kind {
             Kind::Incast { .. } => 1,
@@ -443,10 +428,17 @@ impl Generator {
         }
     }
 
+    /// A `[[jobs]]` entry's running collective.
+    pub fn job_run(&self) -> &collective::JobRun {
+        let Kind::Job(job) = &self.kind else { panic!("a job's generator") };
+        job
+    }
+
     /// The transfers of a connection matrix or job (0 for other generators).
     pub(crate) fn transfers(&self) -> usize {
         match &self.kind {
             Kind::Matrix(m) => m.transfers.len(),
+            Kind::Job(job) => job.transfers() as usize,
             _ => 0,
         }
     }
