@@ -79,4 +79,5 @@ pub const RUNS: &[(&str, &str, &str)] = &[
     ("host-dctcp", "20ms", "5ms"),
     ("allreduce-fat-tree", "20ms", "0us"),
     ("fat-tree-link-down", "5ms", "500us"),
+    ("moe-alltoall-incast", "20ms", "0us"),
 ];
