@@ -269,10 +269,49 @@ fn pfc_by_hand_in_the_last_of_three_classes() {
     assert_eq!(net.port(net.hosts()[1].port).class.len(), 3);
 }
 
+/// PFC on class 2 only (`pfc_classes`): a flow in class 2 is paused and resumed to the
+/// picosecond as with every class lossless; one in class 1 beside it is never paused, and its
+/// queue at the 1 Gbps port grows past the 7.5 KB PFC held it to.
+#[test]
+fn pfc_pauses_only_its_lossless_classes() {
+    pfc_by_hand("classes = 3\npfc_classes = [2]", 2);
+    let net = run_net(&pfc_by_hand_scenario("classes = 3\npfc_classes = [2]", 1));
+    let h1 = net.port(net.hosts()[1].port);
+    assert_eq!((net.port(h1.peer).pauses_sent(), h1.paused_time_at(net.end())), (0, Time::ZERO));
+    assert!(cell(&net, "ports", &[("port", "s0-h0"), ("class", "1")], "queue_max_kb") > 30.0);
+    let e = |switch: &str| rttlab_sim::Scenario::from_toml(&pfc_by_hand_scenario(switch, 1)).unwrap_err().to_string();
+    assert_eq!(e("pfc_classes = [2]"), "switch.pfc_classes = [2]: distinct classes from 0 to 1 (switch.classes = 2), at least one");
+    assert_eq!(e("pfc = false\npfc_classes = [1]"), "switch.pfc_classes = [1]: lossless classes need switch.pfc = true");
+}
+
 /// `pfc_pause_and_resume_timing_by_hand` with `switch` added to `[switch]` and the flow's data
 /// in class `data` (ACKs in class 0).
 fn pfc_by_hand(switch: &str, data: u8) -> rttlab_sim::Network {
-    let net = run_net(&format!(
+    let net = run_net(&pfc_by_hand_scenario(switch, data));
+    let h1 = net.port(net.hosts()[1].port);
+    let s0_h1 = net.port(h1.peer);
+    assert_eq!(s0_h1.pauses_sent(), 1);
+    assert_eq!(h1.paused_time_at(net.end()), Time(51_251_200 - 6_851_200));
+    assert!(!h1.paused[data as usize]);
+    // Six packets before the pause, three more after the resume (at 51.2512, 52.4512, 53.6512 µs).
+    assert_eq!(h1.tx_bytes(), 9 * 1500);
+    // The ports table and the PFC timeline say the same, for the data class.
+    let class = data.to_string();
+    let h1_row = |col| cell(&net, "ports", &[("port", "h1-s0"), ("class", &class)], col);
+    assert_eq!((h1_row("tx_packets"), h1_row("pfc_received"), h1_row("paused_us")), (9.0, 2.0, 44.4));
+    let s0_row = |col| cell(&net, "ports", &[("port", "s0-h1"), ("class", &class)], col);
+    assert_eq!((s0_row("pauses_sent"), s0_row("resumes_sent"), s0_row("tx_packets")), (1.0, 1.0, 0.0));
+    // s0-h0 holds at most packets 2..6 (7500 B, once packet 6 arrives at 8.2 µs) behind packet 1.
+    assert_eq!(cell(&net, "ports", &[("port", "s0-h0"), ("class", &class)], "queue_max_kb"), 7.5);
+    assert_eq!(cell(&net, "pfc", &[("event", "pause")], "time_us"), 6.8512);
+    assert_eq!(cell(&net, "pfc", &[("event", "resume")], "time_us"), 51.2512);
+    assert_eq!(cell(&net, "pfc", &[("event", "resume")], "class"), data as f64);
+    net
+}
+
+/// The scenario of `pfc_by_hand`.
+fn pfc_by_hand_scenario(switch: &str, data: u8) -> String {
+    format!(
         r#"
         duration = "54us"
         [topology]
@@ -294,26 +333,7 @@ fn pfc_by_hand(switch: &str, data: u8) -> rttlab_sim::Network {
         [measure]
         pfc_trace = true
         "#,
-    ));
-    let h1 = net.port(net.hosts()[1].port);
-    let s0_h1 = net.port(h1.peer);
-    assert_eq!(s0_h1.pauses_sent(), 1);
-    assert_eq!(h1.paused_time_at(net.end()), Time(51_251_200 - 6_851_200));
-    assert!(!h1.paused[data as usize]);
-    // Six packets before the pause, three more after the resume (at 51.2512, 52.4512, 53.6512 µs).
-    assert_eq!(h1.tx_bytes(), 9 * 1500);
-    // The ports table and the PFC timeline say the same, for the data class.
-    let class = data.to_string();
-    let h1_row = |col| cell(&net, "ports", &[("port", "h1-s0"), ("class", &class)], col);
-    assert_eq!((h1_row("tx_packets"), h1_row("pfc_received"), h1_row("paused_us")), (9.0, 2.0, 44.4));
-    let s0_row = |col| cell(&net, "ports", &[("port", "s0-h1"), ("class", &class)], col);
-    assert_eq!((s0_row("pauses_sent"), s0_row("resumes_sent"), s0_row("tx_packets")), (1.0, 1.0, 0.0));
-    // s0-h0 holds at most packets 2..6 (7500 B, once packet 6 arrives at 8.2 µs) behind packet 1.
-    assert_eq!(cell(&net, "ports", &[("port", "s0-h0"), ("class", &class)], "queue_max_kb"), 7.5);
-    assert_eq!(cell(&net, "pfc", &[("event", "pause")], "time_us"), 6.8512);
-    assert_eq!(cell(&net, "pfc", &[("event", "resume")], "time_us"), 51.2512);
-    assert_eq!(cell(&net, "pfc", &[("event", "resume")], "class"), data as f64);
-    net
+    )
 }
 
 /// NIC pacing (TIMELY §5, Fig. 16): one 16 KB segment paced at 1 Gbps on a 10 Gbps link. Its

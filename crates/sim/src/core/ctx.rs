@@ -127,6 +127,8 @@ pub(crate) struct RunConfig {
     /// is a port the packet path would otherwise not touch (a cache miss per hop at a thousand
     /// hosts).
     pub pfc: bool,
+    /// The classes PFC makes lossless, a bit each (`switch.pfc_classes`).
+    pub lossless: u8,
     /// Queue settings of switch egress ports, by `Port::params` (0: `[switch]`'s own).
     pub queue_params: Vec<QueueParams>,
     pub classes: usize,
@@ -165,6 +167,13 @@ pub(crate) struct RunConfig {
 }
 
 impl RunConfig {
+    /// Whether an ingress counts, pauses and holds headroom for class `c` (PFC, and the class
+    /// among `switch.pfc_classes`).
+    #[inline]
+    pub fn pfc_in(&self, c: usize) -> bool {
+        self.pfc && self.lossless >> c & 1 != 0
+    }
+
     pub fn new(s: &Scenario) -> RunConfig {
         let (nic, sw) = (&s.nic, &s.switch);
         RunConfig {
@@ -177,6 +186,7 @@ impl RunConfig {
             pfc_resume_offset: sw.pfc_resume_offset.0,
             // With the queue settings (`Network::with_controllers`).
             pfc: false,
+            lossless: sw.lossless_classes(),
             queue_params: Vec::new(),
             classes: sw.classes as usize,
             ack_class: nic.ack_class as usize,

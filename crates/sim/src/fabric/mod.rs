@@ -229,7 +229,8 @@ impl Fabric {
                 return Err(invalid(at, "no port", "selectors that match at least one switch egress port"));
             }
         }
-        let classes = sw.classes as u64;
+        // Headroom is reserved for the lossless classes only.
+        let classes = (sw.lossless_classes() & ((1u16 << sw.classes) - 1) as u8).count_ones() as u64;
         for port in self.ports.iter_mut() {
             if let Owner::Switch(s) = port.owner {
                 // Thresholds given for one rate, as this port's rate makes them.
@@ -561,7 +562,7 @@ impl Fabric {
         // Once its ingress has sent PAUSE, a packet goes into that ingress's headroom while it
         // has room, as a Broadcom MMU charges a priority group past XOFF (IEEE 802.1Qbb
         // headroom); otherwise into the shared buffer, which excludes every reserve.
-        let headroom = cx.cfg.pfc && inp.pausing[c] && self.queues.at(in_port, c).headroom_used + w <= inp.pfc_headroom;
+        let headroom = cx.cfg.pfc_in(c) && inp.pausing[c] && self.queues.at(in_port, c).headroom_used + w <= inp.pfc_headroom;
         let shared_full = sw.used - sw.headroom_used + w > cx.cfg.buffer - sw.reserved;
         if (shared_full && !headroom) || injected || !admitted {
             // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
@@ -577,7 +578,7 @@ impl Fabric {
         p.in_port = in_port;
         p.flags = if headroom { p.flags | FLAG_IN_HEADROOM } else { p.flags & !FLAG_IN_HEADROOM };
         p.hops = p.hops.saturating_add(1);
-        if cx.cfg.pfc {
+        if cx.cfg.pfc_in(c) {
             let (inp, q) = (&mut self.ports[in_port.idx()], self.queues.at_mut(in_port, c));
             q.ingress_bytes += w;
             if headroom {
@@ -650,7 +651,7 @@ impl Fabric {
             let packets = self.queues.at(port, c).queue.len() as u64 + 1;
             self.mark(s, port, i, (queued, packets), cx);
         }
-        if !cx.cfg.pfc {
+        if !cx.cfg.pfc_in(c) {
             return;
         }
         let in_port = pkt.in_port;

@@ -17,6 +17,10 @@ pub struct SwitchConfig {
     pub classes: u8,
     /// Priority flow control (IEEE 802.1Qbb). Off: tail drop at the buffer limit.
     pub pfc: bool,
+    /// The classes PFC makes lossless (absent: every class): RoCE's priority paused, TCP's
+    /// beside it dropped, as datacenters run the two on one fabric.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc_classes: Option<Vec<u8>>,
     /// Bytes held from one ingress port in one class above which a PAUSE is sent upstream.
     pub pfc_xoff: Bytes,
     /// ... and below which a RESUME follows.
@@ -139,6 +143,7 @@ impl Default for SwitchConfig {
             buffer: Bytes(12_000_000),
             classes: 2,
             pfc: true,
+            pfc_classes: None,
             pfc_xoff: Bytes(100_000),
             pfc_xon: Bytes(80_000),
             pfc_alpha: None,
@@ -242,6 +247,11 @@ impl EcnConfig {
 }
 
 impl SwitchConfig {
+    /// The classes PFC makes lossless, a bit each (`pfc_classes`; every class when absent).
+    pub fn lossless_classes(&self) -> u8 {
+        self.pfc_classes.as_ref().map_or(u8::MAX, |cs| cs.iter().fold(0, |m, &c| m | 1 << c))
+    }
+
     pub(crate) fn validate(&self) -> Result<(), ScenarioError> {
         if !(1..=8).contains(&self.classes) {
             return Err(invalid("switch.classes", self.classes, "1 to 8 priority classes"));
@@ -251,6 +261,19 @@ impl SwitchConfig {
         }
         if let (false, Some(a)) = (self.pfc, self.pfc_alpha) {
             return Err(invalid("switch.pfc_alpha", a, "dynamic PFC thresholds need switch.pfc = true"));
+        }
+        if let Some(classes) = &self.pfc_classes {
+            let listed = serde_json::to_string(classes).unwrap_or_default();
+            if !self.pfc {
+                return Err(invalid("switch.pfc_classes", listed, "lossless classes need switch.pfc = true"));
+            }
+            if classes.is_empty() || classes.iter().any(|&c| c >= self.classes) || (1..classes.len()).any(|i| classes[..i].contains(&classes[i])) {
+                return Err(invalid(
+                    "switch.pfc_classes",
+                    listed,
+                    format!("distinct classes from 0 to {} (switch.classes = {}), at least one", self.classes - 1, self.classes),
+                ));
+            }
         }
         if !self.pfc && self.pfc_headroom > Bytes(0) {
             return Err(invalid("switch.pfc_headroom", self.pfc_headroom, "PFC headroom needs switch.pfc = true"));
