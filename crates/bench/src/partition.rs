@@ -269,7 +269,7 @@ pub fn barrier_us() -> f64 {
 }
 
 /// The kinds of event `events_by_kind` counts, by `kind`'s index.
-const KINDS: [&str; 15] = [
+const KINDS: [&str; 16] = [
     "transmit completions",
     "arrivals at hosts",
     "arrivals at switches",
@@ -285,6 +285,7 @@ const KINDS: [&str; 15] = [
     "lost pings",
     "fault edges",
     "packets lost on links",
+    "senders done, told to receivers",
 ];
 
 /// What an event is, as an index into `KINDS`: a packet's arrival is told apart by what it
@@ -306,6 +307,7 @@ fn kind(net: &Network, kind: &EventKind) -> usize {
         EventKind::PingLost { .. } => 12,
         EventKind::Fault(_) => 13,
         EventKind::Lost { .. } => 14,
+        EventKind::Closed { .. } => 15,
     }
 }
 

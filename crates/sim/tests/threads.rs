@@ -49,8 +49,8 @@ fn every_shipped_scenario_gives_the_same_bytes_on_1_2_and_3_threads() {
 
 /// A scenario drawn from `seed`: a fat-tree or a leaf-spine with tiers of their own delays, one
 /// of the transports and its controllers, small buffers (drops, retransmissions), and flows,
-/// flow sizes, incasts, RPCs and pings in random measure; a routing mode, and in half the
-/// cases faults of every kind.
+/// flow sizes, incasts, RPCs and pings in random measure; a routing mode, in half the cases
+/// faults of every kind, and in half a training job, on its own transport in half of those.
 fn drawn(seed: u64) -> String {
     let mut r = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
     let ns = |r: &mut rand_xoshiro::Xoshiro256PlusPlus, lo: u64, hi: u64| format!("\"{}ns\"", r.random_range(lo..=hi) * 100);
@@ -75,10 +75,9 @@ fn drawn(seed: u64) -> String {
         ("kind = \"message\"", "algorithm = \"hpcc\""),
     ][r.random_range(0..5)];
     let pfc = transport.contains("message") && r.random_bool(0.5);
+    let (run_seed, duration) = (r.random_range(1..1000), r.random_range(200..=600));
     let mut s = format!(
-        "name = \"drawn-{seed}\"\nseed = {}\nduration = \"{}us\"\nwarmup = \"{}us\"\n[topology]\n{topology}\n[switch]\nbuffer = \"{}KB\"\npfc = {pfc}\n[switch.ecn]\nk = \"{}KB\"\n[transport]\n{transport}\n[cc]\n{cc}\n",
-        r.random_range(1..1000),
-        r.random_range(200..=600),
+        "name = \"drawn-{seed}\"\nseed = {run_seed}\nduration = \"{duration}us\"\nwarmup = \"{}us\"\n[topology]\n{topology}\n[switch]\nbuffer = \"{}KB\"\npfc = {pfc}\n[switch.ecn]\nk = \"{}KB\"\n[transport]\n{transport}\n[cc]\n{cc}\n",
         r.random_range(0..=100),
         r.random_range(200..=2000),
         r.random_range(20..=100),
@@ -127,7 +126,30 @@ fn drawn(seed: u64) -> String {
                 2 => format!("link = \"{}-{}\"\nkind = \"degrade\"\nfraction = 0.3", name(a), name(b)),
                 _ => format!("link = \"{}-{}\"\nkind = \"down\"", name(a), name(b)),
             };
-            s += &format!("[[faults]]\nat = \"{at}us\"\nuntil = \"{}us\"\n{target}\n", at + r.random_range(10..=100));
+            s += &format!("[[faults]]\nat = \"{at}us\"\nuntil = \"{}us\"\n{target}\n", (at + r.random_range(10..=100)).min(duration));
+        }
+    }
+    // A training job on four hosts, in half the cases on its own transport and controller
+    // (the other kind than the run's), a skewed all-to-all's shares drawn too.
+    if r.random_bool(0.5) {
+        let collective = ["allreduce_ring", "allreduce_butterfly", "alltoall", "alltoall_serial", "allgather", "reduce_scatter"][r.random_range(0..6)];
+        s += &format!(
+            "[[jobs]]\ncollective = \"{collective}\"\nhosts = \"0-3\"\nplacement = \"random\"\nsize = \"{}KB\"\niterations = {}\ngap = \"{}us\"\n",
+            r.random_range(20..=200),
+            r.random_range(1..=2),
+            r.random_range(0..=10)
+        );
+        if collective.starts_with("alltoall") && r.random_bool(0.5) {
+            s += &format!("skew = {:.2}\n", r.random_range(0.5..2.0));
+        }
+        if r.random_bool(0.5) {
+            let own = match (transport.contains("window"), r.random_bool(0.5)) {
+                (true, true) => "transport = { kind = \"message\" }\ncc = { algorithm = \"dcqcn\" }",
+                (true, false) => "transport = { kind = \"message\" }\ncc = { algorithm = \"timely\" }",
+                (false, true) => "transport = { kind = \"window\" }\ncc = { algorithm = \"dctcp\" }",
+                (false, false) => "transport = { kind = \"window\" }\ncc = { algorithm = \"swift\" }",
+            };
+            s += &format!("{own}\n");
         }
     }
     s

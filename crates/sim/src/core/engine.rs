@@ -46,6 +46,9 @@ pub enum EventKind {
     /// The packet the port sent would have arrived at the far end now, but a fault lost it on
     /// the way: its link went down, or (`silent`) it was corrupted (`Fabric::lose`).
     Lost { port: PortId, pkt: PktId, silent: bool },
+    /// The sender of the flow's connection `serial` has had everything acknowledged: its
+    /// receiver answers none of its packets from now (`Hosts::receiver_closed`).
+    Closed { flow: FlowId, serial: u32 },
 }
 
 /// `EventKind::Dropped`'s serial and cause share a `u32`: the serial's low 30 bits.
@@ -80,6 +83,7 @@ impl EventKind {
             EventKind::PingLost { generator, source } => (11, generator, source),
             EventKind::Fault(port) => (12, port.0, 0),
             EventKind::Lost { port, pkt, silent } => (13 + silent as u64, port.0, pkt.0),
+            EventKind::Closed { flow, serial } => (15, flow.0, serial),
         }
     }
 
@@ -107,6 +111,7 @@ impl EventKind {
             },
             11 => EventKind::PingLost { generator: a, source: b },
             12 => EventKind::Fault(PortId(a)),
+            15 => EventKind::Closed { flow: FlowId(a), serial: b },
             t => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: t == 14 },
         }
     }
@@ -817,6 +822,7 @@ mod tests {
             EventKind::Fault(PortId(u32::MAX - 1)),
             EventKind::Lost { port: PortId(3), pkt: PktId(9), silent: false },
             EventKind::Lost { port: PortId(4), pkt: PktId(u32::MAX - 1), silent: true },
+            EventKind::Closed { flow: FlowId(2), serial: u32::MAX - 1 },
         ];
         for k in kinds {
             q.push(Time(1), k);

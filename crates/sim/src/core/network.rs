@@ -314,6 +314,7 @@ impl Network {
             EventKind::MessageRto(h) => hosts.message_rto_event(h.0, &ev, fabric, cx),
             EventKind::Timer { flow, timer, serial } => hosts.window_timer(flow.0, timer, serial, fabric, cx),
             EventKind::Dropped { flow, serial, lost } => hosts.dropped_notice(flow.0, serial, lost, cx),
+            EventKind::Closed { flow, serial } => hosts.receiver_closed(flow.0, serial),
             EventKind::Fault(port) => fabric.fault_edge(port, hosts, cx),
             EventKind::Lost { pkt, silent, .. } => fabric.lose(pkt, if silent { crate::faults::Lost::Silent } else { crate::faults::Lost::Down }, hosts, cx),
             EventKind::PingLost { generator, source } => hosts.ping_lost(generator, source),
@@ -558,6 +559,8 @@ impl Network {
                 _ => hosts.flows.slots.host_of(flow.0),
             }),
             EventKind::Dropped { flow, .. } => Some(hosts.flows.slots.host_of(flow.0)),
+            // The receiver's: its end is in the slot still (`Hosts::sender_done`).
+            EventKind::Closed { flow, .. } => Some(hosts.flows.rx[flow.0].dst),
             EventKind::PingLost { generator, source } => Some(hosts.generators[generator as usize].sources[source as usize]),
             EventKind::Arrival { generator, host } => {
                 let gen = &hosts.generators[generator as usize];

@@ -111,6 +111,7 @@ impl Hosts {
             ideal,
             hash: hash[1],
             prr,
+            closed: false,
             high_seq: 0,
             echo_entropy: 0,
             rx,
@@ -151,11 +152,15 @@ impl Hosts {
     /// generator's source has one flow less outstanding, its counters join the totals and its
     /// slot is free for the host's next connection. Its packets still in the network (copies
     /// sent again, their ACKs) and its timer events are stale from then on: they carry the
-    /// serial number of a connection no longer in the slot.
+    /// serial number of a connection no longer in the slot. Its receiver hears of it one
+    /// notice delay later (`receiver_closed`), before any later connection of the slot can
+    /// reach its own receiver, so that whether it answers a late copy does not depend on where
+    /// that one is.
     pub(crate) fn sender_done(&mut self, f: u32, cx: &mut Ctx) {
         let flow = &mut self.flows.slots[f];
         let Some(origin) = flow.ephemeral.filter(|_| flow.open) else { return };
         flow.open = false;
+        cx.notify(flow.dst, EventKind::Closed { flow: FlowId(f), serial: flow.serial });
         self.flows.retired.absorb(&flow.stats);
         self.flows.retired_count += 1;
         self.flows.slots.free(f);
@@ -247,6 +252,13 @@ impl Hosts {
     /// Flow `f`'s data packet of connection `serial` (its low bits, `DROPPED_SERIAL`) was
     /// dropped: it counts against the connection if it is still in the slot, else against
     /// the retired ones.
+    /// The sender of flow `f`'s connection `serial` is done (`sender_done`): its receiving end,
+    /// still in the slot, answers none of its packets from now.
+    pub(crate) fn receiver_closed(&mut self, f: u32, serial: u32) {
+        let end = &mut self.flows.rx[f];
+        end.closed |= end.serial == serial;
+    }
+
     pub(crate) fn dropped_notice(&mut self, f: u32, serial: u32, lost: Option<Lost>, cx: &mut Ctx) {
         cx.measure.drop_notices -= 1;
         let st = if self.flows.sending(f, serial, DROPPED_SERIAL) { &mut self.flows.slots[f].stats } else { &mut self.flows.retired };

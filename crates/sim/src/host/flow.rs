@@ -68,6 +68,9 @@ pub struct RxEnd {
     pub hash: u32,
     /// PRR (`transport.prr`): data received twice redraws `hash`.
     pub(crate) prr: bool,
+    /// Its sender has had everything acknowledged (`EventKind::Closed`): its packets still on
+    /// the way are stale here.
+    pub(crate) closed: bool,
     /// One past the highest sequence number received: an arrival below it is reordered.
     pub(crate) high_seq: u32,
     /// REPS: the entropy of the last data packet, for its ACK to echo.
@@ -96,6 +99,7 @@ impl Default for RxEnd {
             ideal: Time::ZERO,
             hash: 0,
             prr: false,
+            closed: false,
             high_seq: 0,
             echo_entropy: 0,
             rx: Rx::None,

@@ -484,7 +484,7 @@ impl Hosts {
     fn receiving(&mut self, f: u32, serial: u32) -> bool {
         let Some(end) = self.flows.rx.get(f) else { return false };
         if end.serial == serial {
-            return true;
+            return !end.closed;
         }
         if end.next.as_ref().is_none_or(|n| n.serial != serial) {
             return false;

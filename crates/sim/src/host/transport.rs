@@ -147,7 +147,7 @@ impl Hosts {
     /// one, of a connection no longer in the slot, does nothing.
     pub(crate) fn window_timer(&mut self, f: u32, timer: Timer, serial: u32, fabric: &mut Fabric, cx: &mut Ctx) {
         let current = if timer == Timer::DelayedAck {
-            self.flows.rx.get(f).is_some_and(|e| e.serial & TIMER_SERIAL == serial)
+            self.flows.rx.get(f).is_some_and(|e| e.serial & TIMER_SERIAL == serial && !e.closed)
         } else {
             self.flows.sending(f, serial, TIMER_SERIAL)
         };

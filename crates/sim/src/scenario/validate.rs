@@ -187,9 +187,9 @@ impl Scenario {
                 None => invalid(field, "absent", format!("{runs}, and [cc]'s {name} is not one: give the job its own")),
             });
         }
-        // The controller that set up what this transport's kind needs run-wide.
-        let leading = if window { &self.cc.controller } else { self.message_cc().expect("a message job") };
-        let (n, run) = (cc.needs(), leading.needs());
+        // The controller that set up what this transport's kind needs run-wide, if any.
+        let leading = if window { self.transport.is_window().then_some(&self.cc.controller) } else { self.message_cc() };
+        let n = cc.needs();
         let lacks = |what: String| Err(invalid(field.clone(), name, what));
         if n.int && self.switch.int != Some(true) {
             return lacks(format!("{name} reads in-band telemetry: set switch.int = true"));
@@ -211,11 +211,13 @@ impl Scenario {
         if n.rate_limiter && !window && self.nic.max_outstanding() < NicConfig::UNLIMITED_OUTSTANDING {
             return lacks(format!("{name} paces every packet itself: nic.max_outstanding = \"{}\"", NicConfig::UNLIMITED_OUTSTANDING));
         }
-        let signal = |x: &rttlab_cc::registry::Needs| (x.signal, x.signal.uses_queues().then_some(x.signal_threshold));
-        // CNP pacing thins the run's ECN echoes: it matters to a controller that reads them.
-        let cnp_differs = !window && n.cnp_interval != run.cnp_interval && (n.cnp_interval.is_some() || n.ecn);
-        if cnp_differs || signal(&n) != signal(&run) {
-            return lacks(format!("the run's CNP pacing and RTT signal are {}'s: a controller that needs the same", leading.name()));
+        if let Some(leading) = leading {
+            let (signal, run) = (|x: &rttlab_cc::registry::Needs| (x.signal, x.signal.uses_queues().then_some(x.signal_threshold)), leading.needs());
+            // CNP pacing thins the run's ECN echoes: it matters to a controller that reads them.
+            let cnp_differs = !window && n.cnp_interval != run.cnp_interval && (n.cnp_interval.is_some() || n.ecn);
+            if cnp_differs || signal(&n) != signal(&run) {
+                return lacks(format!("the run's CNP pacing and RTT signal are {}'s: a controller that needs the same", leading.name()));
+            }
         }
         if self.cc.plb.is_some() && !n.ecn && !n.delay {
             return lacks(format!("cc.plb needs a congestion signal and {name} gives none"));
