@@ -122,12 +122,10 @@ pub(crate) struct RunConfig {
     /// Dynamic PFC thresholds (`switch.pfc_alpha`) and their resume offset.
     pub pfc_alpha: Option<f64>,
     pub pfc_resume_offset: u64,
-    /// Some ingress can send PFC (a threshold, or `pfc_alpha`). Without, a switch keeps no
-    /// count of the bytes each ingress holds: only PFC reads it, and at dequeue the ingress
-    /// is a port the packet path would otherwise not touch (a cache miss per hop at a thousand
-    /// hosts).
-    pub pfc: bool,
-    /// The classes PFC makes lossless, a bit each (`switch.pfc_classes`).
+    /// The classes whose ingresses can send PFC, a bit each (a threshold, or `pfc_alpha`, and
+    /// `switch.pfc_classes`; 0: no PFC). In the others a switch keeps no count of the bytes
+    /// each ingress holds: only PFC reads it, and at dequeue the ingress is a port the packet
+    /// path would otherwise not touch (a cache miss per hop at a thousand hosts).
     pub lossless: u8,
     /// Queue settings of switch egress ports, by `Port::params` (0: `[switch]`'s own).
     pub queue_params: Vec<QueueParams>,
@@ -167,15 +165,15 @@ pub(crate) struct RunConfig {
 }
 
 impl RunConfig {
-    /// Whether an ingress counts, pauses and holds headroom for class `c` (PFC, and the class
-    /// among `switch.pfc_classes`).
+    /// Whether an ingress counts, pauses and holds headroom for class `c`.
     #[inline]
     pub fn pfc_in(&self, c: usize) -> bool {
-        self.pfc && self.lossless >> c & 1 != 0
+        self.lossless >> c & 1 != 0
     }
 
     pub fn new(s: &Scenario) -> RunConfig {
         let (nic, sw) = (&s.nic, &s.switch);
+        let message_cc = s.message_cc().unwrap_or(&s.cc.controller);
         RunConfig {
             warmup: s.warmup,
             seed: s.seed,
@@ -185,8 +183,7 @@ impl RunConfig {
             pfc_alpha: sw.pfc_alpha,
             pfc_resume_offset: sw.pfc_resume_offset.0,
             // With the queue settings (`Network::with_controllers`).
-            pfc: false,
-            lossless: sw.lossless_classes(),
+            lossless: 0,
             queue_params: Vec::new(),
             classes: sw.classes as usize,
             ack_class: nic.ack_class as usize,
@@ -209,8 +206,8 @@ impl RunConfig {
             timeseries_interval: s.measure.timeseries_interval,
             fct_until: s.measure.fct_until.unwrap_or(Time::MAX),
             int: (sw.int == Some(true)).then_some(IntRun { max_hops: sw.int_max_hops }),
-            signal: s.message_cc().unwrap_or(&s.cc.controller).signal(),
-            cnp_interval: s.message_cc().unwrap_or(&s.cc.controller).needs().cnp_interval,
+            signal: message_cc.signal(),
+            cnp_interval: message_cc.needs().cnp_interval,
             max_base_rtt: Time::ZERO,
             routing: s.routing.clone(),
             path: PathRun {

@@ -98,7 +98,8 @@ impl Network {
         let mut measure = measure;
         for j in 0..s.jobs.len() {
             let gen = Generator::job(s, j, (first_workload_group + s.workloads.len() + j) as u16, &line_rates)?;
-            measure.steps.push(vec![Default::default(); (s.jobs[j].iterations * gen.job_run().steps) as usize]);
+            let job = gen.job_run();
+            measure.steps.push(vec![Default::default(); (job.iterations * job.steps) as usize]);
             generators.push(gen);
         }
         let hosts = Hosts::new(s, &fabric, generators, controllers);
@@ -108,7 +109,11 @@ impl Network {
             events: EventQueue::new(Time(slowest_crossing(&fabric.graph, s.nic.mtu.0).ps().saturating_mul(2)))
                 .with_origins((fabric.graph.hosts + fabric.graph.switches) as usize + 1),
             pkts: Slab::new(s.switch.int == Some(true)),
-            cfg: RunConfig { pfc: s.switch.pfc_alpha.is_some() || queue_params.iter().any(|q| q.pfc.is_some()), queue_params, ..RunConfig::new(s) },
+            cfg: RunConfig {
+                lossless: if s.switch.pfc_alpha.is_some() || queue_params.iter().any(|q| q.pfc.is_some()) { s.switch.lossless_classes() } else { 0 },
+                queue_params,
+                ..RunConfig::new(s)
+            },
             measure,
             end: s.duration,
             boundary: Boundary::default(),

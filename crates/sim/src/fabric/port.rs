@@ -87,8 +87,8 @@ pub struct ClassQueue {
     /// (`crate::nic`); they count as this port's queue in its statistics.
     pub nic_bytes: u64,
     /// Switch ingress side: bytes held in the switch that arrived through this port, and of
-    /// those the bytes held in its PFC headroom (counted only where some ingress can send PFC,
-    /// `RunConfig::pfc`).
+    /// those the bytes held in its PFC headroom (counted only in the classes whose ingresses
+    /// can send PFC, `RunConfig::lossless`).
     pub ingress_bytes: u64,
     pub headroom_used: u64,
     pub stats: ClassStats,

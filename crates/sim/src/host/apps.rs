@@ -60,7 +60,8 @@ impl Hosts {
                 span.start = span.start.min(now);
                 stats.offered_bytes += if measured { sends.iter().map(|s| s.bytes).sum() } else { 0 };
                 for s in sends {
-                    self.start_ephemeral(h, s.to_host, s.bytes, Origin { generator: g, source: s.id }, fabric, cx);
+                    let to = self.generators[g as usize].sources[s.to as usize];
+                    self.start_ephemeral(h, to, s.bytes, Origin { generator: g, source: s.id }, fabric, cx);
                 }
             }
             Kind::FlowSizes { max_active } => {

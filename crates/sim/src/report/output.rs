@@ -254,10 +254,6 @@ fn job_steps(net: &Network) -> Vec<(&crate::workload::Generator, u32, u32, Time,
     out
 }
 
-fn job_of(gen: &crate::workload::Generator) -> &crate::workload::collective::JobRun {
-    gen.job_run()
-}
-
 /// One row per job and iteration: its start (its first transfer's), its end (its last byte's
 /// arrival), its completion time, the bandwidth-optimal time of the collective on the ranks'
 /// links (`Collective::bandwidth_share` of the buffer at the slowest rank's line rate, payload
@@ -277,16 +273,16 @@ fn jobs_table(net: &Network) -> Table {
     let done = |r: &(&crate::workload::Generator, u32, Time, Time)| (r.3 < Time::MAX && r.2 < Time::MAX).then(|| r.3 - r.2);
     Table::default()
         .col("group", Column::labels(rows.iter().map(|r| &net.cx.measure.groups[r.0.group as usize].name)))
-        .col("collective", Column::labels(rows.iter().map(|r| crate::scenario::variant_name(job_of(r.0).collective))))
+        .col("collective", Column::labels(rows.iter().map(|r| crate::scenario::variant_name(r.0.job_run().collective))))
         .col("cc", Column::labels(rows.iter().map(|r| r.0.cc.as_deref().unwrap_or(&net.cx.cfg.cc).name())))
         .col("transport", Column::labels(rows.iter().map(|r| r.0.transport.as_deref().unwrap_or(&net.cx.cfg.transport).kind())))
-        .col("ranks", rows.iter().map(|r| job_of(r.0).ranks.len() as u32).collect::<Vec<_>>())
+        .col("ranks", rows.iter().map(|r| r.0.sources.len() as u32).collect::<Vec<_>>())
         .col("iteration", rows.iter().map(|r| r.1).collect::<Vec<_>>())
         .col("start_us", rows.iter().map(|r| (r.2 < Time::MAX).then(|| us(r.2))).collect::<Vec<_>>())
         .col("end_us", rows.iter().map(|r| (r.3 < Time::MAX).then(|| us(r.3))).collect::<Vec<_>>())
         .col("completion_us", rows.iter().map(|r| done(r).map(us)).collect::<Vec<_>>())
-        .col("ideal_us", rows.iter().map(|r| us(job_of(r.0).ideal)).collect::<Vec<_>>())
-        .col("slowdown", rows.iter().map(|r| done(r).map(|d| d.ps() as f64 / job_of(r.0).ideal.ps() as f64)).collect::<Vec<_>>())
+        .col("ideal_us", rows.iter().map(|r| us(r.0.job_run().ideal)).collect::<Vec<_>>())
+        .col("slowdown", rows.iter().map(|r| done(r).map(|d| d.ps() as f64 / r.0.job_run().ideal.ps() as f64)).collect::<Vec<_>>())
 }
 
 /// One row per job, iteration and step: when its first transfer started and its last byte

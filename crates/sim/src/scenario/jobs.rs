@@ -33,8 +33,8 @@ pub struct JobConfig {
     /// 0's the largest (a mixture-of-experts layer's uneven expert load); 0: size/N to each.
     #[serde(default)]
     pub skew: f64,
-    /// The job's own congestion controller, as `[cc]` names one (absent: `[cc]`'s), on the
-    /// run's transport (`Scenario::validate_job_cc`).
+    /// The job's own congestion controller, as `[cc]` names one (absent: `[cc]`'s), of its
+    /// transport's kind (`Scenario::validate_job_cc`).
     #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub cc: Option<CcConfig>,
     /// The job's own transport, as `[transport]` gives one (absent: `[transport]`'s): a RoCE

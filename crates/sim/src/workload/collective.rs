@@ -76,11 +76,11 @@ fn zipf_shares(n: u32, skew: f64) -> Vec<f64> {
     w.iter().map(|x| x / sum).collect()
 }
 
-/// One transfer a rank starts: its number (`JobRun::done` reads it back), the receiving
-/// rank's host and its bytes.
+/// One transfer a rank starts: its number (`JobRun::done` reads it back), the receiving rank
+/// and its bytes.
 pub struct Send {
     pub id: u32,
-    pub to_host: u32,
+    pub to: u32,
     pub bytes: u64,
 }
 
@@ -88,8 +88,8 @@ pub struct Send {
 #[derive(Clone, Debug)]
 pub struct JobRun {
     pub collective: crate::scenario::Collective,
-    /// Each rank's host.
-    pub ranks: Vec<u32>,
+    /// Ranks (their hosts are the generator's sources).
+    n: u32,
     pub steps: u32,
     pub iterations: u32,
     /// The bandwidth-optimal time of one iteration: the most bytes one rank sends or receives
@@ -107,10 +107,9 @@ pub struct JobRun {
 }
 
 impl JobRun {
-    /// `job` on `ranks` (the host of each rank), the slowest of them sending at
-    /// `slowest_bps`.
-    pub fn new(job: &JobConfig, ranks: Vec<u32>, slowest_bps: u64) -> JobRun {
-        let (c, n) = (job.collective, ranks.len() as u32);
+    /// `job` on `n` ranks, the slowest of them sending at `slowest_bps`.
+    pub fn new(job: &JobConfig, n: u32, slowest_bps: u64) -> JobRun {
+        let c = job.collective;
         let shares = (job.skew > 0.0).then(|| zipf_shares(n, job.skew));
         // The hottest rank gets its share from the N − 1 others; the least popular sends the
         // most, all but its own share.
@@ -127,18 +126,18 @@ impl JobRun {
             start: job.start,
             received: HashMap::new(),
             ready: (0..n).map(|_| BinaryHeap::new()).collect(),
-            ranks,
+            n,
         }
     }
 
     /// Transfers per rank and step.
     fn fanout(&self) -> u32 {
-        self.collective.fanout(self.ranks.len() as u32)
+        self.collective.fanout(self.n)
     }
 
     /// Transfers of one step of every rank.
     pub fn per_step(&self) -> u64 {
-        self.ranks.len() as u64 * self.fanout() as u64
+        self.n as u64 * self.fanout() as u64
     }
 
     /// Every transfer of the job (`JobConfig::validate` keeps them numbered in a `u32`).
@@ -151,19 +150,19 @@ impl JobRun {
         for heap in &mut self.ready {
             heap.push(Reverse((self.start, 0, 0)));
         }
-        (0..self.ranks.len() as u32).map(|r| (self.start, r)).collect()
+        (0..self.n).map(|r| (self.start, r)).collect()
     }
 
     /// Rank `r` starts its earliest ready step: its index among the job's steps (iteration ×
     /// steps + step) and its transfers.
     pub fn act(&mut self, r: u32) -> (usize, Vec<Send>) {
         let Reverse((_, it, k)) = self.ready[r as usize].pop().expect("a rank's event has its step ready");
-        let (n, fanout) = (self.ranks.len() as u32, self.fanout());
+        let (n, fanout) = (self.n, self.fanout());
         let first = ((it * self.steps + k) * n + r) * fanout;
         let sends = (0..fanout)
             .map(|j| {
                 let (to, bytes) = self.collective.send(k, r, j, n, self.size, self.shares.as_deref());
-                Send { id: first + j, to_host: self.ranks[to as usize], bytes: bytes.max(1) }
+                Send { id: first + j, to, bytes: bytes.max(1) }
             })
             .collect();
         ((it * self.steps + k) as usize, sends)
@@ -173,7 +172,7 @@ impl JobRun {
     /// whole: its step's index, and the rank (with its time) whose next step this lets start,
     /// `notice` after `now` (and `gap` more for an iteration's first).
     pub fn done(&mut self, id: u32, received: bool, now: Time, notice: Time) -> (usize, Option<(u32, Time)>) {
-        let (n, fanout) = (self.ranks.len() as u32, self.fanout());
+        let (n, fanout) = (self.n, self.fanout());
         let (j, r, index) = (id % fanout, id / fanout % n, id / fanout / n);
         let (it, k) = (index / self.steps, index % self.steps);
         let last = k + 1 == self.steps;

@@ -352,7 +352,7 @@ impl Generator {
         let slowest = ranks.iter().map(|&h| line_rate_bps[h as usize]).min().unwrap_or(1);
         let count = ranks.len();
         Ok(Generator {
-            kind: Kind::Job(Box::new(collective::JobRun::new(job, ranks.clone(), slowest))),
+            kind: Kind::Job(Box::new(collective::JobRun::new(job, n as u32, slowest))),
             class: job.class,
             group,
             sources: ranks,
