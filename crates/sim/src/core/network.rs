@@ -252,8 +252,8 @@ impl Network {
     }
 
     /// Brings what an event reads first into the cache `PREFETCH_AHEAD` events before it is
-    /// handled (and, when a bucket starts, for the events before that): an arriving packet and
-    /// the port it arrives through, or the port that finished a packet and its class queues;
+    /// handled (and, when a bucket starts, for the events before that): an arriving packet and,
+    /// with PFC, the port it arrives through, or the port that finished a packet and its class queues;
     /// then, for the next event, the egress port the packet leaves a switch by (routed when it
     /// left for the switch, so read from the packet now in the cache). At a thousand hosts the
     /// packets in flight and the ports no longer fit in the cache, and these loads were a third
@@ -269,7 +269,10 @@ impl Network {
             match events.upcoming(n) {
                 Some(EventKind::Arrive { port, pkt }) => {
                     crate::engine::prefetch(self.cx.pkts.get(pkt));
-                    crate::engine::prefetch(&self.fabric.ports[port.idx()]);
+                    // Only PFC reads the port a packet arrives through (`Fabric::arrival_node`).
+                    if self.cx.cfg.lossless != 0 {
+                        crate::engine::prefetch(&self.fabric.ports[port.idx()]);
+                    }
                 }
                 Some(EventKind::TxDone { port, .. }) => self.fabric.prefetch_port(port, 0..self.cx.cfg.classes),
                 _ => {}
@@ -306,7 +309,7 @@ impl Network {
                 }
                 fabric.try_tx(port, hosts, cx);
             }
-            EventKind::Arrive { port, pkt } => fabric.link_arrive(port, pkt, hosts, cx),
+            EventKind::Arrive { port, pkt } => fabric.link_arrive(port, pkt, owner.expect("an arrival has a node"), hosts, cx),
             EventKind::HostWake(h) => hosts.host_wake(h.0, ev.time, fabric, cx),
             EventKind::Kick(port) => {
                 if let Owner::Host(h) = fabric.ports[port.idx()].owner {
@@ -555,7 +558,8 @@ impl Network {
     pub fn owner(&self, kind: &EventKind) -> Option<u32> {
         let hosts = &self.hosts;
         match *kind {
-            EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Arrive { port, .. } | EventKind::Fault(port) | EventKind::Lost { port, .. } => {
+            EventKind::Arrive { port, pkt } => Some(self.fabric.arrival_node(port, self.cx.pkts.get(pkt), self.cx.cfg.switch_chooses)),
+            EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Fault(port) | EventKind::Lost { port, .. } => {
                 Some(self.fabric.ports[port.idx()].node)
             }
             EventKind::HostWake(h) | EventKind::HostRx(h) | EventKind::MessageRto(h) => Some(h.0),

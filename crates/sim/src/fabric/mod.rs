@@ -336,7 +336,7 @@ impl Fabric {
         // Where the far switch chooses from its own state, it routes as the packet arrives.
         pkt.egress = match self.ports[p.idx()].far_switch {
             Some(s) if !pfc_frame && !cx.cfg.switch_chooses => self.routing.next_port(s, pkt.dst_host, pkt.hash),
-            _ => PortId(u32::MAX),
+            _ => TO_HOST,
         };
         let (wire, payload, class) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64, pkt.class as usize);
         let port = &mut self.ports[p.idx()];
@@ -437,14 +437,35 @@ impl Fabric {
         cx.events.push(cx.now, EventKind::Kick(p));
     }
 
-    /// Packet `i` has fully arrived through port `p` (store and forward): it goes to the switch
-    /// or host that owns the port, or, a PFC frame, to the port's own egress.
-    pub(crate) fn link_arrive(&mut self, p: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
-        match (cx.pkts.get(i).kind, self.ports[p.idx()].owner) {
-            (PacketKind::Pause | PacketKind::Resume, _) => self.receive_pfc(p, i, hosts, cx),
-            (_, Owner::Switch(s)) => self.switch_receive(s, p, i, hosts, cx),
-            (_, Owner::Host(h)) => hosts.arrive(h, i, self, cx),
+    /// Packet `i` has fully arrived through port `p` at `node` (`arrival_node`; store and
+    /// forward): it goes to that switch or host, or, a PFC frame, to the port's own egress.
+    pub(crate) fn link_arrive(&mut self, p: PortId, i: PktId, node: u32, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+        if matches!(cx.pkts.get(i).kind, PacketKind::Pause | PacketKind::Resume) {
+            return self.receive_pfc(p, i, hosts, cx);
         }
+        match node.checked_sub(self.graph.hosts) {
+            Some(s) => self.switch_receive(SwitchId(s), p, i, hosts, cx),
+            None => hosts.arrive(node, i, self, cx),
+        }
+    }
+
+    /// The node packet `pkt` arrives at through port `p`, read where it can be from what the
+    /// arrival reads anyway — the far switch's egress it was routed to as it left
+    /// (`try_tx`), or the destination host of a connection's packet that left for a host —
+    /// so that without PFC an arrival never reads the port it comes through: at a thousand
+    /// hosts that port is a cache miss per hop. The port itself tells otherwise (a PFC
+    /// frame, a ping, a switch that chooses its egress, a route lost to a fault).
+    #[inline(always)]
+    pub(crate) fn arrival_node(&self, p: PortId, pkt: &Packet, switch_chooses: bool) -> u32 {
+        let node = if let Some(out) = self.ports.get(pkt.egress.idx()) {
+            out.node
+        } else if pkt.egress == TO_HOST && !switch_chooses && pkt.kind.of_flow() {
+            pkt.dst_host
+        } else {
+            self.ports[p.idx()].node
+        };
+        debug_assert_eq!(node, self.ports[p.idx()].node, "{pkt:?} arriving through {p:?}");
+        node
     }
 
     /// PFC frame `i` arrived through port `p`: pause or restart that port's egress class.
@@ -728,6 +749,9 @@ impl Fabric {
 
 /// A packet's egress where faults leave its switch no route to its destination.
 const NO_ROUTE: PortId = PortId(u32::MAX - 1);
+/// `Packet::egress` of a packet leaving for a host (or unrouted: a PFC frame, or where the far
+/// switch chooses as it arrives).
+const TO_HOST: PortId = PortId(u32::MAX);
 
 /// Whether `name` matches `pattern`, where `*` stands for any run of characters: the text
 /// before the first `*` starts it, the text after the last ends it, and the pieces between
