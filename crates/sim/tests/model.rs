@@ -292,7 +292,7 @@ fn pfc_by_hand(switch: &str, data: u8) -> rttlab_sim::Network {
     let s0_h1 = net.port(h1.peer);
     assert_eq!(s0_h1.pauses_sent(), 1);
     assert_eq!(h1.paused_time_at(net.end()), Time(51_251_200 - 6_851_200));
-    assert!(!h1.paused[data as usize]);
+    assert!(!h1.paused(data as usize));
     // Six packets before the pause, three more after the resume (at 51.2512, 52.4512, 53.6512 µs).
     assert_eq!(h1.tx_bytes(), 9 * 1500);
     // The ports table and the PFC timeline say the same, for the data class.

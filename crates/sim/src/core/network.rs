@@ -312,7 +312,7 @@ impl Network {
             EventKind::Arrive { port, pkt } => fabric.link_arrive(port, pkt, owner.expect("an arrival has a node"), hosts, cx),
             EventKind::HostWake(h) => hosts.host_wake(h.0, ev.time, fabric, cx),
             EventKind::Kick(port) => {
-                if let Owner::Host(h) = fabric.ports[port.idx()].owner {
+                if let Owner::Host(h) = fabric.owner(port) {
                     hosts.nodes[h as usize].pacer_kick_done(ev.time);
                 }
                 fabric.try_tx(port, hosts, cx)

@@ -67,12 +67,11 @@ impl Fabric {
         let mut ports = Vec::with_capacity(graph.links.len() * 2);
         let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); graph.nodes() as usize];
         let switch = |n: u32| (n >= graph.hosts).then(|| SwitchId(n - graph.hosts));
-        let owner = |n: u32| switch(n).map_or(Owner::Host(n), Owner::Switch);
         let classes = s.switch.classes as usize;
         for l in &graph.links {
             let (pa, pb) = (ports.len() as u32, ports.len() as u32 + 1);
-            ports.push(Port::new(owner(l.a), l.a, (PortId(pb), switch(l.b)), l.rate_ab, l.delay));
-            ports.push(Port::new(owner(l.b), l.b, (PortId(pa), switch(l.a)), l.rate_ba, l.delay));
+            ports.push(Port::new(l.a, (PortId(pb), switch(l.b)), l.rate_ab, l.delay));
+            ports.push(Port::new(l.b, (PortId(pa), switch(l.a)), l.rate_ba, l.delay));
             node_ports[l.a as usize].push(PortId(pa));
             node_ports[l.b as usize].push(PortId(pb));
         }
@@ -107,6 +106,13 @@ impl Fabric {
         }
     }
 
+    /// The host or switch that owns port `p`.
+    #[inline]
+    pub fn owner(&self, p: PortId) -> Owner {
+        let node = self.ports[p.idx()].node;
+        node.checked_sub(self.graph.hosts).map_or(Owner::Host(node), |s| Owner::Switch(SwitchId(s)))
+    }
+
     /// Port `p` with its class queues.
     pub fn port(&self, p: PortId) -> PortView<'_> {
         PortView { port: &self.ports[p.idx()], class: self.queues.of(p) }
@@ -118,12 +124,10 @@ impl Fabric {
     }
 
     /// Fetches into the cache what sending a packet of the classes `classes` from port `p`
-    /// reads: the port's first two lines, and each class's queue with its counters.
+    /// reads: the port's first line, and each class's queue with its counters.
     #[inline(always)]
     pub(crate) fn prefetch_port(&self, p: PortId, classes: std::ops::Range<usize>) {
-        let port = &self.ports[p.idx()];
-        crate::engine::prefetch(port);
-        crate::engine::prefetch(&port.far_switch);
+        crate::engine::prefetch(&self.ports[p.idx()]);
         for class in &self.queues.of(p)[classes] {
             crate::engine::prefetch(class);
             crate::engine::prefetch(&class.stats.queue_max);
@@ -204,7 +208,7 @@ impl Fabric {
                 selected.iter_mut().zip(&self.ports).for_each(|(sel, p)| *sel &= p.rate == rate);
             }
             let mut any = false;
-            for port in self.ports.iter_mut().zip(&selected).filter_map(|(p, &sel)| (sel && matches!(p.owner, Owner::Switch(_))).then_some(p)) {
+            for port in self.ports.iter_mut().zip(&selected).filter_map(|(p, &sel)| (sel && p.node >= self.graph.hosts).then_some(p)) {
                 // Only what this override gives replaces the port's settings so far.
                 let mut q = params[port.params as usize].clone();
                 if let Some(e) = &o.ecn {
@@ -232,7 +236,7 @@ impl Fabric {
         // Headroom is reserved for the lossless classes only.
         let classes = (sw.lossless_classes() & ((1u16 << sw.classes) - 1) as u8).count_ones() as u64;
         for port in self.ports.iter_mut() {
-            if let Owner::Switch(s) = port.owner {
+            if let Some(s) = port.node.checked_sub(self.graph.hosts).map(SwitchId) {
                 // Thresholds given for one rate, as this port's rate makes them.
                 if let Some(red) = params[port.params as usize].ecn.and_then(|r| r.scaled_for(port.rate)) {
                     let q = QueueParams { ecn: Some(red), ..params[port.params as usize].clone() };
@@ -300,17 +304,21 @@ impl Fabric {
         if self.faults.as_ref().is_some_and(|f| f.down(p, cx.now)) {
             return;
         }
-        let mut next = port.control.pop_front(&cx.pkts);
+        let mut next = None;
+        if port.control_queued {
+            next = port.control.pop_front(&cx.pkts);
+            port.control_queued = !port.control.is_empty();
+        }
         if next.is_none() {
             for c in 0..cx.cfg.classes {
-                if self.ports[p.idx()].paused[c] {
+                if self.ports[p.idx()].paused(c) {
                     continue;
                 }
                 if let Some(i) = self.queues.at_mut(p, c).queue.pop_front(&cx.pkts) {
                     next = Some(self.dequeued(p, c, i, cx));
                     break;
                 }
-                if let Owner::Host(h) = self.ports[p.idx()].owner {
+                if let Owner::Host(h) = self.owner(p) {
                     if let Some(i) = hosts.next_data_packet(h, c, self, cx) {
                         next = Some(i);
                         break;
@@ -319,22 +327,22 @@ impl Fabric {
             }
         }
         let Some(i) = next else { return };
-        if let Some(c) = self.ports[p.idx()].capture {
+        if let Some(c) = self.ports[p.idx()].capture() {
             self.capture(c, i, hosts, cx);
         }
         // The completion happens as an event when something waits for the port already; at a
         // host, also when its NIC holds segments or its transport counts the packet's
         // completion (`host_tx_done`).
         let port = &self.ports[p.idx()];
-        let (matters, nic_holds) = match port.owner {
+        let (matters, nic_holds) = match self.owner(p) {
             Owner::Switch(_) => (false, false),
             Owner::Host(h) => (hosts.tx_done_matters(i, cx), hosts.nic_holds_segments(h, cx)),
         };
-        let queue_completion = matters || nic_holds || port.queue_bytes > 0 || !port.control.is_empty();
+        let queue_completion = matters || nic_holds || port.queue_bytes > 0 || port.control_queued;
         let pkt = cx.pkts.get_mut(i);
         let pfc_frame = matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume);
         // Where the far switch chooses from its own state, it routes as the packet arrives.
-        pkt.egress = match self.ports[p.idx()].far_switch {
+        pkt.egress = match self.ports[p.idx()].far_switch() {
             Some(s) if !pfc_frame && !cx.cfg.switch_chooses => self.routing.next_port(s, pkt.dst_host, pkt.hash),
             _ => TO_HOST,
         };
@@ -381,7 +389,7 @@ impl Fabric {
         let f = self.faults.as_ref()?;
         let pkt = cx.pkts.get_mut(i);
         let pfc_frame = matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume);
-        if let (Some(s), false, false) = (self.ports[p.idx()].far_switch, pfc_frame, cx.cfg.switch_chooses) {
+        if let (Some(s), false, false) = (self.ports[p.idx()].far_switch(), pfc_frame, cx.cfg.switch_chooses) {
             let routes = f.routing_at(arrive).unwrap_or(&self.routing);
             let rate = |q: PortId| f.rate(q, self.nominal_rate(q), arrive);
             pkt.egress = routes.next_port_weighed(s, pkt.dst_host, pkt.hash, cx.cfg.routing.weights, rate).unwrap_or(NO_ROUTE);
@@ -403,7 +411,7 @@ impl Fabric {
         let queued_before = q.bytes;
         q.bytes -= w;
         q.occupancy_changed(cx.now, -(w as i64));
-        if let Owner::Switch(s) = port.owner {
+        if let Owner::Switch(s) = self.owner(p) {
             self.switch_dequeued(s, p, c, i, queued_before, cx);
             self.int_push(p, i, cx);
         }
@@ -431,6 +439,7 @@ impl Fabric {
         let i = cx.pkts.alloc(Packet::new(kind, class as u8, cx.cfg.pfc_frame_bytes as u16));
         let port = &mut self.ports[p.idx()];
         port.control.push_back(&mut cx.pkts, i);
+        port.control_queued = true;
         let st = &mut self.queues.at_mut(p, class).stats;
         st.pauses_sent += pause as u64;
         st.resumes_sent += !pause as u64;
@@ -484,7 +493,7 @@ impl Fabric {
     /// the occupancy that held until now.
     #[inline(always)]
     pub(crate) fn queue_changes(&mut self, p: PortId, cx: &mut Ctx) {
-        if let Some(sampler) = self.ports[p.idx()].sampler {
+        if let Some(sampler) = self.ports[p.idx()].sampler() {
             cx.measure.samplers[sampler as usize].observe(cx.now, &self.port(p).occupancies()[..cx.cfg.classes]);
         }
     }
@@ -526,7 +535,7 @@ impl Fabric {
         if !down {
             return self.try_tx(p, hosts, cx);
         }
-        if let Owner::Switch(_) = self.ports[p.idx()].owner {
+        if let Owner::Switch(_) = self.owner(p) {
             for c in 0..cx.cfg.classes {
                 while let Some(i) = self.queues.at_mut(p, c).queue.pop_front(&cx.pkts) {
                     self.dequeued(p, c, i, cx);
@@ -547,10 +556,9 @@ impl Fabric {
             if !switch_chooses || !pkt.kind.of_flow() {
                 return false;
             }
-            let Owner::Switch(s) = self.ports[at.idx()].owner else { return false };
+            let Owner::Switch(s) = self.owner(at) else { return false };
             for p in self.routing.choices(s, pkt.dst_host) {
                 crate::engine::prefetch(&self.ports[p.idx()]);
-                crate::engine::prefetch(&self.ports[p.idx()].paused);
             }
             return true;
         }
@@ -631,7 +639,7 @@ impl Fabric {
         let routes = faults.and_then(|f| f.routing_at(now)).unwrap_or(&self.routing);
         let load = |p: PortId| {
             let port = &ports[p.idx()];
-            if (routing.count_paused && port.paused[c]) || faults.is_some_and(|f| f.down(p, now)) {
+            if (routing.count_paused && port.paused(c)) || faults.is_some_and(|f| f.down(p, now)) {
                 return u64::MAX;
             }
             let on_wire = port.busy_until.saturating_sub(now).ps() as u128 * port.rate.bps() as u128 / 8_000_000_000_000;

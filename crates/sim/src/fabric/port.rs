@@ -24,10 +24,11 @@ pub enum Owner {
 }
 
 /// A port's fields are laid out by how often the packet path reads them: what every packet
-/// reads (the first two cache lines: timing, the link, routing, the PFC frames' queue and the
-/// pauses), then PFC thresholds. Its class queues are apart (`ClassQueues`). At a thousand
-/// hosts the ports no longer fit in the cache, so a packet's hop costs about as many misses as
-/// the lines it touches, and the main loop fetches them ahead (`Fabric::prefetch_port`).
+/// reads is its first cache line (timing, the link, routing, what it holds and whether it is
+/// paused, watched or holds PFC frames), then what only PFC, captures and samplers read. Its
+/// class queues are apart (`ClassQueues`). At a thousand hosts the ports no longer fit in the
+/// cache, so a packet's hop costs about as many misses as the lines it touches, and the main
+/// loop fetches the first ahead (`Fabric::prefetch_port`).
 #[repr(C, align(64))]
 pub struct Port {
     /// When the packet being serialized (the last one started) is done.
@@ -44,28 +45,32 @@ pub struct Port {
     pub queue_bytes: u64,
     /// The port at the other end of the link.
     pub peer: PortId,
+    /// The node that owns the port (hosts first, then switches: `Fabric::owner`).
     pub node: u32,
-    pub owner: Owner,
+    /// The switch at the far end of the link (`NO_SWITCH`: a host), the peer port's owner kept
+    /// at hand beside what `try_tx` reads anyway: it routes every packet for that switch, and
+    /// the peer port is not in the cache then.
+    far_switch: u32,
     /// A switch port's queue settings: an index into `RunConfig::queue_params`, and what the
     /// packet path needs of them at hand (`set_queue_params`).
     pub params: u16,
     /// `QUEUE_ADMIT` (a limit or a dynamic threshold), `QUEUE_MARK_ENQUEUE`, `QUEUE_MARK_DEQUEUE`.
     pub queue_checks: u8,
     pub(crate) done_queued: bool,
+    /// The classes the peer asked this egress to stop (PFC), a bit each.
+    paused: u8,
+    /// PFC frames wait in `control`.
+    pub(crate) control_queued: bool,
+    /// `WATCH_SAMPLED`, `WATCH_CAPTURED`: whether `sampler` and `capture` name one.
+    watched: u8,
     /// The partition the link leads to when its far node is another partition's
     /// (`crate::partition`).
     pub(crate) crosses_to: Option<u16>,
-    /// The switch at the far end of the link (`None`: a host), the peer port's owner kept at
-    /// hand beside what `try_tx` reads anyway: it routes every packet for that switch, and the
-    /// peer port is not in the cache then.
-    pub far_switch: Option<SwitchId>,
     /// Index of the port's queue sampler, if it is sampled, and of its packet capture.
-    pub sampler: Option<u32>,
-    pub capture: Option<u32>,
+    sampler: u32,
+    capture: u32,
     /// PFC frames, sent before any class.
     pub control: PacketQueue,
-    /// The peer asked this egress to stop a class (PFC).
-    pub paused: [bool; MAX_CLASSES],
     /// A PAUSE for the class was sent to the peer and not yet lifted.
     pub pausing: [bool; MAX_CLASSES],
     /// PFC thresholds of this port as an ingress (`u64::MAX`: no PFC) and its headroom per class.
@@ -74,6 +79,10 @@ pub struct Port {
     pub pfc_headroom: u64,
     paused_since: [Time; MAX_CLASSES],
 }
+
+const NO_SWITCH: u32 = u32::MAX;
+const WATCH_SAMPLED: u8 = 1;
+const WATCH_CAPTURED: u8 = 2;
 
 /// One priority class of a port: its queue and what it holds, in one cache line, then what the
 /// `ports` table reports of it.
@@ -191,7 +200,7 @@ impl std::ops::Deref for PortView<'_> {
 
 impl Port {
     /// The egress of `node` on a link to the port `peer` of `far_switch` (`None`: of a host).
-    pub fn new(owner: Owner, node: u32, (peer, far_switch): (PortId, Option<SwitchId>), rate: Rate, delay: Time) -> Port {
+    pub fn new(node: u32, (peer, far_switch): (PortId, Option<SwitchId>), rate: Rate, delay: Time) -> Port {
         Port {
             busy_until: Time::ZERO,
             done_seq: 0,
@@ -200,22 +209,57 @@ impl Port {
             queue_bytes: 0,
             peer,
             node,
-            owner,
+            far_switch: far_switch.map_or(NO_SWITCH, |s| s.0),
             params: 0,
             queue_checks: 0,
             done_queued: false,
+            paused: 0,
+            control_queued: false,
+            watched: 0,
             crosses_to: None,
-            paused: [false; MAX_CLASSES],
+            sampler: 0,
+            capture: 0,
+            control: PacketQueue::default(),
             pausing: [false; MAX_CLASSES],
             pfc_xoff: u64::MAX,
             pfc_xon: 0,
             pfc_headroom: 0,
-            control: PacketQueue::default(),
-            far_switch,
-            sampler: None,
-            capture: None,
             paused_since: [Time::ZERO; MAX_CLASSES],
         }
+    }
+
+    /// The switch at the far end of the link (`None`: a host).
+    #[inline]
+    pub fn far_switch(&self) -> Option<SwitchId> {
+        (self.far_switch != NO_SWITCH).then_some(SwitchId(self.far_switch))
+    }
+
+    /// Whether the peer paused class `c` of this egress (PFC).
+    #[inline]
+    pub fn paused(&self, c: usize) -> bool {
+        self.paused >> c & 1 != 0
+    }
+
+    /// The port's queue sampler, if it is sampled (`crate::measure`).
+    #[inline]
+    pub fn sampler(&self) -> Option<u32> {
+        (self.watched & WATCH_SAMPLED != 0).then_some(self.sampler)
+    }
+
+    /// The port's packet capture, if it is captured.
+    #[inline]
+    pub fn capture(&self) -> Option<u32> {
+        (self.watched & WATCH_CAPTURED != 0).then_some(self.capture)
+    }
+
+    pub(crate) fn set_sampler(&mut self, i: u32) {
+        self.sampler = i;
+        self.watched |= WATCH_SAMPLED;
+    }
+
+    pub(crate) fn set_capture(&mut self, i: u32) {
+        self.capture = i;
+        self.watched |= WATCH_CAPTURED;
     }
 
     /// Takes the queue settings `q` its `params` index names, keeping at hand what every
@@ -233,10 +277,10 @@ impl Port {
     /// cut: a pause takes effect at the next packet boundary (802.1Qbb).
     pub fn apply_pfc(&mut self, q: &mut ClassQueue, class: usize, pause: bool, now: Time) -> bool {
         q.stats.pfc_received += 1;
-        if pause && !self.paused[class] {
-            self.paused[class] = true;
+        if pause && !self.paused(class) {
+            self.paused |= 1 << class;
             self.paused_since[class] = now;
-        } else if !pause && self.paused[class] {
+        } else if !pause && self.paused(class) {
             self.resume(q, class, now);
             return true;
         }
@@ -245,7 +289,7 @@ impl Port {
 
     /// Class `class` (whose queue is `q`), paused, may send again from `now`.
     fn resume(&mut self, q: &mut ClassQueue, class: usize, now: Time) {
-        self.paused[class] = false;
+        self.paused &= !(1 << class);
         q.stats.paused += now - self.paused_since[class];
     }
 
@@ -253,7 +297,7 @@ impl Port {
     /// is down): they lapse now, as 802.1Qbb's pause timers do.
     pub(crate) fn lift_pauses(&mut self, classes: &mut [ClassQueue], now: Time) {
         for (c, q) in classes.iter_mut().enumerate() {
-            if self.paused[c] {
+            if self.paused(c) {
                 self.resume(q, c, now);
             }
         }
@@ -283,7 +327,7 @@ impl PortView<'_> {
     pub fn stats_at(&self, now: Time) -> Vec<ClassStats> {
         let mut out: Vec<ClassStats> = self.class.iter().map(|q| q.stats).collect();
         for (c, s) in out.iter_mut().enumerate() {
-            if self.paused[c] {
+            if self.paused(c) {
                 s.paused += now - self.paused_since[c];
             }
             s.queue_area += self.class[c].occupancy() as i128 * now.ps() as i128;
@@ -308,7 +352,7 @@ impl PortView<'_> {
 
     /// Time the egress spent paused by `now`, summed over classes.
     pub fn paused_time_at(&self, now: Time) -> Time {
-        let open = (0..self.class.len()).filter(|&c| self.paused[c]).map(|c| now - self.paused_since[c]);
+        let open = (0..self.class.len()).filter(|&c| self.paused(c)).map(|c| now - self.paused_since[c]);
         self.class.iter().map(|q| q.stats.paused).chain(open).fold(Time::ZERO, |a, b| a + b)
     }
 }
@@ -377,4 +421,16 @@ impl ClassStats {
 pub fn port_name(graph: &Graph, ports: &[Port], p: PortId) -> String {
     let port = &ports[p.idx()];
     format!("{}-{}", graph.node_name(port.node), graph.node_name(ports[port.peer.idx()].node))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What every packet reads of a port is its first cache line (`Port`'s layout).
+    #[test]
+    fn a_packet_reads_one_line_of_its_port() {
+        assert_eq!(std::mem::offset_of!(Port, sampler), 64);
+        assert_eq!(std::mem::align_of::<Port>(), 64);
+    }
 }

@@ -102,7 +102,7 @@ fn absorb(base: &mut Network, net: Network, owns: impl Fn(usize) -> bool) {
             std::mem::swap(&mut base.fabric.ports[p], &mut ports[p]);
             base.fabric.queues.of_mut(PortId(p as u32)).swap_with_slice(queues.of_mut(PortId(p as u32)));
             std::mem::swap(&mut base.cx.measure.ports_at_warmup[p], &mut ports_at_warmup[p]);
-            if let Some(s) = base.fabric.ports[p].sampler {
+            if let Some(s) = base.fabric.ports[p].sampler() {
                 std::mem::swap(&mut base.cx.measure.samplers[s as usize], &mut samplers[s as usize]);
             }
         }

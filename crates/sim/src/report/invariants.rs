@@ -2,9 +2,8 @@
 //! conserves and balances. Integration tests check them after every run they make (and debug
 //! builds after every run), so a change that breaks one fails loudly.
 
-use crate::ids::SwitchId;
 use crate::network::Network;
-use crate::port::{Owner, MAX_CLASSES};
+use crate::port::MAX_CLASSES;
 
 /// Every invariant, or a description of the first one that fails:
 /// - each connection's live packet count is the number of its data, ACK and NAK packets alive;
@@ -75,12 +74,7 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
         }
     }
     for sw in &net.fabric.switches {
-        let held: u64 = net
-            .fabric
-            .port_views()
-            .filter(|p| p.owner == Owner::Switch(SwitchId(sw.node - net.fabric.graph.hosts)))
-            .map(|p| p.class.iter().map(|q| q.headroom_used).sum::<u64>())
-            .sum();
+        let held: u64 = net.fabric.port_views().filter(|p| p.node == sw.node).map(|p| p.class.iter().map(|q| q.headroom_used).sum::<u64>()).sum();
         if held != sw.headroom_used {
             return Err(format!("switch {}: headroom in use {}, its ports hold {held}", sw.node, sw.headroom_used));
         }

@@ -70,17 +70,17 @@ impl Measurements {
         let jobs = (0..s.jobs.len()).map(|j| GroupStats::new(format!("jobs[{j}]"), "job", buckets));
         let mut samplers = Vec::new();
         for (p, name) in fabric.sampled_ports(s)? {
-            fabric.ports[p.idx()].sampler = Some(samplers.len() as u32);
+            fabric.ports[p.idx()].set_sampler(samplers.len() as u32);
             samplers.push(QueueSampler::new(p, name, s.measure.queue_interval, s.warmup, s.measure.queue_trace, s.switch.classes as usize));
         }
         let mut captures = Vec::new();
         if let Some(pcap) = &s.measure.pcap {
             for (i, name) in pcap.ports.iter().enumerate() {
                 let p = fabric.port_named(name, &format!("measure.pcap.ports[{i}]"))?;
-                if fabric.ports[p.idx()].capture.is_some() {
+                if fabric.ports[p.idx()].capture().is_some() {
                     return Err(ScenarioError::Invalid { field: format!("measure.pcap.ports[{i}]"), value: name.clone(), allowed: "each port once".into() });
                 }
-                fabric.ports[p.idx()].capture = Some(captures.len() as u32);
+                fabric.ports[p.idx()].set_capture(captures.len() as u32);
                 let share = MAX_CAPTURE_BYTES / pcap.ports.len() as u64;
                 captures.push(Capture::new(p, name.clone(), pcap.snaplen.0 as u32, pcap.max_packets, share));
             }

@@ -454,7 +454,7 @@ fn ports_table(net: &Network) -> Table {
     }
     let names = port_names(net);
     let p99 = |&(p, c, _): &(u32, usize, ClassStats)| {
-        let sampler = net.fabric.ports[p as usize].sampler?;
+        let sampler = net.fabric.ports[p as usize].sampler()?;
         quantile(&net.cx.measure.samplers[sampler as usize].class_hist[c], 0.99, 1e3)
     };
     let col = |f: fn(&ClassStats) -> u64| rows.iter().map(|r| f(&r.2)).collect::<Vec<_>>();
