@@ -335,8 +335,11 @@ impl Network {
     fn warmup_end(&mut self) {
         self.cx.run_event_handled();
         self.cx.measure.at_warmup = self.counters();
-        for q in self.fabric.queues.iter_mut() {
-            q.start_measuring(self.cx.now);
+        for p in 0..self.fabric.ports.len() {
+            let at_host = self.fabric.ports[p].node < self.fabric.graph.hosts;
+            for q in self.fabric.queues.of_mut(PortId(p as u32)) {
+                q.start_measuring(self.cx.now, at_host);
+            }
         }
         self.cx.measure.ports_at_warmup = self.fabric.port_views().map(|p| p.stats_at(self.cx.now)).collect();
     }

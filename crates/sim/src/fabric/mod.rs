@@ -115,7 +115,7 @@ impl Fabric {
 
     /// Port `p` with its class queues.
     pub fn port(&self, p: PortId) -> PortView<'_> {
-        PortView { port: &self.ports[p.idx()], class: self.queues.of(p) }
+        PortView { port: &self.ports[p.idx()], class: self.queues.of(p), at_host: self.ports[p.idx()].node < self.graph.hosts }
     }
 
     /// Every port with its class queues, in id order.
@@ -130,7 +130,6 @@ impl Fabric {
         crate::engine::prefetch(&self.ports[p.idx()]);
         for class in &self.queues.of(p)[classes] {
             crate::engine::prefetch(class);
-            crate::engine::prefetch(&class.stats.queue_max);
         }
     }
 
@@ -349,10 +348,7 @@ impl Fabric {
         let (wire, payload, class) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64, pkt.class as usize);
         let port = &mut self.ports[p.idx()];
         if !pfc_frame {
-            let st = &mut self.queues.at_mut(p, class).stats;
-            st.tx_packets += 1;
-            st.tx_bytes += wire;
-            st.tx_payload_bytes += payload;
+            self.queues.at_mut(p, class).sent(wire, payload);
         }
         let done = cx.now + port.rate.serialization(wire);
         let (peer, arrive) = (port.peer, done + port.delay);
@@ -396,7 +392,7 @@ impl Fabric {
         }
         let lost = self.faults.as_mut()?.lost_on_wire(p, cx.now, arrive)?;
         if !pfc_frame {
-            self.queues.at_mut(p, pkt.class as usize).stats.count_lost(lost);
+            self.queues.at_mut(p, pkt.class as usize).counts.count_lost(lost);
         }
         Some(lost)
     }
@@ -407,10 +403,11 @@ impl Fabric {
         let w = cx.pkts.get(i).wire_bytes as u64;
         let port = &mut self.ports[p.idx()];
         port.queue_bytes -= w;
+        let at_host = port.node < self.graph.hosts;
         let q = self.queues.at_mut(p, c);
         let queued_before = q.bytes;
         q.bytes -= w;
-        q.occupancy_changed(cx.now, -(w as i64));
+        q.occupancy_changed(cx.now, -(w as i64), at_host);
         if let Owner::Switch(s) = self.owner(p) {
             self.switch_dequeued(s, p, c, i, queued_before, cx);
             self.int_push(p, i, cx);
@@ -424,10 +421,11 @@ impl Fabric {
         let w = cx.pkts.get(i).wire_bytes as u64;
         let port = &mut self.ports[p.idx()];
         port.queue_bytes += w;
+        let at_host = port.node < self.graph.hosts;
         let q = self.queues.at_mut(p, c);
         q.queue.push_back(&mut cx.pkts, i);
         q.bytes += w;
-        q.occupancy_changed(cx.now, w as i64);
+        q.occupancy_changed(cx.now, w as i64, at_host);
         self.try_tx(p, hosts, cx);
     }
 
@@ -440,7 +438,7 @@ impl Fabric {
         let port = &mut self.ports[p.idx()];
         port.control.push_back(&mut cx.pkts, i);
         port.control_queued = true;
-        let st = &mut self.queues.at_mut(p, class).stats;
+        let st = &mut self.queues.at_mut(p, class).counts;
         st.pauses_sent += pause as u64;
         st.resumes_sent += !pause as u64;
         cx.events.push(cx.now, EventKind::Kick(p));
@@ -539,7 +537,7 @@ impl Fabric {
             for c in 0..cx.cfg.classes {
                 while let Some(i) = self.queues.at_mut(p, c).queue.pop_front(&cx.pkts) {
                     self.dequeued(p, c, i, cx);
-                    self.queues.at_mut(p, c).stats.count_lost(Lost::Down);
+                    self.queues.at_mut(p, c).counts.count_lost(Lost::Down);
                     self.lose(i, Lost::Down, hosts, cx);
                 }
             }
@@ -578,7 +576,7 @@ impl Fabric {
             // Forwarded into a link that is down (lost until the routes leave it out), or
             // nowhere: faults cut the switch off from the destination for now.
             if egress != NO_ROUTE {
-                self.queues.at_mut(egress, c).stats.count_lost(Lost::Down);
+                self.queues.at_mut(egress, c).counts.count_lost(Lost::Down);
             }
             return self.lose(i, Lost::Down, hosts, cx);
         }
@@ -596,7 +594,7 @@ impl Fabric {
         if (shared_full && !headroom) || injected || !admitted {
             // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
             sw.drops += 1;
-            self.queues.at_mut(egress, c).stats.drops += 1;
+            self.queues.at_mut(egress, c).counts.drops += 1;
             sw.dropped_payload += pkt.payload_bytes as u64;
             hosts.dropped(&pkt, i, None, cx);
             return;
@@ -660,7 +658,7 @@ impl Fabric {
         if out.red.mark(q, red, || sw.rng.random::<f64>()) {
             pkt.ecn = true;
             sw.marks += 1;
-            out.stats.ecn_marks += 1;
+            out.counts.ecn_marks += 1;
         }
     }
 

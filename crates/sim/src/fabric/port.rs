@@ -84,14 +84,25 @@ const NO_SWITCH: u32 = u32::MAX;
 const WATCH_SAMPLED: u8 = 1;
 const WATCH_CAPTURED: u8 = 2;
 
-/// One priority class of a port: its queue and what it holds, in one cache line, then what the
-/// `ports` table reports of it.
+/// One priority class of a port: its first cache line holds all a packet through it reads
+/// and writes (its queue, the bytes queued, the occupancy statistics and what was sent), then
+/// what only hosts, PFC, RED and the rarer counters read.
 #[repr(C, align(64))]
 #[derive(Default)]
 pub struct ClassQueue {
     pub queue: PacketQueue,
+    /// Packets sent: the low 32 bits here, the high ones in `tx_packets_high` (`tx_packets`),
+    /// to keep the first line to 64 bytes.
+    tx_packets_low: u32,
     /// Bytes queued.
     pub bytes: u64,
+    /// ∫ occupancy dt in byte·ps and the peak occupancy in bytes over the measured period
+    /// (`occupancy_changed`).
+    queue_max: u64,
+    queue_area: i128,
+    tx_bytes: u64,
+    /// Application payload sent (data packets, retransmissions included).
+    tx_payload_bytes: u64,
     /// Host ports: wire bytes of the segments the NIC holds and has not yet cut into packets
     /// (`crate::nic`); they count as this port's queue in its statistics.
     pub nic_bytes: u64,
@@ -100,37 +111,96 @@ pub struct ClassQueue {
     /// can send PFC, `RunConfig::lossless`).
     pub ingress_bytes: u64,
     pub headroom_used: u64,
-    pub stats: ClassStats,
+    tx_packets_high: u32,
     /// RED's spacing state (switch egress with ECN marking).
     pub red: RedState,
+    /// The rest of what the `ports` table reports of the class.
+    pub counts: ClassCounts,
 }
 
 impl ClassQueue {
-    /// Bytes waiting to leave: in the port's queue and, at a host, in its NIC.
+    /// Bytes waiting to leave: in the port's queue and, at a host (`at_host`), in its NIC.
     #[inline]
-    pub fn occupancy(&self) -> u64 {
-        self.bytes + self.nic_bytes
+    pub fn occupancy(&self, at_host: bool) -> u64 {
+        self.bytes + if at_host { self.nic_bytes } else { 0 }
     }
 
-    /// The occupancy changed by `delta` bytes at `now` (it is already counted). The integral
-    /// of the occupancy over [t₀, t] is occupancy(t)·t − occupancy(t₀)·t₀ − Σ delta·time over
-    /// the changes between: `queue_area` accumulates −delta·time from −occupancy(t₀)·t₀ on
-    /// (`start_measuring`) and `PortView::stats_at` adds occupancy(t)·t, so a change costs one
-    /// product.
+    /// The occupancy changed by `delta` bytes at `now` (it is already counted; `at_host`: the
+    /// port is a host's). The integral of the occupancy over [t₀, t] is occupancy(t)·t −
+    /// occupancy(t₀)·t₀ − Σ delta·time over the changes between: `queue_area` accumulates
+    /// −delta·time from −occupancy(t₀)·t₀ on (`start_measuring`) and `stats` adds
+    /// occupancy(t)·t, so a change costs one product.
     #[inline]
-    pub(crate) fn occupancy_changed(&mut self, now: Time, delta: i64) {
-        let occupancy = self.occupancy();
-        self.stats.queue_area -= delta as i128 * now.ps() as i128;
-        self.stats.queue_max = self.stats.queue_max.max(occupancy);
+    pub(crate) fn occupancy_changed(&mut self, now: Time, delta: i64, at_host: bool) {
+        let occupancy = self.occupancy(at_host);
+        self.queue_area -= delta as i128 * now.ps() as i128;
+        self.queue_max = self.queue_max.max(occupancy);
+    }
+
+    /// Counts a packet of `wire` bytes carrying `payload` sent.
+    #[inline]
+    pub(crate) fn sent(&mut self, wire: u64, payload: u64) {
+        let (low, carry) = self.tx_packets_low.overflowing_add(1);
+        self.tx_packets_low = low;
+        // A branch, not an add of the carry: that would write the second line every packet.
+        if carry {
+            self.tx_packets_high += 1;
+        }
+        self.tx_bytes += wire;
+        self.tx_payload_bytes += payload;
     }
 
     /// Starts the measured period of the occupancy statistics at `now` (the warm-up's end):
-    /// the integral restarts from zero there (−occupancy × now, completed by
-    /// `PortView::stats_at`) and the peak from what is queued now.
-    pub(crate) fn start_measuring(&mut self, now: Time) {
-        let occupancy = self.occupancy();
-        self.stats.queue_area = -(occupancy as i128 * now.ps() as i128);
-        self.stats.queue_max = occupancy;
+    /// the integral restarts from zero there (−occupancy × now, completed by `stats`) and the
+    /// peak from what is queued now.
+    pub(crate) fn start_measuring(&mut self, now: Time, at_host: bool) {
+        let occupancy = self.occupancy(at_host);
+        self.queue_area = -(occupancy as i128 * now.ps() as i128);
+        self.queue_max = occupancy;
+    }
+
+    /// The class's statistics as they stand at `now` (`at_host`: the port is a host's), the
+    /// occupancy integral completed to `now`; a pause in force is the port's to add.
+    pub fn stats(&self, now: Time, at_host: bool) -> ClassStats {
+        let c = &self.counts;
+        ClassStats {
+            queue_area: self.queue_area + self.occupancy(at_host) as i128 * now.ps() as i128,
+            queue_max: self.queue_max,
+            tx_packets: (self.tx_packets_high as u64) << 32 | self.tx_packets_low as u64,
+            tx_bytes: self.tx_bytes,
+            tx_payload_bytes: self.tx_payload_bytes,
+            drops: c.drops,
+            ecn_marks: c.ecn_marks,
+            pauses_sent: c.pauses_sent,
+            resumes_sent: c.resumes_sent,
+            pfc_received: c.pfc_received,
+            paused: c.paused,
+            lost_down: c.lost_down,
+            lost_silent: c.lost_silent,
+        }
+    }
+}
+
+/// What a class counts apart from its first line (`ClassStats` says what each is).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct ClassCounts {
+    pub drops: u64,
+    pub ecn_marks: u64,
+    pub pauses_sent: u64,
+    pub resumes_sent: u64,
+    pub pfc_received: u64,
+    pub paused: Time,
+    pub lost_down: u64,
+    pub lost_silent: u64,
+}
+
+impl ClassCounts {
+    /// A packet of the class was lost to a fault.
+    pub(crate) fn count_lost(&mut self, lost: crate::faults::Lost) {
+        match lost {
+            crate::faults::Lost::Down => self.lost_down += 1,
+            crate::faults::Lost::Silent => self.lost_silent += 1,
+        }
     }
 }
 
@@ -164,11 +234,6 @@ impl ClassQueues {
         &mut self.all[p.idx() << self.shift..][..self.per_port]
     }
 
-    /// Every port's classes.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut ClassQueue> {
-        self.all.chunks_mut(1 << self.shift).flat_map(|port| &mut port[..self.per_port])
-    }
-
     /// Class `c` of port `p`.
     #[inline]
     pub fn at(&self, p: PortId, c: usize) -> &ClassQueue {
@@ -188,6 +253,8 @@ impl ClassQueues {
 pub struct PortView<'a> {
     pub port: &'a Port,
     pub class: &'a [ClassQueue],
+    /// The port is a host's (its NIC's bytes count as queued).
+    pub at_host: bool,
 }
 
 impl std::ops::Deref for PortView<'_> {
@@ -276,7 +343,7 @@ impl Port {
     /// egress. Returns true if the class can send again. The packet being serialized is never
     /// cut: a pause takes effect at the next packet boundary (802.1Qbb).
     pub fn apply_pfc(&mut self, q: &mut ClassQueue, class: usize, pause: bool, now: Time) -> bool {
-        q.stats.pfc_received += 1;
+        q.counts.pfc_received += 1;
         if pause && !self.paused(class) {
             self.paused |= 1 << class;
             self.paused_since[class] = now;
@@ -290,7 +357,7 @@ impl Port {
     /// Class `class` (whose queue is `q`), paused, may send again from `now`.
     fn resume(&mut self, q: &mut ClassQueue, class: usize, now: Time) {
         self.paused &= !(1 << class);
-        q.stats.paused += now - self.paused_since[class];
+        q.counts.paused += now - self.paused_since[class];
     }
 
     /// The link's other end can no longer lift this egress's pauses (a direction of the link
@@ -319,41 +386,40 @@ impl Port {
 impl PortView<'_> {
     /// Every class's occupancy (0 past the classes in use).
     pub fn occupancies(&self) -> [u64; MAX_CLASSES] {
-        std::array::from_fn(|c| self.class.get(c).map_or(0, ClassQueue::occupancy))
+        std::array::from_fn(|c| self.class.get(c).map_or(0, |q| q.occupancy(self.at_host)))
     }
 
     /// The class statistics as they stand at `now`: a pause still in force included, and the
     /// occupancy integral completed to `now`.
     pub fn stats_at(&self, now: Time) -> Vec<ClassStats> {
-        let mut out: Vec<ClassStats> = self.class.iter().map(|q| q.stats).collect();
+        let mut out: Vec<ClassStats> = self.class.iter().map(|q| q.stats(now, self.at_host)).collect();
         for (c, s) in out.iter_mut().enumerate() {
             if self.paused(c) {
                 s.paused += now - self.paused_since[c];
             }
-            s.queue_area += self.class[c].occupancy() as i128 * now.ps() as i128;
         }
         out
     }
 
     /// Bytes sent, all classes.
     pub fn tx_bytes(&self) -> u64 {
-        self.class.iter().map(|q| q.stats.tx_bytes).sum()
+        self.class.iter().map(|q| q.tx_bytes).sum()
     }
 
     /// Payload sent, all classes.
     pub fn tx_payload_bytes(&self) -> u64 {
-        self.class.iter().map(|q| q.stats.tx_payload_bytes).sum()
+        self.class.iter().map(|q| q.tx_payload_bytes).sum()
     }
 
     /// PAUSE frames sent, all classes.
     pub fn pauses_sent(&self) -> u64 {
-        self.class.iter().map(|q| q.stats.pauses_sent).sum()
+        self.class.iter().map(|q| q.counts.pauses_sent).sum()
     }
 
     /// Time the egress spent paused by `now`, summed over classes.
     pub fn paused_time_at(&self, now: Time) -> Time {
         let open = (0..self.class.len()).filter(|&c| self.paused(c)).map(|c| now - self.paused_since[c]);
-        self.class.iter().map(|q| q.stats.paused).chain(open).fold(Time::ZERO, |a, b| a + b)
+        self.class.iter().map(|q| q.counts.paused).chain(open).fold(Time::ZERO, |a, b| a + b)
     }
 }
 
@@ -363,7 +429,7 @@ impl PortView<'_> {
 #[repr(C)]
 pub struct ClassStats {
     /// ∫ occupancy dt in byte·ps, and the peak occupancy in bytes, over the measured period
-    /// (as `PortView::stats_at` gives them). First: every enqueue and dequeue updates them.
+    /// (as `PortView::stats_at` gives them).
     pub queue_area: i128,
     pub queue_max: u64,
     pub tx_packets: u64,
@@ -388,14 +454,6 @@ pub struct ClassStats {
 }
 
 impl ClassStats {
-    /// A packet of the class was lost to a fault.
-    pub(crate) fn count_lost(&mut self, lost: crate::faults::Lost) {
-        match lost {
-            crate::faults::Lost::Down => self.lost_down += 1,
-            crate::faults::Lost::Silent => self.lost_silent += 1,
-        }
-    }
-
     /// What happened between `earlier` and these statistics. The occupancy figures are these
     /// statistics': they restart when the measured period does (`ClassQueue::start_measuring`).
     pub fn since(&self, earlier: &ClassStats) -> ClassStats {
@@ -432,5 +490,22 @@ mod tests {
     fn a_packet_reads_one_line_of_its_port() {
         assert_eq!(std::mem::offset_of!(Port, sampler), 64);
         assert_eq!(std::mem::align_of::<Port>(), 64);
+    }
+
+    /// ... and of its class queue (`ClassQueue`'s layout).
+    #[test]
+    fn a_packet_reads_one_line_of_its_class() {
+        assert_eq!(std::mem::offset_of!(ClassQueue, nic_bytes), 64);
+        assert_eq!(std::mem::align_of::<ClassQueue>(), 64);
+    }
+
+    /// Packets sent are counted past 2^32.
+    #[test]
+    fn sent_packets_carry_into_the_high_bits() {
+        let mut q = ClassQueue { tx_packets_low: u32::MAX, ..ClassQueue::default() };
+        q.sent(100, 60);
+        q.sent(100, 60);
+        let s = q.stats(Time::ZERO, false);
+        assert_eq!((s.tx_packets, s.tx_bytes, s.tx_payload_bytes), ((1 << 32) + 1, 200, 120));
     }
 }

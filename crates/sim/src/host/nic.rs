@@ -198,7 +198,7 @@ impl Hosts {
         fabric.queue_changes(p, cx);
         let q = fabric.queues.at_mut(p, c);
         q.nic_bytes = q.nic_bytes.checked_add_signed(delta).expect("a NIC never sends more than it holds");
-        q.occupancy_changed(cx.now, delta);
+        q.occupancy_changed(cx.now, delta, true);
     }
 
     /// The next data packet of class `c` from host `h`'s NIC, if it has one: the next

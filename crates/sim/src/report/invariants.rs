@@ -39,8 +39,8 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
     if in_order && c.drops + c.host_drops == 0 && (c.naks > 0 || s.reordered > 0) {
         return Err(format!("{} NAKs and {} reordered packets without a drop: packets of a connection were reordered", c.naks, s.reordered));
     }
-    let port_drops: u64 = net.fabric.port_views().flat_map(|p| p.class).map(|q| q.stats.drops).sum();
-    let port_marks: u64 = net.fabric.port_views().flat_map(|p| p.class).map(|q| q.stats.ecn_marks).sum();
+    let port_drops: u64 = net.fabric.port_views().flat_map(|p| p.class).map(|q| q.counts.drops).sum();
+    let port_marks: u64 = net.fabric.port_views().flat_map(|p| p.class).map(|q| q.counts.ecn_marks).sum();
     if (port_drops, port_marks) != (c.drops, c.marks) {
         return Err(format!("ports count {port_drops} drops and {port_marks} marks, switches {} and {}", c.drops, c.marks));
     }
@@ -61,7 +61,7 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
     }
     for (i, port) in net.fabric.port_views().enumerate() {
         let pausing = (0..MAX_CLASSES).filter(|&c| port.pausing[c]).count() as u64;
-        let resumes: u64 = port.class.iter().map(|q| q.stats.resumes_sent).sum();
+        let resumes: u64 = port.class.iter().map(|q| q.counts.resumes_sent).sum();
         if port.pauses_sent() != resumes + pausing {
             return Err(format!("port {i}: {} PAUSEs, {resumes} RESUMEs, {pausing} classes paused", port.pauses_sent()));
         }

@@ -175,8 +175,8 @@ pub(crate) fn summary(net: &Network) -> Summary {
         bytes_dropped: net.fabric.switches.iter().map(|s| s.dropped_payload).sum::<u64>()
             + net.hosts.nodes.iter().map(|h| h.rx_dropped_payload).sum::<u64>()
             + net.cx.measure.lost_payload,
-        lost_down: net.fabric.port_views().flat_map(|p| p.class).map(|q| q.stats.lost_down).sum(),
-        lost_silent: net.fabric.port_views().flat_map(|p| p.class).map(|q| q.stats.lost_silent).sum(),
+        lost_down: net.fabric.port_views().flat_map(|p| p.class).map(|q| q.counts.lost_down).sum(),
+        lost_silent: net.fabric.port_views().flat_map(|p| p.class).map(|q| q.counts.lost_silent).sum(),
         outage_max_us: net
             .hosts
             .flows
