@@ -403,13 +403,13 @@ impl Fabric {
         let w = cx.pkts.get(i).wire_bytes as u64;
         let port = &mut self.ports[p.idx()];
         port.queue_bytes -= w;
-        let at_host = port.node < self.graph.hosts;
+        let switch = port.node.checked_sub(self.graph.hosts);
         let q = self.queues.at_mut(p, c);
         let queued_before = q.bytes;
         q.bytes -= w;
-        q.occupancy_changed(cx.now, -(w as i64), at_host);
-        if let Owner::Switch(s) = self.owner(p) {
-            self.switch_dequeued(s, p, c, i, queued_before, cx);
+        q.occupancy_changed(cx.now, -(w as i64), switch.is_none());
+        if let Some(s) = switch {
+            self.switch_dequeued(SwitchId(s), p, c, i, queued_before, cx);
             self.int_push(p, i, cx);
         }
         i
