@@ -25,6 +25,9 @@ use rttlab_cc::{Rate, Time};
 use std::collections::{HashMap, VecDeque};
 
 const NONE: u32 = u32::MAX;
+/// `NONE` in the unrolled runs, whose groups are kept in 16 bits: half the table, which at a
+/// thousand hosts is a cache miss per hop more often than not.
+const DIRECT_NONE: u16 = u16::MAX;
 
 #[derive(Clone)]
 pub struct Routing {
@@ -45,11 +48,12 @@ pub struct Routing {
     edge_hops: Vec<u16>,
     edges: u32,
     /// The runs unrolled, `direct[s * edges + rank]`: the group of switch `s` towards the edge
-    /// switch of that rank, while there are at most `DIRECT_MAX` (`None` beyond).
-    direct: Option<Vec<u32>>,
+    /// switch of that rank, while there are at most `DIRECT_MAX` and the groups fit in 16
+    /// bits (`None` beyond).
+    direct: Option<Vec<u16>>,
 }
 
-/// The most entries of the unrolled table (4 M, 16 MB: a k = 48 fat-tree, 27 648 hosts, has
+/// The most entries of the unrolled table (4 M, 8 MB: a k = 48 fat-tree, 27 648 hosts, has
 /// 2 880 switches and 1 152 edge switches, 3.3 M). A lookup there costs one load where the
 /// runs' search costs a few dependent ones.
 const DIRECT_MAX: usize = 1 << 22;
@@ -194,8 +198,13 @@ impl Routing {
             run_start.push(flat.len() as u32);
         }
         let mut routing = Routing { edge_of, host_port, edge_rank, run_start, runs: flat, group_start, group_ports, edge_hops, edges, direct: None };
-        if switches as usize * edges as usize <= DIRECT_MAX {
-            let direct = (0..switches).flat_map(|s| (0..edges).map(move |rank| (s, rank))).map(|(s, rank)| routing.searched_group(s, rank)).collect();
+        let groups = routing.group_start.len() - 1;
+        if switches as usize * edges as usize <= DIRECT_MAX && groups < DIRECT_NONE as usize {
+            let group = |(s, rank)| match routing.searched_group(s, rank) {
+                NONE => DIRECT_NONE,
+                g => g as u16,
+            };
+            let direct = (0..switches).flat_map(|s| (0..edges).map(move |rank| (s, rank))).map(group).collect();
             routing.direct = Some(direct);
         }
         routing
@@ -220,7 +229,10 @@ impl Routing {
         }
         let rank = self.edge_rank[e as usize];
         let g = match &self.direct {
-            Some(direct) => direct[s as usize * self.edges as usize + rank as usize],
+            Some(direct) => match direct[s as usize * self.edges as usize + rank as usize] {
+                DIRECT_NONE => NONE,
+                g => g as u32,
+            },
             None => self.searched_group(s, rank),
         };
         if g == NONE {
@@ -386,7 +398,7 @@ mod tests {
             for s in 0..switches {
                 for dst in 0..hosts {
                     let e = direct.edge_of[dst as usize];
-                    let reaches = e == s || unrolled[(s * direct.edges + direct.edge_rank[e as usize]) as usize] != NONE;
+                    let reaches = e == s || unrolled[(s * direct.edges + direct.edge_rank[e as usize]) as usize] != DIRECT_NONE;
                     for hash in [0, 1, 0x9e37_79b9, u32::MAX].into_iter().filter(|_| reaches) {
                         assert_eq!(direct.next_port(SwitchId(s), dst, hash), searched.next_port(SwitchId(s), dst, hash), "switch {s}, host {dst}, hash {hash}");
                     }
