@@ -12,28 +12,36 @@ use rttlab_cc::{Metrics, Rate, Time};
 use std::collections::VecDeque;
 
 /// A connection as its sender holds it, in its sending host's table (`Slots`); the receiver
-/// holds its own end (`RxEnd`).
+/// holds its own end (`RxEnd`). Laid out from a cache line of its own, what every ACK and
+/// packet sent reads first (who it is, then its transport): at a thousand hosts each line a
+/// connection's packet touches is a cache miss.
+#[repr(C, align(64))]
 pub struct Flow {
     /// The connection's serial number at its sender (`Slots::next_serial`): packets carry it,
     /// so that one of an earlier connection of the slot is known as stale.
     pub serial: u32,
     pub src: u32,
     pub dst: u32,
+    /// ECMP hashes of the 5-tuple: data direction, ACK direction.
+    pub hash: [u32; 2],
     pub class: u8,
+    /// The slot holds a connection (false once an ephemeral flow is retired).
+    pub open: bool,
+    /// The traffic group it belongs to (`Network::groups`).
+    pub group: u16,
+    /// The sending end's transport.
+    pub tx: Tx,
+    /// The data packets' path label, and REPS's entropies (`crate::host::path`).
+    pub path: crate::host::path::PathLabel,
+    pub rng: Rng,
+    /// The sender's counters (the receiver counts in its `RxEnd`).
+    pub stats: FlowStats,
     pub start: Time,
     /// No new data from this time on (`Time::MAX`: never).
     pub stop: Time,
-    /// ECMP hashes of the 5-tuple: data direction, ACK direction.
-    pub hash: [u32; 2],
-    /// The data packets' path label, and REPS's entropies (`crate::host::path`).
-    pub path: crate::host::path::PathLabel,
-    /// The traffic group it belongs to (`Network::groups`).
-    pub group: u16,
     /// A workload flow (one sized transfer whose slot is reused once it is done): the
     /// generator and source that started it.
     pub ephemeral: Option<Origin>,
-    /// The slot holds a connection (false once an ephemeral flow is retired).
-    pub open: bool,
     /// FCT of this flow alone on an idle network (`ideal_fct`); zero when unsized.
     pub ideal: Time,
     /// Its unloaded round trip (`Network::base_rtt`), with telemetry on; else zero.
@@ -42,28 +50,20 @@ pub struct Flow {
     pub offered: Option<u64>,
     /// A `[[flows]]` connection's place among them (`u32::MAX` for one opened during the run).
     pub(crate) order: u32,
-    pub rng: Rng,
-    /// The sender's counters (the receiver counts in its `RxEnd`).
-    pub stats: FlowStats,
-    /// The sending end's transport.
-    pub tx: Tx,
 }
 
 /// A connection's receiving end, at its destination host, in a table numbered like the
 /// senders' (`FlowTable::rx`): what the receiver knows of the connection, its transport state
 /// and its counters. A slot's next connection waits in `next` until its first packet arrives,
 /// so that the receiver answers the packets of the one before until then, whenever it heard
-/// of the next (at once, or at a partition's window end).
+/// of the next (at once, or at a partition's window end). Laid out as `Flow`: from a line of
+/// its own, what each data packet reads first.
+#[repr(C, align(64))]
 pub struct RxEnd {
     /// The connection's serial number at its sender (`u32::MAX`: none yet).
     pub serial: u32,
     pub src: u32,
     pub dst: u32,
-    pub start: Time,
-    pub group: u16,
-    /// A workload flow's end (`flow_done`'s count): its generator and source.
-    pub ephemeral: Option<Origin>,
-    pub ideal: Time,
     /// ECMP hash of the 5-tuple in the ACKs' direction (redrawn by PRR).
     pub hash: u32,
     /// PRR (`transport.prr`): data received twice redraws `hash`.
@@ -71,13 +71,18 @@ pub struct RxEnd {
     /// Its sender has had everything acknowledged (`EventKind::Closed`): its packets still on
     /// the way are stale here.
     pub(crate) closed: bool,
-    /// One past the highest sequence number received: an arrival below it is reordered.
-    pub(crate) high_seq: u32,
     /// REPS: the entropy of the last data packet, for its ACK to echo.
     pub(crate) echo_entropy: u16,
+    /// One past the highest sequence number received: an arrival below it is reordered.
+    pub(crate) high_seq: u32,
+    pub group: u16,
     pub rx: Rx,
     /// The receiver's counters.
     pub stats: FlowStats,
+    pub start: Time,
+    pub ideal: Time,
+    /// A workload flow's end (`flow_done`'s count): its generator and source.
+    pub ephemeral: Option<Origin>,
     /// Window receiver with telemetry: the last data packet's records, for its next ACK.
     pub(crate) int_echo: Option<Box<IntStack>>,
     /// RPC connections: the messages on their way, each complete when the bytes delivered reach
@@ -175,10 +180,22 @@ pub struct Message {
     pub client: u32,
 }
 
+/// A connection end's counters, in the order they are counted (`repr(C)`): the sender's per
+/// ACK, then the receiver's per data packet, then the rest.
 #[derive(Default, Clone, Debug)]
+#[repr(C)]
 pub struct FlowStats {
     /// Payload put on the wire by the sender, retransmissions included.
     pub tx_bytes: u64,
+    /// Packets sent again, their payload, and retransmission timeouts (the message
+    /// transport's local ACK timeouts).
+    pub retransmits: u64,
+    pub retransmitted_bytes: u64,
+    pub rtt_samples: u64,
+    pub interval_rtt_samples: u64,
+    pub rtt_sum: u128,
+    /// RTT samples since the last time-series sample (whole run, for `timeseries.rtt_us`).
+    pub interval_rtt_sum: u128,
     /// Distinct payload bytes that reached the receiver.
     pub delivered_bytes: u64,
     /// Payload that reached the receiver and was not delivered: a copy of data delivered before
@@ -188,44 +205,35 @@ pub struct FlowStats {
     /// Delivered after the warm-up: payload, and wire bytes with headers.
     pub measured_bytes: u64,
     pub measured_wire_bytes: u64,
-    pub rtt_sum: u128,
-    pub rtt_samples: u64,
-    /// RTT samples since the last time-series sample (whole run, for `timeseries.rtt_us`).
-    pub interval_rtt_sum: u128,
-    pub interval_rtt_samples: u64,
-    /// Packets sent again, their payload, and retransmission timeouts (the message
-    /// transport's local ACK timeouts).
-    pub retransmits: u64,
-    pub retransmitted_bytes: u64,
+    /// Payload of data packets that reached the receiver marked CE: what it echoes (ECE).
+    pub ecn_echoed_bytes: u64,
+    /// Data packets that arrived after one of the connection's with a higher sequence number,
+    /// retransmissions not counted (RFC 4737's reordered packets).
+    pub reordered: u64,
+    /// Retransmitted data packets whose data the receiver already had.
+    pub spurious_retransmits: u64,
+    pub last_delivery: Time,
+    /// Receiver: the longest time without new data delivered while the transfer was under
+    /// way (from its start to its last byte), and when data last came (`ZERO`: not yet).
+    pub outage: Time,
     pub timeouts: u64,
     /// Message transport: NAKs the sender received (go-back-N).
     pub naks: u64,
     /// Path labels the sender took after its first (PLB, PRR), and with PRR the receiver's
     /// for its ACKs.
     pub repaths: u64,
-    /// Data packets that arrived after one of the connection's with a higher sequence number,
-    /// retransmissions not counted (RFC 4737's reordered packets).
-    pub reordered: u64,
-    /// Retransmitted data packets whose data the receiver already had.
-    pub spurious_retransmits: u64,
     /// Data packets of the flow dropped anywhere (switch buffers, host NIC Rx queues, faults),
     /// and of those the ones lost to a link down and lost silently (`[[faults]]`).
     pub drops: u64,
     pub drops_down: u64,
     pub drops_silent: u64,
-    /// Receiver: the longest time without new data delivered while the transfer was under
-    /// way (from its start to its last byte), and when data last came (`ZERO`: not yet).
-    pub outage: Time,
-    pub last_delivery: Time,
-    /// Payload of data packets that reached the receiver marked CE: what it echoes (ECE).
-    pub ecn_echoed_bytes: u64,
-    /// Message transport: ∫ outstanding bytes dt (released to the NIC, not yet completed) in
-    /// byte·ps from the warm-up on, credited up to `inflight_since`.
-    pub inflight_area: u128,
     pub inflight_since: Time,
     /// When the last byte of a sized flow was delivered.
     pub finish: Option<Time>,
     pub size: Option<u64>,
+    /// Message transport: ∫ outstanding bytes dt (released to the NIC, not yet completed) in
+    /// byte·ps from the warm-up on, credited up to `inflight_since`.
+    pub inflight_area: u128,
 }
 
 impl FlowStats {

@@ -113,47 +113,47 @@ enum Sent {
     Retransmitted,
 }
 
-/// A window flow's sending end.
+/// A window flow's sending end, its fields in the order an ACK reads them (`repr(C)`: `Flow`).
+#[repr(C)]
 pub struct WindowTx {
-    pub cc: Box<dyn WindowController>,
-    cfg: WindowConfig,
-    /// The connection may send from `start`, and no new data from `stop` (`Time::MAX`: never).
-    start: Time,
-    stop: Time,
-    mss: u32,
-    /// Flow size in bytes (`u64::MAX`: unbounded) and in packets.
-    size: u64,
-    total: u32,
-    // Sender.
     una: u32,
     nxt: u32,
-    /// State of each packet in `[una, nxt)`, and when it was last sent.
-    board: VecDeque<Sent>,
-    sent_at: VecDeque<Time>,
-    /// `loss_detection = "rack"`: its state.
-    rack: Option<Rack>,
     pipe: u32,
+    mss: u32,
     /// One past the highest SACKed packet.
     high_sacked: u32,
     /// Packets below this were checked for loss.
     lost_scan: u32,
     /// No packet below this is `Lost`.
     retx_hint: u32,
-    /// Loss recovery in progress until `una` reaches the first value.
-    recovery: Option<(u32, Loss)>,
-    /// Payload queued in the host's NIC, not yet serialized (TCP Small Queues).
-    host_bytes: u64,
     /// What stopped the last send: the window (true), or the host queue or lack of data.
     cwnd_limited: bool,
-    srtt: Option<(f64, f64)>,
-    rto: Time,
-    rto_timer: LazyTimer,
+    /// Payload queued in the host's NIC, not yet serialized (TCP Small Queues).
+    host_bytes: u64,
+    /// Flow size in bytes (`u64::MAX`: unbounded) and in packets.
+    size: u64,
+    total: u32,
+    /// The connection may send from `start`, and no new data from `stop` (`Time::MAX`: never).
+    start: Time,
+    stop: Time,
     /// When the last packet was sent (`Time::MAX`: never), for pacing.
     last_send: Time,
+    rto: Time,
+    /// Loss recovery in progress until `una` reaches the first value.
+    recovery: Option<(u32, Loss)>,
+    rto_timer: LazyTimer,
+    pub cc: Box<dyn WindowController>,
+    cfg: WindowConfig,
+    /// State of each packet in `[una, nxt)`, and when it was last sent.
+    board: VecDeque<Sent>,
+    sent_at: VecDeque<Time>,
+    srtt: Option<(f64, f64)>,
     pace_timer: LazyTimer,
     /// The application pacing new data (`None`: backlogged), and its timer.
     pub app: Option<OnOff>,
     app_timer: LazyTimer,
+    /// `loss_detection = "rack"`: its state.
+    rack: Option<Rack>,
     /// PLB and the feedback filter.
     path: PathControl,
 }
