@@ -50,19 +50,22 @@ impl Segment {
     }
 }
 
+/// A host: its NIC and stack. Laid out (`repr(C)`) with what each packet it sends reads in
+/// its first cache line: its port and, of a host with one class, that class's segments.
+#[repr(C, align(64))]
 pub struct Host {
-    pub node: u32,
     pub port: PortId,
-    pub line_rate: Rate,
-    /// Flows waiting for their next send time: (time, insertion order, flow).
-    pub(crate) sched: BinaryHeap<Reverse<(Time, u64, u32)>>,
-    pub(crate) sched_seq: u64,
+    pub node: u32,
     /// Time of the pending `HostWake` event (`Time::MAX`: none).
     pub(crate) wake_at: Time,
-    /// Segments handed to the NIC, per priority class.
-    pub nic: [VecDeque<Segment>; MAX_CLASSES],
     /// Time of the pending pacer `Kick` of this host's port (`Time::MAX`: none).
     pacer_kick_at: Time,
+    /// Segments handed to the NIC, per priority class.
+    pub nic: [VecDeque<Segment>; MAX_CLASSES],
+    pub line_rate: Rate,
+    pub(crate) sched_seq: u64,
+    /// Flows waiting for their next send time: (time, insertion order, flow).
+    pub(crate) sched: BinaryHeap<Reverse<(Time, u64, u32)>>,
     /// RTT-noise draws.
     pub rng: Rng,
     /// Host model: packets waiting for the stack, with their NIC arrival time (`t2`, `t5`);
