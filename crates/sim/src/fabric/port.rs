@@ -162,39 +162,52 @@ impl ClassQueue {
     /// The class's statistics as they stand at `now` (`at_host`: the port is a host's), the
     /// occupancy integral completed to `now`; a pause in force is the port's to add.
     pub fn stats(&self, now: Time, at_host: bool) -> ClassStats {
-        let c = &self.counts;
         ClassStats {
             queue_area: self.queue_area + self.occupancy(at_host) as i128 * now.ps() as i128,
             queue_max: self.queue_max,
             tx_packets: (self.tx_packets_high as u64) << 32 | self.tx_packets_low as u64,
             tx_bytes: self.tx_bytes,
             tx_payload_bytes: self.tx_payload_bytes,
-            drops: c.drops,
-            ecn_marks: c.ecn_marks,
-            pauses_sent: c.pauses_sent,
-            resumes_sent: c.resumes_sent,
-            pfc_received: c.pfc_received,
-            paused: c.paused,
-            lost_down: c.lost_down,
-            lost_silent: c.lost_silent,
+            counts: self.counts,
         }
     }
 }
 
-/// What a class counts apart from its first line (`ClassStats` says what each is).
-#[derive(Copy, Clone, Debug, Default)]
+/// What a class counts apart from its first line.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct ClassCounts {
+    /// Packets routed to this egress that the switch dropped (its shared buffer was full).
     pub drops: u64,
+    /// Packets of this egress that the switch marked CE.
     pub ecn_marks: u64,
+    /// PFC frames this port sent its peer for the class (its ingress filled, then drained).
     pub pauses_sent: u64,
     pub resumes_sent: u64,
+    /// PFC frames (PAUSE and RESUME) received for the class, and the time they held this
+    /// egress paused.
     pub pfc_received: u64,
     pub paused: Time,
+    /// Packets this egress lost to faults (`[[faults]]`): to its link being down (on the wire,
+    /// queued when it went down, or forwarded into it), or silently on the wire.
     pub lost_down: u64,
     pub lost_silent: u64,
 }
 
 impl ClassCounts {
+    /// What was counted between `earlier` and these counts.
+    fn since(&self, earlier: &ClassCounts) -> ClassCounts {
+        ClassCounts {
+            drops: self.drops - earlier.drops,
+            ecn_marks: self.ecn_marks - earlier.ecn_marks,
+            pauses_sent: self.pauses_sent - earlier.pauses_sent,
+            resumes_sent: self.resumes_sent - earlier.resumes_sent,
+            pfc_received: self.pfc_received - earlier.pfc_received,
+            paused: self.paused - earlier.paused,
+            lost_down: self.lost_down - earlier.lost_down,
+            lost_silent: self.lost_silent - earlier.lost_silent,
+        }
+    }
+
     /// A packet of the class was lost to a fault.
     pub(crate) fn count_lost(&mut self, lost: crate::faults::Lost) {
         match lost {
@@ -395,7 +408,7 @@ impl PortView<'_> {
         let mut out: Vec<ClassStats> = self.class.iter().map(|q| q.stats(now, self.at_host)).collect();
         for (c, s) in out.iter_mut().enumerate() {
             if self.paused(c) {
-                s.paused += now - self.paused_since[c];
+                s.counts.paused += now - self.paused_since[c];
             }
         }
         out
@@ -436,21 +449,7 @@ pub struct ClassStats {
     pub tx_bytes: u64,
     /// Application payload sent (data packets, retransmissions included).
     pub tx_payload_bytes: u64,
-    /// Packets routed to this egress that the switch dropped (its shared buffer was full).
-    pub drops: u64,
-    /// Packets of this egress that the switch marked CE.
-    pub ecn_marks: u64,
-    /// PFC frames this port sent its peer for the class (its ingress filled, then drained).
-    pub pauses_sent: u64,
-    pub resumes_sent: u64,
-    /// PFC frames (PAUSE and RESUME) received for the class, and the time they held this
-    /// egress paused.
-    pub pfc_received: u64,
-    pub paused: Time,
-    /// Packets this egress lost to faults (`[[faults]]`): to its link being down (on the wire,
-    /// queued when it went down, or forwarded into it), or silently on the wire.
-    pub lost_down: u64,
-    pub lost_silent: u64,
+    pub counts: ClassCounts,
 }
 
 impl ClassStats {
@@ -461,14 +460,7 @@ impl ClassStats {
             tx_packets: self.tx_packets - earlier.tx_packets,
             tx_bytes: self.tx_bytes - earlier.tx_bytes,
             tx_payload_bytes: self.tx_payload_bytes - earlier.tx_payload_bytes,
-            drops: self.drops - earlier.drops,
-            ecn_marks: self.ecn_marks - earlier.ecn_marks,
-            pauses_sent: self.pauses_sent - earlier.pauses_sent,
-            resumes_sent: self.resumes_sent - earlier.resumes_sent,
-            pfc_received: self.pfc_received - earlier.pfc_received,
-            paused: self.paused - earlier.paused,
-            lost_down: self.lost_down - earlier.lost_down,
-            lost_silent: self.lost_silent - earlier.lost_silent,
+            counts: self.counts.since(&earlier.counts),
             queue_area: self.queue_area,
             queue_max: self.queue_max,
         }
