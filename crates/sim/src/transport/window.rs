@@ -113,6 +113,14 @@ enum Sent {
     Retransmitted,
 }
 
+/// A packet in `[una, nxt)`: its scoreboard state and when it was last sent, side by side, so
+/// that an ACK reads one buffer.
+#[derive(Copy, Clone, Debug)]
+struct Unacked {
+    state: Sent,
+    sent_at: Time,
+}
+
 /// A window flow's sending end, its fields in the order an ACK reads them (`repr(C)`: `Flow`).
 #[repr(C)]
 pub struct WindowTx {
@@ -145,8 +153,7 @@ pub struct WindowTx {
     pub cc: Box<dyn WindowController>,
     cfg: WindowConfig,
     /// State of each packet in `[una, nxt)`, and when it was last sent.
-    board: VecDeque<Sent>,
-    sent_at: VecDeque<Time>,
+    board: VecDeque<Unacked>,
     srtt: Option<(f64, f64)>,
     pace_timer: LazyTimer,
     /// The application pacing new data (`None`: backlogged), and its timer.
@@ -240,7 +247,6 @@ impl WindowTx {
             una: 0,
             nxt: 0,
             board: VecDeque::new(),
-            sent_at: VecDeque::new(),
             rack,
             pipe: 0,
             high_sacked: 0,
@@ -287,7 +293,7 @@ impl WindowTx {
     }
 
     fn state(&mut self, seq: u32) -> &mut Sent {
-        &mut self.board[(seq - self.una) as usize]
+        &mut self.board[(seq - self.una) as usize].state
     }
 
     /// The next packet to send: the first `Lost` one, else new data; `None` when neither.
@@ -335,8 +341,7 @@ impl WindowTx {
         let ack = ack.min(self.nxt);
         let n = ack.saturating_sub(self.una);
         for _ in 0..n {
-            self.sent_at.pop_front();
-            if matches!(self.board.pop_front(), Some(Sent::InFlight | Sent::Retransmitted)) {
+            if matches!(self.board.pop_front().map(|u| u.state), Some(Sent::InFlight | Sent::Retransmitted)) {
                 self.pipe -= 1;
             }
         }
@@ -347,9 +352,7 @@ impl WindowTx {
 
     /// Whether `ack` newly covers a packet retransmitted after the send time it echoes.
     fn covers_retransmission_after(&self, ack: &AckHdr) -> bool {
-        let later = |seq: u32| {
-            *self.board.get((seq - self.una) as usize).unwrap_or(&Sent::Sacked) == Sent::Retransmitted && self.sent_at[(seq - self.una) as usize] > ack.ts
-        };
+        let later = |seq: u32| self.board.get((seq - self.una) as usize).is_some_and(|u| u.state == Sent::Retransmitted && u.sent_at > ack.ts);
         let cumulative = self.una..ack.ack.min(self.nxt);
         let sacked = ack.sack[0].max(self.una)..ack.sack[1].min(self.nxt);
         cumulative.chain(sacked).any(later)
@@ -381,7 +384,8 @@ impl WindowTx {
         let srtt = self.srtt.map_or(u64::MAX, |(s, _)| s as u64);
         let wait = rack.rtt + Time((rack.min_rtt.ps() / 4).saturating_mul(rack.reo_wnd_mult as u64).min(srtt));
         let (mut any, mut next) = (false, Time::MAX);
-        for (i, (state, &sent)) in self.board.iter_mut().zip(&self.sent_at).enumerate() {
+        for (i, Unacked { state, sent_at: sent }) in self.board.iter_mut().enumerate() {
+            let sent = *sent;
             if !matches!(state, Sent::InFlight | Sent::Retransmitted) || sent >= rack.xmit {
                 continue;
             }
@@ -429,11 +433,9 @@ impl WindowTx {
             }
             self.last_send = now;
             if retransmit {
-                *self.state(seq) = Sent::Retransmitted;
-                self.sent_at[(seq - self.una) as usize] = now;
+                self.board[(seq - self.una) as usize] = Unacked { state: Sent::Retransmitted, sent_at: now };
             } else {
-                self.board.push_back(Sent::InFlight);
-                self.sent_at.push_back(now);
+                self.board.push_back(Unacked { state: Sent::InFlight, sent_at: now });
                 self.nxt += 1;
             }
             self.pipe += 1;
@@ -480,7 +482,7 @@ impl WindowTx {
             return;
         }
         rack.probe_out = Some(self.nxt);
-        self.sent_at[(seq - self.una) as usize] = now;
+        self.board[(seq - self.una) as usize].sent_at = now;
         let payload = self.payload(seq);
         self.host_bytes += payload as u64;
         out.push(Action::Data { seq, payload, retransmit: true });
@@ -630,9 +632,9 @@ impl WindowTx {
     fn timeout(&mut self, now: Time, out: &mut Vec<Action>) {
         out.push(Action::TimedOut);
         self.cc.on_loss(Loss::Timeout, self.flight_bytes(), now);
-        for s in self.board.iter_mut() {
-            if *s != Sent::Sacked {
-                *s = Sent::Lost;
+        for u in self.board.iter_mut() {
+            if u.state != Sent::Sacked {
+                u.state = Sent::Lost;
             }
         }
         self.pipe = 0;
