@@ -131,12 +131,15 @@ fn a_job_runs_its_own_controller() {
     assert_eq!((0..2).map(|r| t.get("cc").unwrap().text(r)).collect::<Vec<_>>(), ["none", "timely"]);
 }
 
+/// The error of a four-rank all-to-all on a star with the job's own keys `own`.
+fn alltoall_error(own: &str) -> String {
+    let text = star(4, &format!("[[jobs]]\ncollective = \"alltoall\"\nhosts = \"0-3\"\nsize = \"64KB\"\n{own}"));
+    Scenario::from_toml(&text).unwrap_err().to_string()
+}
+
 #[test]
 fn a_jobs_controller_that_the_run_cannot_carry_is_an_error_naming_it() {
-    let e = |cc: &str| {
-        let text = star(4, &format!("[[jobs]]\ncollective = \"alltoall\"\nhosts = \"0-3\"\nsize = \"64KB\"\ncc = {cc}\n"));
-        Scenario::from_toml(&text).unwrap_err().to_string()
-    };
+    let e = |cc: &str| alltoall_error(&format!("cc = {cc}\n"));
     assert!(
         e("{ algorithm = \"dctcp\" }").starts_with("jobs[0].cc.algorithm = dctcp: transport.kind = \"message\" runs a rate controller"),
         "{}",
@@ -175,10 +178,7 @@ fn a_job_runs_its_own_transport() {
 
 #[test]
 fn a_jobs_transport_that_its_controller_does_not_fit_is_an_error_naming_it() {
-    let e = |own: &str| {
-        let text = star(4, &format!("[[jobs]]\ncollective = \"alltoall\"\nhosts = \"0-3\"\nsize = \"64KB\"\n{own}"));
-        Scenario::from_toml(&text).unwrap_err().to_string()
-    };
+    let e = alltoall_error;
     assert_eq!(
         e("transport = { kind = \"window\" }\n"),
         "jobs[0].cc = absent: jobs[0].transport.kind = \"window\" runs a window controller (reno, dctcp, vegas, swift), and [cc]'s none is not one: give the job its own"
