@@ -276,3 +276,22 @@ fn a_lost_tail_is_probed_not_timed_out() {
     let (dup, dup_timeouts, _) = finish("dupthresh = 3");
     assert!(dup > 1000.0 && dup_timeouts == 1, "dupthresh: {dup} µs, {dup_timeouts} timeouts");
 }
+
+/// A retransmission lost again is found by time, as the first loss was: once a packet sent
+/// after it is delivered and a reordering window has passed, with no timeout. (Here the
+/// scoreboard's order is not the send order, which RACK's loss scan goes by.) Three duplicate
+/// ACKs do not find it: dupthresh waits for the retransmission timeout.
+#[test]
+fn a_lost_retransmission_is_found_by_time() {
+    let finish = |transport: &str| {
+        let mut net = Network::new(&scenario(&two_paths("mode = \"ecmp\"", transport, 1000))).expect("network");
+        net.lose_once(0, 10);
+        net.lose_once(0, 10);
+        net.run();
+        net.check_invariants().unwrap_or_else(|e| panic!("{e}"));
+        let f = net.flow(0);
+        (f.stats.timeouts, f.stats.retransmits)
+    };
+    assert_eq!(finish("loss_detection = \"rack\""), (0, 2));
+    assert_eq!(finish("dupthresh = 3").0, 1);
+}

@@ -182,6 +182,12 @@ struct Rack {
     /// one probe until the data sent before it is acknowledged.
     probe_timer: LazyTimer,
     probe_out: Option<u32>,
+    /// Every transmission as (sent at, packet), in the order sent, so in time order: the loss
+    /// scan stops at the first packet not yet due (as Linux's `tcp_rack_detect_loss` walks its
+    /// time-sorted sent queue) instead of reading the whole scoreboard on every ACK. An entry
+    /// is stale once its packet is acknowledged, SACKed, deemed lost or sent again; stale
+    /// entries leave from the front.
+    sent: VecDeque<(Time, u32)>,
 }
 
 impl Default for Rack {
@@ -195,6 +201,7 @@ impl Default for Rack {
             timer: LazyTimer::default(),
             probe_timer: LazyTimer::default(),
             probe_out: None,
+            sent: VecDeque::new(),
         }
     }
 }
@@ -384,21 +391,27 @@ impl WindowTx {
         let srtt = self.srtt.map_or(u64::MAX, |(s, _)| s as u64);
         let wait = rack.rtt + Time((rack.min_rtt.ps() / 4).saturating_mul(rack.reo_wnd_mult as u64).min(srtt));
         let (mut any, mut next) = (false, Time::MAX);
-        for (i, Unacked { state, sent_at: sent }) in self.board.iter_mut().enumerate() {
-            let sent = *sent;
-            if !matches!(state, Sent::InFlight | Sent::Retransmitted) || sent >= rack.xmit {
+        while let Some(&(sent, seq)) = rack.sent.front() {
+            let in_flight = seq.checked_sub(self.una).and_then(|i| self.board.get_mut(i as usize));
+            let Some(u) = in_flight.filter(|u| u.sent_at == sent && matches!(u.state, Sent::InFlight | Sent::Retransmitted)) else {
+                rack.sent.pop_front();
                 continue;
+            };
+            // Every entry after this one was sent no earlier: none is due, or none is before
+            // the latest delivery.
+            if sent >= rack.xmit {
+                break;
             }
-            if now >= sent + wait {
-                *state = Sent::Lost;
-                self.pipe -= 1;
-                let seq = self.una + i as u32;
-                self.retx_hint = self.retx_hint.min(seq);
-                self.lost_scan = self.lost_scan.max(seq + 1);
-                any = true;
-            } else {
-                next = next.min(sent + wait);
+            if now < sent + wait {
+                next = sent + wait;
+                break;
             }
+            u.state = Sent::Lost;
+            rack.sent.pop_front();
+            self.pipe -= 1;
+            self.retx_hint = self.retx_hint.min(seq);
+            self.lost_scan = self.lost_scan.max(seq + 1);
+            any = true;
         }
         if next < Time::MAX {
             arm(out, Timer::Reorder, rack.timer.set(next));
@@ -432,6 +445,9 @@ impl WindowTx {
                 }
             }
             self.last_send = now;
+            if let Some(rack) = self.rack.as_mut() {
+                rack.sent.push_back((now, seq));
+            }
             if retransmit {
                 self.board[(seq - self.una) as usize] = Unacked { state: Sent::Retransmitted, sent_at: now };
             } else {
@@ -482,6 +498,7 @@ impl WindowTx {
             return;
         }
         rack.probe_out = Some(self.nxt);
+        rack.sent.push_back((now, seq));
         self.board[(seq - self.una) as usize].sent_at = now;
         let payload = self.payload(seq);
         self.host_bytes += payload as u64;
