@@ -661,6 +661,8 @@ impl WindowTx {
         if let Some(rack) = self.rack.as_mut() {
             rack.probe_out = None;
             rack.probe_timer.stop();
+            // Nothing is in flight: every transmission's entry is stale.
+            rack.sent.clear();
         }
         self.rto = Time(self.rto.ps().saturating_mul(2)).min(Time::from_us(60_000_000));
         // Nothing is in flight now: the timer restarts with the retransmission (RFC 6298 §5.5–5.6),
