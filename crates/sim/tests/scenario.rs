@@ -127,7 +127,10 @@ fn what_cannot_fit_is_refused_with_its_limit() {
     let e = error(&base("[measure]\nqueue_trace = true\nqueue_interval = \"1ps\""));
     assert!(e.starts_with("measure.queue_interval = 1ps: a trace over duration (1ms) at this interval has 1000000000 samples; at most 10000000: an interval of at least 100ps"), "{e}");
     let e = error(&base("").replace("dst = 0", "dst = 0\nstart = \"2ms\""));
-    assert_eq!(e, "flows[0].start = 2ms: start (+ start_step per later source) + start_jitter must fall before the end of the run (duration = 1ms)");
+    assert_eq!(e, "flows[0].start = 2ms: start (+ start_step per later source) + start_jitter must fall before the end of the run (duration = 1ms): the last source starts by 2ms");
+    // A start within the run whose later sources' starts are not: the last one's start is named.
+    let e = error(&base("").replace("src = 1", "src = \"1-3\"").replace("dst = 0", "dst = 0\nstart_step = \"600us\""));
+    assert_eq!(e, "flows[0].start = 0ps: start (+ start_step per later source) + start_jitter must fall before the end of the run (duration = 1ms): the last source starts by 1200us");
     let e = error(&base("").replace("duration = \"1ms\"", "duration = \"1000001s\""));
     assert_eq!(e, "duration = 1000001s: must be positive and at most 1000000s");
 }

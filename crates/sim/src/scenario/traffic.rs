@@ -146,19 +146,19 @@ impl FlowGroup {
         }
         self.validate_application(&f, ctx.window)?;
         let last = self.start_step.ps().saturating_mul(sources.len() as u64 - 1);
-        if self.start.ps().saturating_add(last).saturating_add(self.start_jitter.ps()) >= ctx.duration.ps() {
+        let last_start = Time(self.start.ps().saturating_add(last).saturating_add(self.start_jitter.ps()));
+        if last_start >= ctx.duration {
             return Err(invalid(
                 f("start"),
                 self.start,
-                format!("start (+ start_step per later source) + start_jitter must fall before the end of the run (duration = {})", ctx.duration),
+                format!(
+                    "start (+ start_step per later source) + start_jitter must fall before the end of the run (duration = {}): the last source starts by {}",
+                    ctx.duration, last_start
+                ),
             ));
         }
-        if let Some(stop) = self.stop.filter(|&t| t.ps() <= self.start.ps() + last + self.start_jitter.ps()) {
-            return Err(invalid(
-                f("stop"),
-                stop,
-                format!("after the last start + start_jitter ({}), or absent", Time(self.start.ps() + last) + self.start_jitter),
-            ));
+        if let Some(stop) = self.stop.filter(|&t| t <= last_start) {
+            return Err(invalid(f("stop"), stop, format!("after the last start + start_jitter ({last_start}), or absent")));
         }
         Ok(sources.len() as u64 * self.connections as u64)
     }
