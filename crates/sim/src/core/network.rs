@@ -336,7 +336,7 @@ impl Network {
         self.cx.run_event_handled();
         self.cx.measure.at_warmup = self.counters();
         for p in 0..self.fabric.ports.len() {
-            let at_host = self.fabric.ports[p].node < self.fabric.graph.hosts;
+            let at_host = matches!(self.fabric.owner(PortId(p as u32)), Owner::Host(_));
             for q in self.fabric.queues.of_mut(PortId(p as u32)) {
                 q.start_measuring(self.cx.now, at_host);
             }

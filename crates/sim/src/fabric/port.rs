@@ -405,13 +405,18 @@ impl PortView<'_> {
     /// The class statistics as they stand at `now`: a pause still in force included, and the
     /// occupancy integral completed to `now`.
     pub fn stats_at(&self, now: Time) -> Vec<ClassStats> {
-        let mut out: Vec<ClassStats> = self.class.iter().map(|q| q.stats(now, self.at_host)).collect();
-        for (c, s) in out.iter_mut().enumerate() {
-            if self.paused(c) {
-                s.counts.paused += now - self.paused_since[c];
-            }
-        }
-        out
+        let stats = |(c, q): (usize, &ClassQueue)| {
+            let mut s = q.stats(now, self.at_host);
+            s.counts.paused = self.paused_at(c, now);
+            s
+        };
+        self.class.iter().enumerate().map(stats).collect()
+    }
+
+    /// Time class `c` spent paused by `now`, a pause still in force included.
+    fn paused_at(&self, c: usize, now: Time) -> Time {
+        let open = if self.paused(c) { now - self.paused_since[c] } else { Time::ZERO };
+        self.class[c].counts.paused + open
     }
 
     /// Bytes sent, all classes.
@@ -431,15 +436,13 @@ impl PortView<'_> {
 
     /// Time the egress spent paused by `now`, summed over classes.
     pub fn paused_time_at(&self, now: Time) -> Time {
-        let open = (0..self.class.len()).filter(|&c| self.paused(c)).map(|c| now - self.paused_since[c]);
-        self.class.iter().map(|q| q.counts.paused).chain(open).fold(Time::ZERO, |a, b| a + b)
+        (0..self.class.len()).map(|c| self.paused_at(c, now)).fold(Time::ZERO, |a, b| a + b)
     }
 }
 
 /// One class of one port, as the `ports` table reports it. PFC frames count as pauses and
 /// resumes, not as sent packets.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
-#[repr(C)]
 pub struct ClassStats {
     /// ∫ occupancy dt in byte·ps, and the peak occupancy in bytes, over the measured period
     /// (as `PortView::stats_at` gives them).
