@@ -5,8 +5,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rttlab_cc::Time;
-use rttlab_sim::engine::{EventKind, EventQueue};
-use rttlab_sim::ids::{PktId, PortId};
+use rttlab_sim::core::engine::{EventKind, EventQueue};
+use rttlab_sim::core::ids::{PktId, PortId};
 use std::hint::black_box;
 
 /// Gaps like a fabric's: serialization times of 1 KB at 100 Gbps (80 ns) up to link delays.

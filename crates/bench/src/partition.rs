@@ -50,9 +50,9 @@
 //! simulator has today between nodes (a drop at a switch that a sender's statistics count at
 //! once); the parallel simulator must remove those, and this model assumes it has.
 
-use rttlab_sim::engine::EventKind;
+use rttlab_sim::core::engine::EventKind;
+use rttlab_sim::fabric::topology::Graph;
 use rttlab_sim::parallel::{lookahead, partition};
-use rttlab_sim::topology::Graph;
 use rttlab_sim::Network;
 use serde::Serialize;
 use std::collections::BTreeMap;

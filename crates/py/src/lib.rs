@@ -14,7 +14,7 @@ use pyo3::types::{PyBytes, PyDict};
 mod controllers;
 mod replay;
 use controllers::{ControllerError, Failure, PyControllers};
-use rttlab_sim::table::Column;
+use rttlab_sim::report::table::Column;
 use rttlab_sim::RunError;
 use std::cell::RefCell;
 use std::ops::ControlFlow;
@@ -50,7 +50,7 @@ type Controller = (Py<PyAny>, Py<PyDict>);
 /// promptly. `observe(now_ps, end_ps, events)`, if given, is called about every 100 ms of wall
 /// time (for progress); if it returns true the run stops and raises `KeyboardInterrupt`. A
 /// Python controller that raises stops the run with `ControllerError`, caused by its exception.
-fn simulate(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>, controller: Option<Controller>) -> PyResult<rttlab_sim::output::Output> {
+fn simulate(py: Python<'_>, scenario: &str, observe: Option<Py<PyAny>>, controller: Option<Controller>) -> PyResult<rttlab_sim::report::output::Output> {
     let s = rttlab_sim::Scenario::from_json(scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let failure = std::sync::Arc::new(Failure::default());
     let failed = failure.stop_flag();

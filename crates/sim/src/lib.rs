@@ -1,8 +1,9 @@
 //! rttlab's simulator: a deterministic packet-level model of NICs and switch fabrics driven by
 //! the congestion controllers of `rttlab-cc`.
 //!
-//! Layout (docs/architecture.md), a directory a part: `core` (ids, packets, the event queue,
-//! the run's context and the event loop that hands each event to its part), `fabric` (ports,
+//! Layout (docs/architecture.md), a directory a part: `core` (ids, packets, the event queue:
+//! the ground floor, which imports nothing above it), `network` and `ctx` (the event loop that
+//! hands each event to its part, and the run's context), `fabric` (ports,
 //! switches, routes, topologies), `host` (NICs, connections, applications), `transport` (the
 //! transports' state machines the hosts drive), `workload` (traffic generators), `scenario`
 //! (the TOML schema), `report` (measurements, summary, tables, warnings) and `parallel` (one
@@ -11,21 +12,15 @@
 use std::ops::ControlFlow;
 
 pub mod core;
+pub(crate) mod ctx;
 pub mod fabric;
 pub mod host;
+pub mod network;
 pub mod parallel;
 pub mod report;
 pub mod scenario;
 pub mod transport;
 pub mod workload;
-
-// Each part's modules by their own names too, as the code and the tests name them.
-pub(crate) use crate::core::{ctx, external};
-pub use crate::core::{engine, ids, network, packet};
-pub use fabric::{faults, port, routing, switch, topology};
-pub use host::flow;
-pub(crate) use report::advice;
-pub use report::{capture, invariants, measure, output, stats, table};
 
 /// The guide to extending rttlab (`docs/extending.md`), built with the crate so that a stale
 /// reference in it fails `make test`'s documentation check.
@@ -33,9 +28,10 @@ pub use report::{capture, invariants, measure, output, stats, table};
 #[allow(rustdoc::private_intra_doc_links)] // a guide to the inside: it names private items
 pub mod extending {}
 
-pub use external::Controllers;
+// The front door: what a program that runs scenarios names.
+pub use crate::core::external::Controllers;
 pub use network::{Network, Progress, Stopped};
-pub use output::{Output, Summary};
+pub use report::output::{Output, Summary};
 pub use scenario::{Scenario, ScenarioError};
 
 /// Builds and runs a scenario.
@@ -84,11 +80,11 @@ pub fn run_observed_with(
     debug_assert_eq!(net.check_invariants(), Ok(()));
     let wall = t0.elapsed().as_secs_f64();
     let summary = net.summary();
-    let mut perf = output::perf(&net, wall);
+    let mut perf = report::output::perf(&net, wall);
     perf["threads"] = threads.into();
     perf["spans"] = spans.into();
     perf["partitions"] = serde_json::to_value(phases).expect("plain numbers");
-    let meta = output::meta(s, perf, advice::warnings(s, &net, &summary).into_iter().chain(net.warnings(&summary)).chain(fewer).collect());
+    let meta = report::output::meta(s, perf, report::advice::warnings(s, &net, &summary).into_iter().chain(net.warnings(&summary)).chain(fewer).collect());
     let tables = net.take_tables();
     Ok(Output { summary, tables, meta, captures: net.take_captures() })
 }

@@ -17,7 +17,7 @@ fn star(hosts: u32, jobs: &str) -> String {
 fn column(net: &Network, table: &'static str, col: &str) -> Vec<f64> {
     let tables = net.tables();
     let t = &tables.iter().find(|(n, _)| *n == table).unwrap().1;
-    let json = rttlab_sim::table::tables_json(&vec![(table, t.clone())]).0;
+    let json = rttlab_sim::report::table::tables_json(&vec![(table, t.clone())]).0;
     json[table][col].as_array().unwrap().iter().map(|v| v.as_f64().unwrap_or(f64::NAN)).collect()
 }
 

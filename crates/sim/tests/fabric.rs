@@ -4,7 +4,7 @@ mod common;
 
 use common::{run_net, scenario};
 use rttlab_cc::{Rate, Time};
-use rttlab_sim::routing::five_tuple_hash;
+use rttlab_sim::fabric::routing::five_tuple_hash;
 use rttlab_sim::Network;
 use std::collections::HashMap;
 
@@ -110,7 +110,7 @@ fn ecmp_spreads_flows_evenly_over_all_equal_cost_paths() {
     // k = 8: from host 0 to a host in another pod there are (k/2)² = 16 shortest paths.
     let net = Network::new(&scenario(&fat_tree(8))).unwrap();
     let (flows, paths) = (16_000u32, 16usize);
-    let mut count: HashMap<Vec<rttlab_sim::ids::PortId>, u32> = HashMap::new();
+    let mut count: HashMap<Vec<rttlab_sim::core::ids::PortId>, u32> = HashMap::new();
     for sport in 0..flows {
         let hash = five_tuple_hash(3, 0, 100, 49152 + (sport % 16384) as u16, 4791 + (sport / 16384) as u16);
         *count.entry(net.path(0, 100, hash)).or_default() += 1;

@@ -238,7 +238,7 @@ fn drawn(seed: u64) -> String {
     );
     let net = Network::new(&scenario(&s)).expect("the drawn fabric");
     let names: Vec<String> = (0..net.ports().len() as u32)
-        .map(rttlab_sim::ids::PortId)
+        .map(rttlab_sim::core::ids::PortId)
         .filter(|&p| net.ports()[p.idx()].node >= net.graph().hosts && net.ports()[net.ports()[p.idx()].peer.idx()].node >= net.graph().hosts)
         .map(|p| format!("{}-{}", net.graph().node_name(net.ports()[p.idx()].node), net.graph().node_name(net.ports()[net.ports()[p.idx()].peer.idx()].node)))
         .collect();

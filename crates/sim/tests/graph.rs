@@ -4,7 +4,7 @@
 mod common;
 
 use common::{cell, run_net, scenario};
-use rttlab_sim::table::tables_json;
+use rttlab_sim::report::table::tables_json;
 use rttlab_sim::{Network, Scenario};
 use std::fmt::Write;
 

@@ -30,7 +30,7 @@ fn star3(file: &std::path::Path) -> String {
 fn times(net: &Network) -> Vec<[f64; 3]> {
     let tables = net.tables();
     let t = &tables.iter().find(|(n, _)| *n == "transfers").unwrap().1;
-    let json = rttlab_sim::table::tables_json(&vec![("transfers", t.clone())]).0;
+    let json = rttlab_sim::report::table::tables_json(&vec![("transfers", t.clone())]).0;
     let col = |c: &str| json["transfers"][c].as_array().unwrap().iter().map(|v| v.as_f64().unwrap_or(f64::NAN)).collect::<Vec<_>>();
     let (a, b, c) = (col("start_us"), col("send_done_us"), col("recv_done_us"));
     (0..a.len()).map(|i| [a[i], b[i], c[i]]).collect()
@@ -175,7 +175,7 @@ fn htsims_failure_lines_take_an_aggregation_uplink_out_for_the_run() {
         net.ports().iter().position(|p| format!("{}-{}", net.graph().node_name(p.node), net.graph().node_name(net.ports()[p.peer.idx()].node)) == name).unwrap()
     };
     for name in ["s8-s17", "s17-s8"] {
-        let p = net.port(rttlab_sim::ids::PortId(port(name) as u32));
+        let p = net.port(rttlab_sim::core::ids::PortId(port(name) as u32));
         assert_eq!(p.tx_bytes(), 0, "{name} carried nothing");
     }
     assert_eq!(net.summary().lost_down, 0);

@@ -1,7 +1,7 @@
 //! A network cut into partitions handles, in each partition, the same events in the same order
 //! as the whole network on one partition (`rttlab_sim::partition`).
 
-use rttlab_sim::engine::{Event, EventKind};
+use rttlab_sim::core::engine::{Event, EventKind};
 use rttlab_sim::parallel::{partition, Partitioned};
 use rttlab_sim::{Network, Scenario};
 

@@ -5,7 +5,7 @@
 //! over a random lossy channel.
 
 use rttlab_cc::{Completion, LineRate, Rate, RateController, Time};
-use rttlab_sim::engine::{rng_stream, Stream};
+use rttlab_sim::core::engine::{rng_stream, Stream};
 use rttlab_sim::transport::message::{completion_rtt, psn_before, App, Arrival, HostWait, MessageRx, MessageTx, Unacked};
 use rttlab_sim::transport::multipath::PathControl;
 
@@ -28,7 +28,7 @@ fn wait() -> HostWait {
     HostWait::new(Time::ZERO, G10)
 }
 
-fn rng() -> rttlab_sim::engine::Rng {
+fn rng() -> rttlab_sim::core::engine::Rng {
     rng_stream(1, Stream::Flow(0, 0))
 }
 

@@ -3,11 +3,11 @@
 //! the RFC rule it implements (transport/window.rs module doc).
 
 use rttlab_cc::{AckEvent, Loss, Rate, Reno, RenoParams, Time, WindowController};
+use rttlab_sim::core::engine::Timer;
 use rttlab_sim::scenario::WindowConfig;
 use rttlab_sim::transport::multipath::PathControl;
 use rttlab_sim::transport::onoff::OnOff;
 use rttlab_sim::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
-use rttlab_sim::transport::Timer;
 
 const MSS: u32 = 1000;
 

@@ -2,8 +2,8 @@
 //! by insertion order so that a scenario and seed always replay identically; and seeded random
 //! streams, one per component, so that adding a component does not shift another's draws.
 
-use crate::ids::{FlowId, HostId, PktId, PortId};
-use crate::transport::Timer;
+use crate::core::ids::{FlowId, HostId, PktId, PortId};
+use crate::core::packet::Lost;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rttlab_cc::Time;
@@ -37,7 +37,7 @@ pub enum EventKind {
     MessageRto(HostId),
     /// A data packet of the flow's connection `serial` (its low 30 bits) was dropped, for want
     /// of buffer or to a fault (`lost`): its sender counts it.
-    Dropped { flow: FlowId, serial: u32, lost: Option<crate::faults::Lost> },
+    Dropped { flow: FlowId, serial: u32, lost: Option<Lost> },
     /// A probe or its echo of the generator's source was lost: the pinger no longer waits for
     /// it.
     PingLost { generator: u32, source: u32 },
@@ -51,68 +51,170 @@ pub enum EventKind {
     Closed { flow: FlowId, serial: u32 },
 }
 
+/// A connection's timers, as the `b` of its `Timer` events.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Timer {
+    /// Retransmission timeout (RFC 6298).
+    Rto = 0,
+    /// Delayed ACK (RFC 5681 §4.2).
+    DelayedAck = 1,
+    /// The connection's start time.
+    Start = 2,
+    /// The next paced send.
+    Pace = 3,
+    /// The application has written the next packet (`onoff`).
+    App = 4,
+    /// RACK's reordering window has passed for a packet sent before one delivered (RFC 8985).
+    Reorder = 5,
+    /// Nothing was acknowledged for a probe timeout: a tail-loss probe goes (RFC 8985 §7).
+    Probe = 6,
+}
+
+impl Timer {
+    const ALL: [Timer; 7] = [Timer::Rto, Timer::DelayedAck, Timer::Start, Timer::Pace, Timer::App, Timer::Reorder, Timer::Probe];
+
+    /// The timer an event's `b` names.
+    pub fn from_u32(b: u32) -> Timer {
+        Timer::ALL[b as usize]
+    }
+}
+
 /// `EventKind::Dropped`'s serial and cause share a `u32`: the serial's low 30 bits.
 pub const DROPPED_SERIAL: u32 = (1 << 30) - 1;
 
 /// `Option<PktId>` in a queue entry's `u32`.
 const NO_PKT: u32 = u32::MAX;
 
+/// The bits of a queue entry's word that hold the event's kind (`Entry::seq_kind`); the
+/// scheduling order takes the rest. Five bits: 16 kinds today, room for the transports to come.
+pub const KIND_BITS: u32 = 5;
+
+/// Fails the build when `kinds` tags do not fit in [`KIND_BITS`] (a tag past them would
+/// spill into the scheduling order and reorder events silently). Evaluated on the tags' count
+/// below; adding a kind is adding a tag before `Tag::Count`.
+///
+/// ```
+/// const _: () = rttlab_sim::core::engine::assert_kinds_fit(32);
+/// ```
+/// ```compile_fail
+/// const _: () = rttlab_sim::core::engine::assert_kinds_fit(33);
+/// ```
+pub const fn assert_kinds_fit(kinds: u64) {
+    assert!(kinds <= 1 << KIND_BITS, "more event kinds than the queue entry's kind tag holds: widen KIND_BITS");
+}
+
+const _: () = assert_kinds_fit(Tag::COUNT);
+
+/// A queue entry's kind tag, one per packed form of [`EventKind`].
+#[derive(Copy, Clone)]
+#[repr(u8)]
+enum Tag {
+    TxDone,
+    Arrive,
+    HostWake,
+    Sample,
+    Kick,
+    WarmupEnd,
+    Timer,
+    Arrival,
+    HostRx,
+    MessageRto,
+    Dropped,
+    PingLost,
+    Fault,
+    Lost,
+    LostSilent,
+    Closed,
+    /// Not a kind: the number of them.
+    Count,
+}
+
+impl Tag {
+    const COUNT: u64 = Tag::Count as u64;
+    /// Every tag, in the order of their values (`unpack` reads a tag through it).
+    const ALL: [Tag; Tag::COUNT as usize] = [
+        Tag::TxDone,
+        Tag::Arrive,
+        Tag::HostWake,
+        Tag::Sample,
+        Tag::Kick,
+        Tag::WarmupEnd,
+        Tag::Timer,
+        Tag::Arrival,
+        Tag::HostRx,
+        Tag::MessageRto,
+        Tag::Dropped,
+        Tag::PingLost,
+        Tag::Fault,
+        Tag::Lost,
+        Tag::LostSilent,
+        Tag::Closed,
+    ];
+}
+
+const KIND_MASK: u64 = (1 << KIND_BITS) - 1;
+
 impl EventKind {
     /// (tag, a, b) of a queue entry.
     #[inline]
     fn pack(self) -> (u64, u32, u32) {
-        match self {
-            EventKind::TxDone { port, pkt } => (0, port.0, pkt.map_or(NO_PKT, |p| p.0)),
-            EventKind::Arrive { port, pkt } => (1, port.0, pkt.0),
-            EventKind::HostWake(h) => (2, h.0, 0),
-            EventKind::Sample => (3, 0, 0),
-            EventKind::Kick(port) => (4, port.0, 0),
-            EventKind::WarmupEnd => (5, 0, 0),
-            EventKind::Timer { flow, timer, serial } => (6, flow.0, timer as u32 | serial << 3),
-            EventKind::Arrival { generator, host } => (7, generator, host),
-            EventKind::HostRx(h) => (8, h.0, 0),
-            EventKind::MessageRto(h) => (9, h.0, 0),
+        let (tag, a, b) = match self {
+            EventKind::TxDone { port, pkt } => (Tag::TxDone, port.0, pkt.map_or(NO_PKT, |p| p.0)),
+            EventKind::Arrive { port, pkt } => (Tag::Arrive, port.0, pkt.0),
+            EventKind::HostWake(h) => (Tag::HostWake, h.0, 0),
+            EventKind::Sample => (Tag::Sample, 0, 0),
+            EventKind::Kick(port) => (Tag::Kick, port.0, 0),
+            EventKind::WarmupEnd => (Tag::WarmupEnd, 0, 0),
+            EventKind::Timer { flow, timer, serial } => (Tag::Timer, flow.0, timer as u32 | serial << 3),
+            EventKind::Arrival { generator, host } => (Tag::Arrival, generator, host),
+            EventKind::HostRx(h) => (Tag::HostRx, h.0, 0),
+            EventKind::MessageRto(h) => (Tag::MessageRto, h.0, 0),
             EventKind::Dropped { flow, serial, lost } => {
                 let cause = match lost {
                     None => 0,
-                    Some(crate::faults::Lost::Down) => 1,
-                    Some(crate::faults::Lost::Silent) => 2,
+                    Some(Lost::Down) => 1,
+                    Some(Lost::Silent) => 2,
                 };
-                (10, flow.0, serial & DROPPED_SERIAL | cause << 30)
+                (Tag::Dropped, flow.0, serial & DROPPED_SERIAL | cause << 30)
             }
-            EventKind::PingLost { generator, source } => (11, generator, source),
-            EventKind::Fault(port) => (12, port.0, 0),
-            EventKind::Lost { port, pkt, silent } => (13 + silent as u64, port.0, pkt.0),
-            EventKind::Closed { flow, serial } => (15, flow.0, serial),
-        }
+            EventKind::PingLost { generator, source } => (Tag::PingLost, generator, source),
+            EventKind::Fault(port) => (Tag::Fault, port.0, 0),
+            EventKind::Lost { port, pkt, silent: false } => (Tag::Lost, port.0, pkt.0),
+            EventKind::Lost { port, pkt, silent: true } => (Tag::LostSilent, port.0, pkt.0),
+            EventKind::Closed { flow, serial } => (Tag::Closed, flow.0, serial),
+        };
+        (tag as u64, a, b)
     }
 
     #[inline]
     fn unpack(tag: u64, a: u32, b: u32) -> EventKind {
-        match tag {
-            0 => EventKind::TxDone { port: PortId(a), pkt: (b != NO_PKT).then_some(PktId(b)) },
-            1 => EventKind::Arrive { port: PortId(a), pkt: PktId(b) },
-            2 => EventKind::HostWake(HostId(a)),
-            3 => EventKind::Sample,
-            4 => EventKind::Kick(PortId(a)),
-            5 => EventKind::WarmupEnd,
-            6 => EventKind::Timer { flow: FlowId(a), timer: Timer::from_u32(b & 7), serial: b >> 3 },
-            7 => EventKind::Arrival { generator: a, host: b },
-            8 => EventKind::HostRx(HostId(a)),
-            9 => EventKind::MessageRto(HostId(a)),
-            10 => EventKind::Dropped {
+        match Tag::ALL[tag as usize] {
+            Tag::TxDone => EventKind::TxDone { port: PortId(a), pkt: (b != NO_PKT).then_some(PktId(b)) },
+            Tag::Arrive => EventKind::Arrive { port: PortId(a), pkt: PktId(b) },
+            Tag::HostWake => EventKind::HostWake(HostId(a)),
+            Tag::Sample => EventKind::Sample,
+            Tag::Kick => EventKind::Kick(PortId(a)),
+            Tag::WarmupEnd => EventKind::WarmupEnd,
+            Tag::Timer => EventKind::Timer { flow: FlowId(a), timer: Timer::from_u32(b & 7), serial: b >> 3 },
+            Tag::Arrival => EventKind::Arrival { generator: a, host: b },
+            Tag::HostRx => EventKind::HostRx(HostId(a)),
+            Tag::MessageRto => EventKind::MessageRto(HostId(a)),
+            Tag::Dropped => EventKind::Dropped {
                 flow: FlowId(a),
                 serial: b & DROPPED_SERIAL,
                 lost: match b >> 30 {
                     0 => None,
-                    1 => Some(crate::faults::Lost::Down),
-                    _ => Some(crate::faults::Lost::Silent),
+                    1 => Some(Lost::Down),
+                    _ => Some(Lost::Silent),
                 },
             },
-            11 => EventKind::PingLost { generator: a, source: b },
-            12 => EventKind::Fault(PortId(a)),
-            15 => EventKind::Closed { flow: FlowId(a), serial: b },
-            t => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: t == 14 },
+            Tag::PingLost => EventKind::PingLost { generator: a, source: b },
+            Tag::Fault => EventKind::Fault(PortId(a)),
+            Tag::Lost => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: false },
+            Tag::LostSilent => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: true },
+            Tag::Closed => EventKind::Closed { flow: FlowId(a), serial: b },
+            Tag::Count => unreachable!("not a kind"),
         }
     }
 }
@@ -217,7 +319,7 @@ pub struct Event {
 }
 
 /// A queued event: 24 bytes, copied, never boxed. The scheduling order shares its word with
-/// the kind (`seq << 4 | kind`).
+/// the kind (`seq << KIND_BITS | kind`).
 #[derive(Copy, Clone, PartialEq, Eq)]
 struct Entry {
     time: u64,
@@ -320,9 +422,11 @@ const ADAPT_EVERY: u64 = 1 << 13;
 /// with the width, every `ADAPT_EVERY` events): below it the slots stay in the cache and the
 /// log only adds a copy (`docs/speed.md`).
 const LOG_FROM_PENDING: usize = 1 << 15;
-/// An event's place in the order: its origin above this bit, the origin's count below (2^40
-/// events per origin; 2^20 origins fill the 60 bits beside the kind).
-const ORIGIN_SHIFT: u32 = 40;
+/// An event's place in the order: its origin above this bit, the origin's count below (2^39
+/// events per origin; 2^20 origins fill the 59 bits beside the kind).
+const ORIGIN_SHIFT: u32 = 39;
+/// The bits of an event's place in the order.
+const SEQ_BITS: u32 = 64 - KIND_BITS;
 /// The widest bucket, 2^48 ps (about 5 minutes).
 const MAX_BUCKET_BITS: u32 = 48;
 
@@ -404,7 +508,7 @@ impl EventQueue {
 
     /// Makes room for `origins` origins (`set_origin`).
     pub fn with_origins(mut self, origins: usize) -> EventQueue {
-        assert!(origins as u64 <= 1 << (60 - ORIGIN_SHIFT), "{origins} origins: at most 2^{}", 60 - ORIGIN_SHIFT);
+        assert!(origins as u64 <= 1 << (SEQ_BITS - ORIGIN_SHIFT), "{origins} origins: at most 2^{}", SEQ_BITS - ORIGIN_SHIFT);
         self.scheduled.resize(origins.max(1), 0);
         self
     }
@@ -413,7 +517,7 @@ impl EventQueue {
     #[inline]
     pub fn push_reserved(&mut self, time: Time, seq: u64, kind: EventKind) {
         let (tag, a, b) = kind.pack();
-        self.insert(Entry { time: time.ps(), seq_kind: seq << 4 | tag, a, b });
+        self.insert(Entry { time: time.ps(), seq_kind: seq << KIND_BITS | tag, a, b });
         self.len += 1;
         self.peak = self.peak.max(self.len);
     }
@@ -574,7 +678,7 @@ impl EventQueue {
         self.current.pop();
         self.len -= 1;
         self.popped += 1;
-        Some(Event { time: Time(time), seq: seq_kind >> 4, kind: EventKind::unpack(seq_kind & 0xf, a, b) })
+        Some(Event { time: Time(time), seq: seq_kind >> KIND_BITS, kind: EventKind::unpack(seq_kind & KIND_MASK, a, b) })
     }
 
     /// Every pending event, taken out in order (at the run's end: they are not handled, nor
@@ -599,7 +703,7 @@ impl EventQueue {
     #[inline]
     pub fn upcoming(&self, n: usize) -> Option<EventKind> {
         let e = self.current.len().checked_sub(n + 1).map(|i| &self.current[i])?;
-        Some(EventKind::unpack(e.seq_kind & 0xf, e.a, e.b))
+        Some(EventKind::unpack(e.seq_kind & KIND_MASK, e.a, e.b))
     }
 
     /// The event last popped was the first of a bucket: the ones right after it were not
@@ -816,8 +920,8 @@ mod tests {
             EventKind::HostRx(HostId(4)),
             EventKind::MessageRto(HostId(6)),
             EventKind::Dropped { flow: FlowId(7), serial: DROPPED_SERIAL, lost: None },
-            EventKind::Dropped { flow: FlowId(7), serial: 5, lost: Some(crate::faults::Lost::Down) },
-            EventKind::Dropped { flow: FlowId(7), serial: DROPPED_SERIAL, lost: Some(crate::faults::Lost::Silent) },
+            EventKind::Dropped { flow: FlowId(7), serial: 5, lost: Some(Lost::Down) },
+            EventKind::Dropped { flow: FlowId(7), serial: DROPPED_SERIAL, lost: Some(Lost::Silent) },
             EventKind::PingLost { generator: 1, source: 8 },
             EventKind::Fault(PortId(u32::MAX - 1)),
             EventKind::Lost { port: PortId(3), pkt: PktId(9), silent: false },

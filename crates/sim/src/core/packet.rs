@@ -1,7 +1,7 @@
 //! Packets and the slab they live in. A packet is addressed by its `PktId`; freed slots are
 //! reused, so the steady state allocates nothing per packet.
 
-use crate::ids::{PktId, PortId};
+use crate::core::ids::{PktId, PortId};
 use rttlab_cc::{IntHop, Time};
 
 /// The most INT records a packet carries in one direction (`switch.int_max_hops` at most).
@@ -223,7 +223,7 @@ impl PacketQueue {
         self.head = pkts.get(i).next;
         self.len -= 1;
         if self.len > 0 {
-            crate::engine::prefetch(pkts.get(self.head));
+            crate::core::engine::prefetch(pkts.get(self.head));
         }
         Some(i)
     }
@@ -312,6 +312,15 @@ impl Slab {
     pub fn capacity(&self) -> usize {
         self.slots.len()
     }
+}
+
+/// Why a packet was lost, beside a full buffer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Lost {
+    /// Its link was down (on the wire, queued at the egress, or forwarded into it).
+    Down,
+    /// The link corrupted it (a fault of `kind = "drop"`).
+    Silent,
 }
 
 #[cfg(test)]

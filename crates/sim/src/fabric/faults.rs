@@ -13,25 +13,17 @@
 //! converged), until it comes back up; one down from the start never was in them. A link counts as dead for routing while either of its
 //! directions is, as bidirectional forwarding detection takes it.
 
-use crate::engine::{rng_stream, Rng, Stream};
-use crate::ids::PortId;
-use crate::port::{port_name, Port};
-use crate::routing::Routing;
+use crate::core::engine::{rng_stream, Rng, Stream};
+use crate::core::ids::PortId;
+use crate::core::packet::Lost;
+use crate::fabric::port::{port_name, Port};
+use crate::fabric::routing::Routing;
+use crate::fabric::topology::Graph;
 use crate::scenario::{invalid, FaultConfig, FaultKind, Scenario, ScenarioError, Topology, Workload};
-use crate::topology::Graph;
 use rand::Rng as _;
 use rttlab_cc::{Rate, Time};
 
 const NONE: u32 = u32::MAX;
-
-/// Why a packet was lost, beside a full buffer.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Lost {
-    /// Its link was down (on the wire, queued at the egress, or forwarded into it).
-    Down,
-    /// The link corrupted it (`kind = "drop"`).
-    Silent,
-}
 
 #[derive(Copy, Clone, Debug)]
 enum What {

@@ -9,23 +9,24 @@ pub mod routing;
 pub mod switch;
 pub mod topology;
 
-use crate::capture::Endpoints;
+use crate::core::engine::{rng_stream, EventKind, Stream};
+use crate::core::ids::{PktId, PortId, SwitchId};
+use crate::core::packet::Lost;
+use crate::core::packet::{Packet, PacketKind, FLAG_IN_HEADROOM};
 use crate::ctx::{Ctx, RunConfig};
-use crate::engine::{rng_stream, EventKind, Stream};
-use crate::faults::{Faults, Lost};
-use crate::ids::{PktId, PortId, SwitchId};
-use crate::packet::{Packet, PacketKind, FLAG_IN_HEADROOM};
-use crate::port::{port_name, ClassQueues, Owner, Port, PortView, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
-use crate::routing::{Chooser, Routing};
+use crate::fabric::faults::Faults;
+use crate::fabric::port::{port_name, ClassQueues, Owner, Port, PortView, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
+use crate::fabric::routing::{Chooser, Routing};
+use crate::fabric::switch::{admits, QueueParams, Red, Switch};
+use crate::fabric::topology::Graph;
+use crate::report::capture::Endpoints;
 use crate::scenario::{invalid, Scenario, ScenarioError, Workload};
-use crate::switch::{admits, QueueParams, Red, Switch};
-use crate::topology::Graph;
 use rand::Rng as _;
 use rttlab_cc::int::HOP_BYTES;
 use rttlab_cc::{IntHop, Time};
 
 /// What the fabric asks of the hosts at their NIC ports, and all it knows of them
-/// (`crate::host::Hosts` answers).
+/// ([`crate::host::Hosts`] answers).
 pub(crate) trait HostPorts {
     /// Host `h`'s NIC's next data packet of class `c`, if one may leave now.
     fn next_data_packet(&mut self, h: u32, c: usize, fabric: &mut Fabric, cx: &mut Ctx) -> Option<PktId>;
@@ -44,7 +45,7 @@ pub(crate) trait HostPorts {
 
 /// The fabric: the graph, its routes, every port (two per link) and switch. It owns the
 /// switching path: ports' queues and transmissions, switches' buffers, marking and PFC. It
-/// reaches the hosts (`crate::host::Hosts`) only at host ports: for a host port's next
+/// reaches the hosts ([`crate::host::Hosts`]) only at host ports: for a host port's next
 /// packet, and to hand up what arrives there or is dropped.
 pub(crate) struct Fabric {
     pub graph: Graph,
@@ -127,9 +128,9 @@ impl Fabric {
     /// reads: the port's first line, and each class's queue with its counters.
     #[inline(always)]
     pub(crate) fn prefetch_port(&self, p: PortId, classes: std::ops::Range<usize>) {
-        crate::engine::prefetch(&self.ports[p.idx()]);
+        crate::core::engine::prefetch(&self.ports[p.idx()]);
         for class in &self.queues.of(p)[classes] {
-            crate::engine::prefetch(class);
+            crate::core::engine::prefetch(class);
         }
     }
 
@@ -366,16 +367,16 @@ impl Fabric {
         }
         let port = &self.ports[p.idx()];
         if let Some(to) = port.crosses_to {
-            // To another partition: handed over with its next clock (`crate::partition`).
+            // To another partition: handed over with its next clock (`crate::parallel`).
             let seq = cx.events.reserve(arrive);
-            cx.boundary.crossings.push(crate::ctx::Crossed { arrive, seq, port: peer, pkt: i, done, to });
+            cx.boundary.crossings.push(crate::parallel::boundary::Crossed { arrive, seq, port: peer, pkt: i, done, to });
         } else {
             cx.events.push(arrive, EventKind::Arrive { port: peer, pkt: i });
         }
     }
 
     /// Packet `i` starts leaving port `p` toward an arrival at `arrive` on a fabric with faults:
-    /// its far switch routes it by the routes it has then (`crate::faults`; `NO_ROUTE`: none).
+    /// its far switch routes it by the routes it has then ([`crate::fabric::faults`]; `NO_ROUTE`: none).
     /// Whether its link goes down meanwhile or a silent loss draws it, and why: this egress
     /// counts it now, its flow when it would have arrived (`EventKind::Lost`). Out of line: a
     /// run without faults never calls it.
@@ -556,7 +557,7 @@ impl Fabric {
             }
             let Owner::Switch(s) = self.owner(at) else { return false };
             for p in self.routing.choices(s, pkt.dst_host) {
-                crate::engine::prefetch(&self.ports[p.idx()]);
+                crate::core::engine::prefetch(&self.ports[p.idx()]);
             }
             return true;
         }
@@ -627,7 +628,7 @@ impl Fabric {
     }
 
     /// The egress switch `s` chooses for `pkt` from its own state (`routing.mode`), among the
-    /// ports its routes have now (`crate::faults`; `NO_ROUTE`: none); adaptive routing compares the ports'
+    /// ports its routes have now ([`crate::fabric::faults`]; `NO_ROUTE`: none); adaptive routing compares the ports'
     /// bytes to send, queued and the rest of the packet on the wire (DRILL §3: the queue as
     /// the port sees it), a port paused in the packet's class counting as full with
     /// `routing.count_paused`, and one that is down as full at once.

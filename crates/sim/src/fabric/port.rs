@@ -2,11 +2,11 @@
 //! serialization at line rate, then propagation to the peer) and its ingress accounting (bytes
 //! a switch holds that arrived through it, per class, for PFC).
 
-use crate::ids::{PortId, SwitchId};
-use crate::packet::PacketQueue;
+use crate::core::ids::{PortId, SwitchId};
+use crate::core::packet::PacketQueue;
+use crate::fabric::switch::{QueueParams, RedState};
+use crate::fabric::topology::Graph;
 use crate::scenario::MarkAt;
-use crate::switch::{QueueParams, RedState};
-use crate::topology::Graph;
 use rttlab_cc::{Rate, Time};
 
 /// Priority classes a port can carry (IEEE 802.1Qbb has 8).
@@ -64,7 +64,7 @@ pub struct Port {
     /// `WATCH_SAMPLED`, `WATCH_CAPTURED`: whether `sampler` and `capture` name one.
     watched: u8,
     /// The partition the link leads to when its far node is another partition's
-    /// (`crate::partition`).
+    /// ([`crate::parallel`]).
     pub(crate) crosses_to: Option<u16>,
     /// Index of the port's queue sampler, if it is sampled, and of its packet capture.
     sampler: u32,
@@ -104,7 +104,7 @@ pub struct ClassQueue {
     /// Application payload sent (data packets, retransmissions included).
     tx_payload_bytes: u64,
     /// Host ports: wire bytes of the segments the NIC holds and has not yet cut into packets
-    /// (`crate::nic`); they count as this port's queue in its statistics.
+    /// ([`crate::host::nic`]); they count as this port's queue in its statistics.
     pub nic_bytes: u64,
     /// Switch ingress side: bytes held in the switch that arrived through this port, and of
     /// those the bytes held in its PFC headroom (counted only in the classes whose ingresses
@@ -209,10 +209,10 @@ impl ClassCounts {
     }
 
     /// A packet of the class was lost to a fault.
-    pub(crate) fn count_lost(&mut self, lost: crate::faults::Lost) {
+    pub(crate) fn count_lost(&mut self, lost: crate::core::packet::Lost) {
         match lost {
-            crate::faults::Lost::Down => self.lost_down += 1,
-            crate::faults::Lost::Silent => self.lost_silent += 1,
+            crate::core::packet::Lost::Down => self.lost_down += 1,
+            crate::core::packet::Lost::Silent => self.lost_silent += 1,
         }
     }
 }
@@ -320,7 +320,7 @@ impl Port {
         self.paused >> c & 1 != 0
     }
 
-    /// The port's queue sampler, if it is sampled (`crate::measure`).
+    /// The port's queue sampler, if it is sampled ([`crate::report::measure`]).
     #[inline]
     pub fn sampler(&self) -> Option<u32> {
         (self.watched & WATCH_SAMPLED != 0).then_some(self.sampler)

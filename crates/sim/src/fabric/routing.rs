@@ -16,9 +16,9 @@
 //! bits and use only some paths: "hash polarization"). The other modes of `[routing]` let the
 //! switch choose from its own state (`Chooser`): flowlets, spraying, least occupancy.
 
-use crate::engine::{splitmix64, Rng};
-use crate::ids::{PortId, SwitchId};
-use crate::port::Port;
+use crate::core::engine::{splitmix64, Rng};
+use crate::core::ids::{PortId, SwitchId};
+use crate::fabric::port::Port;
 use crate::scenario::{RoutingConfig, RoutingMode, Spray, Weights};
 use rand::Rng as _;
 use rttlab_cc::{Rate, Time};
@@ -236,7 +236,7 @@ impl Routing {
             None => self.searched_group(s, rank),
         };
         if g == NONE {
-            // Only where faults cut the fabric (`crate::faults`): no port leads there.
+            // Only where faults cut the fabric (`crate::fabric::faults`): no port leads there.
             return Ok((NONE, &[]));
         }
         let (a, b) = (self.group_start[g as usize], self.group_start[g as usize + 1]);
@@ -263,7 +263,7 @@ impl Routing {
     }
 
     /// The egress switch `s` sends a packet for host `dst` of a flow with hash `hash` to, on a
-    /// fabric with faults (routes computed around its dead links, `crate::faults`): `None`
+    /// fabric with faults (routes computed around its dead links, [`crate::fabric::faults`]): `None`
     /// where none leads there; a port of the group alike, or by the rate each runs at
     /// (`routing.weights`). With equal weights (or equal rates), the port `next_port` gives.
     pub fn next_port_weighed(&self, s: SwitchId, dst: u32, hash: u32, weights: Weights, rate: impl Fn(PortId) -> Rate) -> Option<PortId> {
@@ -436,7 +436,7 @@ mod tests {
         let (s, dst) = (SwitchId(0), 15);
         let ups = r.choices(s, dst).to_vec();
         assert_eq!(ups.len(), 2);
-        let rng = || crate::engine::rng_stream(1, crate::engine::Stream::Routing(0));
+        let rng = || crate::core::engine::rng_stream(1, crate::core::engine::Stream::Routing(0));
         let rr = RoutingConfig { mode: RoutingMode::Spray, spray: Spray::RoundRobin, ..RoutingConfig::default() };
         let mut st = Chooser::new(rng(), &rr);
         let picks: Vec<PortId> = (0..4).filter_map(|_| r.choose(s, (dst, 7), Time::ZERO, &rr, &mut st, |_| 0)).collect();

@@ -1,8 +1,8 @@
 //! Switches: a shared buffer, forwarding by ECMP on precomputed routes (`routing`), tail drop at the buffer limit,
 //! ECN marking (step or RED) at dequeue or enqueue, and PFC per ingress port and class.
 
-use crate::engine::Rng;
-use crate::port::ClassQueue;
+use crate::core::engine::Rng;
+use crate::fabric::port::ClassQueue;
 use crate::scenario::{EcnConfig, MarkAt, QueueLen, Spacing};
 use rttlab_cc::Rate;
 
@@ -16,7 +16,7 @@ pub struct Switch {
     pub reserved: u64,
     pub rng: Rng,
     /// Its choices among equal-cost ports, in the modes where a switch chooses.
-    pub chooser: crate::routing::Chooser,
+    pub chooser: crate::fabric::routing::Chooser,
     pub drops: u64,
     pub dropped_payload: u64,
     pub marks: u64,

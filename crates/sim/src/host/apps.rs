@@ -3,14 +3,14 @@
 //! echoed and timed.
 
 use super::Hosts;
+use crate::core::engine::EventKind;
+use crate::core::ids::PktId;
+use crate::core::packet::{Packet, PacketKind};
 use crate::ctx::Ctx;
-use crate::ctx::Outgoing;
-use crate::engine::EventKind;
 use crate::fabric::Fabric;
-use crate::flow::{FlowSpec, Message, Origin, Rpc};
-use crate::ids::PktId;
-use crate::packet::{Packet, PacketKind};
-use crate::stats::ns;
+use crate::host::flow::{FlowSpec, Message, Origin, Rpc};
+use crate::parallel::boundary::Outgoing;
+use crate::report::stats::ns;
 use crate::workload::{Activation, Generator, Kind};
 use rand::Rng as _;
 use rttlab_cc::Time;

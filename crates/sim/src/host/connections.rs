@@ -3,17 +3,17 @@
 //! takes, finishing, and for workload flows retiring its slot.
 
 use super::Hosts;
+use crate::core::engine::{rng_stream, splitmix64, Stream};
+use crate::core::engine::{EventKind, DROPPED_SERIAL};
+use crate::core::ids::FlowId;
+use crate::core::ids::PktId;
+use crate::core::packet::Lost;
+use crate::core::packet::{Packet, PacketKind};
 use crate::ctx::Ctx;
-use crate::ctx::Outgoing;
-use crate::engine::{rng_stream, splitmix64, Stream};
-use crate::engine::{EventKind, DROPPED_SERIAL};
+use crate::fabric::routing::five_tuple_hash;
 use crate::fabric::Fabric;
-use crate::faults::Lost;
-use crate::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
-use crate::ids::FlowId;
-use crate::ids::PktId;
-use crate::packet::{Packet, PacketKind};
-use crate::routing::five_tuple_hash;
+use crate::host::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
+use crate::parallel::boundary::Outgoing;
 use crate::scenario::{CcConfig, Recovery, TransportConfig};
 use crate::transport::message::{HostWait, MessageRx, MessageTx};
 use crate::transport::multipath::{PathControl, PathRun};
@@ -179,7 +179,7 @@ impl Hosts {
 
     /// Allocates a data or ACK packet of its flow.
     pub(crate) fn alloc_packet(&mut self, p: Packet, cx: &mut Ctx) -> PktId {
-        cx.measure.data_sent += (p.kind == crate::packet::PacketKind::Data) as u64;
+        cx.measure.data_sent += (p.kind == crate::core::packet::PacketKind::Data) as u64;
         cx.pkts.alloc(p)
     }
 
@@ -216,7 +216,16 @@ impl Hosts {
                 let (size, fct, ideal) = (st.delivered_bytes, now - end.start, end.ideal);
                 cx.measure.groups[end.group as usize].record_fct(&cx.measure.fct_buckets, size, fct, ideal);
                 if let Some(r) = &mut cx.measure.flow_records {
-                    r.push(crate::stats::FlowRecord { group: end.group, src: end.src, dst: end.dst, size, start: end.start, fct, ideal, outage: st.outage });
+                    r.push(crate::report::stats::FlowRecord {
+                        group: end.group,
+                        src: end.src,
+                        dst: end.dst,
+                        size,
+                        start: end.start,
+                        fct,
+                        ideal,
+                        outage: st.outage,
+                    });
                 }
             }
             if let Some(origin) = end.ephemeral {
@@ -243,7 +252,7 @@ impl Hosts {
         if cx.now >= cx.cfg.warmup {
             st.rtt_sum += rtt.ps() as u128;
             st.rtt_samples += 1;
-            cx.measure.rtt_hist.record(crate::stats::ns(rtt)).expect("auto-resizing histogram");
+            cx.measure.rtt_hist.record(crate::report::stats::ns(rtt)).expect("auto-resizing histogram");
         }
     }
 

@@ -2,8 +2,8 @@
 //! that moves its data (`transport::message` or `transport::window`); how connections open,
 //! finish and, for workload flows, give their slot back.
 
-use crate::engine::Rng;
-use crate::packet::IntStack;
+use crate::core::engine::Rng;
+use crate::core::packet::IntStack;
 use crate::transport::message::{App, MessageRx, MessageTx};
 use crate::transport::onoff::OnOff;
 use crate::transport::window::{WindowRx, WindowTx};
@@ -31,7 +31,7 @@ pub struct Flow {
     pub group: u16,
     /// The sending end's transport.
     pub tx: Tx,
-    /// The data packets' path label, and REPS's entropies (`crate::host::path`).
+    /// The data packets' path label, and REPS's entropies ([`crate::host::path`]).
     pub path: crate::host::path::PathLabel,
     pub rng: Rng,
     /// The sender's counters (the receiver counts in its `RxEnd`).
@@ -119,7 +119,7 @@ impl Default for RxEnd {
 impl RxEnd {
     /// Data packet `pkt` arrived: one below the highest sequence number so far, and not a
     /// retransmission, was reordered on its way.
-    pub(crate) fn arrival_order(&mut self, pkt: &crate::packet::Packet) {
+    pub(crate) fn arrival_order(&mut self, pkt: &crate::core::packet::Packet) {
         if pkt.seq < self.high_seq {
             self.stats.reordered += !pkt.retransmit() as u64;
         } else {
@@ -404,7 +404,7 @@ impl Flow {
     }
 
     /// The sender still holds data it has not sent once: its last byte reaches the receiver
-    /// at least a link's delay after now (`crate::partition`: a run that ends when its flows
+    /// at least a link's delay after now ([`crate::parallel`]: a run that ends when its flows
     /// finish cannot end before then).
     pub(crate) fn unsent(&self) -> bool {
         match &self.tx {
@@ -421,7 +421,7 @@ impl Flow {
 
 /// Connections, each in a slot of its sending host's table: a connection's id is its slot
 /// number above its host's (`slot << host_bits | host`), so that a host numbers its own
-/// connections whatever other hosts do (and a partition of the network, `crate::partition`,
+/// connections whatever other hosts do (and a partition of the network, [`crate::parallel`],
 /// numbers them as the whole network does). Receivers keep their ends in a table numbered
 /// alike. A retired workload flow's slot goes on its host's free list until reused, and its
 /// counters into `retired`.
@@ -437,7 +437,7 @@ pub(crate) struct FlowTable {
 }
 
 /// `until = "flows_done"`: the connections the run waits for, as this network (or partition,
-/// `crate::partition`) has seen them finish. The run ends once every sized `[[flows]]`
+/// [`crate::parallel`]) has seen them finish. The run ends once every sized `[[flows]]`
 /// connection and, with `measure.fct_until`, every workload flow the FCT statistics count has
 /// its last byte, and the counted window is over.
 #[derive(Clone, Copy, Debug)]
@@ -677,7 +677,7 @@ impl<T: Default> Slots<T> {
 
 impl<T> Slots<T> {
     /// Host `h`'s records, exchanged with `other`'s (the partition that owns `h` hands them
-    /// over, `crate::partition`).
+    /// over, [`crate::parallel`]).
     pub(crate) fn swap_host(&mut self, other: &mut Slots<T>, h: usize) {
         std::mem::swap(&mut self.hosts[h], &mut other.hosts[h]);
     }

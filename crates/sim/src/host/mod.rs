@@ -1,7 +1,7 @@
 //! The hosts: their NICs (the message transport's scheduler and segmenter, the receive queue
-//! and stack), their connections with the transports that move them (`crate::transport`'s
+//! and stack), their connections with the transports that move them ([`crate::transport`]'s
 //! state machines, fed and carried out here), and the workloads' applications. The hosts
-//! reach the fabric (`crate::fabric`) only through their own NIC ports: a packet into a port's
+//! reach the fabric ([`crate::fabric`]) only through their own NIC ports: a packet into a port's
 //! queue, a port started, a NIC's held bytes counted in its port's queue.
 //!
 //! - `nic`: the hosts' NICs and stacks;
@@ -19,20 +19,20 @@ pub mod path;
 mod telemetry;
 mod transport;
 
-use crate::capture::Endpoints;
+use crate::core::engine::Timer;
+use crate::core::engine::{rng_stream, EventKind, Stream};
+use crate::core::external::Controllers;
+use crate::core::ids::FlowId;
+use crate::core::ids::PktId;
+use crate::core::packet::{Packet, PacketKind};
 use crate::ctx::Ctx;
-use crate::engine::{rng_stream, EventKind, Stream};
-use crate::external::Controllers;
 use crate::fabric::{Fabric, HostPorts};
-use crate::flow::{FlowSpec, FlowTable, Tx};
-use crate::ids::FlowId;
-use crate::ids::PktId;
-use crate::packet::{Packet, PacketKind};
+use crate::host::flow::{FlowSpec, FlowTable, Tx};
+use crate::report::capture::Endpoints;
 use crate::scenario::{Arrivals, Scenario, TransportConfig, Until};
 use crate::transport::message::App;
 use crate::transport::onoff::OnOff;
 use crate::transport::window::Action;
-use crate::transport::Timer;
 use crate::workload::Generator;
 use nic::Host;
 use rttlab_cc::Time;
@@ -44,7 +44,7 @@ pub(crate) struct Hosts {
     pub generators: Vec<Generator>,
     /// The window transport's action buffer, reused by every step (`transport`).
     pub(crate) window_actions: Vec<Action>,
-    /// Builds `cc.algorithm = "python"`'s controllers (`crate::external`).
+    /// Builds `cc.algorithm = "python"`'s controllers ([`crate::core::external`]).
     pub(crate) external: Option<Box<dyn Controllers>>,
 }
 
@@ -88,7 +88,7 @@ impl Hosts {
                 let start = Time(g.start.ps() + g.start_step.ps() * i as u64);
                 for _ in 0..g.connections {
                     order += 1;
-                    // A partition opens its own hosts' connections (`crate::partition`), each
+                    // A partition opens its own hosts' connections (`crate::parallel`), each
                     // host's events ranking as its own.
                     if cx.foreign(h) {
                         continue;
@@ -132,7 +132,8 @@ impl Hosts {
         // Every connection so far is a `[[flows]]` one; a run that ends with its flows waits
         // for every transfer of its matrices and jobs as for them.
         let transfers: usize = self.generators.iter().map(|g| g.transfers()).sum();
-        self.flows.done = (s.until == Until::FlowsDone).then_some(crate::flow::FlowsDone { total: order as u64 + transfers as u64, ..Default::default() });
+        self.flows.done =
+            (s.until == Until::FlowsDone).then_some(crate::host::flow::FlowsDone { total: order as u64 + transfers as u64, ..Default::default() });
     }
 }
 
@@ -153,7 +154,7 @@ impl HostPorts for Hosts {
         self.host_arrive(h, i, fabric, cx)
     }
 
-    fn dropped(&mut self, pkt: &Packet, i: PktId, lost: Option<crate::faults::Lost>, cx: &mut Ctx) {
+    fn dropped(&mut self, pkt: &Packet, i: PktId, lost: Option<crate::core::packet::Lost>, cx: &mut Ctx) {
         self.count_drop(pkt, lost, cx);
         match pkt.kind {
             PacketKind::Ping | PacketKind::Pong => {

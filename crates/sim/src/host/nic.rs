@@ -14,13 +14,13 @@
 //! the NIC Rx queue for the stack to process them one at a time (Swift §3.1, Fig. 2).
 
 use super::Hosts;
+use crate::core::engine::{EventKind, Rng, Timers};
+use crate::core::ids::{HostId, PktId, PortId};
+use crate::core::packet::{Packet, PacketKind, FLAG_FIRST, FLAG_LAST, FLAG_RETRANSMIT};
 use crate::ctx::Ctx;
-use crate::engine::{EventKind, Rng, Timers};
+use crate::fabric::port::MAX_CLASSES;
 use crate::fabric::Fabric;
-use crate::flow::Tx;
-use crate::ids::{HostId, PktId, PortId};
-use crate::packet::{Packet, PacketKind, FLAG_FIRST, FLAG_LAST, FLAG_RETRANSMIT};
-use crate::port::MAX_CLASSES;
+use crate::host::flow::Tx;
 use crate::scenario::{NicArbitration, RateAfterIdle, RatePacing};
 use crate::transport::message::psn_before;
 use rttlab_cc::{Rate, Time};
@@ -436,14 +436,14 @@ impl Hosts {
         match pkt.kind {
             PacketKind::Data => {
                 if let Some(end) = self.flows.rx.get(pkt.flow) {
-                    crate::engine::prefetch(&end.serial);
-                    crate::engine::prefetch(&end.rx);
+                    crate::core::engine::prefetch(&end.serial);
+                    crate::core::engine::prefetch(&end.rx);
                 }
             }
             PacketKind::Ack => {
                 if let Some(flow) = self.flows.slots.get(pkt.flow) {
-                    crate::engine::prefetch(&flow.serial);
-                    crate::engine::prefetch(&flow.tx);
+                    crate::core::engine::prefetch(&flow.serial);
+                    crate::core::engine::prefetch(&flow.tx);
                 }
             }
             _ => {}

@@ -3,8 +3,8 @@
 //! `routing.spray = "reps"` an entropy value per packet, reused while its packets come back
 //! unmarked (REPS, Bonato et al., 2024, §3: a buffer of good entropies, fresh ones when empty).
 
-use crate::engine::Rng;
-use crate::routing::labelled_hash;
+use crate::core::engine::Rng;
+use crate::fabric::routing::labelled_hash;
 use rand::Rng as _;
 use std::collections::VecDeque;
 

@@ -4,10 +4,10 @@
 //! vector (`cc.signal`, `rttlab_cc::signal`). The wire format is `rttlab_cc::int`'s.
 
 use super::Hosts;
+use crate::core::ids::PktId;
+use crate::core::packet::{IntStack, MAX_INT_HOPS};
 use crate::ctx::Ctx;
 use crate::fabric::Fabric;
-use crate::ids::PktId;
-use crate::packet::{IntStack, MAX_INT_HOPS};
 use rttlab_cc::int::header_bytes;
 use rttlab_cc::{Signal, Time};
 

@@ -4,20 +4,20 @@
 //! samples and deliveries into the measurements — in the order it returned them. For the
 //! message transport: the receiving NIC's ACK or NAK, the completions' RTT samples, and
 //! go-back-N's rewinds and timeout (its segments are released by the host's scheduler,
-//! `crate::nic`).
+//! [`crate::host::nic`]).
 
 use super::Hosts;
+use crate::core::engine::Timer;
+use crate::core::engine::{Event, EventKind};
+use crate::core::ids::{FlowId, PktId};
+use crate::core::packet::{IntStack, Packet, PacketKind, FLAG_RETRANSMIT, FLAG_WINDOW};
 use crate::ctx::Ctx;
-use crate::engine::{Event, EventKind};
+use crate::fabric::routing::labelled_hash;
 use crate::fabric::Fabric;
-use crate::flow::{Rx, Tx};
-use crate::ids::{FlowId, PktId};
-use crate::packet::{IntStack, Packet, PacketKind, FLAG_RETRANSMIT, FLAG_WINDOW};
-use crate::routing::labelled_hash;
+use crate::host::flow::{Rx, Tx};
 use crate::scenario::RatePacing;
 use crate::transport::message::{completion_rtt, Arrival};
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
-use crate::transport::Timer;
 use rttlab_cc::Time;
 
 /// The bits of a connection's serial number its timer events carry (`EventKind::Timer`).
@@ -26,7 +26,13 @@ pub(crate) const TIMER_SERIAL: u32 = u32::MAX >> 3;
 impl Hosts {
     /// Runs `step` on window flow `f`'s sending end with the network's action buffer, then
     /// applies the actions. The buffer is reused, so a step allocates nothing.
-    fn window_step(&mut self, f: u32, step: impl FnOnce(&mut WindowTx, &mut crate::engine::Rng, Time, &mut Vec<Action>), fabric: &mut Fabric, cx: &mut Ctx) {
+    fn window_step(
+        &mut self,
+        f: u32,
+        step: impl FnOnce(&mut WindowTx, &mut crate::core::engine::Rng, Time, &mut Vec<Action>),
+        fabric: &mut Fabric,
+        cx: &mut Ctx,
+    ) {
         let mut out = std::mem::take(&mut self.window_actions);
         let flow = &mut self.flows.slots[f];
         let Tx::Window(w) = &mut flow.tx else { unreachable!("a window-transport path reached a message flow") };
@@ -140,7 +146,7 @@ impl Hosts {
         let flow = &mut self.flows.slots[ack.flow];
         flow.path.on_ack(ack.entropy, ack.ecn);
         let hdr = AckHdr { ack: ack.seq, sack: ack.sack, ece: ack.ecn, ts: ack.t_send, hops: ack.echo_hops, remote_queuing_ns: ack.remote_queuing_ns };
-        self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::flow::noisy(r, noise, rng), out), fabric, cx);
+        self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::host::flow::noisy(r, noise, rng), out), fabric, cx);
     }
 
     /// Flow `f`'s timer `timer` of connection `serial` (its low bits) has an event now: a stale

@@ -1,6 +1,6 @@
 //! The cut: which partition each node belongs to, and the lookahead between partitions.
 
-use crate::topology::Graph;
+use crate::fabric::topology::Graph;
 
 /// Node → partition for `p` partitions of `graph` (hosts are nodes `0..hosts`, switches after).
 pub fn partition(graph: &Graph, p: usize) -> Vec<usize> {

@@ -1,7 +1,7 @@
 //! What a partition tells the others (`Status`), and how late it may run before it knows the
 //! run's end under `until = "flows_done"` (`Horizon`).
 
-use crate::flow::{grid_end, FlowsDone};
+use crate::host::flow::{grid_end, FlowsDone};
 use crate::network::Network;
 use crossbeam_utils::CachePadded;
 use rttlab_cc::Time;

@@ -1,10 +1,10 @@
 //! The mail between partitions: the packets that cross to another partition's node, and what
 //! one node tells another (`Ctx::notify`), posted in one mailbox per ordered pair.
 
-use crate::ctx::Outgoing;
-use crate::ids::PortId;
+use crate::core::ids::PortId;
+use crate::core::packet::{IntStack, Packet};
 use crate::network::Network;
-use crate::packet::{IntStack, Packet};
+use crate::parallel::boundary::Outgoing;
 use rttlab_cc::Time;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;

@@ -3,14 +3,15 @@
 //! added later does not compile until its rule is chosen.
 
 use super::Partitioned;
-use crate::ctx::{Boundary, Ctx};
+use crate::core::ids::PortId;
+use crate::core::packet::Packet;
+use crate::ctx::Ctx;
 use crate::fabric::Fabric;
-use crate::flow::{FlowTable, RxEnd};
+use crate::host::flow::{FlowTable, RxEnd};
 use crate::host::Hosts;
-use crate::ids::PortId;
-use crate::measure::Measurements;
 use crate::network::Network;
-use crate::packet::Packet;
+use crate::parallel::boundary::Boundary;
+use crate::report::measure::Measurements;
 
 impl Partitioned {
     /// One network holding what each partition owns (its ports, switches, hosts, connections
@@ -93,7 +94,7 @@ fn absorb(base: &mut Network, net: Network, owns: impl Fn(usize) -> bool) {
     }
     for (mine, theirs) in base.cx.measure.steps.iter_mut().zip(steps) {
         for (a, b) in mine.iter_mut().zip(theirs) {
-            *a = crate::measure::StepSpan { start: a.start.min(b.start), end: a.end.max(b.end), arrived: a.arrived + b.arrived };
+            *a = crate::report::measure::StepSpan { start: a.start.min(b.start), end: a.end.max(b.end), arrived: a.arrived + b.arrived };
         }
     }
     // Its own ports with their queues, what they held at the warm-up's end, their samplers.

@@ -19,6 +19,7 @@
 //! (`EventQueue::reserve`), so the events of a partition happen in the same order whatever
 //! the cut, one partition included.
 
+pub(crate) mod boundary;
 mod cut;
 mod horizon;
 mod mail;
@@ -29,10 +30,10 @@ pub use cut::{lookahead, partition};
 pub(crate) use mail::{Crossing, Mail};
 pub use runner::{Phases, SPANS_PER_LOOKAHEAD, TIMED_EVERY};
 
-use crate::engine::Event;
+use crate::core::engine::Event;
+use crate::fabric::topology::Graph;
 use crate::network::Network;
 use crate::scenario::{Scenario, ScenarioError, Threads, AUTO_THREADS_HOSTS};
-use crate::topology::Graph;
 use rttlab_cc::Time;
 
 /// The threads a run of `s` uses (`run.threads`; `python`: its controllers are Python's), and

@@ -50,7 +50,7 @@ impl Stopwatch {
     /// work may repeat with a period (an incast's PFC cycles) that every 16th in turn would
     /// alias with.
     fn turn(&mut self) {
-        let timed = crate::engine::splitmix64(self.turns).is_multiple_of(TIMED_EVERY);
+        let timed = crate::core::engine::splitmix64(self.turns).is_multiple_of(TIMED_EVERY);
         self.turns += 1;
         self.timed += timed as u64;
         self.last = timed.then(std::time::Instant::now);
@@ -393,7 +393,7 @@ mod tests {
         }
     }
 
-    use crate::engine::Event;
+    use crate::core::engine::Event;
 
     #[test]
     fn never_handles_an_event_past_the_others_clock_plus_the_lookahead() {

@@ -3,7 +3,7 @@
 //! and against settings it ignores, and what would leave it unable to act as intended becomes
 //! a warning naming the key and a value that would work.
 
-use crate::output::Summary;
+use crate::report::output::Summary;
 use crate::scenario::{CcConfig, QueueLen, Scenario};
 use crate::Network;
 use rttlab_cc::{Bytes, Time};

@@ -19,8 +19,8 @@
 //! Host `h` is 10.x.y.z with x.y.z = h, MAC 02:00:x:y:z:00; a switch port's PFC frames come from
 //! 06:00 followed by the port's index.
 
-use crate::ids::PortId;
-use crate::packet::{Packet, PacketKind};
+use crate::core::ids::PortId;
+use crate::core::packet::{Packet, PacketKind};
 use etherparse::{EtherType, Ethernet2Header, IcmpEchoHeader, Icmpv4Header, Icmpv4Type, IpEcn, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement, UdpHeader};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};

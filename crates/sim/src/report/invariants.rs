@@ -2,8 +2,8 @@
 //! conserves and balances. Integration tests check them after every run they make (and debug
 //! builds after every run), so a change that breaks one fails loudly.
 
+use crate::fabric::port::MAX_CLASSES;
 use crate::network::Network;
-use crate::port::MAX_CLASSES;
 
 /// Every invariant, or a description of the first one that fails:
 /// - each connection's live packet count is the number of its data, ACK and NAK packets alive;

@@ -2,12 +2,12 @@
 //! packet captures, the PFC timeline, time series and whole-network counters. Bounded by the
 //! network, not the run's length, unless a scenario asks for traces.
 
-use crate::capture::Capture;
+use crate::core::ids::PortId;
+use crate::fabric::port::ClassStats;
 use crate::fabric::Fabric;
-use crate::ids::PortId;
-use crate::port::ClassStats;
+use crate::report::capture::Capture;
+use crate::report::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
 use crate::scenario::{Scenario, ScenarioError, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
-use crate::stats::{histogram, FlowRecord, GroupStats, QueueSampler};
 use hdrhistogram::Histogram;
 use rttlab_cc::Time;
 

@@ -1,14 +1,14 @@
 //! What a run returns: a summary with stable, documented keys, column tables, and metadata
 //! (the scenario as run, the seed, the version, and how fast it ran).
 
-use crate::flow::FlowView;
-use crate::ids::PortId;
-use crate::measure::TimeSeries;
+use crate::core::ids::PortId;
+use crate::fabric::port::{port_name, ClassStats};
+use crate::host::flow::FlowView;
 use crate::network::Network;
-use crate::port::{port_name, ClassStats};
+use crate::report::measure::TimeSeries;
+use crate::report::stats::{histogram, jain, FlowRecord};
+use crate::report::table::{tables_json, Column, Table, Tables};
 use crate::scenario::Scenario;
-use crate::stats::{histogram, jain, FlowRecord};
-use crate::table::{tables_json, Column, Table, Tables};
 use hdrhistogram::Histogram;
 use rttlab_cc::Time;
 use serde::Serialize;
@@ -323,7 +323,7 @@ fn transfers_table(net: &Network) -> Table {
 
 /// A message flow's in-flight integral (byte·ps) from the warm-up to the end; `None` for
 /// a window flow.
-fn inflight_area(net: &Network, f: &crate::flow::Flow) -> Option<u128> {
+fn inflight_area(net: &Network, f: &crate::host::flow::Flow) -> Option<u128> {
     let m = f.message_tx()?;
     let since = f.stats.inflight_since.max(net.cx.cfg.warmup);
     Some(f.stats.inflight_area + m.outstanding_bytes() as u128 * (net.cx.end.ps().saturating_sub(since.ps())) as u128)

@@ -2,7 +2,7 @@
 //! (hdrhistogram) for RTTs and queue occupancy, counters, and Jain's fairness index. Raw series
 //! are kept only where a scenario asks for them.
 
-use crate::ids::PortId;
+use crate::core::ids::PortId;
 use hdrhistogram::Histogram;
 use rttlab_cc::Time;
 
@@ -96,7 +96,7 @@ pub struct GroupStats {
 }
 
 impl GroupStats {
-    /// Adds another partition's counts of the same group (`crate::parallel`); destructured so
+    /// Adds another partition's counts of the same group ([`crate::parallel`]); destructured so
     /// that a field added later needs its rule here.
     pub(crate) fn absorb(&mut self, o: &GroupStats) {
         let GroupStats {

@@ -1,6 +1,6 @@
 //! `[[faults]]`: timed failures of the fabric — a link or one direction of it going down, running
 //! at a fraction of its rate, or losing packets silently; a switch going down
-//! (`crate::fabric::faults` applies them). Names are checked against the fabric when the network
+//! ([`crate::fabric::faults`] applies them). Names are checked against the fabric when the network
 //! is built; what needs no fabric is checked here.
 
 use super::{invalid, ScenarioError};

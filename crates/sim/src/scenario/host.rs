@@ -203,7 +203,7 @@ impl HostConfig {
     }
 }
 
-/// How flows move their data (`crate::transport`).
+/// How flows move their data ([`crate::transport`]).
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TransportConfig {
@@ -363,7 +363,7 @@ impl CcSection {
 pub enum CcConfig {
     Native(Cc),
     /// A controller written in Python (`rttlab.RateController` or `rttlab.WindowController`),
-    /// run through `crate::Controllers`: the front end that runs the simulation imports
+    /// run through [`crate::Controllers`]: the front end that runs the simulation imports
     /// `class`, checks its parameters (the other keys) and its kind against the transport, and
     /// writes the needs the class declares.
     Python(PythonCc),

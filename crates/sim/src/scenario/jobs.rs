@@ -1,4 +1,4 @@
-//! `[[jobs]]`: collective operations of training jobs (`crate::workload::collective`), each a
+//! `[[jobs]]`: collective operations of training jobs ([`crate::workload::collective`]), each a
 //! graph of transfers whose steps start when their input has arrived.
 
 use super::traffic::{one_u8, HostSet};

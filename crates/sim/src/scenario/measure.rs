@@ -29,7 +29,7 @@ pub struct MeasureConfig {
     /// Keep every PFC frame as it reaches the egress it pauses or resumes: the `pfc` table
     /// (memory grows with run length, up to `MAX_TRACE_SAMPLES` frames).
     pub pfc_trace: bool,
-    /// Packet capture on named egress ports (`crate::capture`); absent: none.
+    /// Packet capture on named egress ports ([`crate::report::capture`]); absent: none.
     pub pcap: Option<PcapConfig>,
 }
 

@@ -79,7 +79,7 @@ pub struct Scenario {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunOptions {
-    /// Threads for one simulation (`crate::partition`): `"auto"` (every core for a fabric of
+    /// Threads for one simulation ([`crate::parallel`]): `"auto"` (every core for a fabric of
     /// `AUTO_THREADS_HOSTS` hosts or more, one below) or a count.
     #[serde(default)]
     pub threads: Threads,

@@ -1,5 +1,5 @@
 //! `[routing]`: how a switch picks among the equal-cost egress ports towards a destination
-//! (`crate::fabric::routing` computes the ports; `crate::fabric` picks one per packet).
+//! ([`crate::fabric::routing`] computes the ports; [`crate::fabric`] picks one per packet).
 
 use rttlab_cc::Time;
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
 //! `[switch]`: the shared buffer, priority classes, PFC thresholds, ECN marking and queue limits
 //! of every switch, and `[[switch.ports]]` overrides of them for some egress ports
-//! (`crate::switch`, `crate::port`).
+//! ([`crate::fabric::switch`], [`crate::fabric::port`]).
 
 use super::{invalid, ScenarioError};
 use rttlab_cc::{Bytes, Rate};
@@ -278,8 +278,8 @@ impl SwitchConfig {
         if !self.pfc && self.pfc_headroom > Bytes(0) {
             return Err(invalid("switch.pfc_headroom", self.pfc_headroom, "PFC headroom needs switch.pfc = true"));
         }
-        if !(1..=crate::packet::MAX_INT_HOPS as u8).contains(&self.int_max_hops) {
-            return Err(invalid("switch.int_max_hops", self.int_max_hops, format!("1 to {} records per direction", crate::packet::MAX_INT_HOPS)));
+        if !(1..=crate::core::packet::MAX_INT_HOPS as u8).contains(&self.int_max_hops) {
+            return Err(invalid("switch.int_max_hops", self.int_max_hops, format!("1 to {} records per direction", crate::core::packet::MAX_INT_HOPS)));
         }
         check_queue(
             "switch",

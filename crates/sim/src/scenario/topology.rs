@@ -1,4 +1,4 @@
-//! `[topology]`: the fabric's shape, sizes and link rates (`crate::topology` builds the graph).
+//! `[topology]`: the fabric's shape, sizes and link rates ([`crate::fabric::topology`] builds the graph).
 
 use super::de::Table;
 use super::graph::GraphConfig;

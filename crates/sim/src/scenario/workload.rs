@@ -1,4 +1,4 @@
-//! `[[workloads]]`: traffic generated while the run goes (`crate::workload`).
+//! `[[workloads]]`: traffic generated while the run goes ([`crate::workload`]).
 
 use super::de::Table;
 use super::traffic::{one_u32, one_u8, HostSet};
@@ -8,7 +8,7 @@ use crate::workload::matrix::Matrix;
 use rttlab_cc::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
-/// A traffic generator (`crate::workload`).
+/// A traffic generator ([`crate::workload`]).
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Workload {
@@ -20,7 +20,7 @@ pub enum Workload {
     Incast(IncastConfig),
     /// Small probes that measure the fabric's RTT (TIMELY §6.2 Fig. 20).
     Pinger(PingerConfig),
-    /// htsim's connection matrix: transfers chained by triggers (`crate::workload::matrix`).
+    /// htsim's connection matrix: transfers chained by triggers ([`crate::workload::matrix`]).
     Matrix(MatrixConfig),
 }
 

@@ -6,7 +6,7 @@
 //!   the time comes (recompute, re-queue if now too early). A static cap on a flow's outstanding
 //!   bytes is the safeguard.
 //! - **Segmenter**: a released segment is handed to the NIC (`t_send`), which sends it as MTU
-//!   packets (`crate::nic`).
+//!   packets ([`crate::host::nic`]).
 //! - **Receiver**: the NIC acknowledges each whole segment when its last packet arrives, at
 //!   once, with a high-priority ACK (§3.1 "prompt ACK generation").
 //! - **RTT measurement engine** (§3.1): on the completion,
@@ -35,15 +35,15 @@
 //!   which resends every packet not reported.
 //!
 //! The two ends are two state machines, `MessageTx` at the sender and `MessageRx` in the
-//! receiving NIC, and neither does I/O: the host's scheduler (`crate::host::nic`) asks
+//! receiving NIC, and neither does I/O: the host's scheduler ([`crate::host::nic`]) asks
 //! `MessageTx` when its next segment may go (`release_time`) and takes it (`release`); the
 //! receiving NIC feeds `MessageRx` each packet (`on_data`, which says how to answer); an ACK or
 //! NAK hands back the segments it completes (`pop_acked`), each of which feeds the rate
 //! controller (`on_completion`), and says where the NIC must go back to (`rewind`).
-//! `crate::host` does the rest.
+//! [`crate::host`] does the rest.
 
 use super::multipath::PathControl;
-use crate::engine::{exponential, LazyTimer, Rng};
+use crate::core::engine::{exponential, LazyTimer, Rng};
 use rttlab_cc::{Completion, IntHop, Rate, RateController, Time};
 use std::collections::VecDeque;
 

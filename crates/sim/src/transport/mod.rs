@@ -4,7 +4,7 @@
 //! - `window`: a TCP-like stack — per-packet data, cumulative and selective ACKs, a congestion
 //!   window, loss recovery — for DCTCP and other window controllers over a lossy fabric.
 //!
-//! Nothing here knows the network: `crate::endpoint` feeds them packets, timer events and the
+//! Nothing here knows the network: [`crate::host`] feeds them packets, timer events and the
 //! time, and carries out what they ask.
 
 pub mod message;
@@ -29,33 +29,4 @@ pub(crate) fn insert_seq(ranges: &mut Vec<[u32; 2]>, seq: u32) -> [u32; 2] {
         ranges.insert(i, [seq, seq + 1]);
     }
     ranges[i]
-}
-
-/// A connection's timers, as the `b` of its `Timer` events.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub enum Timer {
-    /// Retransmission timeout (RFC 6298).
-    Rto = 0,
-    /// Delayed ACK (RFC 5681 §4.2).
-    DelayedAck = 1,
-    /// The connection's start time.
-    Start = 2,
-    /// The next paced send.
-    Pace = 3,
-    /// The application has written the next packet (`onoff`).
-    App = 4,
-    /// RACK's reordering window has passed for a packet sent before one delivered (RFC 8985).
-    Reorder = 5,
-    /// Nothing was acknowledged for a probe timeout: a tail-loss probe goes (RFC 8985 §7).
-    Probe = 6,
-}
-
-impl Timer {
-    const ALL: [Timer; 7] = [Timer::Rto, Timer::DelayedAck, Timer::Start, Timer::Pace, Timer::App, Timer::Reorder, Timer::Probe];
-
-    /// The timer an event's `b` names.
-    pub fn from_u32(b: u32) -> Timer {
-        Timer::ALL[b as usize]
-    }
 }

@@ -34,13 +34,13 @@
 //! receiver, and neither does I/O (the smoltcp/quinn-proto pattern): each is fed packet
 //! headers, timer expiries and the time, and pushes what the network must do (`Action`s: send a
 //! data packet or an ACK, queue a timer event, record an RTT sample or a delivery) into a
-//! caller-owned buffer, in the order they happen. `crate::host` applies them;
+//! caller-owned buffer, in the order they happen. [`crate::host`] applies them;
 //! `tests/transport_window.rs` drives them from hand-made packet sequences.
 
 use super::multipath::PathControl;
 use super::onoff::OnOff;
-use super::Timer;
-use crate::engine::LazyTimer;
+use crate::core::engine::LazyTimer;
+use crate::core::engine::Timer;
 use crate::scenario::{LossDetection, WindowConfig};
 use rttlab_cc::{AckEvent, Loss, Rate, Time, WindowController};
 use std::collections::VecDeque;

@@ -2,7 +2,7 @@
 //! linear interpolation between points (reference algorithms.md §9.3: HPCC's `traffic_gen/`
 //! files and `custom_rand.py`; a size is truncated to whole bytes, 0 becomes 1).
 
-use crate::engine::Rng;
+use crate::core::engine::Rng;
 use crate::scenario::CdfSpec;
 use crate::scenario::MAX_TRANSFER;
 use rand::Rng as _;
@@ -128,7 +128,7 @@ impl Cdf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{rng_stream, Stream};
+    use crate::core::engine::{rng_stream, Stream};
 
     fn named(n: &str) -> Cdf {
         Cdf::from_spec(&CdfSpec::Named(n.into())).unwrap()

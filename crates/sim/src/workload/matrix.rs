@@ -17,7 +17,7 @@
 //! is first activated (a connection runs once); a `barrier` after `count` activations. A
 //! `failure switch_type AGG switch_id S link_id L` line (after a `Failures F` header) takes
 //! aggregation switch S's L-th uplink out of a fat-tree for the whole run, as htsim's
-//! `FatTreeTopology::add_failed_link` does (`crate::faults`).
+//! `FatTreeTopology::add_failed_link` does ([`crate::fabric::faults`]).
 
 use rttlab_cc::Time;
 use std::collections::HashMap;

@@ -16,8 +16,8 @@ pub mod cdf;
 pub mod collective;
 pub mod matrix;
 
-use crate::engine::{exponential, rng_stream, Rng, Stream};
-use crate::routing::Routing;
+use crate::core::engine::{exponential, rng_stream, Rng, Stream};
+use crate::fabric::routing::Routing;
 use crate::scenario::{Peers, Placement, Scenario, ScenarioError, ServerAssignment, Workload};
 use cdf::Cdf;
 use rand::Rng as _;

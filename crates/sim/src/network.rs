@@ -1,29 +1,29 @@
 //! The network: the fabric, the hosts and the run's context built from a scenario, and the
 //! event loop that hands each event to the part it belongs to.
 //!
-//! The parts own their state: the fabric (`crate::fabric`: ports, switches, routes), the hosts
-//! (`crate::host`: NICs, connections, applications) and the context (`crate::ctx`: clock,
+//! The parts own their state: the fabric ([`crate::fabric`]: ports, switches, routes), the hosts
+//! ([`crate::host`]: NICs, connections, applications) and the context (`ctx`: clock,
 //! event queue, packets, measurements, configuration). The packet path is their methods,
-//! each taking the parts it reaches as arguments; reports read them (`crate::output`).
+//! each taking the parts it reaches as arguments; reports read them ([`crate::report::output`]).
 
-use crate::ctx::Boundary;
+use crate::core::engine::{Event, EventKind, EventQueue};
+use crate::core::external::Controllers;
+use crate::core::ids::PortId;
+use crate::core::packet::{PacketKind, Slab};
 use crate::ctx::{Ctx, RunConfig};
-use crate::engine::{Event, EventKind, EventQueue};
-use crate::external::Controllers;
+use crate::fabric::port::{Owner, Port};
+use crate::fabric::routing::Routing;
+use crate::fabric::topology::Graph;
 use crate::fabric::Fabric;
-use crate::flow::{FlowStats, Tx};
+use crate::host::flow::{FlowStats, Tx};
 use crate::host::nic::Host;
 use crate::host::Hosts;
-use crate::ids::PortId;
-use crate::measure::{Counters, Measurements, TimeSeries};
-use crate::output::Summary;
-use crate::packet::{PacketKind, Slab};
-use crate::port::{Owner, Port};
-use crate::routing::Routing;
+use crate::parallel::boundary::Boundary;
+use crate::report::measure::{Counters, Measurements, TimeSeries};
+use crate::report::output::Summary;
+use crate::report::stats::GroupStats;
+use crate::report::table::Tables;
 use crate::scenario::{invalid, CcConfig, Scenario, ScenarioError};
-use crate::stats::GroupStats;
-use crate::table::Tables;
-use crate::topology::Graph;
 use crate::workload::Generator;
 use rttlab_cc::hpcc::BaseRtt;
 use rttlab_cc::Time;
@@ -72,7 +72,7 @@ impl Network {
     }
 
     /// The network of `s`, as partition `part.0` of a cut (`part.1`: each node's partition,
-    /// `crate::partition`) when given: its own nodes' connections are opened, and the links to
+    /// [`crate::parallel`]) when given: its own nodes' connections are opened, and the links to
     /// other partitions' nodes lead there.
     pub(crate) fn build(
         s: &Scenario,
@@ -88,7 +88,7 @@ impl Network {
         }
         let mut fabric = Fabric::new(s);
         let queue_params = fabric.queue_params(s)?;
-        fabric.faults = crate::faults::Faults::build(s, &fabric.graph, &fabric.ports)?;
+        fabric.faults = crate::fabric::faults::Faults::build(s, &fabric.graph, &fabric.ports)?;
         let measure = Measurements::new(s, &mut fabric)?;
         let line_rates: Vec<u64> = fabric.host_ports.iter().map(|p| fabric.ports[p.idx()].rate.bps()).collect();
         let first_workload_group = s.flows.len();
@@ -233,11 +233,11 @@ impl Network {
     }
 
     /// What another partition told this one.
-    pub(crate) fn receive_outgoing(&mut self, o: crate::ctx::Outgoing) {
+    pub(crate) fn receive_outgoing(&mut self, o: crate::parallel::boundary::Outgoing) {
         match o {
-            crate::ctx::Outgoing::RxEnd(f, end) => self.hosts.flows.install_rx(f, *end),
-            crate::ctx::Outgoing::Message(f, serial, m) => self.hosts.expect_message(f, serial, m),
-            crate::ctx::Outgoing::Event(t, seq, kind) => self.cx.events.push_reserved(t, seq, kind),
+            crate::parallel::boundary::Outgoing::RxEnd(f, end) => self.hosts.flows.install_rx(f, *end),
+            crate::parallel::boundary::Outgoing::Message(f, serial, m) => self.hosts.expect_message(f, serial, m),
+            crate::parallel::boundary::Outgoing::Event(t, seq, kind) => self.cx.events.push_reserved(t, seq, kind),
         }
     }
 
@@ -268,10 +268,10 @@ impl Network {
         for n in first..=PREFETCH_AHEAD {
             match events.upcoming(n) {
                 Some(EventKind::Arrive { port, pkt }) => {
-                    crate::engine::prefetch(self.cx.pkts.get(pkt));
+                    crate::core::engine::prefetch(self.cx.pkts.get(pkt));
                     // Only PFC reads the port a packet arrives through (`Fabric::arrival_node`).
                     if self.cx.cfg.lossless != 0 {
-                        crate::engine::prefetch(&self.fabric.ports[port.idx()]);
+                        crate::core::engine::prefetch(&self.fabric.ports[port.idx()]);
                     }
                 }
                 Some(EventKind::TxDone { port, .. }) => self.fabric.prefetch_port(port, 0..self.cx.cfg.classes),
@@ -324,7 +324,9 @@ impl Network {
             EventKind::Dropped { flow, serial, lost } => hosts.dropped_notice(flow.0, serial, lost, cx),
             EventKind::Closed { flow, serial } => hosts.receiver_closed(flow.0, serial),
             EventKind::Fault(port) => fabric.fault_edge(port, hosts, cx),
-            EventKind::Lost { pkt, silent, .. } => fabric.lose(pkt, if silent { crate::faults::Lost::Silent } else { crate::faults::Lost::Down }, hosts, cx),
+            EventKind::Lost { pkt, silent, .. } => {
+                fabric.lose(pkt, if silent { crate::core::packet::Lost::Silent } else { crate::core::packet::Lost::Down }, hosts, cx)
+            }
             EventKind::PingLost { generator, source } => hosts.ping_lost(generator, source),
             EventKind::Arrival { generator, host } => hosts.workload_event(generator, host, fabric, cx),
             EventKind::HostRx(h) => hosts.host_rx_done(h.0, fabric, cx),
@@ -464,7 +466,7 @@ impl Network {
     }
 
     /// Port `p` with its class queues and statistics.
-    pub fn port(&self, p: PortId) -> crate::port::PortView<'_> {
+    pub fn port(&self, p: PortId) -> crate::fabric::port::PortView<'_> {
         self.fabric.port(p)
     }
 
@@ -474,15 +476,15 @@ impl Network {
 
     /// The connection slots, in the flows table's order (`FlowTable::listed`; a retired
     /// workload flow's slot may hold a closed flow).
-    pub fn flows(&self) -> Vec<crate::flow::FlowView<'_>> {
+    pub fn flows(&self) -> Vec<crate::host::flow::FlowView<'_>> {
         let mut v: Vec<_> = self.hosts.flows.views().collect();
-        v.sort_by_key(crate::flow::FlowView::listing_order);
+        v.sort_by_key(crate::host::flow::FlowView::listing_order);
         v
     }
 
     /// Connection `id` (as the tables and time series name it).
-    pub fn flow(&self, id: u32) -> crate::flow::FlowView<'_> {
-        crate::flow::FlowView { id, stats: self.hosts.flows.stats(id), flow: &self.hosts.flows.slots[id] }
+    pub fn flow(&self, id: u32) -> crate::host::flow::FlowView<'_> {
+        crate::host::flow::FlowView { id, stats: self.hosts.flows.stats(id), flow: &self.hosts.flows.slots[id] }
     }
 
     /// Fault injection: the next data packet of flow `flow` with sequence number `seq` (the
@@ -523,31 +525,31 @@ impl Network {
         self.fabric.path(src, dst, hash)
     }
 
-    /// The run's summary: headline numbers over the measured period (`crate::output`).
+    /// The run's summary: headline numbers over the measured period ([`crate::report::output`]).
     pub fn summary(&self) -> Summary {
-        crate::output::summary(self)
+        crate::report::output::summary(self)
     }
 
-    /// The result tables (`crate::output`).
+    /// The result tables ([`crate::report::output`]).
     pub fn tables(&self) -> Tables {
-        crate::output::tables(self, self.cx.measure.timeseries.clone())
+        crate::report::output::tables(self, self.cx.measure.timeseries.clone())
     }
 
     /// The result tables, the time series moved into them rather than copied (a million rows
     /// are tens of megabytes of fresh memory): the network keeps none.
     pub fn take_tables(&mut self) -> Tables {
         let ts = std::mem::take(&mut self.cx.measure.timeseries);
-        crate::output::tables(self, ts)
+        crate::report::output::tables(self, ts)
     }
 
-    /// What a reader of the results should be told (`crate::output`).
+    /// What a reader of the results should be told ([`crate::report::output`]).
     pub fn warnings(&self, summary: &Summary) -> Vec<String> {
-        crate::output::warnings(self, summary)
+        crate::report::output::warnings(self, summary)
     }
 
-    /// Every invariant of the state, or the first that fails (`crate::invariants`).
+    /// Every invariant of the state, or the first that fails ([`crate::report::invariants`]).
     pub fn check_invariants(&self) -> Result<(), String> {
-        crate::invariants::check(self)
+        crate::report::invariants::check(self)
     }
 }
 
@@ -567,7 +569,7 @@ impl Network {
             }
             EventKind::HostWake(h) | EventKind::HostRx(h) | EventKind::MessageRto(h) => Some(h.0),
             EventKind::Timer { flow, timer, .. } => Some(match timer {
-                crate::transport::Timer::DelayedAck => hosts.flows.rx[flow.0].dst,
+                crate::core::engine::Timer::DelayedAck => hosts.flows.rx[flow.0].dst,
                 _ => hosts.flows.slots.host_of(flow.0),
             }),
             EventKind::Dropped { flow, .. } => Some(hosts.flows.slots.host_of(flow.0)),

@@ -1,12 +1,13 @@
 //! What every part of the network uses and no part owns: the clock and the event queue, the
 //! packets, the measurements, and what the scenario fixes for the whole run. The fabric
-//! (`crate::fabric`) and the hosts (`crate::host`) each take it beside their own state.
+//! ([`crate::fabric`]) and the hosts ([`crate::host`]) each take it beside their own state.
 
-use crate::engine::EventQueue;
-use crate::measure::Measurements;
-use crate::packet::Slab;
+use crate::core::engine::EventQueue;
+use crate::core::packet::Slab;
+use crate::fabric::switch::QueueParams;
+use crate::parallel::boundary::{Boundary, Outgoing};
+use crate::report::measure::Measurements;
 use crate::scenario::{CcConfig, Feedback, HostConfig, NicArbitration, RateAfterIdle, RatePacing, Recovery, RoutingConfig, Scenario, TransportConfig};
-use crate::switch::QueueParams;
 use crate::transport::multipath::PathRun;
 use rttlab_cc::{Rate, Signal, Time};
 
@@ -26,38 +27,8 @@ pub(crate) struct Ctx {
     /// When the run ends: the scenario's duration, or earlier once its connections are all
     /// done (`until = "flows_done"`, found as the run goes).
     pub end: Time,
-    /// A partition's boundary with the others (`crate::parallel`); empty on one thread.
+    /// A partition's boundary with the others ([`crate::parallel`]); empty on one thread.
     pub boundary: Boundary,
-}
-
-/// What a partition of a cut network keeps of its boundary with the others: which partition
-/// it is, the packets and notices on their way out, and the events not its own to count.
-#[derive(Default)]
-pub(crate) struct Boundary {
-    /// Which partition, and each node's (`crate::parallel`); `None`: the whole network.
-    pub part: Option<(usize, std::sync::Arc<[usize]>)>,
-    /// Packets sent toward another partition in this span, and those handed over whose
-    /// transmission is not done yet (their completion reads them).
-    pub crossings: Vec<Crossed>,
-    pub handed_over: Vec<Crossed>,
-    /// What else this partition tells others with its next clock, with the node it is for.
-    pub outbox: Vec<(u32, Outgoing)>,
-    /// Events the other partitions handled (a merged network's).
-    pub events_elsewhere: u64,
-    /// A partition's events taken from its queue that are not its to count: another
-    /// partition's, which it drops, and the run's own, which every partition handles and the
-    /// first counts.
-    pub events_not_counted: u64,
-}
-
-/// What a partition tells another with its next clock, beside packets.
-pub(crate) enum Outgoing {
-    /// A connection opened: its receiving end, for the receiver's host.
-    RxEnd(u32, Box<crate::flow::RxEnd>),
-    /// A message offered on an RPC connection (its id and serial number), for its receiver.
-    Message(u32, u32, crate::flow::Message),
-    /// An event of another partition's node (`Ctx::notify`), at its time and place in the order.
-    Event(Time, u64, crate::engine::EventKind),
 }
 
 impl Ctx {
@@ -78,7 +49,7 @@ impl Ctx {
 
     /// Node `node` hears of something now, `notice_delay` later (`EventKind::Dropped`,
     /// `EventKind::PingLost`).
-    pub fn notify(&mut self, node: u32, kind: crate::engine::EventKind) {
+    pub fn notify(&mut self, node: u32, kind: crate::core::engine::EventKind) {
         let at = self.now + self.notice_delay;
         if self.foreign(node) {
             let seq = self.events.reserve(at);
@@ -87,21 +58,6 @@ impl Ctx {
             self.events.push(at, kind);
         }
     }
-}
-
-/// A packet sent toward another partition (`crate::partition`).
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct Crossed {
-    pub arrive: Time,
-    /// Its arrival's place in the event order.
-    pub seq: u64,
-    /// The port it arrives through.
-    pub port: crate::ids::PortId,
-    pub pkt: crate::ids::PktId,
-    /// When its transmission is done.
-    pub done: Time,
-    /// The partition it goes to.
-    pub to: u16,
 }
 
 /// What the telemetry (`switch.int`) asks of the run.
