@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{run_net, scenario};
+use common::{run_net, scenario, star_pair};
 use rttlab_cc::{Rate, Time};
 use rttlab_sim::fabric::routing::five_tuple_hash;
 use rttlab_sim::Network;
@@ -194,6 +194,58 @@ fn flow_sizes_offer_their_target_load_on_the_host_links() {
     assert_eq!(num(all, "flows_started"), net.groups()[0].flows_started);
     assert!(buckets.iter().all(|&r| num(r, "flows") <= num(r, "flows_started")));
     assert!(num(all, "flows") < num(all, "flows_started"), "every flow finished by the end");
+    // Each flow started either finished or is counted at its age.
+    for &r in &rows {
+        assert_eq!(num(r, "flows") + num(r, "flows_censored"), num(r, "flows_started"));
+    }
+}
+
+/// Flows still under way at the end count in the FCT statistics at their age (right-censored),
+/// not as if they had never started: 4 MB flows at 90 % load on a 10 Gbps pair take 3.2 ms
+/// each alone and the run lasts 5 ms, so some finish and some are cut off. Each flow started
+/// is one or the other; a cut-off one's slowdown is its age over its ideal FCT (at least 1), and
+/// the summary's p99 is the largest slowdown of either kind.
+#[test]
+fn flows_under_way_at_the_end_count_at_their_age() {
+    let rest = r#"
+        [[workloads]]
+        kind = "flow_sizes"
+        cdf = [[4000000, 0], [4000000, 100]]
+        load = 0.9
+        [measure]
+        flow_records = true
+    "#;
+    let net = run_net(&star_pair("5ms", "", rest));
+    let s = net.summary();
+    let started = net.groups()[0].flows_started;
+    assert!(s.fct_flows > 0 && s.fct_censored > 0, "{} finished, {} censored", s.fct_flows, s.fct_censored);
+    assert_eq!(s.fct_flows + s.fct_censored, started);
+    let tables = net.tables();
+    let records = &tables.iter().find(|(n, _)| *n == "flow_records").expect("flow records").1;
+    let col = |name: &str, r: usize| records.get(name).expect(name).text(r).parse::<f64>().expect("a number");
+    let mut top: f64 = 0.0;
+    for r in 0..records.rows() {
+        let slowdown = col("slowdown", r);
+        if col("finished", r) == 0.0 {
+            // Its age to the run's end over its ideal FCT, and at least 1: a lower bound of
+            // its slowdown.
+            let age = 5000.0 - col("start_us", r);
+            assert!((col("age_us", r) - age).abs() < 1e-6, "{} vs {age}", col("age_us", r));
+            assert!((slowdown - (age / col("ideal_fct_us", r)).max(1.0)).abs() < 1e-9);
+            assert!(col("delivered_bytes", r) < 4e6);
+        } else {
+            assert_eq!(col("delivered_bytes", r), 4e6);
+        }
+        top = top.max(slowdown);
+    }
+    assert_eq!(records.rows() as u64, started);
+    // The histogram keeps three significant digits (in thousandths).
+    let p99 = s.slowdown_p99.expect("a slowdown");
+    assert!((p99 - top).abs() <= top * 1e-3 + 1e-3, "{p99} vs {top}");
+    let fct = &tables.iter().find(|(n, _)| *n == "fct").expect("an fct table").1;
+    let all = (0..fct.rows()).find(|&r| fct.get("bucket").unwrap().text(r) == "all").expect("an all-sizes row");
+    assert_eq!(fct.get("flows").unwrap().text(all), s.fct_flows.to_string());
+    assert_eq!(fct.get("flows_censored").unwrap().text(all), s.fct_censored.to_string());
 }
 
 /// Window-transport flows with drops and retransmissions: stale packets of retired flows never

@@ -6,7 +6,7 @@ use crate::fabric::port::{port_name, ClassStats};
 use crate::host::flow::FlowView;
 use crate::network::Network;
 use crate::report::measure::TimeSeries;
-use crate::report::stats::{histogram, jain, FlowRecord};
+use crate::report::stats::{buckets_of, histogram, jain, record_fct_into, FlowRecord};
 use crate::report::table::{tables_json, Column, Table, Tables};
 use crate::scenario::Scenario;
 use hdrhistogram::Histogram;
@@ -93,9 +93,13 @@ pub struct Summary {
     pub ping_samples: u64,
     pub ping_p50_us: Option<f64>,
     pub ping_p99_us: Option<f64>,
-    /// Sized flows that started after the warm-up and finished, and their FCT slowdown (FCT over
-    /// the FCT alone on an idle network) over all sizes; per size bucket in the `fct` table.
+    /// Sized flows that started after the warm-up and finished, those still under way at the
+    /// end (right-censored), and the FCT slowdown (FCT over the FCT alone on an idle network)
+    /// over all sizes, the censored counted at their age (a lower bound: finished flows alone
+    /// would flatter a run whose slowest flows never finished); per size bucket in the `fct`
+    /// table.
     pub fct_flows: u64,
+    pub fct_censored: u64,
     pub slowdown_p50: Option<f64>,
     pub slowdown_p95: Option<f64>,
     pub slowdown_p99: Option<f64>,
@@ -141,7 +145,8 @@ pub(crate) fn summary(net: &Network) -> Summary {
     let rpcs = rpc_latencies(net);
     let rpc = merged(rpcs.iter().map(|g| &g.0));
     let ping = merged(net.cx.measure.groups.iter().map(|g| &g.ping_rtt));
-    let slowdown = merged(net.cx.measure.groups.iter().map(|g| g.slowdown.last().expect("an all-sizes bucket")));
+    let with_censored = fct_censored(net);
+    let slowdown = merged(with_censored.iter().map(|g| g.slowdown.last().expect("an all-sizes bucket")));
     let qs = net.cx.measure.samplers.first().filter(|s| !s.hist.is_empty()).map(|s| &s.hist);
     let (c, w) = (net.counters(), net.cx.measure.at_warmup);
     Summary {
@@ -200,7 +205,8 @@ pub(crate) fn summary(net: &Network) -> Summary {
         ping_samples: ping.len(),
         ping_p50_us: quantile(&ping, 0.5, 1e3),
         ping_p99_us: quantile(&ping, 0.99, 1e3),
-        fct_flows: slowdown.len(),
+        fct_flows: net.cx.measure.groups.iter().map(|g| g.fct.last().map_or(0, |h| h.len())).sum(),
+        fct_censored: with_censored.iter().map(|g| g.censored.last().copied().unwrap_or(0)).sum(),
         slowdown_p50: quantile(&slowdown, 0.5, 1e3),
         slowdown_p95: quantile(&slowdown, 0.95, 1e3),
         slowdown_p99: quantile(&slowdown, 0.99, 1e3),
@@ -574,10 +580,11 @@ fn timeseries_table(net: &Network, ts: TimeSeries) -> Table {
 /// and slowdown quantiles describe) of those started after the warm-up (`flows_started`).
 fn fct_table(net: &Network) -> Table {
     let edges = &net.cx.measure.fct_buckets;
-    let (mut group, mut bucket, mut lo_col, mut hi_col, mut flows, mut started) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut group, mut bucket, mut lo_col, mut hi_col, mut flows, mut censored, mut started) = (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
     let mut q: [Vec<Option<f64>>; 6] = Default::default();
-    for g in net.cx.measure.groups.iter().filter(|g| g.sized_started.last().is_some_and(|&n| n > 0)) {
-        for (b, (fct, slow)) in g.fct.iter().zip(&g.slowdown).enumerate() {
+    let with_censored = fct_censored(net);
+    for (g, c) in net.cx.measure.groups.iter().zip(&with_censored).filter(|(g, _)| g.sized_started.last().is_some_and(|&n| n > 0)) {
+        for (b, (fct, slow)) in c.fct.iter().zip(&c.slowdown).enumerate() {
             let all = b == edges.len() + 1;
             let lo = if all || b == 0 { 0 } else { edges[b - 1] };
             let hi = if all || b == edges.len() { None } else { Some(edges[b]) };
@@ -585,7 +592,8 @@ fn fct_table(net: &Network) -> Table {
             bucket.push(if all { "all".to_string() } else { format!("{}-{}", lo, hi.map_or("inf".into(), |h| h.to_string())) });
             lo_col.push(lo);
             hi_col.push(hi);
-            flows.push(fct.len());
+            flows.push(g.fct[b].len());
+            censored.push(c.censored[b]);
             started.push(g.sized_started[b]);
             for (i, (h, p)) in [(fct, 0.5), (fct, 0.95), (fct, 0.99), (slow, 0.5), (slow, 0.95), (slow, 0.99)].into_iter().enumerate() {
                 q[i].push(quantile(h, p, 1e3));
@@ -599,6 +607,7 @@ fn fct_table(net: &Network) -> Table {
         .col("size_min_bytes", lo_col)
         .col("size_max_bytes", hi_col)
         .col("flows", flows)
+        .col("flows_censored", censored)
         .col("flows_started", started)
         .col("fct_p50_us", fct_p50)
         .col("fct_p95_us", fct_p95)
@@ -608,39 +617,73 @@ fn fct_table(net: &Network) -> Table {
         .col("slowdown_p99", slow_p99)
 }
 
-/// The workload flows counted for FCT (`measure.flow_records`): each finished one, then those
-/// still under way at the end (`finished` false, no FCT; their outage runs to the end), by
-/// completion (or the end), sender and start: an order however the network was cut.
-fn flow_records_table(net: &Network) -> Table {
-    let Some(done) = &net.cx.measure.flow_records else { return flow_records_columns(net, Vec::new()) };
-    let mut r: Vec<(FlowRecord, bool)> = done.iter().map(|x| (*x, true)).collect();
+/// The sized flows the FCT statistics count that were still under way at the end, each with
+/// its age as its FCT (right-censored: its FCT is at least that), and the payload it delivered.
+fn under_way(net: &Network) -> impl Iterator<Item = (FlowRecord, u64)> + '_ {
     let (end, cfg) = (net.cx.end, &net.cx.cfg);
-    for x in net.hosts.flows.views().filter(|x| x.open && x.ephemeral.is_some() && x.stats.finish.is_none()) {
+    net.hosts.flows.views().filter(|x| x.open && x.ephemeral.is_some() && x.stats.finish.is_none()).filter_map(move |x| {
         if x.start < cfg.warmup || x.start >= cfg.fct_until || x.start > end {
-            continue;
+            return None;
         }
-        let Some(e) = net.hosts.flows.rx.get(x.id).filter(|e| e.serial == x.serial) else { continue };
         let outage = outage(net, &x).unwrap_or(Time::ZERO);
         let st = &x.stats;
         let record =
-            FlowRecord { group: x.group, src: x.src, dst: x.dst, size: st.size.unwrap_or(0), start: x.start, fct: end - x.start, ideal: e.ideal, outage };
-        r.push((record, false));
+            FlowRecord { group: x.group, src: x.src, dst: x.dst, size: st.size.unwrap_or(0), start: x.start, fct: end - x.start, ideal: x.ideal, outage };
+        Some((record, st.delivered_bytes))
+    })
+}
+
+/// Per group, its FCT and slowdown histograms (laid out as [`crate::report::stats::GroupStats::fct`]) with the flows
+/// under way at the end counted at the lower bound their age gives (their age, and at least
+/// their ideal FCT: percentiles of lower bounds are lower bounds of the percentiles), and how many of those there are per bucket: FCT
+/// statistics of finished flows alone flatter a run whose slowest flows never finished.
+fn fct_censored(net: &Network) -> Vec<FctCensored> {
+    let edges = &net.cx.measure.fct_buckets;
+    let mut out: Vec<FctCensored> =
+        net.cx.measure.groups.iter().map(|g| FctCensored { fct: g.fct.clone(), slowdown: g.slowdown.clone(), censored: vec![0; g.fct.len()] }).collect();
+    for (x, _) in under_way(net) {
+        let g = &mut out[x.group as usize];
+        // An FCT is never below the ideal: that is the bound for a flow younger than it.
+        record_fct_into(&mut g.fct, &mut g.slowdown, edges, x.size, x.fct.max(x.ideal), x.ideal);
+        for i in buckets_of(g.censored.len(), edges, x.size) {
+            g.censored[i] += 1;
+        }
     }
-    r.sort_by_key(|(x, _)| (x.start + x.fct, x.src, x.start, x.dst, x.size));
+    out
+}
+
+/// A group's FCT statistics with its censored flows (`fct_censored`).
+struct FctCensored {
+    fct: Vec<Histogram<u64>>,
+    slowdown: Vec<Histogram<u64>>,
+    censored: Vec<u64>,
+}
+
+/// The workload flows counted for FCT (`measure.flow_records`): each finished one, then those
+/// still under way at the end (`finished` false, no FCT; their slowdown the lower bound their
+/// age gives, at least 1; their outage runs to the end), by completion (or the end), sender and start: an
+/// order however the network was cut.
+fn flow_records_table(net: &Network) -> Table {
+    let Some(done) = &net.cx.measure.flow_records else { return flow_records_columns(net, Vec::new()) };
+    let mut r: Vec<(FlowRecord, bool, u64)> = done.iter().map(|x| (*x, true, x.size)).collect();
+    r.extend(under_way(net).map(|(x, delivered)| (x, false, delivered)));
+    r.sort_by_key(|(x, ..)| (x.start + x.fct, x.src, x.start, x.dst, x.size));
     flow_records_columns(net, r)
 }
 
-fn flow_records_columns(net: &Network, r: Vec<(FlowRecord, bool)>) -> Table {
+fn flow_records_columns(net: &Network, r: Vec<(FlowRecord, bool, u64)>) -> Table {
     Table::default()
         .col("group", Column::labels(r.iter().map(|x| &net.cx.measure.groups[x.0.group as usize].name)))
         .col("src", r.iter().map(|x| x.0.src).collect::<Vec<_>>())
         .col("dst", r.iter().map(|x| x.0.dst).collect::<Vec<_>>())
         .col("size_bytes", r.iter().map(|x| x.0.size).collect::<Vec<_>>())
+        .col("delivered_bytes", r.iter().map(|x| x.2).collect::<Vec<_>>())
         .col("start_us", r.iter().map(|x| us(x.0.start)).collect::<Vec<_>>())
         .col("finished", r.iter().map(|x| x.1 as u8).collect::<Vec<_>>())
         .col("fct_us", r.iter().map(|x| x.1.then(|| us(x.0.fct))).collect::<Vec<_>>())
+        .col("age_us", r.iter().map(|x| us(x.0.fct)).collect::<Vec<_>>())
         .col("ideal_fct_us", r.iter().map(|x| us(x.0.ideal)).collect::<Vec<_>>())
-        .col("slowdown", r.iter().map(|x| x.1.then(|| x.0.fct.ps() as f64 / x.0.ideal.ps().max(1) as f64)).collect::<Vec<_>>())
+        .col("slowdown", r.iter().map(|x| x.0.fct.max(x.0.ideal).ps() as f64 / x.0.ideal.ps().max(1) as f64).collect::<Vec<_>>())
         .col("outage_us", r.iter().map(|x| us(x.0.outage)).collect::<Vec<_>>())
 }
 

@@ -168,7 +168,7 @@ impl GroupStats {
     pub fn record_start(&mut self, buckets: &[u64], size: Option<u64>) {
         self.flows_started += 1;
         if let Some(size) = size {
-            for i in self.buckets_of(buckets, size) {
+            for i in buckets_of(self.sized_started.len(), buckets, size) {
                 self.sized_started[i] += 1;
             }
         }
@@ -177,20 +177,24 @@ impl GroupStats {
     /// A flow of `size` bytes finished in `fct`; alone it would have taken `ideal`.
     pub fn record_fct(&mut self, buckets: &[u64], size: u64, fct: Time, ideal: Time) {
         self.flows_finished += 1;
-        let slowdown = (fct.ps() as u128 * 1000 / ideal.ps().max(1) as u128) as u64;
-        for i in self.buckets_of(buckets, size) {
-            self.fct[i].record(ns(fct)).expect("auto-resizing histogram");
-            self.slowdown[i].record(slowdown.max(1)).expect("auto-resizing histogram");
-        }
+        record_fct_into(&mut self.fct, &mut self.slowdown, buckets, size, fct, ideal);
     }
 }
 
-impl GroupStats {
-    /// The statistics' indices a flow of `size` bytes counts in: its bucket of `buckets`
-    /// (edges; past the last, the open one) and all sizes.
-    fn buckets_of(&self, buckets: &[u64], size: u64) -> [usize; 2] {
-        [buckets.partition_point(|&edge| edge < size), self.fct.len() - 1]
+/// Records an FCT of `fct` (alone: `ideal`) of a flow of `size` bytes into per-bucket FCT and
+/// slowdown histograms laid out as [`GroupStats::fct`]: its bucket of `buckets` (edges; past the
+/// last, the open one) and all sizes.
+pub(crate) fn record_fct_into(fcts: &mut [Histogram<u64>], slowdowns: &mut [Histogram<u64>], buckets: &[u64], size: u64, fct: Time, ideal: Time) {
+    let slowdown = (fct.ps() as u128 * 1000 / ideal.ps().max(1) as u128) as u64;
+    for i in buckets_of(fcts.len(), buckets, size) {
+        fcts[i].record(ns(fct)).expect("auto-resizing histogram");
+        slowdowns[i].record(slowdown.max(1)).expect("auto-resizing histogram");
     }
+}
+
+/// The statistics' indices a flow of `size` bytes counts in among `n` (its bucket, all sizes).
+pub(crate) fn buckets_of(n: usize, buckets: &[u64], size: u64) -> [usize; 2] {
+    [buckets.partition_point(|&edge| edge < size), n - 1]
 }
 
 /// A time in whole nanoseconds (rounded up, at least 1) for a histogram.
