@@ -165,6 +165,22 @@ def test_null_override_removes_a_key():
     assert parse_value("null") is None
 
 
+def test_list_entries_are_set_by_dotted_or_bracketed_index_and_one_past_the_end_adds_one():
+    from rttlab.scenario import set_key
+
+    s = {"faults": [{"at": "0s", "link": "s0-s4", "kind": "down"}]}
+    set_key(s, "faults[0].link", "s8-s16")
+    set_key(s, "faults.0.kind", "drop")
+    assert s["faults"] == [{"at": "0s", "link": "s8-s16", "kind": "drop"}]
+    set_key(s, "faults[1].link", "s1-s5")
+    assert s["faults"][1] == {"link": "s1-s5"}
+    fresh: dict = {}
+    set_key(fresh, "faults[0].link", "s0-s4")
+    assert fresh == {"faults": [{"link": "s0-s4"}]}
+    with pytest.raises(ValueError, match=r"--set faults\.3: index '3' is not one of 0\.\.2 \(2 adds an entry\)"):
+        set_key(s, "faults[3].link", "s0-s4")
+
+
 def test_sweep_reuses_cached_results_and_keeps_order(tmp_path, monkeypatch):
     from rttlab import sweep
 

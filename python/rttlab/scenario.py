@@ -10,6 +10,7 @@ import copy
 import datetime
 import json
 import math
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -115,8 +116,10 @@ TAGS = ("cc.algorithm", "transport.kind", "topology.kind")
 
 
 def set_key(scenario: dict[str, Any], key: str, value: Any) -> None:
-    """Sets a dotted key, e.g. ``nic.segment`` or ``flows.0.connections`` (list index); a value
-    of None removes the key. A new value of a tag in `TAGS` replaces its whole table."""
+    """Sets a dotted key, e.g. ``nic.segment`` or ``flows.0.connections`` (list index, also
+    written ``flows[0].connections``; the index one past the end adds an entry); a value of None
+    removes the key. A new value of a tag in `TAGS` replaces its whole table."""
+    key = re.sub(r"\[(\d+)\]", r".\1", key)
     if key in TAGS:
         table, tag = key.split(".")
         old = scenario.get(table)
@@ -129,7 +132,7 @@ def set_key(scenario: dict[str, Any], key: str, value: Any) -> None:
         if isinstance(node, list):
             node = node[_index(node, part, where)]
         elif isinstance(node, dict):
-            node = node.setdefault(part, {})
+            node = node.setdefault(part, [] if parts[i + 1].isdigit() else {})
         else:
             raise ValueError(f"--set {key}: {where} is a value, not a table")
     last = parts[-1]
@@ -145,8 +148,11 @@ def set_key(scenario: dict[str, Any], key: str, value: Any) -> None:
 
 
 def _index(items: list, part: str, where: str) -> int:
-    if not part.isdigit() or int(part) >= len(items):
-        raise ValueError(f"--set {where}: index {part!r} is not one of 0..{len(items) - 1}")
+    """An entry's index; one past the end appends a new table."""
+    if not part.isdigit() or int(part) > len(items):
+        raise ValueError(f"--set {where}: index {part!r} is not one of 0..{len(items)} ({len(items)} adds an entry)")
+    if int(part) == len(items):
+        items.append({})
     return int(part)
 
 
