@@ -61,9 +61,9 @@ WORKLOAD_ROWS = {
     ],
     "fct_flows": [
         ("fct_flows", "flows finished", ""),
-        ("fct_censored", "flows under way at the end", ""),
-        ("slowdown_p50", "FCT slowdown p50 (under way at their age)", ""),
-        ("slowdown_p99", "FCT slowdown p99 (the same)", ""),
+        ("fct_censored", "flows under way", "at the end: the slowdowns count them at their age"),
+        ("slowdown_p50", "FCT slowdown p50", ""),
+        ("slowdown_p99", "FCT slowdown p99", ""),
     ],
 }
 

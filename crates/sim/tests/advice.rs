@@ -88,3 +88,46 @@ fn a_measurement_that_begins_before_the_connections_settle_is_named() {
     // Its own lengths (250 ms after a 50 ms warm-up) are settled: nothing to say.
     assert!(warnings(&testbed).iter().all(|w| !w.starts_with("warmup")));
 }
+
+/// A ring all-reduce of 4 MB over the 16 hosts of a k = 4 fat-tree at 100 Gbps under DCQCN
+/// (ideal 600 µs), for 20 ms, with `rest` appended.
+fn ring(rest: &str) -> String {
+    format!(
+        "duration = \"20ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[switch]\nbuffer = \"32MB\"\npfc = true\n[cc]\nalgorithm = \"dcqcn\"\n[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = \"0-15\"\nsize = \"4MB\"\n{rest}\n"
+    )
+}
+
+#[test]
+fn per_packet_path_choice_under_a_transport_that_takes_reordering_for_loss_is_named() {
+    // Go-back-N discards every packet that overtakes another: the ring never finishes.
+    let w = warnings(&ring("[routing]\nmode = \"spray\""));
+    let line = w.iter().find(|w| w.starts_with("routing.mode = \"spray\"")).unwrap_or_else(|| panic!("{w:?}"));
+    assert!(line.contains("nic.recovery = \"go_back_n\"") && line.contains("set nic.recovery = \"selective_repeat\""), "{line}");
+    let undone = w.iter().find(|w| w.starts_with("did not finish in the run (20ms)")).unwrap_or_else(|| panic!("{w:?}"));
+    assert!(undone.contains("jobs[0] (1 of 1 iterations"), "{undone}");
+    // Selective repeat places reordered packets: nothing to say, and the ring finishes.
+    let w = warnings(&ring("[routing]\nmode = \"spray\"\n[nic]\nrecovery = \"selective_repeat\""));
+    assert!(w.iter().all(|w| !w.starts_with("routing.mode") && !w.starts_with("did not finish")), "{w:?}");
+    // The window transport's three duplicate ACKs, and RACK, which detects loss by time.
+    let toml = |loss: &str| {
+        format!("duration = \"2ms\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[routing]\nmode = \"spray\"\n[transport]\nkind = \"window\"\n{loss}\n[cc]\nalgorithm = \"dctcp\"\n[[flows]]\nsrc = 0\ndst = 5\nsize = \"1MB\"\n")
+    };
+    let w = warnings(&toml(""));
+    let line = w.iter().find(|w| w.starts_with("routing.mode = \"spray\"")).unwrap_or_else(|| panic!("{w:?}"));
+    assert!(line.contains("transport.loss_detection = \"dupthresh\"") && line.contains("set transport.loss_detection = \"rack\""), "{line}");
+    assert!(warnings(&toml("loss_detection = \"rack\"")).iter().all(|w| !w.starts_with("routing.mode")));
+}
+
+#[test]
+fn a_lost_tail_behind_a_timeout_longer_than_the_run_is_named() {
+    // Selective repeat, a link down for 300 µs and one losing a packet in a thousand: a lost
+    // tail waits for RoCE's 67 ms timeout, which never comes in a 20 ms run.
+    let faults = "[nic]\nrecovery = \"selective_repeat\"\n[[faults]]\nat = \"100us\"\nuntil = \"400us\"\nlink = \"s8-s16\"\nkind = \"down\"\n[[faults]]\nat = \"0s\"\nlink = \"s9-s18\"\nkind = \"drop\"\nprobability = 0.001";
+    let w = warnings(&ring(faults));
+    let undone = w.iter().find(|w| w.starts_with("did not finish in the run (20ms)")).unwrap_or_else(|| panic!("{w:?}"));
+    assert!(undone.contains("jobs[0] (1 of 1 iterations") && undone.contains("nic.retransmit_timeout = 67108864ns"), "{undone}");
+    assert!(undone.contains("set nic.retransmit_timeout = \"320us\""), "{undone}");
+    // IRN's timeout recovers the tail within the run.
+    let w = warnings(&ring(&faults.replace("recovery = \"selective_repeat\"", "recovery = \"selective_repeat\"\nretransmit_timeout = \"320us\"")));
+    assert!(w.iter().all(|w| !w.starts_with("did not finish")), "{w:?}");
+}

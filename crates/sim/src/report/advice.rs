@@ -4,7 +4,7 @@
 //! a warning naming the key and a value that would work.
 
 use crate::report::output::Summary;
-use crate::scenario::{CcConfig, QueueLen, Scenario};
+use crate::scenario::{variant_name, CcConfig, LossDetection, QueueLen, Recovery, Scenario, TransportConfig};
 use crate::Network;
 use rttlab_cc::{Bytes, Time};
 use rttlab_cc::{Cc, Path, Route};
@@ -40,6 +40,7 @@ pub(crate) fn warnings(s: &Scenario, net: &Network, summary: &Summary) -> Vec<St
         ));
     }
     out.extend(buffer_bound(s));
+    out.extend(reordering_taken_for_loss(s));
     out.extend(python_never_moved(net, summary));
     out.extend(unsettled(s, net, summary));
     out
@@ -81,6 +82,40 @@ fn python_never_moved(net: &Network, summary: &Summary) -> Option<String> {
             p.class, summary.rtt_samples
         )
     })
+}
+
+/// The transports the run's traffic uses, each with the key that sets it: `[transport]` for
+/// `[[flows]]`, `[[workloads]]` and the jobs without their own, and each job's own.
+pub(crate) fn transports(s: &Scenario) -> Vec<(String, &TransportConfig)> {
+    let run_wide = !s.flows.is_empty() || !s.workloads.is_empty() || s.jobs.iter().any(|j| j.transport.is_none());
+    let own = s.jobs.iter().enumerate().filter_map(|(i, j)| j.transport.as_ref().map(|t| (format!("jobs.{i}.transport"), t)));
+    run_wide.then(|| ("transport".to_string(), &s.transport)).into_iter().chain(own).collect()
+}
+
+/// Per-packet path choice against a transport that takes reordering for loss: go-back-N
+/// discards every packet after one that overtakes another and resends them (IRN, Mittal et
+/// al., SIGCOMM'18, §2), and three duplicate ACKs take reordering deeper than three packets
+/// for loss (RFC 8985 §2: why RACK detects loss by time).
+fn reordering_taken_for_loss(s: &Scenario) -> Vec<String> {
+    if !s.routing.per_packet() {
+        return Vec::new();
+    }
+    let mode = format!("routing.mode = \"{}\"", variant_name(s.routing.mode));
+    let go_back_n = s.nic.recovery.unwrap_or_default() == Recovery::GoBackN;
+    let mut out = Vec::new();
+    for (key, t) in transports(s) {
+        match t {
+            TransportConfig::Message { .. } if go_back_n => out.push(format!(
+                "{mode} sends each packet its own way, and nic.recovery = \"go_back_n\" (the message transport's default) takes every packet that overtakes another for a loss: the receiver discards what follows and the sender resends it; set nic.recovery = \"selective_repeat\""
+            )),
+            TransportConfig::Window(w) if w.loss_detection == LossDetection::Dupthresh => out.push(format!(
+                "{mode} sends each packet its own way, and {key}.loss_detection = \"dupthresh\" (the default) takes reordering deeper than three packets for a loss: spurious retransmissions and window cuts; set {key}.loss_detection = \"rack\""
+            )),
+            _ => {}
+        }
+    }
+    out.dedup();
+    out
 }
 
 /// The measurement began while the connections were still ramping up: their rates added up

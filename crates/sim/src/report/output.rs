@@ -3,7 +3,7 @@
 
 use crate::core::ids::PortId;
 use crate::fabric::port::{port_name, ClassStats};
-use crate::host::flow::FlowView;
+use crate::host::flow::{FlowView, Tx};
 use crate::network::Network;
 use crate::report::measure::TimeSeries;
 use crate::report::stats::{buckets_of, histogram, jain, record_fct_into, FlowRecord};
@@ -783,6 +783,7 @@ pub(crate) fn warnings(net: &Network, summary: &Summary) -> Vec<String> {
             ));
         }
     }
+    out.extend(unfinished(net));
     if net.cx.measure.pfc_trace_refused > 0 {
         out.push(format!(
             "the PFC timeline (`pfc` table) stopped at {} frames: {} later frames are not in it (the counters in the ports table include them)",
@@ -791,6 +792,56 @@ pub(crate) fn warnings(net: &Network, summary: &Summary) -> Vec<String> {
         ));
     }
     out
+}
+
+/// What the run leaves undone of the traffic it waits for (`[[flows]]` with a size, connection
+/// matrices, jobs), per group: its iterations not finished (a job's) and its sized transfers
+/// under way at the end; and why where the run can tell. A message transport recovers a lost
+/// tail by its retransmission timeout alone (nothing after it draws a NAK): one longer than the
+/// run never fires in it (IRN, SIGCOMM'18, §3: RoCE NICs' default is milliseconds, IRN's
+/// 320 µs).
+fn unfinished(net: &Network) -> Option<String> {
+    let end = net.cx.end;
+    let rto = net.cx.cfg.retransmit_timeout;
+    // Per group: transfers under way, and those of them that lost packets on a message
+    // transport whose timeout cannot fire within the run.
+    let mut under_way: std::collections::BTreeMap<u16, (u64, u64)> = Default::default();
+    for x in net.hosts.flows.views().filter(|x| x.open && x.stats.size.is_some() && x.stats.finish.is_none() && x.start < end) {
+        if x.ephemeral.is_some_and(|o| net.hosts.generators[o.generator as usize].transfers() == 0) {
+            continue; // a workload's flows come and go: those under way are counted as censored
+        }
+        let e = under_way.entry(x.group).or_default();
+        e.0 += 1;
+        e.1 += (matches!(x.tx, Tx::Message(_)) && x.stats.drops > 0 && rto > end) as u64;
+    }
+    let mut iterations: std::collections::BTreeMap<u16, (u32, u32)> = Default::default();
+    for (gen, it, _, _, step_end) in job_steps(net) {
+        let e = iterations.entry(gen.group).or_insert((0, gen.job_run().iterations));
+        if step_end == Time::MAX {
+            e.0 = e.0.max(gen.job_run().iterations - it);
+        }
+    }
+    let groups: std::collections::BTreeSet<u16> = under_way.keys().chain(iterations.iter().filter(|(_, n)| n.0 > 0).map(|(g, _)| g)).copied().collect();
+    if groups.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            let name = &net.cx.measure.groups[*g as usize].name;
+            let its = iterations.get(g).filter(|n| n.0 > 0).map(|(n, of)| format!("{n} of {of} iterations"));
+            let flows = under_way.get(g).map(|(n, _)| format!("{n} sized transfers under way"));
+            format!("{name} ({})", its.into_iter().chain(flows).collect::<Vec<_>>().join(", "))
+        })
+        .collect();
+    let mut msg = format!("did not finish in the run ({}): {}", end, parts.join("; "));
+    let waiting: u64 = under_way.values().map(|v| v.1).sum();
+    if waiting > 0 {
+        msg += &format!(
+            "; {waiting} of the transfers lost packets on the message transport, whose retransmission timeout (nic.retransmit_timeout = {rto}) is longer than the run: a lost tail is never resent; IRN's is 320us: set nic.retransmit_timeout = \"320us\""
+        );
+    }
+    Some(msg)
 }
 
 impl Summary {

@@ -107,6 +107,12 @@ impl RoutingConfig {
         }
     }
 
+    /// A connection's packets may each take their own path, so that they arrive out of order
+    /// as a matter of course (spraying, REPS, adaptive routing per packet).
+    pub fn per_packet(&self) -> bool {
+        self.mode == RoutingMode::Spray || (self.mode == RoutingMode::Adaptive && self.adaptive == Granularity::Packet)
+    }
+
     /// Switches keep a flowlet table.
     pub fn flowlets(&self) -> bool {
         self.mode == RoutingMode::Flowlet || (self.mode == RoutingMode::Adaptive && self.adaptive == Granularity::Flowlet)
