@@ -12,18 +12,16 @@ pub mod topology;
 use crate::core::engine::{rng_stream, EventKind, Stream};
 use crate::core::ids::{PktId, PortId, SwitchId};
 use crate::core::packet::Lost;
-use crate::core::packet::{Packet, PacketKind, FLAG_IN_HEADROOM};
+use crate::core::packet::{Packet, PacketKind};
 use crate::ctx::{Ctx, RunConfig};
 use crate::fabric::faults::Faults;
-use crate::fabric::port::{port_name, ClassQueues, Owner, Port, PortView, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
+use crate::fabric::port::{port_name, ClassQueues, Owner, Port, PortView};
 use crate::fabric::routing::{Chooser, Routing};
-use crate::fabric::switch::{admits, QueueParams, Red, Switch};
+use crate::fabric::switch::{Decided, QueueParams, Red, Switch};
 use crate::fabric::topology::Graph;
 use crate::report::capture::Endpoints;
 use crate::scenario::{invalid, Scenario, ScenarioError, Workload};
-use rand::Rng as _;
-use rttlab_cc::int::HOP_BYTES;
-use rttlab_cc::{IntHop, Time};
+use rttlab_cc::Time;
 
 /// What the fabric asks of the hosts at their NIC ports, and all it knows of them
 /// ([`crate::host::Hosts`] answers).
@@ -339,20 +337,21 @@ impl Fabric {
             Owner::Host(h) => (hosts.tx_done_matters(i, cx), hosts.nic_holds_segments(h, cx)),
         };
         let queue_completion = matters || nic_holds || port.queue_bytes > 0 || port.control_queued;
-        let pkt = cx.pkts.get_mut(i);
+        let pkt = cx.pkts.get(i);
         let pfc_frame = matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume);
-        // Where the far switch chooses from its own state, it routes as the packet arrives.
-        pkt.egress = match self.ports[p.idx()].far_switch() {
-            Some(s) if !pfc_frame && !cx.cfg.switch_chooses => self.routing.next_port(s, pkt.dst_host, pkt.hash),
+        let (wire, payload, class) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64, pkt.class as usize);
+        let port = &self.ports[p.idx()];
+        let done = cx.now + port.rate.serialization(wire);
+        let (peer, arrive) = (port.peer, done + port.delay);
+        let egress = match port.far_switch() {
+            Some(s) if !pfc_frame => self.route(s, pkt, Decided::AtDeparture { arrive }, cx),
             _ => TO_HOST,
         };
-        let (wire, payload, class) = (pkt.wire_bytes as u64, pkt.payload_bytes as u64, pkt.class as usize);
-        let port = &mut self.ports[p.idx()];
+        cx.pkts.get_mut(i).egress = egress;
         if !pfc_frame {
             self.queues.at_mut(p, class).sent(wire, payload);
         }
-        let done = cx.now + port.rate.serialization(wire);
-        let (peer, arrive) = (port.peer, done + port.delay);
+        let port = &mut self.ports[p.idx()];
         port.busy_until = done;
         port.done_seq = cx.events.reserve(done);
         port.done_queued = queue_completion;
@@ -376,21 +375,14 @@ impl Fabric {
     }
 
     /// Packet `i` starts leaving port `p` toward an arrival at `arrive` on a fabric with faults:
-    /// its far switch routes it by the routes it has then ([`crate::fabric::faults`]; `NO_ROUTE`: none).
-    /// Whether its link goes down meanwhile or a silent loss draws it, and why: this egress
+    /// whether its link goes down meanwhile or a silent loss draws it, and why: this egress
     /// counts it now, its flow when it would have arrived (`EventKind::Lost`). Out of line: a
     /// run without faults never calls it.
     #[cold]
     #[inline(never)]
     fn faults_on_the_way(&mut self, p: PortId, i: PktId, arrive: Time, cx: &mut Ctx) -> Option<Lost> {
-        let f = self.faults.as_ref()?;
-        let pkt = cx.pkts.get_mut(i);
+        let pkt = cx.pkts.get(i);
         let pfc_frame = matches!(pkt.kind, PacketKind::Pause | PacketKind::Resume);
-        if let (Some(s), false, false) = (self.ports[p.idx()].far_switch(), pfc_frame, cx.cfg.switch_chooses) {
-            let routes = f.routing_at(arrive).unwrap_or(&self.routing);
-            let rate = |q: PortId| f.rate(q, self.nominal_rate(q), arrive);
-            pkt.egress = routes.next_port_weighed(s, pkt.dst_host, pkt.hash, cx.cfg.routing.weights, rate).unwrap_or(NO_ROUTE);
-        }
         let lost = self.faults.as_mut()?.lost_on_wire(p, cx.now, arrive)?;
         if !pfc_frame {
             self.queues.at_mut(p, pkt.class as usize).counts.count_lost(lost);
@@ -566,165 +558,6 @@ impl Fabric {
         true
     }
 
-    /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
-    pub(crate) fn switch_receive(&mut self, s: SwitchId, in_port: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
-        let pkt = *cx.pkts.get(i);
-        let injected = self.injected_loss(&pkt);
-        let c = pkt.class as usize;
-        let egress = if cx.cfg.switch_chooses { self.choose(s, &pkt, cx) } else { pkt.egress };
-        debug_assert!(cx.cfg.switch_chooses || self.faults.is_some() || egress == self.routing.next_port(s, pkt.dst_host, pkt.hash));
-        if self.faults.as_ref().is_some_and(|f| egress == NO_ROUTE || f.down(egress, cx.now)) {
-            // Forwarded into a link that is down (lost until the routes leave it out), or
-            // nowhere: faults cut the switch off from the destination for now.
-            if egress != NO_ROUTE {
-                self.queues.at_mut(egress, c).counts.count_lost(Lost::Down);
-            }
-            return self.lose(i, Lost::Down, hosts, cx);
-        }
-        let sw = &mut self.switches[s.idx()];
-        let w = pkt.wire_bytes as u64;
-        let out = &self.ports[egress.idx()];
-        let admitted = out.queue_checks & QUEUE_ADMIT == 0
-            || admits(self.queues.at(egress, c), w, &cx.cfg.queue_params[out.params as usize], cx.cfg.buffer.saturating_sub(sw.used));
-        let inp = &self.ports[in_port.idx()];
-        // Once its ingress has sent PAUSE, a packet goes into that ingress's headroom while it
-        // has room, as a Broadcom MMU charges a priority group past XOFF (IEEE 802.1Qbb
-        // headroom); otherwise into the shared buffer, which excludes every reserve.
-        let headroom = cx.cfg.pfc_in(c) && inp.pausing[c] && self.queues.at(in_port, c).headroom_used + w <= inp.pfc_headroom;
-        let shared_full = sw.used - sw.headroom_used + w > cx.cfg.buffer - sw.reserved;
-        if (shared_full && !headroom) || injected || !admitted {
-            // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
-            sw.drops += 1;
-            self.queues.at_mut(egress, c).counts.drops += 1;
-            sw.dropped_payload += pkt.payload_bytes as u64;
-            hosts.dropped(&pkt, i, None, cx);
-            return;
-        }
-        let mark_at_enqueue = out.queue_checks & QUEUE_MARK_ENQUEUE != 0;
-        sw.used += w;
-        let p = cx.pkts.get_mut(i);
-        p.in_port = in_port;
-        p.flags = if headroom { p.flags | FLAG_IN_HEADROOM } else { p.flags & !FLAG_IN_HEADROOM };
-        p.hops = p.hops.saturating_add(1);
-        if cx.cfg.pfc_in(c) {
-            let (inp, q) = (&mut self.ports[in_port.idx()], self.queues.at_mut(in_port, c));
-            q.ingress_bytes += w;
-            if headroom {
-                q.headroom_used += w;
-                sw.headroom_used += w;
-            }
-            // The threshold (dynamic with `pfc_alpha`) is looked at only while the ingress runs.
-            if !inp.pausing[c] && q.ingress_bytes > cx.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, cx.cfg.buffer)) {
-                inp.pausing[c] = true;
-                self.send_pfc(in_port, c, true, cx);
-            }
-        }
-        if mark_at_enqueue {
-            let out = self.queues.at(egress, c);
-            let queued = (out.bytes, out.queue.len() as u64);
-            self.mark(s, egress, i, queued, cx);
-        }
-        self.enqueue(egress, c, i, hosts, cx);
-    }
-
-    /// The egress switch `s` chooses for `pkt` from its own state (`routing.mode`), among the
-    /// ports its routes have now ([`crate::fabric::faults`]; `NO_ROUTE`: none); adaptive routing compares the ports'
-    /// bytes to send, queued and the rest of the packet on the wire (DRILL §3: the queue as
-    /// the port sees it), a port paused in the packet's class counting as full with
-    /// `routing.count_paused`, and one that is down as full at once.
-    fn choose(&mut self, s: SwitchId, pkt: &Packet, cx: &Ctx) -> PortId {
-        let (ports, routing, c, now) = (&self.ports, &cx.cfg.routing, pkt.class as usize, cx.now);
-        let faults = self.faults.as_ref();
-        let routes = faults.and_then(|f| f.routing_at(now)).unwrap_or(&self.routing);
-        let load = |p: PortId| {
-            let port = &ports[p.idx()];
-            if (routing.count_paused && port.paused(c)) || faults.is_some_and(|f| f.down(p, now)) {
-                return u64::MAX;
-            }
-            let on_wire = port.busy_until.saturating_sub(now).ps() as u128 * port.rate.bps() as u128 / 8_000_000_000_000;
-            port.queue_bytes + on_wire as u64
-        };
-        routes.choose(s, (pkt.dst_host, pkt.hash), now, routing, &mut self.switches[s.idx()].chooser, load).unwrap_or(NO_ROUTE)
-    }
-
-    /// Marks data packet `i`, queued at egress `port` of switch `s`, CE with the probability
-    /// for a queue of `queued` (bytes, packets).
-    fn mark(&mut self, s: SwitchId, port: PortId, i: PktId, (bytes, packets): (u64, u64), cx: &mut Ctx) {
-        let pkt = cx.pkts.get_mut(i);
-        let params = &cx.cfg.queue_params[self.ports[port.idx()].params as usize];
-        let (Some(red), PacketKind::Data) = (&params.ecn, pkt.kind) else { return };
-        let c = pkt.class as usize;
-        let q = if red.packets { packets.saturating_sub(params.device_queue) } else { bytes };
-        let (sw, out) = (&mut self.switches[s.idx()], self.queues.at_mut(port, c));
-        if out.red.mark(q, red, || sw.rng.random::<f64>()) {
-            pkt.ecn = true;
-            sw.marks += 1;
-            out.counts.ecn_marks += 1;
-        }
-    }
-
-    /// Packet `i` leaves class `c` of egress `port` of switch `s`, which held `queued` bytes in
-    /// that class before it left: release its buffer, lift PFC on its ingress once below XON,
-    /// and with marking at dequeue mark it by that queue (algorithms.md §5.1).
-    pub(crate) fn switch_dequeued(&mut self, s: SwitchId, port: PortId, c: usize, i: PktId, queued: u64, cx: &mut Ctx) {
-        let pkt = *cx.pkts.get(i);
-        let w = pkt.wire_bytes as u64;
-        let sw = &mut self.switches[s.idx()];
-        sw.used -= w;
-        if pkt.in_headroom() {
-            sw.headroom_used -= w;
-        }
-        let out = &self.ports[port.idx()];
-        if out.queue_checks & QUEUE_MARK_DEQUEUE != 0 {
-            let packets = self.queues.at(port, c).queue.len() as u64 + 1;
-            self.mark(s, port, i, (queued, packets), cx);
-        }
-        if !cx.cfg.pfc_in(c) {
-            return;
-        }
-        let in_port = pkt.in_port;
-        let (inp, q) = (&mut self.ports[in_port.idx()], self.queues.at_mut(in_port, c));
-        q.ingress_bytes -= w;
-        if pkt.in_headroom() {
-            q.headroom_used -= w;
-        }
-        let sw = &self.switches[s.idx()];
-        if inp.pausing[c]
-            && q.ingress_bytes <= cx.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, cx.cfg.buffer).saturating_sub(cx.cfg.pfc_resume_offset))
-        {
-            inp.pausing[c] = false;
-            self.send_pfc(in_port, c, false, cx);
-        }
-    }
-
-    /// Switch egress `p` dequeued packet `i`: with telemetry on, a data packet (or an ACK
-    /// collecting the reverse path) gets the port's record — its timestamp, bytes sent so far,
-    /// queue after the packet left and line rate, as the HPCC simulator's `SwitchNotifyDequeue`
-    /// writes them — and is 8 bytes longer on the wire from here.
-    pub(crate) fn int_push(&mut self, p: PortId, i: PktId, cx: &mut Ctx) {
-        let Some(run) = cx.cfg.int else { return };
-        let pkt = cx.pkts.get(i);
-        let collects = match pkt.kind {
-            PacketKind::Data => true,
-            // A queue signal needs the round trip's records: ACKs collect their path's too.
-            PacketKind::Ack | PacketKind::Nak => cx.cfg.signal.0.uses_queues(),
-            _ => false,
-        };
-        if !collects {
-            return;
-        }
-        let port = self.port(p);
-        let record = IntHop::encode(cx.now, port.tx_bytes(), port.queue_bytes, port.rate);
-        let st = cx.pkts.int_mut(i).expect("telemetry on: every packet has a stack");
-        if st.n - st.fwd >= run.max_hops {
-            return;
-        }
-        st.hops[st.n as usize] = record;
-        st.ports[st.n as usize] = p.0;
-        st.n += 1;
-        cx.pkts.get_mut(i).wire_bytes += HOP_BYTES as u16;
-    }
-
     /// The unloaded round trip from host `src` to `dst` on ECMP hashes `hash`: a full data
     /// packet's serialization and propagation on each link there, an ACK's on the way back.
     pub(crate) fn base_rtt(&self, src: u32, dst: u32, hash: [u32; 2], cfg: &RunConfig) -> Time {
@@ -755,10 +588,10 @@ impl Fabric {
 }
 
 /// A packet's egress where faults leave its switch no route to its destination.
-const NO_ROUTE: PortId = PortId(u32::MAX - 1);
+pub(crate) const NO_ROUTE: PortId = PortId(u32::MAX - 1);
 /// `Packet::egress` of a packet leaving for a host (or unrouted: a PFC frame, or where the far
 /// switch chooses as it arrives).
-const TO_HOST: PortId = PortId(u32::MAX);
+pub(crate) const TO_HOST: PortId = PortId(u32::MAX);
 
 /// Whether `name` matches `pattern`, where `*` stands for any run of characters: the text
 /// before the first `*` starts it, the text after the last ends it, and the pieces between

@@ -1,10 +1,17 @@
-//! Switches: a shared buffer, forwarding by ECMP on precomputed routes (`routing`), tail drop at the buffer limit,
-//! ECN marking (step or RED) at dequeue or enqueue, and PFC per ingress port and class.
+//! Switches: a shared buffer, forwarding (one function, `Fabric::route`, for every routing
+//! mode), tail drop at the buffer limit, ECN marking (step or RED) at dequeue or enqueue, PFC per
+//! ingress port and class, and in-band telemetry's records.
 
 use crate::core::engine::Rng;
-use crate::fabric::port::ClassQueue;
+use crate::core::ids::{PktId, PortId, SwitchId};
+use crate::core::packet::{Lost, Packet, PacketKind, FLAG_IN_HEADROOM};
+use crate::ctx::Ctx;
+use crate::fabric::port::{ClassQueue, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
+use crate::fabric::{Fabric, HostPorts, NO_ROUTE, TO_HOST};
 use crate::scenario::{EcnConfig, MarkAt, QueueLen, Spacing};
-use rttlab_cc::Rate;
+use rand::Rng as _;
+use rttlab_cc::int::HOP_BYTES;
+use rttlab_cc::{IntHop, Rate, Time};
 
 pub struct Switch {
     pub node: u32,
@@ -158,6 +165,214 @@ pub(crate) fn admits(q: &ClassQueue, w: u64, params: &QueueParams, free: u64) ->
         Some(QueueLen::Bytes(b)) => q.bytes + w <= b,
     };
     within_limit && params.alpha.is_none_or(|a| (q.bytes + w) as f64 <= a * free as f64)
+}
+
+/// When a switch's egress for a packet is decided ([`Fabric::route`]).
+#[derive(Copy, Clone)]
+pub(crate) enum Decided {
+    /// As the packet leaves the hop before, toward its arrival at `arrive`.
+    AtDeparture { arrive: Time },
+    /// As it arrives.
+    AtArrival,
+}
+
+/// A switch's behaviour, beside its state: receive a packet, route it, mark it, release it at
+/// dequeue, and telemetry's records.
+impl Fabric {
+    /// The one place a switch routes: the egress switch `s` gives `pkt`, decided
+    /// [`Decided::AtDeparture`] (as the packet leaves the hop before, from what it carries:
+    /// the routes are fixed, so the egress is known a link ahead and the arrival can fetch its
+    /// port into the cache and name its node without reading the ingress) or
+    /// [`Decided::AtArrival`] (where the switch chooses from its own state, which only the
+    /// arrival knows). Like htsim's `FatTreeSwitch::getNextHop`, every mode is a case here:
+    /// - ECMP (and REPS, whose sender picks the hash): the hash over the routes (`Routing::next_port`);
+    ///   with faults, over the routes the switch has when the packet arrives, weighed by the
+    ///   ports' rates when `routing.weights = "capacity"` ([`crate::fabric::faults`]; `NO_ROUTE`: none);
+    /// - flowlets, spraying, adaptive routing: the switch's chooser (`choose`), at arrival.
+    #[inline(always)]
+    pub(crate) fn route(&mut self, s: SwitchId, pkt: &Packet, decided: Decided, cx: &Ctx) -> PortId {
+        match (decided, cx.cfg.switch_chooses) {
+            (Decided::AtDeparture { .. }, true) => TO_HOST,
+            (Decided::AtDeparture { arrive }, false) => match &self.faults {
+                None => self.routing.next_port(s, pkt.dst_host, pkt.hash),
+                Some(_) => self.route_around_faults(s, pkt, arrive, cx),
+            },
+            (Decided::AtArrival, true) => self.choose(s, pkt, cx),
+            (Decided::AtArrival, false) => {
+                debug_assert!(self.faults.is_some() || pkt.egress == self.routing.next_port(s, pkt.dst_host, pkt.hash));
+                pkt.egress
+            }
+        }
+    }
+
+    /// ECMP's egress at switch `s` for `pkt` arriving at `arrive` on a fabric with faults.
+    /// Out of line: a run without faults never calls it.
+    #[cold]
+    #[inline(never)]
+    fn route_around_faults(&self, s: SwitchId, pkt: &Packet, arrive: Time, cx: &Ctx) -> PortId {
+        let f = self.faults.as_ref().expect("a fabric with faults");
+        let routes = f.routing_at(arrive).unwrap_or(&self.routing);
+        let rate = |q: PortId| f.rate(q, self.nominal_rate(q), arrive);
+        routes.next_port_weighed(s, pkt.dst_host, pkt.hash, cx.cfg.routing.weights, rate).unwrap_or(NO_ROUTE)
+    }
+
+    /// Data or ACK packet `i` arrived at switch `s` through port `in_port`.
+    pub(crate) fn switch_receive(&mut self, s: SwitchId, in_port: PortId, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+        let pkt = *cx.pkts.get(i);
+        let injected = self.injected_loss(&pkt);
+        let c = pkt.class as usize;
+        let egress = self.route(s, &pkt, Decided::AtArrival, cx);
+        if self.faults.as_ref().is_some_and(|f| egress == NO_ROUTE || f.down(egress, cx.now)) {
+            // Forwarded into a link that is down (lost until the routes leave it out), or
+            // nowhere: faults cut the switch off from the destination for now.
+            if egress != NO_ROUTE {
+                self.queues.at_mut(egress, c).counts.count_lost(Lost::Down);
+            }
+            return self.lose(i, Lost::Down, hosts, cx);
+        }
+        let sw = &mut self.switches[s.idx()];
+        let w = pkt.wire_bytes as u64;
+        let out = &self.ports[egress.idx()];
+        let admitted = out.queue_checks & QUEUE_ADMIT == 0
+            || admits(self.queues.at(egress, c), w, &cx.cfg.queue_params[out.params as usize], cx.cfg.buffer.saturating_sub(sw.used));
+        let inp = &self.ports[in_port.idx()];
+        // Once its ingress has sent PAUSE, a packet goes into that ingress's headroom while it
+        // has room, as a Broadcom MMU charges a priority group past XOFF (IEEE 802.1Qbb
+        // headroom); otherwise into the shared buffer, which excludes every reserve.
+        let headroom = cx.cfg.pfc_in(c) && inp.pausing[c] && self.queues.at(in_port, c).headroom_used + w <= inp.pfc_headroom;
+        let shared_full = sw.used - sw.headroom_used + w > cx.cfg.buffer - sw.reserved;
+        if (shared_full && !headroom) || injected || !admitted {
+            // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
+            sw.drops += 1;
+            self.queues.at_mut(egress, c).counts.drops += 1;
+            sw.dropped_payload += pkt.payload_bytes as u64;
+            hosts.dropped(&pkt, i, None, cx);
+            return;
+        }
+        let mark_at_enqueue = out.queue_checks & QUEUE_MARK_ENQUEUE != 0;
+        sw.used += w;
+        let p = cx.pkts.get_mut(i);
+        p.in_port = in_port;
+        p.flags = if headroom { p.flags | FLAG_IN_HEADROOM } else { p.flags & !FLAG_IN_HEADROOM };
+        p.hops = p.hops.saturating_add(1);
+        if cx.cfg.pfc_in(c) {
+            let (inp, q) = (&mut self.ports[in_port.idx()], self.queues.at_mut(in_port, c));
+            q.ingress_bytes += w;
+            if headroom {
+                q.headroom_used += w;
+                sw.headroom_used += w;
+            }
+            // The threshold (dynamic with `pfc_alpha`) is looked at only while the ingress runs.
+            if !inp.pausing[c] && q.ingress_bytes > cx.cfg.pfc_alpha.map_or(inp.pfc_xoff, |a| sw.dynamic_xoff(a, cx.cfg.buffer)) {
+                inp.pausing[c] = true;
+                self.send_pfc(in_port, c, true, cx);
+            }
+        }
+        if mark_at_enqueue {
+            let out = self.queues.at(egress, c);
+            let queued = (out.bytes, out.queue.len() as u64);
+            self.mark(s, egress, i, queued, cx);
+        }
+        self.enqueue(egress, c, i, hosts, cx);
+    }
+
+    /// The egress switch `s` chooses for `pkt` from its own state (`routing.mode`), among the
+    /// ports its routes have now ([`crate::fabric::faults`]; `NO_ROUTE`: none); adaptive routing compares the ports'
+    /// bytes to send, queued and the rest of the packet on the wire (DRILL §3: the queue as
+    /// the port sees it), a port paused in the packet's class counting as full with
+    /// `routing.count_paused`, and one that is down as full at once.
+    fn choose(&mut self, s: SwitchId, pkt: &Packet, cx: &Ctx) -> PortId {
+        let (ports, routing, c, now) = (&self.ports, &cx.cfg.routing, pkt.class as usize, cx.now);
+        let faults = self.faults.as_ref();
+        let routes = faults.and_then(|f| f.routing_at(now)).unwrap_or(&self.routing);
+        let load = |p: PortId| {
+            let port = &ports[p.idx()];
+            if (routing.count_paused && port.paused(c)) || faults.is_some_and(|f| f.down(p, now)) {
+                return u64::MAX;
+            }
+            let on_wire = port.busy_until.saturating_sub(now).ps() as u128 * port.rate.bps() as u128 / 8_000_000_000_000;
+            port.queue_bytes + on_wire as u64
+        };
+        routes.choose(s, (pkt.dst_host, pkt.hash), now, routing, &mut self.switches[s.idx()].chooser, load).unwrap_or(NO_ROUTE)
+    }
+
+    /// Marks data packet `i`, queued at egress `port` of switch `s`, CE with the probability
+    /// for a queue of `queued` (bytes, packets).
+    fn mark(&mut self, s: SwitchId, port: PortId, i: PktId, (bytes, packets): (u64, u64), cx: &mut Ctx) {
+        let pkt = cx.pkts.get_mut(i);
+        let params = &cx.cfg.queue_params[self.ports[port.idx()].params as usize];
+        let (Some(red), PacketKind::Data) = (&params.ecn, pkt.kind) else { return };
+        let c = pkt.class as usize;
+        let q = if red.packets { packets.saturating_sub(params.device_queue) } else { bytes };
+        let (sw, out) = (&mut self.switches[s.idx()], self.queues.at_mut(port, c));
+        if out.red.mark(q, red, || sw.rng.random::<f64>()) {
+            pkt.ecn = true;
+            sw.marks += 1;
+            out.counts.ecn_marks += 1;
+        }
+    }
+
+    /// Packet `i` leaves class `c` of egress `port` of switch `s`, which held `queued` bytes in
+    /// that class before it left: release its buffer, lift PFC on its ingress once below XON,
+    /// and with marking at dequeue mark it by that queue (algorithms.md §5.1).
+    pub(crate) fn switch_dequeued(&mut self, s: SwitchId, port: PortId, c: usize, i: PktId, queued: u64, cx: &mut Ctx) {
+        let pkt = *cx.pkts.get(i);
+        let w = pkt.wire_bytes as u64;
+        let sw = &mut self.switches[s.idx()];
+        sw.used -= w;
+        if pkt.in_headroom() {
+            sw.headroom_used -= w;
+        }
+        let out = &self.ports[port.idx()];
+        if out.queue_checks & QUEUE_MARK_DEQUEUE != 0 {
+            let packets = self.queues.at(port, c).queue.len() as u64 + 1;
+            self.mark(s, port, i, (queued, packets), cx);
+        }
+        if !cx.cfg.pfc_in(c) {
+            return;
+        }
+        let in_port = pkt.in_port;
+        let (inp, q) = (&mut self.ports[in_port.idx()], self.queues.at_mut(in_port, c));
+        q.ingress_bytes -= w;
+        if pkt.in_headroom() {
+            q.headroom_used -= w;
+        }
+        let sw = &self.switches[s.idx()];
+        if inp.pausing[c]
+            && q.ingress_bytes <= cx.cfg.pfc_alpha.map_or(inp.pfc_xon, |a| sw.dynamic_xoff(a, cx.cfg.buffer).saturating_sub(cx.cfg.pfc_resume_offset))
+        {
+            inp.pausing[c] = false;
+            self.send_pfc(in_port, c, false, cx);
+        }
+    }
+
+    /// Switch egress `p` dequeued packet `i`: with telemetry on, a data packet (or an ACK
+    /// collecting the reverse path) gets the port's record — its timestamp, bytes sent so far,
+    /// queue after the packet left and line rate, as the HPCC simulator's `SwitchNotifyDequeue`
+    /// writes them — and is 8 bytes longer on the wire from here.
+    pub(crate) fn int_push(&mut self, p: PortId, i: PktId, cx: &mut Ctx) {
+        let Some(run) = cx.cfg.int else { return };
+        let pkt = cx.pkts.get(i);
+        let collects = match pkt.kind {
+            PacketKind::Data => true,
+            // A queue signal needs the round trip's records: ACKs collect their path's too.
+            PacketKind::Ack | PacketKind::Nak => cx.cfg.signal.0.uses_queues(),
+            _ => false,
+        };
+        if !collects {
+            return;
+        }
+        let port = self.port(p);
+        let record = IntHop::encode(cx.now, port.tx_bytes(), port.queue_bytes, port.rate);
+        let st = cx.pkts.int_mut(i).expect("telemetry on: every packet has a stack");
+        if st.n - st.fwd >= run.max_hops {
+            return;
+        }
+        st.hops[st.n as usize] = record;
+        st.ports[st.n as usize] = p.0;
+        st.n += 1;
+        cx.pkts.get_mut(i).wire_bytes += HOP_BYTES as u16;
+    }
 }
 
 #[cfg(test)]
