@@ -7,7 +7,9 @@ use crate::core::packet::Slab;
 use crate::fabric::switch::QueueParams;
 use crate::parallel::boundary::{Boundary, Outgoing};
 use crate::report::measure::Measurements;
-use crate::scenario::{CcConfig, Feedback, HostConfig, NicArbitration, RateAfterIdle, RatePacing, Recovery, RoutingConfig, Scenario, TransportConfig};
+use crate::scenario::{
+    CcConfig, Feedback, HostConfig, JobConfig, NicArbitration, RateAfterIdle, RatePacing, Recovery, RoutingConfig, Scenario, TransportConfig,
+};
 use crate::transport::multipath::PathRun;
 use rttlab_cc::{Rate, Signal, Time};
 
@@ -67,12 +69,54 @@ pub(crate) struct IntRun {
     pub max_hops: u8,
 }
 
+/// What one kind of connection runs, built once for `[cc]` and `[transport]` and once for
+/// each job with its own (quinn's `TransportConfig`: a value per kind of connection, not
+/// per run): its transport, its controller, and what the controller's needs fix for it.
+pub(crate) struct ConnConfig {
+    pub transport: TransportConfig,
+    pub cc: CcConfig,
+    /// TIMELY's input and the `ind` threshold (`cc.signal`).
+    pub signal: (Signal, Time),
+    /// DCQCN's notification point: at most one CNP per connection per this interval.
+    pub cnp_interval: Option<Time>,
+    /// PLB and the feedback filter (`cc.plb`, `cc.feedback`), PLB reading this controller's
+    /// signal.
+    pub path: PathRun,
+}
+
+impl ConnConfig {
+    fn new(transport: &TransportConfig, cc: &CcConfig, s: &Scenario) -> ConnConfig {
+        ConnConfig {
+            transport: transport.clone(),
+            cc: cc.clone(),
+            signal: cc.signal(),
+            cnp_interval: cc.needs().cnp_interval,
+            path: PathRun { plb: s.cc.plb, by_ecn: cc.needs().ecn, median_of: (s.cc.feedback == Feedback::Median).then_some(s.cc.feedback_samples as usize) },
+        }
+    }
+}
+
+/// The connection configuration (`RunConfig::conns`) job `j` of `s` runs: 0, `[cc]` and
+/// `[transport]`'s, or its own, numbered after them in the order of the jobs that have one.
+pub(crate) fn job_conn(s: &Scenario, j: usize) -> u16 {
+    let own = |job: &JobConfig| job.cc.is_some() || job.transport.is_some();
+    if own(&s.jobs[j]) {
+        1 + s.jobs[..j].iter().filter(|job| own(job)).count() as u16
+    } else {
+        0
+    }
+}
+
 /// What the scenario fixes for the whole run, in the units the packet path uses.
 pub(crate) struct RunConfig {
     pub warmup: Time,
     pub seed: u64,
-    pub transport: TransportConfig,
-    pub cc: CcConfig,
+    /// What each kind of connection runs: `[cc]` and `[transport]`'s first, then each job's
+    /// own (`job_conn`); a connection keeps its index (`Flow::conn`, `RxEnd::conn`).
+    pub conns: Vec<ConnConfig>,
+    /// ACKs collect their path's telemetry too: a message connection's signal reads the
+    /// round trip's queues (`cc.signal`).
+    pub acks_collect_int: bool,
     /// Shared buffer of every switch.
     pub buffer: u64,
     /// Dynamic PFC thresholds (`switch.pfc_alpha`) and their resume offset.
@@ -107,15 +151,9 @@ pub(crate) struct RunConfig {
     pub fct_until: Time,
     /// In-band telemetry (`switch.int`); `None`: off.
     pub int: Option<IntRun>,
-    /// DCQCN's notification point: at most one CNP per flow per this interval.
-    pub cnp_interval: Option<Time>,
-    /// TIMELY's input and the `ind` threshold (`cc.signal`).
-    pub signal: (Signal, Time),
     /// HPCC's `T` with `base_rtt = "max"`: the topology's largest unloaded round trip.
     pub max_base_rtt: Time,
     pub routing: RoutingConfig,
-    /// PLB and the feedback filter of every connection (`cc.plb`, `cc.feedback`).
-    pub path: PathRun,
     /// Switches choose each packet's port from their own state (`RoutingConfig::switch_chooses`).
     pub switch_chooses: bool,
 }
@@ -129,12 +167,15 @@ impl RunConfig {
 
     pub fn new(s: &Scenario) -> RunConfig {
         let (nic, sw) = (&s.nic, &s.switch);
-        let message_cc = s.message_cc().unwrap_or(&s.cc.controller);
+        let own = s.jobs.iter().filter(|j| j.cc.is_some() || j.transport.is_some());
+        let conns: Vec<ConnConfig> = std::iter::once(ConnConfig::new(&s.transport, &s.cc.controller, s))
+            .chain(own.map(|j| ConnConfig::new(s.job_transport(j), s.job_cc(j), s)))
+            .collect();
         RunConfig {
             warmup: s.warmup,
             seed: s.seed,
-            transport: s.transport.clone(),
-            cc: s.cc.controller.clone(),
+            acks_collect_int: conns.iter().any(|c| !c.transport.is_window() && c.signal.0.uses_queues()),
+            conns,
             buffer: sw.buffer.0,
             pfc_alpha: sw.pfc_alpha,
             pfc_resume_offset: sw.pfc_resume_offset.0,
@@ -162,15 +203,8 @@ impl RunConfig {
             timeseries_interval: s.measure.timeseries_interval,
             fct_until: s.measure.fct_until.unwrap_or(Time::MAX),
             int: (sw.int == Some(true)).then_some(IntRun { max_hops: sw.int_max_hops }),
-            signal: message_cc.signal(),
-            cnp_interval: message_cc.needs().cnp_interval,
             max_base_rtt: Time::ZERO,
             routing: s.routing.clone(),
-            path: PathRun {
-                plb: s.cc.plb,
-                by_ecn: s.cc.controller.needs().ecn,
-                median_of: (s.cc.feedback == Feedback::Median).then_some(s.cc.feedback_samples as usize),
-            },
             switch_chooses: s.routing.switch_chooses(),
         }
     }

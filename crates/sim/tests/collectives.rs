@@ -131,6 +131,31 @@ fn a_job_runs_its_own_controller() {
     assert_eq!((0..2).map(|r| t.get("cc").unwrap().text(r)).collect::<Vec<_>>(), ["none", "timely"]);
 }
 
+/// A job's own controller on the message transport runs with its own CNP pacing and RTT
+/// signal: a DCQCN all-to-all (an incast at every rank: marks, CNPs) beside a TIMELY ring on
+/// disjoint hosts gives each job, to the picosecond, the same completions whichever of the two
+/// is `[cc]` and whichever the job's own; neither needs the other to lead.
+#[test]
+fn a_message_jobs_cnp_pacing_and_signal_are_its_own() {
+    let jobs = |first: &str, second: &str| {
+        format!(
+            "[[jobs]]\ncollective = \"alltoall\"\nhosts = \"0-3\"\nsize = \"600KB\"\n{first}[[jobs]]\ncollective = \"allreduce_ring\"\nhosts = \"4-5\"\nsize = \"287200B\"\n{second}"
+        )
+    };
+    let text = |run_cc: &str, first: &str, second: &str| {
+        star(6, &format!("[switch.ecn]\nk = \"1KB\"\n{}", jobs(first, second)))
+            .replace("duration = \"2ms\"", "duration = \"20ms\"")
+            .replace("pfc = false", "pfc = false\nbuffer = \"16MB\"")
+            .replace("algorithm = \"none\"", &format!("algorithm = \"{run_cc}\""))
+    };
+    let timely_leads = run(&text("timely", "cc = { algorithm = \"dcqcn\" }\n", ""));
+    let dcqcn_leads = run(&text("dcqcn", "", "cc = { algorithm = \"timely\" }\n"));
+    let (a, b) = (column(&timely_leads, "jobs", "completion_us"), column(&dcqcn_leads, "jobs", "completion_us"));
+    assert!(a.iter().all(|x| x.is_finite()), "{a:?}");
+    assert_eq!(a, b);
+    assert!(timely_leads.summary().ecn_marks > 0, "the all-to-all is marked");
+}
+
 /// The error of a four-rank all-to-all on a star with the job's own keys `own`.
 fn alltoall_error(own: &str) -> String {
     let text = star(4, &format!("[[jobs]]\ncollective = \"alltoall\"\nhosts = \"0-3\"\nsize = \"64KB\"\n{own}"));

@@ -356,7 +356,7 @@ impl Fabric {
         let collects = match pkt.kind {
             PacketKind::Data => true,
             // A queue signal needs the round trip's records: ACKs collect their path's too.
-            PacketKind::Ack | PacketKind::Nak => cx.cfg.signal.0.uses_queues(),
+            PacketKind::Ack | PacketKind::Nak => cx.cfg.acks_collect_int,
             _ => false,
         };
         if !collects {

@@ -16,7 +16,7 @@ use crate::host::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, FlowsDone, 
 use crate::parallel::boundary::Outgoing;
 use crate::scenario::{CcConfig, Recovery, TransportConfig};
 use crate::transport::message::{HostWait, MessageRx, MessageTx};
-use crate::transport::multipath::{PathControl, PathRun};
+use crate::transport::multipath::PathControl;
 use crate::transport::window::{WindowRx, WindowTx};
 use rttlab_cc::{Controller, Path, Rate, Time};
 
@@ -24,20 +24,12 @@ impl Hosts {
     /// The transport of a new connection's two ends, `transport`'s kind, with the sender's
     /// controller: a job's own (`own`, `jobs.cc`), else `[cc]`'s (validation guarantees the
     /// controller fits the transport and the run).
-    fn make_transport(
-        &mut self,
-        transport: &TransportConfig,
-        own: Option<&CcConfig>,
-        line_rate: Rate,
-        base_rtt: Time,
-        spec: &mut FlowSpec,
-        cx: &Ctx,
-    ) -> (Tx, Rx) {
-        let window = transport.is_window();
+    fn make_transport(&mut self, conn: u16, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> (Tx, Rx) {
+        let conn = &cx.cfg.conns[conn as usize];
+        let window = conn.transport.is_window();
         let mss = if window { spec.packet_bytes(cx.cfg.payload_per_packet as u64) } else { cx.cfg.payload_per_packet as u64 };
-        // PLB reads the job's controller's signal, not `[cc]`'s.
-        let path = PathRun { by_ecn: own.map_or(cx.cfg.path.by_ecn, |cc| cc.needs().ecn), ..cx.cfg.path };
-        let controller = match own.unwrap_or(&cx.cfg.cc) {
+        let path = conn.path;
+        let controller = match &conn.cc {
             CcConfig::Native(cc) => {
                 let segment_bytes = if window { mss } else { cx.cfg.segment_bytes };
                 cc.build(&Path { line_rate, mss, segment_bytes, base_rtt, max_base_rtt: cx.cfg.max_base_rtt })
@@ -51,7 +43,7 @@ impl Hosts {
                 }
             }
         };
-        match (transport, controller) {
+        match (&conn.transport, controller) {
             (TransportConfig::Window(w), Controller::Window(cc)) => {
                 let path = PathControl::new(&path);
                 (
@@ -86,11 +78,8 @@ impl Hosts {
         }
         let sport = 49152 + (splitmix64(cx.cfg.seed ^ ((spec.src as u64) << 32 | serial as u64) ^ 0x5eed_f10f) % 16384) as u16;
         // A job's own transport and controller (`jobs.transport`, `jobs.cc`), else the run's.
-        let (own_transport, own_cc) = spec.ephemeral.map_or((None, None), |o| {
-            let gen = &self.generators[o.generator as usize];
-            (gen.transport.clone(), gen.cc.clone())
-        });
-        let transport = own_transport.as_deref().unwrap_or(&cx.cfg.transport);
+        let conn = spec.ephemeral.map_or(0, |o| self.generators[o.generator as usize].conn);
+        let transport = &cx.cfg.conns[conn as usize].transport;
         let (dport, prr) = (if transport.is_window() { TCP_PORT } else { ROCEV2_PORT }, transport.prr());
         let hash = [five_tuple_hash(cx.cfg.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(cx.cfg.seed, spec.dst, spec.src, dport, sport)];
         let ideal = match spec.size {
@@ -103,7 +92,7 @@ impl Hosts {
         };
         let base_rtt = if cx.cfg.int.is_some() { fabric.base_rtt(spec.src, spec.dst, hash, &cx.cfg) } else { Time::ZERO };
         let line_rate = self.nodes[spec.src as usize].line_rate;
-        let (tx, rx) = self.make_transport(transport, own_cc.as_deref(), line_rate, base_rtt, &mut spec, cx);
+        let (tx, rx) = self.make_transport(conn, line_rate, base_rtt, &mut spec, cx);
         if spec.start >= cx.cfg.warmup {
             let sized = spec.size.filter(|_| spec.start < cx.cfg.fct_until);
             cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, sized);
@@ -117,6 +106,7 @@ impl Hosts {
             dst: spec.dst,
             start: spec.start,
             group: spec.group,
+            conn,
             ephemeral: spec.ephemeral,
             ideal,
             hash: hash[1],
@@ -140,6 +130,7 @@ impl Hosts {
             hash,
             path: crate::host::path::PathLabel::new(cx.cfg.routing.reps(), prr),
             group: spec.group,
+            conn,
             ephemeral: spec.ephemeral,
             open: true,
             ideal,

@@ -29,6 +29,8 @@ pub struct Flow {
     pub open: bool,
     /// The traffic group it belongs to (`Network::groups`).
     pub group: u16,
+    /// What it runs (`RunConfig::conns`).
+    pub conn: u16,
     /// The sending end's transport.
     pub tx: Tx,
     /// The data packets' path label, and REPS's entropies ([`crate::host::path`]).
@@ -76,6 +78,8 @@ pub struct RxEnd {
     /// One past the highest sequence number received: an arrival below it is reordered.
     pub(crate) high_seq: u32,
     pub group: u16,
+    /// What its connection runs (`RunConfig::conns`).
+    pub conn: u16,
     pub rx: Rx,
     /// The receiver's counters.
     pub stats: FlowStats,
@@ -100,6 +104,7 @@ impl Default for RxEnd {
             dst: 0,
             start: Time::ZERO,
             group: 0,
+            conn: 0,
             ephemeral: None,
             ideal: Time::ZERO,
             hash: 0,

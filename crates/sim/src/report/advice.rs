@@ -13,23 +13,23 @@ use rttlab_cc::{Cc, Path, Route};
 pub(crate) fn warnings(s: &Scenario, net: &Network, summary: &Summary) -> Vec<String> {
     let mut out = Vec::new();
     let (cfg, fabric) = (&net.cx.cfg, &net.fabric);
-    if let (CcConfig::Native(cc), Some(host)) = (&cfg.cc, fabric.host_ports.first()) {
+    if let (CcConfig::Native(cc), Some(host)) = (&s.cc.controller, fabric.host_ports.first()) {
         // The longest path from the first host: the fabrics rttlab builds are symmetric.
         let longest = (1..fabric.graph.hosts).map(|b| (fabric.base_rtt(0, b, [0, 0], cfg), fabric.path(0, b, 0).len() as u32 - 1)).max();
         if let Some((base_rtt, hops)) = longest {
             let mss = cfg.payload_per_packet as u64;
-            let segment_bytes = if cfg.transport.is_window() { mss } else { cfg.segment_bytes };
+            let segment_bytes = if s.transport.is_window() { mss } else { cfg.segment_bytes };
             let path = Path { line_rate: fabric.ports[host.idx()].rate, mss, segment_bytes, base_rtt, max_base_rtt: base_rtt };
             let route = Route { path, hops, fan_in: fan_in(s, net) };
             out.extend(cc.advise(&route).into_iter().map(|a| format!("cc.{} = {}: {}; try cc.{} = {}", a.field, a.value, a.problem, a.field, a.try_value)));
         }
     }
     let marks = s.switch.ecn.is_some() || s.switch.ports.iter().any(|p| p.ecn.is_some());
-    if marks && !cfg.cc.needs().ecn {
+    if marks && !s.cc.controller.needs().ecn {
         let readers: Vec<&str> = Cc::defaults().iter().filter(|c| c.needs().ecn).map(|c| c.name()).collect();
         out.push(format!(
             "switch.ecn: switches mark ECN but cc.algorithm = \"{}\" does not react to marks: they change nothing but the ECN counters (leave switch.ecn out, or use a controller that reads them: {})",
-            cfg.cc.name(),
+            s.cc.controller.name(),
             readers.join(", ")
         ));
     }
@@ -73,10 +73,11 @@ fn buffer_bound(s: &Scenario) -> Option<String> {
 /// A Python rate controller whose every connection still sends at its line rate after many RTT
 /// samples: it computes a rate that `rate_bps` does not return, or reacts to nothing.
 fn python_never_moved(net: &Network, summary: &Summary) -> Option<String> {
-    let CcConfig::Python(p) = &net.cx.cfg.cc else { return None };
+    let run = &net.cx.cfg.conns[0];
+    let CcConfig::Python(p) = &run.cc else { return None };
     let flows = net.hosts.flows.listed();
     let at_line_rate = flows.iter().all(|f| f.rate() == net.hosts.nodes[f.src as usize].line_rate);
-    (!net.cx.cfg.transport.is_window() && !flows.is_empty() && at_line_rate && summary.rtt_samples >= 100).then(|| {
+    (!run.transport.is_window() && !flows.is_empty() && at_line_rate && summary.rtt_samples >= 100).then(|| {
         format!(
             "cc.class = {}: every connection still sends at its line rate after {} RTT samples: the controller never changed its rate (does rate_bps return what on_completion computes?)",
             p.class, summary.rtt_samples

@@ -280,8 +280,8 @@ fn jobs_table(net: &Network) -> Table {
     Table::default()
         .col("group", Column::labels(rows.iter().map(|r| &net.cx.measure.groups[r.0.group as usize].name)))
         .col("collective", Column::labels(rows.iter().map(|r| crate::scenario::variant_name(r.0.job_run().collective))))
-        .col("cc", Column::labels(rows.iter().map(|r| r.0.cc.as_deref().unwrap_or(&net.cx.cfg.cc).name())))
-        .col("transport", Column::labels(rows.iter().map(|r| r.0.transport.as_deref().unwrap_or(&net.cx.cfg.transport).kind())))
+        .col("cc", Column::labels(rows.iter().map(|r| net.cx.cfg.conns[r.0.conn as usize].cc.name())))
+        .col("transport", Column::labels(rows.iter().map(|r| net.cx.cfg.conns[r.0.conn as usize].transport.kind())))
         .col("ranks", rows.iter().map(|r| r.0.sources.len() as u32).collect::<Vec<_>>())
         .col("iteration", rows.iter().map(|r| r.1).collect::<Vec<_>>())
         .col("start_us", rows.iter().map(|r| (r.2 < Time::MAX).then(|| us(r.2))).collect::<Vec<_>>())
@@ -758,10 +758,8 @@ pub(crate) fn warnings(net: &Network, summary: &Summary) -> Vec<String> {
         // Sized transfers that faults cost packets and that were stalled at the end, nothing
         // delivered for a retransmission timeout's floor (the lowest of the run's transports):
         // the run does not say when, or whether, they would have finished.
-        let jobs = net.hosts.generators.iter().filter_map(|g| g.transport.as_deref());
-        let floor = std::iter::once(&net.cx.cfg.transport)
-            .chain(jobs)
-            .map(|t| match t {
+        let floor = (net.cx.cfg.conns.iter())
+            .map(|c| match &c.transport {
                 crate::scenario::TransportConfig::Window(w) => w.min_rto,
                 crate::scenario::TransportConfig::Message { .. } => net.cx.cfg.retransmit_timeout,
             })

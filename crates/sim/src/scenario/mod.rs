@@ -255,11 +255,13 @@ impl Scenario {
         if let Some(marking) = needs.ecn_profile {
             s.switch.ecn.get_or_insert_with(|| EcnConfig::declared(marking));
         }
-        if let Some(needs) = s.message_cc().map(CcConfig::needs) {
-            if needs.ack_per_packet {
+        // The NIC's defaults serve every controller on the message transport.
+        let needs: Vec<_> = s.message_ccs().map(CcConfig::needs).collect();
+        if !needs.is_empty() {
+            if needs.iter().any(|n| n.ack_per_packet) {
                 s.nic.segment.get_or_insert(Bytes(s.nic.payload_per_packet()));
             }
-            if needs.rate_limiter {
+            if needs.iter().any(|n| n.rate_limiter) {
                 s.nic.max_outstanding.get_or_insert(NicConfig::UNLIMITED_OUTSTANDING);
             }
             s.nic.segment.get_or_insert(NicConfig::DEFAULT_SEGMENT);
@@ -294,13 +296,10 @@ impl Scenario {
         j.cc.as_ref().unwrap_or(&self.cc.controller)
     }
 
-    /// The controller whose needs set the message transport's run-wide settings (the NIC's
-    /// segment and outstanding defaults, CNP pacing, TIMELY's signal): `[cc]`'s on a message
-    /// run, else the first job's on the message transport; `None`: nothing runs on it.
-    pub fn message_cc(&self) -> Option<&CcConfig> {
-        if !self.transport.is_window() {
-            return Some(&self.cc.controller);
-        }
-        self.jobs.iter().find(|j| !self.job_transport(j).is_window()).map(|j| self.job_cc(j))
+    /// The controllers that run on the message transport, whose NIC serves them all: `[cc]`'s
+    /// on a message run, and each job's there.
+    pub fn message_ccs(&self) -> impl Iterator<Item = &CcConfig> {
+        let run = (!self.transport.is_window()).then_some(&self.cc.controller);
+        run.into_iter().chain(self.jobs.iter().filter(|j| !self.job_transport(j).is_window()).map(|j| self.job_cc(j)))
     }
 }

@@ -124,7 +124,7 @@ impl Scenario {
                 self.validate_job_cc(&at, j)?;
             }
         }
-        if self.message_cc().is_none() {
+        if self.message_ccs().next().is_none() {
             self.nic.validate_window()?;
         }
         if self.switch.int == Some(false) && self.cc.controller.needs().int {
@@ -161,10 +161,10 @@ impl Scenario {
     }
 
     /// A job's own controller or transport (`jobs.cc`, `jobs.transport`): a built-in controller
-    /// of its transport's kind, their parameters valid, needing nothing the run sets up for
-    /// another controller alone — in-band telemetry, ECN marking, an ACK per packet, no cap on
-    /// what is outstanding, CNPs, the RTT signal, a signal for PLB or the median filter — unless
-    /// the run has it. `at`: the job's path.
+    /// of its transport's kind, their parameters valid, needing nothing of the fabric or the
+    /// NIC the run does not have — in-band telemetry, ECN marking, an ACK per packet, no cap on
+    /// what is outstanding, a signal for PLB or the median filter. Its CNP pacing and RTT
+    /// signal are its own (`ctx::ConnConfig`). `at`: the job's path.
     fn validate_job_cc(&self, at: &str, job: &JobConfig) -> Result<(), ScenarioError> {
         let (cc, transport) = (self.job_cc(job), self.job_transport(job));
         let field = if job.cc.is_some() { format!("{at}.cc.algorithm") } else { format!("{at}.cc") };
@@ -187,8 +187,6 @@ impl Scenario {
                 None => invalid(field, "absent", format!("{runs}, and [cc]'s {name} is not one: give the job its own")),
             });
         }
-        // The controller that set up what this transport's kind needs run-wide, if any.
-        let leading = if window { self.transport.is_window().then_some(&self.cc.controller) } else { self.message_cc() };
         let n = cc.needs();
         let lacks = |what: String| Err(invalid(field.clone(), name, what));
         if n.int && self.switch.int != Some(true) {
@@ -210,14 +208,6 @@ impl Scenario {
         }
         if n.rate_limiter && !window && self.nic.max_outstanding() < NicConfig::UNLIMITED_OUTSTANDING {
             return lacks(format!("{name} paces every packet itself: nic.max_outstanding = \"{}\"", NicConfig::UNLIMITED_OUTSTANDING));
-        }
-        if let Some(leading) = leading {
-            let (signal, run) = (|x: &rttlab_cc::registry::Needs| (x.signal, x.signal.uses_queues().then_some(x.signal_threshold)), leading.needs());
-            // CNP pacing thins the run's ECN echoes: it matters to a controller that reads them.
-            let cnp_differs = !window && n.cnp_interval != run.cnp_interval && (n.cnp_interval.is_some() || n.ecn);
-            if cnp_differs || signal(&n) != signal(&run) {
-                return lacks(format!("the run's CNP pacing and RTT signal are {}'s: a controller that needs the same", leading.name()));
-            }
         }
         if self.cc.plb.is_some() && !n.ecn && !n.delay {
             return lacks(format!("cc.plb needs a congestion signal and {name} gives none"));

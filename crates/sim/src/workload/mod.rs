@@ -251,10 +251,9 @@ pub struct Generator {
     /// Per source, what it has outstanding against its limit: RPCs, unfinished flows or
     /// unanswered probes (a matrix's transfer: the activations it has heard of).
     pending: Vec<u32>,
-    /// Its connections' own controller and transport (a job's `cc`, `transport`; `None`: the
-    /// run's).
-    pub(crate) cc: Option<std::sync::Arc<crate::scenario::CcConfig>>,
-    pub(crate) transport: Option<std::sync::Arc<crate::scenario::TransportConfig>>,
+    /// What its connections run (`RunConfig::conns`): a job's own controller and transport,
+    /// else 0, the run's.
+    pub(crate) conn: u16,
 }
 
 impl Generator {
@@ -330,8 +329,7 @@ impl Generator {
             conns: HashMap::new(),
             responses: HashMap::new(),
             pending: vec![0; n],
-            cc: None,
-            transport: None,
+            conn: 0,
         })
     }
 
@@ -366,8 +364,7 @@ impl Generator {
             conns: HashMap::new(),
             responses: HashMap::new(),
             pending: vec![0; count],
-            cc: job.cc.clone().map(std::sync::Arc::new),
-            transport: job.transport.clone().map(std::sync::Arc::new),
+            conn: crate::ctx::job_conn(s, j),
         })
     }
 
