@@ -92,7 +92,7 @@ pub const KIND_BITS: u32 = 5;
 
 /// Fails the build when `kinds` tags do not fit in [`KIND_BITS`] (a tag past them would
 /// spill into the scheduling order and reorder events silently). Evaluated on the tags' count
-/// below; adding a kind is adding a tag before `Tag::Count`.
+/// below; adding a kind is adding a tag before `tag::COUNT`, and moving it up.
 ///
 /// ```
 /// const _: () = rttlab_sim::core::engine::assert_kinds_fit(32);
@@ -104,53 +104,29 @@ pub const fn assert_kinds_fit(kinds: u64) {
     assert!(kinds <= 1 << KIND_BITS, "more event kinds than the queue entry's kind tag holds: widen KIND_BITS");
 }
 
-const _: () = assert_kinds_fit(Tag::COUNT);
+const _: () = assert_kinds_fit(tag::COUNT);
 
-/// A queue entry's kind tag, one per packed form of [`EventKind`].
-#[derive(Copy, Clone)]
-#[repr(u8)]
-enum Tag {
-    TxDone,
-    Arrive,
-    HostWake,
-    Sample,
-    Kick,
-    WarmupEnd,
-    Timer,
-    Arrival,
-    HostRx,
-    MessageRto,
-    Dropped,
-    PingLost,
-    Fault,
-    Lost,
-    LostSilent,
-    Closed,
-    /// Not a kind: the number of them.
-    Count,
-}
-
-impl Tag {
-    const COUNT: u64 = Tag::Count as u64;
-    /// Every tag, in the order of their values (`unpack` reads a tag through it).
-    const ALL: [Tag; Tag::COUNT as usize] = [
-        Tag::TxDone,
-        Tag::Arrive,
-        Tag::HostWake,
-        Tag::Sample,
-        Tag::Kick,
-        Tag::WarmupEnd,
-        Tag::Timer,
-        Tag::Arrival,
-        Tag::HostRx,
-        Tag::MessageRto,
-        Tag::Dropped,
-        Tag::PingLost,
-        Tag::Fault,
-        Tag::Lost,
-        Tag::LostSilent,
-        Tag::Closed,
-    ];
+/// A queue entry's kind tags, one per packed form of [`EventKind`], numbered from 0 (plain
+/// integers, so that `unpack`'s match is a jump table).
+mod tag {
+    pub const TX_DONE: u64 = 0;
+    pub const ARRIVE: u64 = 1;
+    pub const HOST_WAKE: u64 = 2;
+    pub const SAMPLE: u64 = 3;
+    pub const KICK: u64 = 4;
+    pub const WARMUP_END: u64 = 5;
+    pub const TIMER: u64 = 6;
+    pub const ARRIVAL: u64 = 7;
+    pub const HOST_RX: u64 = 8;
+    pub const MESSAGE_RTO: u64 = 9;
+    pub const DROPPED: u64 = 10;
+    pub const PING_LOST: u64 = 11;
+    pub const FAULT: u64 = 12;
+    pub const LOST: u64 = 13;
+    pub const LOST_SILENT: u64 = 14;
+    pub const CLOSED: u64 = 15;
+    /// Not a tag: one past the last.
+    pub const COUNT: u64 = 16;
 }
 
 const KIND_MASK: u64 = (1 << KIND_BITS) - 1;
@@ -160,47 +136,47 @@ impl EventKind {
     #[inline]
     fn pack(self) -> (u64, u32, u32) {
         let (tag, a, b) = match self {
-            EventKind::TxDone { port, pkt } => (Tag::TxDone, port.0, pkt.map_or(NO_PKT, |p| p.0)),
-            EventKind::Arrive { port, pkt } => (Tag::Arrive, port.0, pkt.0),
-            EventKind::HostWake(h) => (Tag::HostWake, h.0, 0),
-            EventKind::Sample => (Tag::Sample, 0, 0),
-            EventKind::Kick(port) => (Tag::Kick, port.0, 0),
-            EventKind::WarmupEnd => (Tag::WarmupEnd, 0, 0),
-            EventKind::Timer { flow, timer, serial } => (Tag::Timer, flow.0, timer as u32 | serial << 3),
-            EventKind::Arrival { generator, host } => (Tag::Arrival, generator, host),
-            EventKind::HostRx(h) => (Tag::HostRx, h.0, 0),
-            EventKind::MessageRto(h) => (Tag::MessageRto, h.0, 0),
+            EventKind::TxDone { port, pkt } => (tag::TX_DONE, port.0, pkt.map_or(NO_PKT, |p| p.0)),
+            EventKind::Arrive { port, pkt } => (tag::ARRIVE, port.0, pkt.0),
+            EventKind::HostWake(h) => (tag::HOST_WAKE, h.0, 0),
+            EventKind::Sample => (tag::SAMPLE, 0, 0),
+            EventKind::Kick(port) => (tag::KICK, port.0, 0),
+            EventKind::WarmupEnd => (tag::WARMUP_END, 0, 0),
+            EventKind::Timer { flow, timer, serial } => (tag::TIMER, flow.0, timer as u32 | serial << 3),
+            EventKind::Arrival { generator, host } => (tag::ARRIVAL, generator, host),
+            EventKind::HostRx(h) => (tag::HOST_RX, h.0, 0),
+            EventKind::MessageRto(h) => (tag::MESSAGE_RTO, h.0, 0),
             EventKind::Dropped { flow, serial, lost } => {
                 let cause = match lost {
                     None => 0,
                     Some(Lost::Down) => 1,
                     Some(Lost::Silent) => 2,
                 };
-                (Tag::Dropped, flow.0, serial & DROPPED_SERIAL | cause << 30)
+                (tag::DROPPED, flow.0, serial & DROPPED_SERIAL | cause << 30)
             }
-            EventKind::PingLost { generator, source } => (Tag::PingLost, generator, source),
-            EventKind::Fault(port) => (Tag::Fault, port.0, 0),
-            EventKind::Lost { port, pkt, silent: false } => (Tag::Lost, port.0, pkt.0),
-            EventKind::Lost { port, pkt, silent: true } => (Tag::LostSilent, port.0, pkt.0),
-            EventKind::Closed { flow, serial } => (Tag::Closed, flow.0, serial),
+            EventKind::PingLost { generator, source } => (tag::PING_LOST, generator, source),
+            EventKind::Fault(port) => (tag::FAULT, port.0, 0),
+            EventKind::Lost { port, pkt, silent: false } => (tag::LOST, port.0, pkt.0),
+            EventKind::Lost { port, pkt, silent: true } => (tag::LOST_SILENT, port.0, pkt.0),
+            EventKind::Closed { flow, serial } => (tag::CLOSED, flow.0, serial),
         };
-        (tag as u64, a, b)
+        (tag, a, b)
     }
 
     #[inline]
     fn unpack(tag: u64, a: u32, b: u32) -> EventKind {
-        match Tag::ALL[tag as usize] {
-            Tag::TxDone => EventKind::TxDone { port: PortId(a), pkt: (b != NO_PKT).then_some(PktId(b)) },
-            Tag::Arrive => EventKind::Arrive { port: PortId(a), pkt: PktId(b) },
-            Tag::HostWake => EventKind::HostWake(HostId(a)),
-            Tag::Sample => EventKind::Sample,
-            Tag::Kick => EventKind::Kick(PortId(a)),
-            Tag::WarmupEnd => EventKind::WarmupEnd,
-            Tag::Timer => EventKind::Timer { flow: FlowId(a), timer: Timer::from_u32(b & 7), serial: b >> 3 },
-            Tag::Arrival => EventKind::Arrival { generator: a, host: b },
-            Tag::HostRx => EventKind::HostRx(HostId(a)),
-            Tag::MessageRto => EventKind::MessageRto(HostId(a)),
-            Tag::Dropped => EventKind::Dropped {
+        match tag {
+            tag::TX_DONE => EventKind::TxDone { port: PortId(a), pkt: (b != NO_PKT).then_some(PktId(b)) },
+            tag::ARRIVE => EventKind::Arrive { port: PortId(a), pkt: PktId(b) },
+            tag::HOST_WAKE => EventKind::HostWake(HostId(a)),
+            tag::SAMPLE => EventKind::Sample,
+            tag::KICK => EventKind::Kick(PortId(a)),
+            tag::WARMUP_END => EventKind::WarmupEnd,
+            tag::TIMER => EventKind::Timer { flow: FlowId(a), timer: Timer::from_u32(b & 7), serial: b >> 3 },
+            tag::ARRIVAL => EventKind::Arrival { generator: a, host: b },
+            tag::HOST_RX => EventKind::HostRx(HostId(a)),
+            tag::MESSAGE_RTO => EventKind::MessageRto(HostId(a)),
+            tag::DROPPED => EventKind::Dropped {
                 flow: FlowId(a),
                 serial: b & DROPPED_SERIAL,
                 lost: match b >> 30 {
@@ -209,12 +185,12 @@ impl EventKind {
                     _ => Some(Lost::Silent),
                 },
             },
-            Tag::PingLost => EventKind::PingLost { generator: a, source: b },
-            Tag::Fault => EventKind::Fault(PortId(a)),
-            Tag::Lost => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: false },
-            Tag::LostSilent => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: true },
-            Tag::Closed => EventKind::Closed { flow: FlowId(a), serial: b },
-            Tag::Count => unreachable!("not a kind"),
+            tag::PING_LOST => EventKind::PingLost { generator: a, source: b },
+            tag::FAULT => EventKind::Fault(PortId(a)),
+            tag::LOST => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: false },
+            tag::LOST_SILENT => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: true },
+            tag::CLOSED => EventKind::Closed { flow: FlowId(a), serial: b },
+            _ => unreachable!("not a kind's tag"),
         }
     }
 }
@@ -933,6 +909,11 @@ mod tests {
         }
         let back: Vec<EventKind> = std::iter::from_fn(|| q.pop_until(Time::MAX)).map(|e| e.kind).collect();
         assert_eq!(back, kinds);
+        // Every tag is used once, below the count the width is checked against.
+        let mut tags: Vec<u64> = kinds.iter().map(|k| k.pack().0).collect();
+        tags.sort_unstable();
+        tags.dedup();
+        assert_eq!(tags, (0..tag::COUNT).collect::<Vec<_>>());
     }
 
     #[test]

@@ -236,10 +236,11 @@ impl Hosts {
             return cx.pkts.free(i);
         };
         // DCQCN's notification point: the ACK carries the CNP, at most one per interval.
-        let ece = match cx.cfg.conns[self.flows.rx[pkt.flow].conn as usize].cnp_interval {
-            Some(interval) if ece => self.flows.rx[pkt.flow].message_rx().cnp_due(cx.now, interval),
-            _ => ece,
-        };
+        let ece = ece
+            && match cx.cfg.conns[self.flows.rx[pkt.flow].conn as usize].cnp_interval {
+                Some(interval) => self.flows.rx[pkt.flow].message_rx().cnp_due(cx.now, interval),
+                None => true,
+            };
         let end = &self.flows.rx[pkt.flow];
         let (src, hash) = (end.src, end.hash);
         let ack = cx.pkts.get_mut(i);
@@ -286,8 +287,9 @@ impl Hosts {
             let rate = if per_packet { u.rate.min(line_rate) } else { fixed };
             let clean = completion_rtt(now, u.t_send, u.bytes as u64, rate);
             let rtt = self.noisy_rtt(f, clean, cx);
-            let signal = cx.cfg.conns[self.flows.slots[f].conn as usize].signal.0;
-            let input = if signal.uses_queues() { self.signal_input(f, clean, int, fabric, cx) } else { rtt };
+            // Only a run whose ACKs collect telemetry has a connection whose signal reads queues.
+            let queues = cx.cfg.acks_collect_int && cx.cfg.conns[self.flows.slots[f].conn as usize].signal.0.uses_queues();
+            let input = if queues { self.signal_input(f, clean, int, fabric, cx) } else { rtt };
             let records = int.map_or(&[][..], |st| st.forward());
             if self.flows.slots[f].message().on_completion(now, input, ack.ecn, &u, records) {
                 self.repath(f);
