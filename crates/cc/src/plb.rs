@@ -15,9 +15,15 @@
 //!   connection's packets are not reordered (Linux's idle rehash), otherwise at once, as the
 //!   RDMA transports do (§3.4: Pony Express and 1RMA repath immediately).
 //!
-//! The state machine does no I/O: the transport feeds it acknowledgements and carries out the
-//! repath it asks for.
+//! - After a **retransmission timeout** no congestion-triggered repath happens for a random
+//!   time between `suspend_after_rto` and twice that (Linux `tcp_plb_update_state_upon_rto`:
+//!   the timeout's own repath, PRR's, may have been around a black hole that a repath on
+//!   congestion would lead back into), and the count of congested rounds starts again.
+//!
+//! The state machine does no I/O: the transport feeds it acknowledgements and timeouts and
+//! carries out the repath it asks for.
 
+use crate::Time;
 use serde::{Deserialize, Serialize};
 
 /// `cc.plb`: when a connection repaths.
@@ -32,11 +38,14 @@ pub struct PlbParams {
     pub threshold: f64,
     /// Repath only when nothing is in flight (TCP's idle rehash); false: at once.
     pub idle_only: bool,
+    /// After a retransmission timeout, no repath on congestion for this long plus a random
+    /// part of it (Linux `tcp_plb_suspend_rto_sec`: 60 s); 0: none.
+    pub suspend_after_rto: Time,
 }
 
 impl Default for PlbParams {
     fn default() -> Self {
-        PlbParams { rounds: 12, threshold: 0.5, idle_only: false }
+        PlbParams { rounds: 12, threshold: 0.5, idle_only: false, suspend_after_rto: Time::from_ms(60_000) }
     }
 }
 
@@ -63,17 +72,20 @@ pub struct Plb {
     congested: u64,
     /// Congested rounds in a row.
     pub consecutive: u32,
+    /// No repath on congestion before this (a retransmission timeout's pause).
+    pause_until: Option<Time>,
 }
 
 impl Plb {
     pub fn new(params: PlbParams) -> Plb {
-        Plb { params, round_end: 0, acked: 0, congested: 0, consecutive: 0 }
+        Plb { params, round_end: 0, acked: 0, congested: 0, consecutive: 0, pause_until: None }
     }
 
     /// An acknowledgement of `acked_bytes` new bytes, `congested` if it carried the
-    /// controller's congestion signal; `snd_una` and `snd_nxt` after it. Returns true when the
-    /// connection must take a new path label now.
-    pub fn on_ack(&mut self, acked_bytes: u64, congested: bool, snd_una: u64, snd_nxt: u64) -> bool {
+    /// controller's congestion signal, at `now`; `snd_una` and `snd_nxt` after it. Returns true
+    /// when the connection must take a new path label now; during a timeout's pause the
+    /// congested rounds go on counting but no repath happens (Linux `tcp_plb_check_rehash`).
+    pub fn on_ack(&mut self, acked_bytes: u64, congested: bool, snd_una: u64, snd_nxt: u64, now: Time) -> bool {
         self.acked += acked_bytes;
         self.congested += if congested { acked_bytes } else { 0 };
         if snd_una >= self.round_end {
@@ -85,10 +97,24 @@ impl Plb {
         }
         let idle = snd_una >= snd_nxt;
         if self.consecutive >= self.params.rounds && (idle || !self.params.idle_only) {
+            if self.pause_until.is_some_and(|t| now < t) {
+                return false;
+            }
+            self.pause_until = None;
             self.consecutive = 0;
             return true;
         }
         false
+    }
+
+    /// A retransmission timeout at `now`: no repath on congestion until `suspend_after_rto`
+    /// plus `uniform` (a draw in [0, 1)) of it have passed, and the count starts again.
+    pub fn on_rto(&mut self, now: Time, uniform: f64) {
+        let suspend = self.params.suspend_after_rto.ps();
+        if suspend > 0 {
+            self.pause_until = Some(now + Time(suspend + (uniform * suspend as f64) as u64));
+        }
+        self.consecutive = 0;
     }
 }
 
@@ -101,7 +127,7 @@ mod tests {
     fn run(p: PlbParams, marked_per_round: &[u64]) -> Vec<usize> {
         let mut plb = Plb::new(p);
         // The connection sends its first round's 10 packets before any ACK.
-        assert!(!plb.on_ack(0, false, 0, 10_000));
+        assert!(!plb.on_ack(0, false, 0, 10_000, Time::ZERO));
         let (mut una, mut repaths) = (0u64, Vec::new());
         for (r, &marked) in marked_per_round.iter().enumerate() {
             let end = una + 10_000;
@@ -109,7 +135,7 @@ mod tests {
                 una += 1000;
                 // The window opens for the next round's packets with the round's last ACK.
                 let nxt = if i == 9 { una + 10_000 } else { end };
-                if plb.on_ack(1000, i < marked, una, nxt) {
+                if plb.on_ack(1000, i < marked, una, nxt, Time::ZERO) {
                     repaths.push(r);
                 }
             }
@@ -119,7 +145,7 @@ mod tests {
 
     #[test]
     fn repaths_after_the_rounds_in_a_row() {
-        let p = PlbParams { rounds: 3, threshold: 0.5, idle_only: false };
+        let p = PlbParams { rounds: 3, threshold: 0.5, idle_only: false, ..PlbParams::default() };
         assert_eq!(run(p, &[5, 5, 5, 5, 5, 5, 5]), vec![2, 5]);
         // One uncongested round (4 of 10 below one half) starts the count again.
         assert_eq!(run(p, &[5, 5, 4, 5, 5, 5]), vec![5]);
@@ -128,11 +154,11 @@ mod tests {
 
     #[test]
     fn idle_only_waits_for_nothing_in_flight() {
-        let p = PlbParams { rounds: 1, threshold: 0.5, idle_only: true };
+        let p = PlbParams { rounds: 1, threshold: 0.5, idle_only: true, ..PlbParams::default() };
         let mut plb = Plb::new(p);
-        assert!(!plb.on_ack(1000, true, 1000, 5000), "a congested round ends, but 4000 B are in flight");
-        assert!(!plb.on_ack(1000, true, 2000, 5000));
-        assert!(plb.on_ack(3000, true, 5000, 5000), "the next round ends congested too, and nothing is in flight");
+        assert!(!plb.on_ack(1000, true, 1000, 5000, Time::ZERO), "a congested round ends, but 4000 B are in flight");
+        assert!(!plb.on_ack(1000, true, 2000, 5000, Time::ZERO));
+        assert!(plb.on_ack(3000, true, 5000, 5000, Time::ZERO), "the next round ends congested too, and nothing is in flight");
         assert_eq!(plb.consecutive, 0);
     }
 
@@ -141,5 +167,30 @@ mod tests {
         assert!(PlbParams { rounds: 0, ..PlbParams::default() }.validate().is_err());
         assert!(PlbParams { threshold: 1.5, ..PlbParams::default() }.validate().is_err());
         assert!(PlbParams::default().validate().is_ok());
+    }
+
+    /// A timeout at 0 with a draw of one half and a 1 ms suspension pauses repaths on
+    /// congestion until 1.5 ms (Linux: between one and two suspensions), restarting the
+    /// count: one-round PLB that would repath at every congested round does not before then,
+    /// and does at the first congested round after.
+    #[test]
+    fn a_timeout_pauses_repaths_on_congestion() {
+        let p = PlbParams { rounds: 1, suspend_after_rto: Time::from_ms(1), ..PlbParams::default() };
+        let mut plb = Plb::new(p);
+        plb.on_rto(Time::ZERO, 0.5);
+        let (mut una, mut repaths) = (0u64, Vec::new());
+        for round in 0..20u64 {
+            let now = Time::from_us(100 * round);
+            una += 1000;
+            if plb.on_ack(1000, true, una, una + 1000, now) {
+                repaths.push(round);
+            }
+        }
+        assert_eq!(repaths.first(), Some(&15), "{repaths:?}");
+        // Without the suspension, the same rounds repath from the first.
+        let mut plb = Plb::new(PlbParams { suspend_after_rto: Time::ZERO, ..p });
+        plb.on_rto(Time::ZERO, 0.5);
+        assert!(!plb.on_ack(0, false, 0, 1000, Time::ZERO));
+        assert!(plb.on_ack(1000, true, 1000, 2000, Time::ZERO));
     }
 }

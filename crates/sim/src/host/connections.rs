@@ -21,10 +21,10 @@ use crate::transport::window::{WindowRx, WindowTx};
 use rttlab_cc::{Controller, Path, Rate, Time};
 
 impl Hosts {
-    /// The transport of a new connection's two ends, `transport`'s kind, with the sender's
-    /// controller: a job's own (`own`, `jobs.cc`), else `[cc]`'s (validation guarantees the
-    /// controller fits the transport and the run).
-    fn make_transport(&mut self, conn: u16, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> (Tx, Rx) {
+    /// The transport of a new connection's two ends as its configuration `conn` gives them
+    /// (`RunConfig::conns`: a job's own, else `[cc]` and `[transport]`'s; validation guarantees
+    /// the controller fits the transport and the run), PLB's draws seeded by `path_seed`.
+    fn make_transport(&mut self, (conn, path_seed): (u16, u64), line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> (Tx, Rx) {
         let conn = &cx.cfg.conns[conn as usize];
         let window = conn.transport.is_window();
         let mss = if window { spec.packet_bytes(cx.cfg.payload_per_packet as u64) } else { cx.cfg.payload_per_packet as u64 };
@@ -45,7 +45,7 @@ impl Hosts {
         };
         match (&conn.transport, controller) {
             (TransportConfig::Window(w), Controller::Window(cc)) => {
-                let path = PathControl::new(&path);
+                let path = PathControl::new(&path, path_seed);
                 (
                     Tx::Window(WindowTx::new(cc, w.clone(), mss as u32, spec.size, (spec.start, spec.stop), spec.onoff.take(), path)),
                     Rx::Window(WindowRx::new(w)),
@@ -54,12 +54,26 @@ impl Hosts {
             (TransportConfig::Message { .. }, Controller::Rate(cc)) => {
                 let selective = cx.cfg.recovery == Recovery::SelectiveRepeat;
                 let wait = HostWait::new(cx.cfg.warmup, line_rate);
-                let tx =
-                    MessageTx::new(cc, spec.size, spec.app.take(), spec.rpc.is_some(), (spec.start, spec.stop), wait, (PathControl::new(&path), selective));
+                let tx = MessageTx::new(
+                    cc,
+                    spec.size,
+                    spec.app.take(),
+                    spec.rpc.is_some(),
+                    (spec.start, spec.stop),
+                    wait,
+                    (PathControl::new(&path, path_seed), selective),
+                );
                 (Tx::Message(tx), Rx::Message(MessageRx::new(selective)))
             }
             _ => unreachable!("validated: the controller fits the transport"),
         }
+    }
+
+    /// What a connection started by `origin` runs (`RunConfig::conns`): its job's own, else
+    /// the run's (0). Looked up, not kept in the connection: a sender reads it only where its
+    /// signal reads queues.
+    pub(crate) fn conn_of(&self, origin: Option<crate::host::flow::Origin>) -> u16 {
+        origin.map_or(0, |o| self.generators[o.generator as usize].conn)
     }
 
     /// Opens a connection in a free slot of its sender's (or a new one) and returns its id.
@@ -78,7 +92,7 @@ impl Hosts {
         }
         let sport = 49152 + (splitmix64(cx.cfg.seed ^ ((spec.src as u64) << 32 | serial as u64) ^ 0x5eed_f10f) % 16384) as u16;
         // A job's own transport and controller (`jobs.transport`, `jobs.cc`), else the run's.
-        let conn = spec.ephemeral.map_or(0, |o| self.generators[o.generator as usize].conn);
+        let conn = self.conn_of(spec.ephemeral);
         let transport = &cx.cfg.conns[conn as usize].transport;
         let (dport, prr) = (if transport.is_window() { TCP_PORT } else { ROCEV2_PORT }, transport.prr());
         let hash = [five_tuple_hash(cx.cfg.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(cx.cfg.seed, spec.dst, spec.src, dport, sport)];
@@ -92,7 +106,8 @@ impl Hosts {
         };
         let base_rtt = if cx.cfg.int.is_some() { fabric.base_rtt(spec.src, spec.dst, hash, &cx.cfg) } else { Time::ZERO };
         let line_rate = self.nodes[spec.src as usize].line_rate;
-        let (tx, rx) = self.make_transport(conn, line_rate, base_rtt, &mut spec, cx);
+        let path_seed = (hash[0] as u64) << 32 | serial as u64;
+        let (tx, rx) = self.make_transport((conn, path_seed), line_rate, base_rtt, &mut spec, cx);
         if spec.start >= cx.cfg.warmup {
             let sized = spec.size.filter(|_| spec.start < cx.cfg.fct_until);
             cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, sized);
@@ -130,7 +145,6 @@ impl Hosts {
             hash,
             path: crate::host::path::PathLabel::new(cx.cfg.routing.reps(), prr),
             group: spec.group,
-            conn,
             ephemeral: spec.ephemeral,
             open: true,
             ideal,

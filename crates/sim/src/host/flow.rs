@@ -29,8 +29,6 @@ pub struct Flow {
     pub open: bool,
     /// The traffic group it belongs to (`Network::groups`).
     pub group: u16,
-    /// What it runs (`RunConfig::conns`).
-    pub conn: u16,
     /// The sending end's transport.
     pub tx: Tx,
     /// The data packets' path label, and REPS's entropies ([`crate::host::path`]).

@@ -44,7 +44,7 @@ impl Hosts {
     /// queue as a delay — as the packets' records report it, or, for the oracle, as the same
     /// ports hold it now. Without records (telemetry off cannot pass validation) the RTT `rtt`.
     pub(crate) fn signal_input(&self, f: u32, rtt: Time, int: Option<&IntStack>, fabric: &Fabric, cx: &Ctx) -> Time {
-        let (signal, threshold) = cx.cfg.conns[self.flows.slots[f].conn as usize].signal;
+        let (signal, threshold) = cx.cfg.conns[self.conn_of(self.flows.slots[f].ephemeral) as usize].signal;
         let Some(st) = int else { return rtt };
         let mut q = [Time::ZERO; 2 * MAX_INT_HOPS];
         let hops = st.all();

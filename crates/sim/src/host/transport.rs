@@ -288,7 +288,7 @@ impl Hosts {
             let clean = completion_rtt(now, u.t_send, u.bytes as u64, rate);
             let rtt = self.noisy_rtt(f, clean, cx);
             // Only a run whose ACKs collect telemetry has a connection whose signal reads queues.
-            let queues = cx.cfg.acks_collect_int && cx.cfg.conns[self.flows.slots[f].conn as usize].signal.0.uses_queues();
+            let queues = cx.cfg.acks_collect_int && cx.cfg.conns[self.conn_of(self.flows.slots[f].ephemeral) as usize].signal.0.uses_queues();
             let input = if queues { self.signal_input(f, clean, int, fabric, cx) } else { rtt };
             let records = int.map_or(&[][..], |st| st.forward());
             if self.flows.slots[f].message().on_completion(now, input, ack.ecn, &u, records) {

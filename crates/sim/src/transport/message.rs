@@ -360,7 +360,7 @@ impl MessageTx {
         let rtt = self.path.feedback(rtt);
         self.cc.on_completion(&Completion { now, rtt, acked_bytes: u.bytes as u64, sending_rate, snd_una, snd_nxt: self.released, int });
         let asked = self.cc.take_repath();
-        self.path.on_ack(u.bytes as u64, ece, self.cc.over_target(), snd_una, self.released) || asked
+        self.path.on_ack(u.bytes as u64, ece, self.cc.over_target(), (snd_una, self.released), now) || asked
     }
 
     /// Sender: bytes remain that were never handed to the NIC.
@@ -440,7 +440,11 @@ impl MessageTx {
 
     /// Sender: the timer's event at `now`: `Ok(true)` if the timeout expired (`LazyTimer::fire`).
     pub fn rto_fire(&mut self, now: Time) -> Result<bool, Time> {
-        self.rto.fire(now)
+        let fired = self.rto.fire(now);
+        if fired == Ok(true) {
+            self.path.on_rto(now);
+        }
+        fired
     }
 
     /// Bytes released and not yet completed.

@@ -1,6 +1,7 @@
 //! What a connection's transport does about its path, whatever its controller: PLB's count of
-//! congested rounds (`rttlab_cc::plb`), which asks for a new path label, and the median filter
-//! on a delay controller's RTT samples (`cc.feedback = "median"`).
+//! congested rounds (`rttlab_cc::plb`), which asks for a new path label and pauses after a
+//! retransmission timeout, and the median filter on a delay controller's RTT samples
+//! (`cc.feedback = "median"`).
 
 use rttlab_cc::plb::{Plb, PlbParams};
 use rttlab_cc::Time;
@@ -9,7 +10,9 @@ use std::collections::VecDeque;
 /// A connection's path control, built from what the run fixes (`PathRun`).
 #[derive(Clone, Debug, Default)]
 pub struct PathControl {
-    plb: Option<Plb>,
+    /// PLB, and the seed of its draws (boxed: most runs have none, and every connection
+    /// carries this).
+    plb: Option<Box<(Plb, u64)>>,
     /// PLB counts ECN-echoed bytes as congested (an ECN controller); else bytes whose sample
     /// the controller found over its target.
     by_ecn: bool,
@@ -26,8 +29,10 @@ pub struct PathRun {
 }
 
 impl PathControl {
-    pub fn new(run: &PathRun) -> PathControl {
-        PathControl { plb: run.plb.map(Plb::new), by_ecn: run.by_ecn, median: run.median_of.map(Median::new) }
+    /// `seed` draws PLB's pause after a timeout: the connection's own, so that its random
+    /// stream is the same with PLB or without.
+    pub fn new(run: &PathRun, seed: u64) -> PathControl {
+        PathControl { plb: run.plb.map(|p| Box::new((Plb::new(p), seed))), by_ecn: run.by_ecn, median: run.median_of.map(Median::new) }
     }
 
     /// The sample the controller is fed for the RTT just measured.
@@ -38,13 +43,21 @@ impl PathControl {
         }
     }
 
-    /// An acknowledgement of `acked_bytes`, with its ECN echo and whether the controller's
-    /// sample was over its target (`None`: it keeps none); `snd_una`, `snd_nxt` after it.
-    /// True: take a new path label now (PLB).
-    pub fn on_ack(&mut self, acked_bytes: u64, ece: bool, over_target: Option<bool>, snd_una: u64, snd_nxt: u64) -> bool {
-        let Some(plb) = &mut self.plb else { return false };
+    /// An acknowledgement of `acked_bytes` at `now`, with its ECN echo and whether the
+    /// controller's sample was over its target (`None`: it keeps none); `snd_una`, `snd_nxt`
+    /// after it. True: take a new path label now (PLB).
+    pub fn on_ack(&mut self, acked_bytes: u64, ece: bool, over_target: Option<bool>, (snd_una, snd_nxt): (u64, u64), now: Time) -> bool {
+        let Some((plb, _)) = self.plb.as_deref_mut() else { return false };
         let congested = if self.by_ecn { ece } else { over_target.unwrap_or(false) };
-        plb.on_ack(acked_bytes, congested, snd_una, snd_nxt)
+        plb.on_ack(acked_bytes, congested, snd_una, snd_nxt, now)
+    }
+
+    /// A retransmission timeout at `now`: PLB pauses (`rttlab_cc::plb::Plb::on_rto`).
+    pub fn on_rto(&mut self, now: Time) {
+        if let Some((plb, seed)) = self.plb.as_deref_mut() {
+            let draw = crate::core::engine::splitmix64(*seed ^ now.ps());
+            plb.on_rto(now, (draw >> 11) as f64 / (1u64 << 53) as f64);
+        }
     }
 }
 

@@ -589,7 +589,7 @@ impl WindowTx {
         };
         self.cc.on_ack(&event);
         let asked = self.cc.take_repath();
-        if self.path.on_ack(event.acked_bytes, ack.ece, self.cc.over_target(), event.snd_una, event.snd_nxt) || asked {
+        if self.path.on_ack(event.acked_bytes, ack.ece, self.cc.over_target(), (event.snd_una, event.snd_nxt), now) || asked {
             out.push(Action::Repath);
         }
         // RFC 6298 §5: restart the timer when new data is acknowledged, stop it when all is.
@@ -648,6 +648,7 @@ impl WindowTx {
     /// RFC 6298 §5.4–5.7 with RFC 6675 §5.1: every packet not SACKed is lost; back off the timer.
     fn timeout(&mut self, now: Time, out: &mut Vec<Action>) {
         out.push(Action::TimedOut);
+        self.path.on_rto(now);
         self.cc.on_loss(Loss::Timeout, self.flight_bytes(), now);
         for u in self.board.iter_mut() {
             if u.state != Sent::Sacked {
