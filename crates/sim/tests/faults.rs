@@ -6,31 +6,10 @@ mod common;
 use common::{cell, run_net, scenario};
 use rttlab_sim::{Network, Scenario};
 
-/// h0 to h1 over two equal paths, s0–s1–s3 and s0–s2–s3, 10 Gbps and 1 µs links, 1000 B
-/// packets on the wire (936 B payload, 64 B headers): one takes 800 ns to serialize.
+/// h0 to h1 over two equal paths (`common::two_paths`), 1000 B packets on the wire (936 B
+/// payload, 64 B headers): one takes 800 ns to serialize.
 fn two_paths(rest: &str) -> String {
-    format!(
-        r#"
-duration = "1ms"
-[topology]
-kind = "graph"
-hosts = ["h0", "h1"]
-switches = ["s0", "s1", "s2", "s3"]
-link_rate = "10Gbps"
-link_delay = "1us"
-links = [
-  {{ a = "h0", b = "s0" }}, {{ a = "s0", b = "s1" }}, {{ a = "s0", b = "s2" }},
-  {{ a = "s1", b = "s3" }}, {{ a = "s2", b = "s3" }}, {{ a = "s3", b = "h1" }},
-]
-[switch]
-pfc = false
-[nic]
-mtu = "1000B"
-header = "64B"
-ack = "64B"
-{rest}
-"#
-    )
+    common::two_paths("duration = \"1ms\"", "1000B", "1us", rest)
 }
 
 /// A flow at line rate, nothing holding it back: the message transport without a controller or

@@ -6,46 +6,14 @@ mod common;
 use common::{cell, run_net, scenario};
 use rttlab_sim::{Network, Scenario};
 
-/// h0 to h1 over two paths, s0–s1–s3 and s0–s2–s3, the second 10 µs longer; 10 Gbps, 1500 B
-/// packets of 1436 B payload (64 B headers).
+/// h0 to h1 over two paths (`common::two_paths`), the second 10 µs longer; 1500 B packets of
+/// 1436 B payload (64 B headers).
 fn two_paths(routing: &str, transport: &str, size_packets: u32) -> String {
-    format!(
-        r#"
-duration = "5ms"
-until = "flows_done"
-[topology]
-kind = "graph"
-hosts = ["h0", "h1"]
-switches = ["s0", "s1", "s2", "s3"]
-link_rate = "10Gbps"
-link_delay = "1us"
-links = [
-  {{ a = "h0", b = "s0" }}, {{ a = "s0", b = "s1" }}, {{ a = "s0", b = "s2" }},
-  {{ a = "s1", b = "s3" }}, {{ a = "s2", b = "s3", delay = "11us" }}, {{ a = "s3", b = "h1" }},
-]
-[switch]
-pfc = false
-[nic]
-mtu = "1500B"
-header = "64B"
-ack = "64B"
-[transport]
-kind = "window"
-delayed_ack = false
-tsq_limit = "1MB"
-{transport}
-[cc]
-algorithm = "reno"
-init_cwnd = 200
-[routing]
-{routing}
-[[flows]]
-src = 0
-dst = 1
-size = "{}B"
-"#,
+    let rest = format!(
+        "[transport]\nkind = \"window\"\ndelayed_ack = false\ntsq_limit = \"1MB\"\n{transport}\n[cc]\nalgorithm = \"reno\"\ninit_cwnd = 200\n[routing]\n{routing}\n[[flows]]\nsrc = 0\ndst = 1\nsize = \"{}B\"\n",
         size_packets * 1436
-    )
+    );
+    common::two_paths("duration = \"5ms\"\nuntil = \"flows_done\"", "1500B", "11us", &rest)
 }
 
 /// The graph's two paths are not equally long, so ECMP has no choice there: the longer one is

@@ -81,3 +81,32 @@ pub const RUNS: &[(&str, &str, &str)] = &[
     ("fat-tree-link-down", "5ms", "500us"),
     ("moe-alltoall-incast", "20ms", "0us"),
 ];
+
+/// h0 to h1 over two equal-cost paths, s0–s1–s3 and s0–s2–s3: 10 Gbps and 1 µs links but
+/// s2–s3's `s2_s3_delay`, no PFC, `mtu` packets with 64 B headers and ACKs; `top` holds the
+/// top-level keys (`duration`, ...) and `rest` follows `[nic]`'s keys.
+#[allow(dead_code)] // not every test binary uses it
+pub fn two_paths(top: &str, mtu: &str, s2_s3_delay: &str, rest: &str) -> String {
+    format!(
+        r#"
+{top}
+[topology]
+kind = "graph"
+hosts = ["h0", "h1"]
+switches = ["s0", "s1", "s2", "s3"]
+link_rate = "10Gbps"
+link_delay = "1us"
+links = [
+  {{ a = "h0", b = "s0" }}, {{ a = "s0", b = "s1" }}, {{ a = "s0", b = "s2" }},
+  {{ a = "s1", b = "s3" }}, {{ a = "s2", b = "s3", delay = "{s2_s3_delay}" }}, {{ a = "s3", b = "h1" }},
+]
+[switch]
+pfc = false
+[nic]
+mtu = "{mtu}"
+header = "64B"
+ack = "64B"
+{rest}
+"#
+    )
+}
