@@ -11,7 +11,8 @@
 
 use crate::registry::{Advice, Algorithm, Controller, Kind, Needs, Path, Route};
 use crate::timely::{
-    check_common, check_rate_bounds, check_signal, rate_bounds, update_weight, GradientFilter, RateState, UpdateScaling, DEFAULT_SIGNAL_THRESHOLD,
+    check_common, check_rate_bounds, check_signal, rate_bounds, settle_rate, update_weight, GradientFilter, RateState, UpdateScaling,
+    DEFAULT_SIGNAL_THRESHOLD,
 };
 use crate::{Completion, Metrics, ParamError, Rate, RateController, Signal, Time};
 use serde::{Deserialize, Serialize};
@@ -143,7 +144,7 @@ impl RateController for PatchedTimely {
         let rtt = c.rtt.ps() as f64;
         let delta = p.delta.bps() as f64;
         let old = self.rate;
-        let mut new = if c.rtt < p.t_low {
+        let new = if c.rtt < p.t_low {
             old + delta * df_increase
         } else if c.rtt > p.t_high {
             old * (1.0 - df_increase * p.beta * (1.0 - p.t_high.ps() as f64 / rtt))
@@ -153,10 +154,7 @@ impl RateController for PatchedTimely {
             let error = (rtt - rtt_ref) / rtt_ref;
             old + delta * (1.0 - w) * df_increase - old * p.beta * w * error * df_decrease
         };
-        if new > old && c.sending_rate.is_some_and(|a| (a.bps() as f64) <= p.app_limited_fraction * old) {
-            new = old;
-        }
-        self.rate = new.min(self.max_rate).max(p.min_rate.bps() as f64);
+        self.rate = settle_rate(old, new, c.sending_rate, p.app_limited_fraction, p.min_rate, self.max_rate);
     }
 
     fn rate(&self) -> Rate {

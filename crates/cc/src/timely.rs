@@ -285,6 +285,15 @@ pub fn update_weight(now: Time, last_update: Option<Time>, min_rtt: Time) -> f64
     }
 }
 
+/// The rate a completion's update leaves, from `old` to the computed `new` (bit/s), shared by
+/// TIMELY and Patched TIMELY: no increase while the connection sends at no more than
+/// `app_limited_fraction` of its rate (§5: the rate may only grow while it sends at more than
+/// 80 % of it), then within [`min_rate`, `max_rate`].
+pub fn settle_rate(old: f64, new: f64, sending_rate: Option<Rate>, app_limited_fraction: f64, min_rate: Rate, max_rate: f64) -> f64 {
+    let held = new > old && sending_rate.is_some_and(|a| (a.bps() as f64) <= app_limited_fraction * old);
+    (if held { old } else { new }).min(max_rate).max(min_rate.bps() as f64)
+}
+
 #[derive(Clone, Debug)]
 pub struct Timely {
     pub params: TimelyParams,
@@ -376,12 +385,8 @@ impl RateController for Timely {
         } else {
             old * (1.0 - df_gradient * p.beta * g)
         };
-        let mut new = if p.decrease_floor == DecreaseFloor::Half { new.max(0.5 * old) } else { new };
-        // §5: the rate may only grow while the connection sends at more than 80 % of it.
-        if new > old && c.sending_rate.is_some_and(|a| (a.bps() as f64) <= p.app_limited_fraction * old) {
-            new = old;
-        }
-        self.rate = new.min(self.max_rate).max(p.min_rate.bps() as f64);
+        let new = if p.decrease_floor == DecreaseFloor::Half { new.max(0.5 * old) } else { new };
+        self.rate = settle_rate(old, new, c.sending_rate, p.app_limited_fraction, p.min_rate, self.max_rate);
     }
 
     fn rate(&self) -> Rate {
