@@ -13,7 +13,6 @@ use crate::parallel::boundary::Outgoing;
 use crate::report::stats::ns;
 use crate::workload::{Activation, Generator, Kind};
 use rand::Rng as _;
-use rttlab_cc::Time;
 
 impl Hosts {
     /// Generator `g` acts for its source `i` now.
@@ -127,21 +126,7 @@ impl Hosts {
     fn start_ephemeral(&mut self, src: u32, dst: u32, size: u64, origin: Origin, fabric: &mut Fabric, cx: &mut Ctx) {
         let gen = &self.generators[origin.generator as usize];
         let (class, group) = (gen.class, gen.group);
-        let spec = FlowSpec {
-            src,
-            dst,
-            class,
-            group,
-            start: cx.now,
-            start_jitter: Time::ZERO,
-            stop: Time::MAX,
-            size: Some(size),
-            write: None,
-            app: None,
-            onoff: None,
-            ephemeral: Some(origin),
-            rpc: None,
-        };
+        let spec = FlowSpec { size: Some(size), ephemeral: Some(origin), ..FlowSpec::opened_now(src, dst, class, group, cx.now) };
         let f = self.open_flow(spec, fabric, cx);
         self.start_flow(f, fabric, cx);
     }
@@ -185,21 +170,7 @@ impl Hosts {
         let gen = &self.generators[g as usize];
         let (class, group) = (gen.class, gen.group);
         let rpc = Some(Rpc { request, generator: g });
-        let spec = FlowSpec {
-            src,
-            dst,
-            class,
-            group,
-            start: cx.now,
-            start_jitter: Time::ZERO,
-            stop: Time::MAX,
-            size: None,
-            write: None,
-            app: None,
-            onoff: None,
-            ephemeral: None,
-            rpc,
-        };
+        let spec = FlowSpec { rpc, ..FlowSpec::opened_now(src, dst, class, group, cx.now) };
         self.open_flow(spec, fabric, cx)
     }
 

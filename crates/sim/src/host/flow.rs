@@ -337,6 +337,27 @@ pub struct FlowSpec {
 }
 
 impl FlowSpec {
+    /// A connection a workload opens at `now` from `src` to `dst` in `class` and `group`:
+    /// unsized, with no application, jitter or stop, of no generator's transfer; a caller sets
+    /// what its kind of connection has beside.
+    pub(crate) fn opened_now(src: u32, dst: u32, class: u8, group: u16, now: Time) -> FlowSpec {
+        FlowSpec {
+            src,
+            dst,
+            class,
+            group,
+            start: now,
+            start_jitter: Time::ZERO,
+            stop: Time::MAX,
+            size: None,
+            write: None,
+            app: None,
+            onoff: None,
+            ephemeral: None,
+            rpc: None,
+        }
+    }
+
     /// Payload of a full packet: the MSS, or the write size when smaller.
     pub(crate) fn packet_bytes(&self, mss: u64) -> u64 {
         self.write.map_or(mss, |w| w.min(mss))
