@@ -74,6 +74,11 @@ def summaries(runs: list[Run], keys: list[str] = SUMMARY) -> pd.DataFrame:
     return pd.DataFrame([{**r.labels, **{k: r.result.summary[k] for k in keys}} for r in runs])
 
 
+def summary_row(run: Run, keys: list[str], **computed: Any) -> dict[str, Any]:
+    """One run's row: its labels, what the caller computed from its tables, and summary ``keys``."""
+    return {**run.labels, **computed, **{k: run.result.summary[k] for k in keys}}
+
+
 def over_seeds(df: pd.DataFrame, by: list[str], keys: list[str] = SUMMARY) -> pd.DataFrame:
     """Mean and sample standard deviation (``KEY_sd``; 0 for one seed) over seeds."""
     g = df.groupby(by, sort=False, dropna=False)[keys]

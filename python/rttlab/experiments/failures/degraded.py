@@ -13,7 +13,7 @@ import pandas as pd
 
 from ...plotting import styled, subplots
 from .. import Check, Experiment, Outcome, Point, Run, register
-from ..common import ref_row
+from ..common import ref_row, summary_row
 from ..multipath.common import DCTCP, ROUTING, small_flow_p99
 from .common import FULL, QUICK, core_link, scenario
 
@@ -41,20 +41,14 @@ def measured(runs: list[Run], quick: bool) -> pd.DataFrame:
     k = (QUICK if quick else FULL)[0]
     rows = []
     for r in runs:
-        t, s = r.result.tables, r.result.summary
-        ports = t["ports"]
-        slow = ports[ports.port.astype(str) == core_link(k)]
-        rows.append(
-            {
-                **r.labels,
-                "slowdown_p99": s["slowdown_p99"],
-                "small_p99_slowdown": small_flow_p99(t["fct"], SMALL_BYTES),
-                "slow_link_utilization": float(slow.utilization.sum()),
-                "slow_link_queue_max_kb": float(slow.queue_max_kb.max()),
-                "drops": s["drops"],
-                "reordered": s["reordered"],
-            }
-        )
+        t = r.result.tables
+        slow = t["ports"][t["ports"].port.astype(str) == core_link(k)]
+        computed = {
+            "small_p99_slowdown": small_flow_p99(t["fct"], SMALL_BYTES),
+            "slow_link_utilization": float(slow.utilization.sum()),
+            "slow_link_queue_max_kb": float(slow.queue_max_kb.max()),
+        }
+        rows.append(summary_row(r, ["slowdown_p99", "drops", "reordered"], **computed))
     return pd.DataFrame(rows)
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ...plotting import styled, subplots
 from .. import Check, Experiment, Outcome, Point, Run, register
-from ..common import ref_row
+from ..common import ref_row, summary_row
 from ..multipath.common import DCQCN, DCTCP, SWIFT, small_flow_p99
 from .common import scenario
 
@@ -46,25 +46,19 @@ def points(quick: bool) -> list[Point]:
 def measured(runs: list[Run]) -> pd.DataFrame:
     rows = []
     for r in runs:
-        t, s = r.result.tables, r.result.summary
+        t = r.result.tables
         f = t["flow_records"]
         # Flows still under way count with what they delivered over their age, so that a
         # scheme whose slowest flows never finish is not credited with the fast ones alone.
         large = f[f.size_bytes >= LARGE_BYTES]
-        rows.append(
-            {
-                **r.labels,
-                "large_goodput_gbps": float((large.delivered_bytes * 8 / large.age_us / 1e3).mean())
-                if len(large)
-                else np.nan,
-                "slowdown_p99": s["slowdown_p99"],
-                "small_p99_slowdown": small_flow_p99(t["fct"], SMALL_BYTES),
-                "unfinished": int((f.finished == 0).sum()),
-                "lost_silent": s["lost_silent"],
-                "retransmits": s["retransmits"],
-                "timeouts": s["timeouts"],
-            }
-        )
+        computed = {
+            "large_goodput_gbps": float((large.delivered_bytes * 8 / large.age_us / 1e3).mean())
+            if len(large)
+            else np.nan,
+            "small_p99_slowdown": small_flow_p99(t["fct"], SMALL_BYTES),
+            "unfinished": int((f.finished == 0).sum()),
+        }
+        rows.append(summary_row(r, ["slowdown_p99", "lost_silent", "retransmits", "timeouts"], **computed))
     return pd.DataFrame(rows)
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ...plotting import styled, subplots
 from .. import Check, Experiment, Outcome, Point, Run, register
-from ..common import ref_row
+from ..common import ref_row, summary_row
 from ..multipath.common import DCTCP, ROUTING
 from .common import FULL, core_link, scenario
 
@@ -57,22 +57,16 @@ def points(quick: bool) -> list[Point]:
 def measured(runs: list[Run]) -> pd.DataFrame:
     rows = []
     for r in runs:
-        f, s = r.result.tables["flow_records"], r.result.summary
+        f = r.result.tables["flow_records"]
         stalled = f[f.outage_us >= STALL_US]
-        rows.append(
-            {
-                **r.labels,
-                "flows": len(f),
-                "stalled": len(stalled),
-                "stall_ms": float(stalled.outage_us.sum()) / 1e3,
-                "outage_max_ms": float(f.outage_us.max()) / 1e3 if len(f) else np.nan,
-                "stalled_unfinished": int((stalled.finished == 0).sum()),
-                "lost_down": s["lost_down"],
-                "repaths": s["repaths"],
-                "timeouts": s["timeouts"],
-                "slowdown_p99": s["slowdown_p99"],
-            }
-        )
+        computed = {
+            "flows": len(f),
+            "stalled": len(stalled),
+            "stall_ms": float(stalled.outage_us.sum()) / 1e3,
+            "outage_max_ms": float(f.outage_us.max()) / 1e3 if len(f) else np.nan,
+            "stalled_unfinished": int((stalled.finished == 0).sum()),
+        }
+        rows.append(summary_row(r, ["lost_down", "repaths", "timeouts", "slowdown_p99"], **computed))
     return pd.DataFrame(rows)
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ...plotting import styled, subplots
 from .. import Check, Experiment, Outcome, Point, Run, register
-from ..common import ref_row
+from ..common import ref_row, summary_row
 from .common import SWIFT, small_flow_p99
 
 SPINES, HOSTS_PER_LEAF = 4, 8
@@ -70,21 +70,10 @@ def points(quick: bool) -> list[Point]:
 
 
 def measured(runs: list[Run]) -> pd.DataFrame:
-    rows = []
-    for r in runs:
-        t, s = r.result.tables, r.result.summary
-        rows.append(
-            {
-                **r.labels,
-                "slowdown_p99": s["slowdown_p99"],
-                "small_p99_slowdown": small_flow_p99(t["fct"], SMALL_BYTES),
-                "drops": s["drops"],
-                "retransmits": s["retransmits"],
-                "rtt_p99_us": s["rtt_p99_us"],
-                "throughput_gbps": s["throughput_gbps"],
-            }
-        )
-    return pd.DataFrame(rows)
+    keys = ["slowdown_p99", "drops", "retransmits", "rtt_p99_us", "throughput_gbps"]
+    return pd.DataFrame(
+        [summary_row(r, keys, small_p99_slowdown=small_flow_p99(r.result.tables["fct"], SMALL_BYTES)) for r in runs]
+    )
 
 
 @styled

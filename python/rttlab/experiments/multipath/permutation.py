@@ -16,7 +16,7 @@ import pandas as pd
 from ...plotting import styled, subplots
 from ...scenario import set_key
 from .. import Check, Experiment, Outcome, Point, Run, register
-from ..common import ref_row
+from ..common import ref_row, summary_row
 from .common import DCQCN, DCTCP, ROUTING, base
 
 #: (label, scheme, routing, NIC recovery) of every run.
@@ -62,24 +62,19 @@ def points(quick: bool) -> list[Point]:
 def measured(runs: list[Run], quick: bool) -> pd.DataFrame:
     k = (QUICK if quick else FULL)[0]
     bisection = k**3 // 4 * RATE_GBPS
-    rows = []
-    for r in runs:
-        s = r.result.summary
-        rows.append(
-            {
-                **r.labels,
-                "throughput_gbps": s["throughput_gbps"],
-                "of_bisection": s["throughput_gbps"] / bisection,
-                "reordered": s["reordered"],
-                "retransmits": s["retransmits"],
-                "spurious_retransmits": s["spurious_retransmits"],
-                "drops": s["drops"],
-                "pauses": s["pauses"],
-                "ecn_marks": s["ecn_marks"],
-                "rtt_avg_us": s["rtt_avg_us"],
-            }
-        )
-    return pd.DataFrame(rows)
+    keys = [
+        "throughput_gbps",
+        "reordered",
+        "retransmits",
+        "spurious_retransmits",
+        "drops",
+        "pauses",
+        "ecn_marks",
+        "rtt_avg_us",
+    ]
+    return pd.DataFrame(
+        [summary_row(r, keys, of_bisection=r.result.summary["throughput_gbps"] / bisection) for r in runs]
+    )
 
 
 @styled
