@@ -29,7 +29,7 @@ from .. import __version__
 from ..result import TABLES, Result
 from ..scenario import ScenarioLike, apply_overrides, load, resolve
 from . import build, logs
-from .params import LINUX, Program, bps, program, ps, size
+from .params import LINUX, READINGS, Program, bps, program, ps, size
 from .testbed import SWITCH, Link, Testbed, address, host_ns
 from .testbed import run as sh
 
@@ -471,10 +471,8 @@ def _result(
                 "retransmits": t.get("total_retrans"),
                 "ecn_echoed_bytes": t["delivered_ce"] * mss if "delivered_ce" in t else None,
                 "min_rtt_us": t.get("min_rtt_us"),
-                "cc_rate_gbps": last["value"] / 1e9 if last is not None and prog.transport == "message" else None,
                 "cwnd_bytes": None,
-                "dctcp_alpha": last["aux"] / 65536 if last is not None and prog.obj == "dctcp" else None,
-                "fcwnd_pkts": last["value"] / 2**32 if last is not None and prog.obj == "swift" else None,
+                **{col: _reading(prog, last, col) for col in ("cc_rate_gbps", "dctcp_alpha", "fcwnd_pkts")},
                 "port": port,
                 "error": t.get("error"),
             }
@@ -595,6 +593,13 @@ def before_init_dropped(events: np.ndarray) -> np.ndarray:
     return events[events["t_ns"] >= start]
 
 
+def _reading(prog: Program, last: Any, col: str) -> float | None:
+    """Column ``col`` read off the last decision ``last`` of ``prog``'s object; None without
+    one, or where its object has no such reading (`params.READINGS`)."""
+    read = READINGS[prog.obj].get(col)
+    return float(read(last["value"], last["aux"])) if read is not None and last is not None else None
+
+
 def _timeseries(acks: np.ndarray, t_us: np.ndarray, flows: pd.DataFrame, prog: Program, s: dict) -> pd.DataFrame:
     """Each connection's controller state at every `measure.timeseries_interval` (its last
     decision before that instant), from the logged decisions."""
@@ -616,14 +621,7 @@ def _timeseries(acks: np.ndarray, t_us: np.ndarray, flows: pd.DataFrame, prog: P
     df["time_us"] = (np.floor(df["t"] / dt_us) + 1) * dt_us
     last = df.groupby(["port", "time_us"]).last().reset_index()
     out = pd.DataFrame({"time_us": last["time_us"], "flow": last["port"].map(by_port)})
-    if prog.transport == "message":
-        out["cc_rate_gbps"] = last["value"] / 1e9
-    elif prog.obj == "swift":
-        out["fcwnd_pkts"] = last["value"] / 2**32
-    elif prog.obj is None:
-        out["cwnd_pkts"] = last["value"]
-    elif prog.obj == "dctcp":
-        out["cwnd_pkts"] = last["value"]
-        out["dctcp_alpha"] = last["aux"] / 65536
+    for col, read in READINGS[prog.obj].items():
+        out[col] = read(last["value"], last["aux"])
     out["rtt_us"] = last["rtt_us"].where(last["rtt_us"] > 0)
     return out.sort_values(["time_us", "flow"]).reset_index(drop=True)
