@@ -282,7 +282,12 @@ def test_a_python_controller_repaths_its_connection():
     assert asked > 10
     assert r.summary["repaths"] == asked
     # PLB, which every controller has, stays in the scenario beside the class's parameters.
-    assert r.meta["scenario"]["cc"]["plb"] == {"rounds": 1000, "threshold": 1.0, "idle_only": False}
+    assert r.meta["scenario"]["cc"]["plb"] == {
+        "rounds": 1000,
+        "threshold": 1.0,
+        "idle_only": False,
+        "suspend_after_rto": "60s",
+    }
 
 
 def test_plb_on_a_python_controller_needs_its_ecn_declared():
