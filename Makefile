@@ -85,7 +85,8 @@ microbench:
 	cargo bench -p rttlab-bench
 
 ## Instructions, events and last-level cache misses per data packet (valgrind's callgrind and
-## cachegrind with one fixed cache), checked against the counted targets; exits 1 if one is missed.
+## cachegrind with one fixed cache), gated against bench/callgrind-counts.json: exits 1 on a count
+## more than 2 % over its record (`--record` re-records, after a change that moves one for a reason).
 callgrind:
 	cargo build --release --quiet -p rttlab-bench
 	python3 bench/callgrind.py
