@@ -99,12 +99,16 @@ impl ConnConfig {
 /// The connection configuration (`RunConfig::conns`) job `j` of `s` runs: 0, `[cc]` and
 /// `[transport]`'s, or its own, numbered after them in the order of the jobs that have one.
 pub(crate) fn job_conn(s: &Scenario, j: usize) -> u16 {
-    let own = |job: &JobConfig| job.cc.is_some() || job.transport.is_some();
-    if own(&s.jobs[j]) {
-        1 + s.jobs[..j].iter().filter(|job| own(job)).count() as u16
+    if has_own_conn(&s.jobs[j]) {
+        1 + s.jobs[..j].iter().filter(|job| has_own_conn(job)).count() as u16
     } else {
         0
     }
+}
+
+/// A job with its own controller or transport has a connection configuration of its own.
+fn has_own_conn(job: &JobConfig) -> bool {
+    job.cc.is_some() || job.transport.is_some()
 }
 
 /// What the scenario fixes for the whole run, in the units the packet path uses.
@@ -112,7 +116,7 @@ pub(crate) struct RunConfig {
     pub warmup: Time,
     pub seed: u64,
     /// What each kind of connection runs: `[cc]` and `[transport]`'s first, then each job's
-    /// own (`job_conn`); a connection keeps its index (`Flow::conn`, `RxEnd::conn`).
+    /// own (`job_conn`); a connection's is its generator's (`Hosts::conn_of`).
     pub conns: Vec<ConnConfig>,
     /// ACKs collect their path's telemetry too: a message connection's signal reads the
     /// round trip's queues (`cc.signal`).
@@ -167,7 +171,7 @@ impl RunConfig {
 
     pub fn new(s: &Scenario) -> RunConfig {
         let (nic, sw) = (&s.nic, &s.switch);
-        let own = s.jobs.iter().filter(|j| j.cc.is_some() || j.transport.is_some());
+        let own = s.jobs.iter().filter(|j| has_own_conn(j));
         let conns: Vec<ConnConfig> = std::iter::once(ConnConfig::new(&s.transport, &s.cc.controller, s))
             .chain(own.map(|j| ConnConfig::new(s.job_transport(j), s.job_cc(j), s)))
             .collect();

@@ -70,8 +70,8 @@ impl Hosts {
     }
 
     /// What a connection started by `origin` runs (`RunConfig::conns`): its job's own, else
-    /// the run's (0). Looked up, not kept in the connection: a sender reads it only where its
-    /// signal reads queues.
+    /// the run's (0). Looked up, not kept in the connection: its ends read it only for a marked
+    /// packet (CNP pacing) and where a signal reads queues.
     pub(crate) fn conn_of(&self, origin: Option<crate::host::flow::Origin>) -> u16 {
         origin.map_or(0, |o| self.generators[o.generator as usize].conn)
     }
@@ -121,7 +121,6 @@ impl Hosts {
             dst: spec.dst,
             start: spec.start,
             group: spec.group,
-            conn,
             ephemeral: spec.ephemeral,
             ideal,
             hash: hash[1],

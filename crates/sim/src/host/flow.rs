@@ -76,8 +76,6 @@ pub struct RxEnd {
     /// One past the highest sequence number received: an arrival below it is reordered.
     pub(crate) high_seq: u32,
     pub group: u16,
-    /// What its connection runs (`RunConfig::conns`).
-    pub conn: u16,
     pub rx: Rx,
     /// The receiver's counters.
     pub stats: FlowStats,
@@ -102,7 +100,6 @@ impl Default for RxEnd {
             dst: 0,
             start: Time::ZERO,
             group: 0,
-            conn: 0,
             ephemeral: None,
             ideal: Time::ZERO,
             hash: 0,

@@ -237,7 +237,7 @@ impl Hosts {
         };
         // DCQCN's notification point: the ACK carries the CNP, at most one per interval.
         let ece = ece
-            && match cx.cfg.conns[self.flows.rx[pkt.flow].conn as usize].cnp_interval {
+            && match cx.cfg.conns[self.conn_of(self.flows.rx[pkt.flow].ephemeral) as usize].cnp_interval {
                 Some(interval) => self.flows.rx[pkt.flow].message_rx().cnp_due(cx.now, interval),
                 None => true,
             };
