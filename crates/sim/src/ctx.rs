@@ -10,7 +10,7 @@ use crate::report::measure::Measurements;
 use crate::scenario::{
     CcConfig, Feedback, HostConfig, JobConfig, NicArbitration, RateAfterIdle, RatePacing, Recovery, RoutingConfig, Scenario, TransportConfig,
 };
-use crate::transport::multipath::PathRun;
+use crate::transport::path::PathStrategy;
 use rttlab_cc::{Rate, Signal, Time};
 
 /// The run's context: its clock and events, packets, measurements and configuration.
@@ -46,7 +46,7 @@ impl Ctx {
     /// Whether `node` belongs to another partition.
     #[inline]
     pub fn foreign(&self, node: u32) -> bool {
-        self.boundary.part.as_ref().is_some_and(|(me, of)| of[node as usize] != *me)
+        self.boundary.foreign(node)
     }
 
     /// Node `node` hears of something now, `notice_delay` later (`EventKind::Dropped`,
@@ -79,9 +79,11 @@ pub(crate) struct ConnConfig {
     pub signal: (Signal, Time),
     /// DCQCN's notification point: at most one CNP per connection per this interval.
     pub cnp_interval: Option<Time>,
-    /// PLB and the feedback filter (`cc.plb`, `cc.feedback`), PLB reading this controller's
-    /// signal.
-    pub path: PathRun,
+    /// The sender's path strategies (`cc.plb` reading this controller's signal,
+    /// `transport.prr`, `routing.spray = "reps"`).
+    pub path: PathStrategy,
+    /// `cc.feedback = "median"`: over this many samples.
+    pub median_of: Option<usize>,
 }
 
 impl ConnConfig {
@@ -91,7 +93,8 @@ impl ConnConfig {
             cc: cc.clone(),
             signal: cc.signal(),
             cnp_interval: cc.needs().cnp_interval,
-            path: PathRun { plb: s.cc.plb, by_ecn: cc.needs().ecn, median_of: (s.cc.feedback == Feedback::Median).then_some(s.cc.feedback_samples as usize) },
+            path: PathStrategy { reps: s.routing.reps(), prr: transport.prr(), plb: s.cc.plb, plb_by_ecn: cc.needs().ecn },
+            median_of: (s.cc.feedback == Feedback::Median).then_some(s.cc.feedback_samples as usize),
         }
     }
 }

@@ -327,7 +327,7 @@ impl Network {
             EventKind::Lost { pkt, silent, .. } => {
                 fabric.lose(pkt, if silent { crate::core::packet::Lost::Silent } else { crate::core::packet::Lost::Down }, hosts, cx)
             }
-            EventKind::PingLost { generator, source } => hosts.ping_lost(generator, source),
+            EventKind::PingLost { generator, source } => hosts.ping_lost(generator, source, cx),
             EventKind::Arrival { generator, host } => hosts.workload_event(generator, host, fabric, cx),
             EventKind::HostRx(h) => hosts.host_rx_done(h.0, fabric, cx),
         }
@@ -579,8 +579,8 @@ impl Network {
             EventKind::Arrival { generator, host } => {
                 let gen = &hosts.generators[generator as usize];
                 // An incast acts for many senders at once: every partition draws it alike and
-                // starts its own senders' flows (`Hosts::workload_event`).
-                (!matches!(gen.kind, crate::workload::Kind::Incast { .. })).then(|| gen.sources[host as usize])
+                // starts its own senders' flows (`Generator::act`).
+                (!gen.acts_for_all()).then(|| gen.sources[host as usize])
             }
             EventKind::Sample | EventKind::WarmupEnd => None,
         }

@@ -6,8 +6,8 @@
 
 use rttlab_cc::{Completion, LineRate, Rate, RateController, Time};
 use rttlab_sim::core::engine::{rng_stream, Stream};
+use rttlab_sim::transport::feedback::SampleFilter;
 use rttlab_sim::transport::message::{completion_rtt, psn_before, App, Arrival, HostWait, MessageRx, MessageTx, Unacked};
-use rttlab_sim::transport::multipath::PathControl;
 
 const G10: Rate = Rate(10_000_000_000);
 const SEG: u64 = 16_000;
@@ -20,7 +20,7 @@ fn us(x: u64) -> Time {
 }
 
 fn conn(size: Option<u64>) -> MessageTx {
-    MessageTx::new(Box::new(LineRate(G10)), size, None, false, (Time::ZERO, Time::MAX), wait(), (PathControl::default(), false))
+    MessageTx::new(Box::new(LineRate(G10)), size, None, false, (Time::ZERO, Time::MAX), wait(), (SampleFilter::default(), false))
 }
 
 /// Counting what the host holds back from time 0, on a 10 Gbps link.
@@ -73,7 +73,7 @@ fn a_sized_flow_ends_with_a_short_segment_and_is_done_when_all_is_acknowledged()
 
 #[test]
 fn start_and_stop_bound_the_release_times() {
-    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, None, false, (us(5), us(10)), wait(), (PathControl::default(), false));
+    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, None, false, (us(5), us(10)), wait(), (SampleFilter::default(), false));
     let mut r = rng();
     assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), Some(us(5)));
     m.release(us(5), SEG, PPP);
@@ -83,7 +83,7 @@ fn start_and_stop_bound_the_release_times() {
 #[test]
 fn an_application_limited_source_sends_its_messages_as_they_arrive() {
     let app = App { rate: Rate(1_000_000_000), message: 1000, poisson: false, next_message: Time::ZERO };
-    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, Some(app), false, (Time::ZERO, Time::MAX), wait(), (PathControl::default(), false));
+    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, Some(app), false, (Time::ZERO, Time::MAX), wait(), (SampleFilter::default(), false));
     let mut r = rng();
     assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), Some(Time::ZERO));
     assert_eq!(m.release(Time::ZERO, SEG, PPP).bytes, 1000, "one message is there");
@@ -96,7 +96,7 @@ fn an_application_limited_source_sends_its_messages_as_they_arrive() {
 
 #[test]
 fn an_on_demand_connection_sends_only_what_is_offered() {
-    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, None, true, (Time::ZERO, Time::MAX), wait(), (PathControl::default(), false));
+    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, None, true, (Time::ZERO, Time::MAX), wait(), (SampleFilter::default(), false));
     let mut r = rng();
     assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), None);
     m.offer(Time::ZERO, 20_000);
@@ -110,7 +110,7 @@ fn an_on_demand_connection_sends_only_what_is_offered() {
 #[test]
 fn the_host_counts_the_wait_for_the_rate_and_the_bytes_it_holds() {
     // 1 Gbps on a 10 Gbps link; 32 000 B offered at once go as two 16 000 B segments.
-    let mut m = MessageTx::new(Box::new(LineRate(Rate(1_000_000_000))), None, None, true, (Time::ZERO, Time::MAX), wait(), (PathControl::default(), false));
+    let mut m = MessageTx::new(Box::new(LineRate(Rate(1_000_000_000))), None, None, true, (Time::ZERO, Time::MAX), wait(), (SampleFilter::default(), false));
     let mut r = rng();
     m.offer(Time::ZERO, 32_000);
     assert_eq!(m.release_time(Time::ZERO, SEG, CAP, &mut r), Some(Time::ZERO));
@@ -127,7 +127,7 @@ fn the_host_counts_the_wait_for_the_rate_and_the_bytes_it_holds() {
     // 8 and 16 µs taken in at 20 µs wait 12 + 4 µs, 800 B on average over 20 µs; at line rate
     // nothing waits for the rate.
     let app = App { rate: Rate(1_000_000_000), message: 1000, poisson: false, next_message: Time::ZERO };
-    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, Some(app), false, (Time::ZERO, Time::MAX), wait(), (PathControl::default(), false));
+    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, Some(app), false, (Time::ZERO, Time::MAX), wait(), (SampleFilter::default(), false));
     m.release_time(Time::ZERO, SEG, CAP, &mut r);
     m.release(Time::ZERO, SEG, PPP);
     assert_eq!(m.release_time(us(20), SEG, CAP, &mut r), Some(us(20)));
@@ -170,7 +170,7 @@ fn the_controller_gets_every_completion_with_the_rate_the_connection_sent_at() {
     }
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let app = App { rate: Rate(2_000_000_000), message: 4000, poisson: false, next_message: Time::ZERO };
-    let mut m = MessageTx::new(Box::new(Seen(seen.clone())), None, Some(app), false, (Time::ZERO, Time::MAX), wait(), (PathControl::default(), false));
+    let mut m = MessageTx::new(Box::new(Seen(seen.clone())), None, Some(app), false, (Time::ZERO, Time::MAX), wait(), (SampleFilter::default(), false));
     m.release_time(Time::ZERO, SEG, CAP, &mut rng());
     let first = m.release(Time::ZERO, SEG, PPP);
     // The next message arrives at 16 us (4000 B at 2 Gbps) and is released then.

@@ -5,7 +5,7 @@
 use rttlab_cc::{AckEvent, Loss, Rate, Reno, RenoParams, Time, WindowController};
 use rttlab_sim::core::engine::Timer;
 use rttlab_sim::scenario::WindowConfig;
-use rttlab_sim::transport::multipath::PathControl;
+use rttlab_sim::transport::feedback::SampleFilter;
 use rttlab_sim::transport::onoff::OnOff;
 use rttlab_sim::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
 
@@ -33,7 +33,7 @@ impl WindowController for Fixed {
 }
 
 fn reno(size: Option<u64>, cfg: WindowConfig) -> WindowTx {
-    WindowTx::new(Box::new(Reno::new(RenoParams::default(), MSS as u64)), cfg, MSS, size, (Time::ZERO, Time::MAX), None, PathControl::default())
+    WindowTx::new(Box::new(Reno::new(RenoParams::default(), MSS as u64)), cfg, MSS, size, (Time::ZERO, Time::MAX), None, (SampleFilter::default(), false))
 }
 
 fn fixed(packets: u64, pace: Option<Time>) -> WindowTx {
@@ -44,7 +44,7 @@ fn fixed(packets: u64, pace: Option<Time>) -> WindowTx {
         None,
         (Time::ZERO, Time::MAX),
         None,
-        PathControl::default(),
+        (SampleFilter::default(), false),
     )
 }
 
@@ -223,7 +223,7 @@ fn the_stop_time_ends_new_data_but_not_repair() {
         None,
         (Time::ZERO, us(5)),
         None,
-        PathControl::default(),
+        (SampleFilter::default(), false),
     );
     assert_eq!(sent(&poll(&mut w, Time::ZERO)).len(), 4);
     assert!(sent(&on_ack(&mut w, us(10), ack(1, [0, 0], Time::ZERO))).is_empty(), "closed: nothing new");
@@ -236,7 +236,7 @@ fn the_stop_time_ends_new_data_but_not_repair() {
         None,
         (us(50), Time::MAX),
         None,
-        PathControl::default(),
+        (SampleFilter::default(), false),
     );
     assert!(poll(&mut late, us(10)).is_empty(), "not started");
     assert_eq!(sent(&timer(&mut late, us(50), Timer::Start)).len(), 4);
@@ -270,7 +270,7 @@ fn an_application_rate_paces_new_data_and_the_window_still_governs() {
         None,
         (Time::ZERO, Time::MAX),
         Some(app),
-        PathControl::default(),
+        (SampleFilter::default(), false),
     );
     let out = poll(&mut w, Time::ZERO);
     assert!(sent(&out).is_empty());
@@ -399,7 +399,8 @@ fn the_controller_sees_the_endpoint_delay_and_hops() {
         }
     }
     let seen = std::sync::Arc::new(std::sync::Mutex::new((Time::ZERO, 0)));
-    let mut w = WindowTx::new(Box::new(Seen(seen.clone())), WindowConfig::default(), MSS, None, (Time::ZERO, Time::MAX), None, PathControl::default());
+    let mut w =
+        WindowTx::new(Box::new(Seen(seen.clone())), WindowConfig::default(), MSS, None, (Time::ZERO, Time::MAX), None, (SampleFilter::default(), false));
     poll(&mut w, Time::ZERO);
     let mut out = Vec::new();
     // Swift §3.1: remote queuing (echoed, 2 µs) plus this ACK's own NIC-Rx wait (1 µs).
@@ -471,7 +472,7 @@ mod channel_properties {
                     Action::Timer { timer, at } => self.timers.push((at, timer)),
                     Action::Delivered { payload, .. } => self.delivered += payload as u64,
                     Action::Done => self.done = true,
-                    Action::RttSample(_) | Action::Duplicate { .. } | Action::TimedOut | Action::Repath => {}
+                    Action::RttSample(_) | Action::Duplicate { .. } | Action::TimedOut | Action::Acked(_) => {}
                 }
             }
         }

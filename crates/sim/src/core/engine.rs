@@ -482,6 +482,12 @@ impl EventQueue {
         self.origin = origin as usize;
     }
 
+    /// The origin of the events scheduled now (`set_origin`).
+    #[inline]
+    pub fn origin(&self) -> u32 {
+        self.origin as u32
+    }
+
     /// Makes room for `origins` origins (`set_origin`).
     pub fn with_origins(mut self, origins: usize) -> EventQueue {
         assert!(origins as u64 <= 1 << (SEQ_BITS - ORIGIN_SHIFT), "{origins} origins: at most 2^{}", SEQ_BITS - ORIGIN_SHIFT);

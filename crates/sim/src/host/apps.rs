@@ -1,6 +1,6 @@
-//! The workloads' applications at the hosts: a generator's event for one of its sources (an
-//! RPC, a sized flow, an incast, a ping), RPC connections and their messages, and pings
-//! echoed and timed.
+//! The workloads' acts carried out at the hosts ([`crate::workload::act`] decides them): sized
+//! transfers on fresh connections, RPC connections and their messages, and pings echoed and
+//! timed.
 
 use super::Hosts;
 use crate::core::engine::EventKind;
@@ -10,159 +10,80 @@ use crate::ctx::Ctx;
 use crate::fabric::Fabric;
 use crate::host::flow::{FlowSpec, Message, Origin, Rpc};
 use crate::parallel::boundary::Outgoing;
-use crate::report::stats::ns;
-use crate::workload::{Activation, Generator, Kind};
-use rand::Rng as _;
+use crate::report::measure::Measurements;
+use crate::workload::act::{Act, Tally};
+use rttlab_cc::Time;
+
+/// Generator `g`'s counters in the run's measurements `m` (`Tally`), its group `group`'s (a
+/// job has no transfers' times).
+fn tally(m: &mut Measurements, warmup: Time, g: u32, group: u16) -> Tally<'_> {
+    let transfers = m.transfers.get_mut(g as usize).map_or(&mut [][..], |t| &mut t[..]);
+    Tally { group: &mut m.groups[group as usize], steps: &mut m.steps[g as usize], transfers, warmup }
+}
 
 impl Hosts {
-    /// Generator `g` acts for its source `i` now.
+    /// Generator `g` acts for its source `i` now (`Generator::act`), and the hosts carry out
+    /// what it asks.
     pub(crate) fn workload_event(&mut self, g: u32, i: u32, fabric: &mut Fabric, cx: &mut Ctx) {
-        let (now, measured) = (cx.now, cx.now >= cx.cfg.warmup);
+        let mut out = std::mem::take(&mut self.workload_acts);
         let gen = &mut self.generators[g as usize];
-        let (i, group) = (i as usize, gen.group);
-        let h = gen.sources[i];
-        if let Some(t) = gen.next_event(i, now) {
-            cx.events.push(t, EventKind::Arrival { generator: g, host: i as u32 });
+        if gen.acts_for_all() {
+            cx.run_event_handled();
         }
-        let gen = &mut self.generators[g as usize];
-        let (class, stats) = (gen.class, &mut cx.measure.groups[group as usize]);
-        let peer = |gen: &mut Generator| gen.peers.as_ref().expect("a generator with peers").pick(i, h, &mut gen.rngs[i]);
-        match gen.kind {
-            Kind::Rpc { size, response, max_pending } => {
-                let server = peer(gen);
-                if !gen.admit(i, max_pending) {
-                    stats.rpcs_refused += measured as u64;
-                    return;
-                }
-                if measured {
-                    stats.rpcs_issued += 1;
-                    stats.offered_bytes += size + response;
-                }
-                let f = self.rpc_connection(g, h, server, fabric, cx);
-                self.offer_message(f, size, Message { end: 0, issued: now, client: i as u32 }, cx);
-            }
-            Kind::Matrix(ref m) => {
-                let (dst, size) = (m.transfers[i].dst, m.transfers[i].size);
-                let activation = gen.activated(i);
-                if let Activation::After(wait) = activation {
-                    cx.events.push(now + wait, EventKind::Arrival { generator: g, host: i as u32 });
-                }
-                if let Activation::Start = activation {
-                    stats.offered_bytes += if measured { size } else { 0 };
-                    cx.measure.transfers[g as usize][i][0] = now;
-                    self.start_ephemeral(h, dst, size, Origin { generator: g, source: i as u32 }, fabric, cx);
-                }
-            }
-            Kind::Job(ref mut job) => {
-                let (k, sends) = job.act(i as u32);
-                let span = &mut cx.measure.steps[g as usize][k];
-                span.start = span.start.min(now);
-                stats.offered_bytes += if measured { sends.iter().map(|s| s.bytes).sum() } else { 0 };
-                for s in sends {
-                    let to = self.generators[g as usize].sources[s.to as usize];
-                    self.start_ephemeral(h, to, s.bytes, Origin { generator: g, source: s.id }, fabric, cx);
-                }
-            }
-            Kind::FlowSizes { max_active } => {
-                let dst = peer(gen);
-                let size = gen.cdf.as_ref().expect("flow sizes have a CDF").sample(&mut gen.rngs[i]);
-                if !gen.admit(i, max_active) {
-                    stats.flows_refused += measured as u64;
-                    return;
-                }
-                stats.offered_bytes += if measured { size } else { 0 };
-                self.start_ephemeral(h, dst, size, Origin { generator: g, source: i as u32 }, fabric, cx);
-            }
-            Kind::Incast { size, connections, max_active, senders_per_incast } => {
-                cx.run_event_handled();
-                // One receiver and every sender take no draw, so that such runs keep their
-                // random streams.
-                let receiver = match gen.receivers.as_slice() {
-                    &[r] => r,
-                    rs => rs[gen.rngs[i].random_range(0..rs.len())],
-                };
-                let mut chosen: Vec<usize> = (0..gen.sources.len()).filter(|&s| gen.sources[s] != receiver).collect();
-                if let Some(k) = senders_per_incast {
-                    let (picked, _) = rand::seq::SliceRandom::partial_shuffle(chosen.as_mut_slice(), &mut gen.rngs[i], k as usize);
-                    chosen = picked.to_vec();
-                }
-                for s in chosen {
-                    let src = self.generators[g as usize].sources[s];
-                    if cx.foreign(src) {
-                        continue;
-                    }
-                    // What the sender starts ranks as its own doing (`EventQueue::reserve`).
-                    cx.events.set_origin(src + 1);
-                    for _ in 0..connections {
-                        let gen = &mut self.generators[g as usize];
-                        let stats = &mut cx.measure.groups[group as usize];
-                        if !gen.admit(s, max_active) {
-                            stats.flows_refused += measured as u64;
-                            continue;
-                        }
-                        stats.offered_bytes += if measured { size } else { 0 };
-                        self.start_ephemeral(src, receiver, size, Origin { generator: g, source: s as u32 }, fabric, cx);
-                    }
-                    cx.events.set_origin(0);
-                }
-            }
-            Kind::Pinger { bytes, max_pending } => {
-                let dst = peer(gen);
-                let hash = gen.rngs[i].random();
-                if !gen.admit(i, max_pending) {
-                    stats.pings_refused += measured as u64;
-                    return;
-                }
-                stats.pings_sent += measured as u64;
-                let ping = Packet { flow: i as u32, dst_host: dst, hash, seq: g, t_send: now, ..Packet::new(PacketKind::Ping, class, bytes as u16) };
-                let p = cx.pkts.alloc(ping);
-                let port = self.nodes[h as usize].port;
-                fabric.enqueue(port, class as usize, p, self, cx);
-            }
-        }
+        let (now, group) = (cx.now, gen.group);
+        let boundary = &cx.boundary;
+        gen.act(i as usize, now, |h| !boundary.foreign(h), tally(&mut cx.measure, cx.cfg.warmup, g, group), &mut out);
+        self.carry_out(g, &mut out, fabric, cx);
+        self.workload_acts = out;
     }
 
-    /// A fresh connection for one sized transfer of `origin`'s generator, started now.
-    fn start_ephemeral(&mut self, src: u32, dst: u32, size: u64, origin: Origin, fabric: &mut Fabric, cx: &mut Ctx) {
-        let gen = &self.generators[origin.generator as usize];
-        let (class, group) = (gen.class, gen.group);
-        let spec = FlowSpec { size: Some(size), ephemeral: Some(origin), ..FlowSpec::opened_now(src, dst, class, group, cx.now) };
-        let f = self.open_flow(spec, fabric, cx);
-        self.start_flow(f, fabric, cx);
+    /// Carries out generator `g`'s acts in order, emptying `acts`.
+    fn carry_out(&mut self, g: u32, acts: &mut Vec<Act>, fabric: &mut Fabric, cx: &mut Ctx) {
+        let origin = cx.events.origin();
+        for act in acts.drain(..) {
+            let gen = &self.generators[g as usize];
+            match act {
+                Act::Transfer { src, dst, bytes, source } => {
+                    // What a sender starts ranks as its own doing (`EventQueue::reserve`), an
+                    // incast's too.
+                    cx.events.set_origin(src + 1);
+                    let (class, group) = (gen.class, gen.group);
+                    let spec = FlowSpec {
+                        size: Some(bytes),
+                        ephemeral: Some(Origin { generator: g, source }),
+                        ..FlowSpec::opened_now(src, dst, class, group, cx.now)
+                    };
+                    let f = self.open_flow(spec, fabric, cx);
+                    self.start_flow(f, fabric, cx);
+                    cx.events.set_origin(origin);
+                }
+                Act::Request { server, bytes, source } => {
+                    let f = self.rpc_connection(g, gen.sources[source as usize], server, fabric, cx);
+                    self.offer_message(f, bytes, Message { end: 0, issued: cx.now, client: source }, cx);
+                }
+                Act::Ping { dst, hash, bytes, source } => {
+                    let h = gen.sources[source as usize];
+                    let ping = Packet { flow: source, dst_host: dst, hash, seq: g, t_send: cx.now, ..Packet::new(PacketKind::Ping, gen.class, bytes as u16) };
+                    let p = cx.pkts.alloc(ping);
+                    let port = self.nodes[h as usize].port;
+                    fabric.enqueue(port, gen.class as usize, p, self, cx);
+                }
+                Act::Again { at, source } => cx.events.push(at, EventKind::Arrival { generator: g, host: source }),
+                Act::Notify { source } => cx.notify(gen.sources[source as usize], EventKind::Arrival { generator: g, host: source }),
+            }
+        }
     }
 
     /// A workload flow of `origin` has all its bytes acknowledged at its sender (`received`:
-    /// delivered at its receiver). A matrix's transfer notes the time and activates its
-    /// triggers: each transfer a trigger starts hears of it at its own sender one
-    /// `notice_delay` later, the same for any thread count (htsim's triggers act at once).
-    /// Other generators count the flow finished when its sender is done.
-    pub(crate) fn transfer_done(&mut self, origin: Origin, received: bool, cx: &mut Ctx) {
-        let (g, i) = (origin.generator as usize, origin.source as usize);
-        let gen = &mut self.generators[g];
-        if let Kind::Job(job) = &mut gen.kind {
-            let (k, next) = job.done(origin.source, received, cx.now, cx.notice_delay);
-            if received {
-                let span = &mut cx.measure.steps[g][k];
-                (span.end, span.arrived) = (span.end.max(cx.now), span.arrived + 1);
-            }
-            if let Some((rank, at)) = next {
-                cx.events.push(at, EventKind::Arrival { generator: origin.generator, host: rank });
-            }
-            return;
-        }
-        let Kind::Matrix(m) = &gen.kind else {
-            if !received {
-                gen.finished(origin.source);
-            }
-            return;
-        };
-        cx.measure.transfers[g][i][1 + received as usize] = cx.now;
-        let t = &m.transfers[i];
-        for &k in if received { &t.recv_done } else { &t.send_done } {
-            for &target in m.targets(k) {
-                cx.notify(gen.sources[target as usize], EventKind::Arrival { generator: origin.generator, host: target });
-            }
-        }
+    /// delivered at its receiver): what it triggers (`Generator::transfer_done`).
+    pub(crate) fn transfer_done(&mut self, origin: Origin, received: bool, fabric: &mut Fabric, cx: &mut Ctx) {
+        let mut out = std::mem::take(&mut self.workload_acts);
+        let g = origin.generator;
+        let gen = &mut self.generators[g as usize];
+        let (now, notice) = (cx.now, cx.notice_delay);
+        gen.transfer_done(origin.source, received, now, notice, tally(&mut cx.measure, cx.cfg.warmup, g, gen.group), &mut out);
+        self.carry_out(g, &mut out, fabric, cx);
+        self.workload_acts = out;
     }
 
     /// A connection of RPC generator `g` from `src` to `dst`, requests or responses.
@@ -223,26 +144,17 @@ impl Hosts {
             let Some(m) = msgs.queue.front().copied().filter(|m| m.end <= delivered) else { return };
             msgs.queue.pop_front();
             let (request, g) = (msgs.request, msgs.generator);
-            if request {
-                let Kind::Rpc { response, .. } = self.generators[g as usize].kind else { unreachable!("RPC connections belong to RPC generators") };
-                let resp = match self.generators[g as usize].responses.get(&f) {
-                    Some(&r) => r,
-                    None => {
-                        let r = self.open_rpc(g, server, client, false, fabric, cx);
-                        self.generators[g as usize].responses.insert(f, r);
-                        r
-                    }
-                };
-                self.offer_message(resp, response, m, cx);
-            } else {
-                self.generators[g as usize].finished(m.client);
-                if m.issued >= cx.cfg.warmup {
-                    let stats = &mut cx.measure.groups[group as usize];
-                    stats.rpcs_completed += 1;
-                    stats.rpc_latency.record(ns(now - m.issued)).expect("auto-resizing histogram");
-                    stats.rpc_latency_sum += now - m.issued;
+            let gen = &mut self.generators[g as usize];
+            let Some(response) = gen.message_delivered(request, (m.issued, m.client), now, tally(&mut cx.measure, cx.cfg.warmup, g, group)) else { continue };
+            let resp = match self.generators[g as usize].responses.get(&f) {
+                Some(&r) => r,
+                None => {
+                    let r = self.open_rpc(g, server, client, false, fabric, cx);
+                    self.generators[g as usize].responses.insert(f, r);
+                    r
                 }
-            }
+            };
+            self.offer_message(resp, response, m, cx);
         }
     }
 
@@ -260,15 +172,13 @@ impl Hosts {
     pub(crate) fn pong(&mut self, i: PktId, p: Packet, cx: &mut Ctx) {
         cx.pkts.free(i);
         let gen = &mut self.generators[p.seq as usize];
-        gen.finished(p.flow);
-        if p.t_send >= cx.cfg.warmup {
-            cx.measure.groups[gen.group as usize].ping_rtt.record(ns(cx.now - p.t_send)).expect("auto-resizing histogram");
-        }
+        gen.probe_back(p.flow, Some(p.t_send), cx.now, tally(&mut cx.measure, cx.cfg.warmup, p.seq, gen.group));
     }
 
     /// A probe or its echo of generator `g`'s source `i` was lost: it is no longer
     /// outstanding.
-    pub(crate) fn ping_lost(&mut self, g: u32, i: u32) {
-        self.generators[g as usize].finished(i);
+    pub(crate) fn ping_lost(&mut self, g: u32, i: u32, cx: &mut Ctx) {
+        let gen = &mut self.generators[g as usize];
+        gen.probe_back(i, None, cx.now, tally(&mut cx.measure, cx.cfg.warmup, g, gen.group));
     }
 }

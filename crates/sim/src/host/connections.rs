@@ -15,20 +15,21 @@ use crate::fabric::Fabric;
 use crate::host::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
 use crate::parallel::boundary::Outgoing;
 use crate::scenario::{CcConfig, Recovery, TransportConfig};
+use crate::transport::feedback::SampleFilter;
 use crate::transport::message::{HostWait, MessageRx, MessageTx};
-use crate::transport::multipath::PathControl;
+use crate::transport::path::PathChooser;
 use crate::transport::window::{WindowRx, WindowTx};
 use rttlab_cc::{Controller, Path, Rate, Time};
 
 impl Hosts {
     /// The transport of a new connection's two ends as its configuration `conn` gives them
     /// (`RunConfig::conns`: a job's own, else `[cc]` and `[transport]`'s; validation guarantees
-    /// the controller fits the transport and the run), PLB's draws seeded by `path_seed`.
-    fn make_transport(&mut self, (conn, path_seed): (u16, u64), line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> (Tx, Rx) {
+    /// the controller fits the transport and the run).
+    fn make_transport(&mut self, conn: u16, line_rate: Rate, base_rtt: Time, spec: &mut FlowSpec, cx: &Ctx) -> (Tx, Rx) {
         let conn = &cx.cfg.conns[conn as usize];
         let window = conn.transport.is_window();
         let mss = if window { spec.packet_bytes(cx.cfg.payload_per_packet as u64) } else { cx.cfg.payload_per_packet as u64 };
-        let path = conn.path;
+        let filter = SampleFilter::new(conn.median_of);
         let controller = match &conn.cc {
             CcConfig::Native(cc) => {
                 let segment_bytes = if window { mss } else { cx.cfg.segment_bytes };
@@ -45,24 +46,16 @@ impl Hosts {
         };
         match (&conn.transport, controller) {
             (TransportConfig::Window(w), Controller::Window(cc)) => {
-                let path = PathControl::new(&path, path_seed);
+                let report_acks = conn.path.counts_rounds();
                 (
-                    Tx::Window(WindowTx::new(cc, w.clone(), mss as u32, spec.size, (spec.start, spec.stop), spec.onoff.take(), path)),
+                    Tx::Window(WindowTx::new(cc, w.clone(), mss as u32, spec.size, (spec.start, spec.stop), spec.onoff.take(), (filter, report_acks))),
                     Rx::Window(WindowRx::new(w)),
                 )
             }
             (TransportConfig::Message { .. }, Controller::Rate(cc)) => {
                 let selective = cx.cfg.recovery == Recovery::SelectiveRepeat;
                 let wait = HostWait::new(cx.cfg.warmup, line_rate);
-                let tx = MessageTx::new(
-                    cc,
-                    spec.size,
-                    spec.app.take(),
-                    spec.rpc.is_some(),
-                    (spec.start, spec.stop),
-                    wait,
-                    (PathControl::new(&path, path_seed), selective),
-                );
+                let tx = MessageTx::new(cc, spec.size, spec.app.take(), spec.rpc.is_some(), (spec.start, spec.stop), wait, (filter, selective));
                 (Tx::Message(tx), Rx::Message(MessageRx::new(selective)))
             }
             _ => unreachable!("validated: the controller fits the transport"),
@@ -94,7 +87,7 @@ impl Hosts {
         // A job's own transport and controller (`jobs.transport`, `jobs.cc`), else the run's.
         let conn = self.conn_of(spec.ephemeral);
         let transport = &cx.cfg.conns[conn as usize].transport;
-        let (dport, prr) = (if transport.is_window() { TCP_PORT } else { ROCEV2_PORT }, transport.prr());
+        let dport = if transport.is_window() { TCP_PORT } else { ROCEV2_PORT };
         let hash = [five_tuple_hash(cx.cfg.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(cx.cfg.seed, spec.dst, spec.src, dport, sport)];
         let ideal = match spec.size {
             Some(size) => {
@@ -106,8 +99,7 @@ impl Hosts {
         };
         let base_rtt = if cx.cfg.int.is_some() { fabric.base_rtt(spec.src, spec.dst, hash, &cx.cfg) } else { Time::ZERO };
         let line_rate = self.nodes[spec.src as usize].line_rate;
-        let path_seed = (hash[0] as u64) << 32 | serial as u64;
-        let (tx, rx) = self.make_transport((conn, path_seed), line_rate, base_rtt, &mut spec, cx);
+        let (tx, rx) = self.make_transport(conn, line_rate, base_rtt, &mut spec, cx);
         if spec.start >= cx.cfg.warmup {
             let sized = spec.size.filter(|_| spec.start < cx.cfg.fct_until);
             cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, sized);
@@ -124,7 +116,7 @@ impl Hosts {
             ephemeral: spec.ephemeral,
             ideal,
             hash: hash[1],
-            prr,
+            prr: cx.cfg.conns[conn as usize].path.prr,
             closed: false,
             high_seq: 0,
             echo_entropy: 0,
@@ -142,7 +134,9 @@ impl Hosts {
             start: spec.start,
             stop: spec.stop,
             hash,
-            path: crate::host::path::PathLabel::new(cx.cfg.routing.reps(), prr),
+            // PLB's pause draws from the connection's own seed, so its stream is the same with
+            // PLB or without.
+            path: PathChooser::new(&cx.cfg.conns[conn as usize].path, (hash[0] as u64) << 32 | serial as u64),
             group: spec.group,
             ephemeral: spec.ephemeral,
             open: true,
@@ -170,7 +164,7 @@ impl Hosts {
     /// notice delay later (`receiver_closed`), before any later connection of the slot can
     /// reach its own receiver, so that whether it answers a late copy does not depend on where
     /// that one is.
-    pub(crate) fn sender_done(&mut self, f: u32, cx: &mut Ctx) {
+    pub(crate) fn sender_done(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
         let flow = &mut self.flows.slots[f];
         let Some(origin) = flow.ephemeral.filter(|_| flow.open) else { return };
         flow.open = false;
@@ -178,7 +172,7 @@ impl Hosts {
         self.flows.retired.absorb(&flow.stats);
         self.flows.retired_count += 1;
         self.flows.slots.free(f);
-        self.transfer_done(origin, false, cx);
+        self.transfer_done(origin, false, fabric, cx);
     }
 
     /// Allocates a data or ACK packet of its flow.
@@ -233,7 +227,7 @@ impl Hosts {
                 }
             }
             if let Some(origin) = end.ephemeral {
-                return self.transfer_done(origin, true, cx);
+                return self.transfer_done(origin, true, fabric, cx);
             }
         }
         if end.messages.as_ref().is_some_and(|m| m.queue.front().is_some_and(|m| m.end <= st.delivered_bytes)) {

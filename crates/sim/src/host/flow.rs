@@ -31,8 +31,8 @@ pub struct Flow {
     pub group: u16,
     /// The sending end's transport.
     pub tx: Tx,
-    /// The data packets' path label, and REPS's entropies ([`crate::host::path`]).
-    pub path: crate::host::path::PathLabel,
+    /// The sender's path chooser ([`crate::transport::path`]).
+    pub path: crate::transport::path::PathChooser,
     pub rng: Rng,
     /// The sender's counters (the receiver counts in its `RxEnd`).
     pub stats: FlowStats,

@@ -15,7 +15,6 @@ mod apps;
 mod connections;
 pub mod flow;
 pub mod nic;
-pub mod path;
 mod telemetry;
 mod transport;
 
@@ -44,6 +43,8 @@ pub(crate) struct Hosts {
     pub generators: Vec<Generator>,
     /// The window transport's action buffer, reused by every step (`transport`).
     pub(crate) window_actions: Vec<Action>,
+    /// The workloads' acts, reused by every event (`apps`).
+    pub(crate) workload_acts: Vec<crate::workload::act::Act>,
     /// Builds `cc.algorithm = "python"`'s controllers ([`crate::core::external`]).
     pub(crate) external: Option<Box<dyn Controllers>>,
 }
@@ -58,7 +59,7 @@ impl Hosts {
                 Host::new(h, p, fabric.ports[p.idx()].rate, rng_stream(s.seed, Stream::Host(h)))
             })
             .collect();
-        Hosts { nodes, flows: FlowTable::new(fabric.graph.hosts), generators, window_actions: Vec::new(), external }
+        Hosts { nodes, flows: FlowTable::new(fabric.graph.hosts), generators, window_actions: Vec::new(), workload_acts: Vec::new(), external }
     }
 
     /// Lets connection `f` send from its start: a message flow joins its host's scheduler, a

@@ -17,6 +17,7 @@ use crate::fabric::Fabric;
 use crate::host::flow::{Rx, Tx};
 use crate::scenario::RatePacing;
 use crate::transport::message::{completion_rtt, Arrival};
+use crate::transport::path::Returned;
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
 use rttlab_cc::Time;
 
@@ -118,13 +119,11 @@ impl Hosts {
             }
             Action::TimedOut => {
                 self.flows.slots[f].stats.timeouts += 1;
-                // PRR: what follows the timeout, its retransmission first, takes a new path.
-                if self.flows.slots[f].path.prr {
-                    self.repath(f);
-                }
+                // What follows the timeout, its retransmission first, may take a new path (PRR).
+                self.path_returned(f, Returned::Timeout, cx.now);
             }
-            Action::Done => self.sender_done(f, cx),
-            Action::Repath => self.repath(f),
+            Action::Done => self.sender_done(f, fabric, cx),
+            Action::Acked(a) => self.path_returned(f, Returned::Acked(a), cx.now),
         }
     }
 
@@ -143,8 +142,7 @@ impl Hosts {
     /// Sender: an ACK reached the stack `rx_delay` after it reached the NIC.
     pub(crate) fn window_ack(&mut self, ack: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
-        let flow = &mut self.flows.slots[ack.flow];
-        flow.path.on_ack(ack.entropy, ack.ecn);
+        self.path_returned(ack.flow, Returned::Echo { entropy: ack.entropy, marked: ack.ecn }, now);
         let hdr = AckHdr { ack: ack.seq, sack: ack.sack, ece: ack.ecn, ts: ack.t_send, hops: ack.echo_hops, remote_queuing_ns: ack.remote_queuing_ns };
         self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::host::flow::noisy(r, noise, rng), out), fabric, cx);
     }
@@ -195,11 +193,10 @@ impl Hosts {
         }
     }
 
-    /// Flow `f`'s sender takes a new path label (PLB; `PathLabel::repath`).
-    pub(crate) fn repath(&mut self, f: u32) {
+    /// Flow `f`'s path chooser reads what came back at `now`, and counts a new path.
+    fn path_returned(&mut self, f: u32, what: Returned, now: Time) {
         let flow = &mut self.flows.slots[f];
-        flow.path.repath(&mut flow.rng);
-        flow.stats.repaths += 1;
+        flow.stats.repaths += flow.path.on_return(what, now, &mut flow.rng) as u64;
     }
 
     /// Message receiver: data packet `i` arrived (`MessageTx::on_data`). Payload in order is
@@ -270,7 +267,8 @@ impl Hosts {
             return;
         }
         flow.stats.naks += nak as u64;
-        flow.path.on_ack(ack.entropy, ack.ecn);
+        self.path_returned(f, Returned::Echo { entropy: ack.entropy, marked: ack.ecn }, now);
+        let flow = &mut self.flows.slots[f];
         if ack.ecn {
             // A CNP (DCQCN), or an ECN echo a rate controller may take as one.
             flow.message().cc.on_congestion_notification(now);
@@ -291,9 +289,8 @@ impl Hosts {
             let queues = cx.cfg.acks_collect_int && cx.cfg.conns[self.conn_of(self.flows.slots[f].ephemeral) as usize].signal.0.uses_queues();
             let input = if queues { self.signal_input(f, clean, int, fabric, cx) } else { rtt };
             let records = int.map_or(&[][..], |st| st.forward());
-            if self.flows.slots[f].message().on_completion(now, input, ack.ecn, &u, records) {
-                self.repath(f);
-            }
+            let acked = self.flows.slots[f].message().on_completion(now, input, ack.ecn, &u, records);
+            self.path_returned(f, Returned::Acked(acked), now);
             self.record_rtt(f, rtt, cx);
         }
         let m = self.flows.slots[f].message();
@@ -307,7 +304,7 @@ impl Hosts {
         self.message_rto_restart(f, cx);
         if self.flows.slots[f].message().done() {
             self.message_forget(f, fabric, cx);
-            self.sender_done(f, cx);
+            self.sender_done(f, fabric, cx);
         } else {
             self.schedule_flow(f, cx);
         }
@@ -341,9 +338,7 @@ impl Hosts {
             Ok(true) => {
                 let Some(una) = m.una_psn() else { return };
                 self.flows.slots[f].stats.timeouts += 1;
-                if self.flows.slots[f].path.prr {
-                    self.repath(f);
-                }
+                self.path_returned(f, Returned::Timeout, now);
                 match self.flows.slots[f].message().selective_timeout(una) {
                     Some(lost) => self.message_resend(f, &lost, fabric, cx),
                     None => self.message_rewind(f, una, fabric, cx),

@@ -26,6 +26,14 @@ pub(crate) struct Boundary {
     pub events_not_counted: u64,
 }
 
+impl Boundary {
+    /// Whether `node` belongs to another partition.
+    #[inline]
+    pub fn foreign(&self, node: u32) -> bool {
+        self.part.as_ref().is_some_and(|(me, of)| of[node as usize] != *me)
+    }
+}
+
 /// What a partition tells another with its next clock, beside packets.
 pub(crate) enum Outgoing {
     /// A connection opened: its receiving end, for the receiver's host.

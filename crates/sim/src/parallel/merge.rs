@@ -114,7 +114,7 @@ fn absorb(base: &mut Network, net: Network, owns: impl Fn(usize) -> bool) {
         }
     }
     // Generators, buffers and Python controllers stay with the partition that ran them.
-    let Hosts { mut nodes, flows, generators: _, window_actions: _, external: _ } = hosts;
+    let Hosts { mut nodes, flows, generators: _, window_actions: _, workload_acts: _, external: _ } = hosts;
     // The run's `FlowsDone` counts are the first partition's, which heard every end.
     let FlowTable { mut slots, rx: _, retired, retired_count, done: _ } = flows;
     for h in (0..hosts_count).filter(|&h| owns(h)) {

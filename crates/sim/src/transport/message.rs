@@ -42,7 +42,8 @@
 //! controller (`on_completion`), and says where the NIC must go back to (`rewind`).
 //! [`crate::host`] does the rest.
 
-use super::multipath::PathControl;
+use super::feedback::SampleFilter;
+use super::path::Acked;
 use crate::core::engine::{exponential, LazyTimer, Rng};
 use rttlab_cc::{Completion, IntHop, Rate, RateController, Time};
 use std::collections::VecDeque;
@@ -174,8 +175,8 @@ pub struct MessageTx {
     /// When the next segment was free to go but for the rate (`release_time` said so first).
     eligible_at: Option<Time>,
     pub wait: HostWait,
-    /// PLB and the feedback filter.
-    pub path: PathControl,
+    /// The filter on the controller's RTT samples.
+    filter: SampleFilter,
 }
 
 impl MessageTx {
@@ -189,7 +190,7 @@ impl MessageTx {
         demand: bool,
         (start, stop): (Time, Time),
         wait: HostWait,
-        (path, selective): (PathControl, bool),
+        (filter, selective): (SampleFilter, bool),
     ) -> MessageTx {
         MessageTx {
             cc,
@@ -214,7 +215,7 @@ impl MessageTx {
             demand,
             eligible_at: None,
             wait,
-            path,
+            filter,
         }
     }
 
@@ -352,15 +353,15 @@ impl MessageTx {
     /// connection sent at over the segment's round trip: what it handed to the NIC from the
     /// segment's release on, over the time since (§5 "Application limited behavior"); the
     /// sample goes through the feedback filter first. `ece`: the ACK echoed a mark. Returns
-    /// true when the connection must take a new path label (PLB).
-    pub fn on_completion(&mut self, now: Time, rtt: Time, ece: bool, u: &Unacked, int: &[IntHop]) -> bool {
+    /// the acknowledgement as the path chooser reads it.
+    pub fn on_completion(&mut self, now: Time, rtt: Time, ece: bool, u: &Unacked, int: &[IntHop]) -> Acked {
         let elapsed = now.saturating_sub(u.t_send);
         let sending_rate = (elapsed > Time::ZERO).then(|| Rate::of(self.released - u.released_before, elapsed));
         let snd_una = u.released_before + u.bytes as u64;
-        let rtt = self.path.feedback(rtt);
+        let rtt = self.filter.feed(rtt);
         self.cc.on_completion(&Completion { now, rtt, acked_bytes: u.bytes as u64, sending_rate, snd_una, snd_nxt: self.released, int });
         let asked = self.cc.take_repath();
-        self.path.on_ack(u.bytes as u64, ece, self.cc.over_target(), (snd_una, self.released), now) || asked
+        Acked { bytes: u.bytes as u64, ece, over_target: self.cc.over_target(), snd_una, snd_nxt: self.released, asked }
     }
 
     /// Sender: bytes remain that were never handed to the NIC.
@@ -440,11 +441,7 @@ impl MessageTx {
 
     /// Sender: the timer's event at `now`: `Ok(true)` if the timeout expired (`LazyTimer::fire`).
     pub fn rto_fire(&mut self, now: Time) -> Result<bool, Time> {
-        let fired = self.rto.fire(now);
-        if fired == Ok(true) {
-            self.path.on_rto(now);
-        }
-        fired
+        self.rto.fire(now)
     }
 
     /// Bytes released and not yet completed.

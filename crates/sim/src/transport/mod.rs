@@ -4,12 +4,16 @@
 //! - `window`: a TCP-like stack — per-packet data, cumulative and selective ACKs, a congestion
 //!   window, loss recovery — for DCTCP and other window controllers over a lossy fabric.
 //!
+//! Beside them, `path` is the sender's choice of path whichever transport it runs, and
+//! `feedback` the filter on the RTT samples either feeds its controller.
+//!
 //! Nothing here knows the network: [`crate::host`] feeds them packets, timer events and the
 //! time, and carries out what they ask.
 
+pub mod feedback;
 pub mod message;
-pub mod multipath;
 pub mod onoff;
+pub mod path;
 pub mod window;
 
 /// Records `seq` in `ranges` (sorted, disjoint `[lo, hi)` above the next expected), merging

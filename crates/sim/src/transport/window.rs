@@ -37,8 +37,9 @@
 //! caller-owned buffer, in the order they happen. [`crate::host`] applies them;
 //! `tests/transport_window.rs` drives them from hand-made packet sequences.
 
-use super::multipath::PathControl;
+use super::feedback::SampleFilter;
 use super::onoff::OnOff;
+use super::path::Acked;
 use crate::core::engine::LazyTimer;
 use crate::core::engine::Timer;
 use crate::scenario::{LossDetection, WindowConfig};
@@ -98,8 +99,9 @@ pub enum Action {
     TimedOut,
     /// The sender has everything acknowledged.
     Done,
-    /// The connection takes a new path label (PLB).
-    Repath,
+    /// An acknowledgement, for the path chooser ([`super::path::Returned::Acked`]): on every
+    /// ACK when it counts rounds (PLB), else when the controller asked for a new path.
+    Acked(Acked),
 }
 
 /// Scoreboard state of a packet the sender has sent and not yet seen acknowledged cumulatively.
@@ -161,8 +163,10 @@ pub struct WindowTx {
     app_timer: LazyTimer,
     /// `loss_detection = "rack"`: its state.
     rack: Option<Rack>,
-    /// PLB and the feedback filter.
-    path: PathControl,
+    /// The filter on the controller's RTT samples.
+    filter: SampleFilter,
+    /// Every ACK is reported to the path chooser (`Action::Acked`).
+    report_acks: bool,
 }
 
 /// RACK's state (RFC 8985 §6.1).
@@ -238,7 +242,7 @@ impl WindowTx {
         size: Option<u64>,
         (start, stop): (Time, Time),
         app: Option<OnOff>,
-        path: PathControl,
+        (filter, report_acks): (SampleFilter, bool),
     ) -> WindowTx {
         let total = size.map_or(u32::MAX, |s| u32::try_from(s.div_ceil(mss as u64)).expect("validated: fewer than 2^32 packets"));
         let rack = (cfg.loss_detection == LossDetection::Rack).then(Rack::default);
@@ -268,7 +272,8 @@ impl WindowTx {
             pace_timer: LazyTimer::default(),
             app,
             app_timer: LazyTimer::default(),
-            path,
+            filter,
+            report_acks,
         }
     }
 
@@ -579,7 +584,7 @@ impl WindowTx {
             now,
             acked_bytes: self.bytes_before(self.una) - self.bytes_before(una_before),
             ece: ack.ece,
-            rtt: rtt.map(|r| self.path.feedback(r)),
+            rtt: rtt.map(|r| self.filter.feed(r)),
             snd_una: self.bytes_before(self.una),
             snd_nxt: self.bytes_before(self.nxt),
             in_recovery: matches!(self.recovery, Some((_, Loss::FastRetransmit))),
@@ -589,8 +594,9 @@ impl WindowTx {
         };
         self.cc.on_ack(&event);
         let asked = self.cc.take_repath();
-        if self.path.on_ack(event.acked_bytes, ack.ece, self.cc.over_target(), (event.snd_una, event.snd_nxt), now) || asked {
-            out.push(Action::Repath);
+        if self.report_acks || asked {
+            let over_target = self.cc.over_target();
+            out.push(Action::Acked(Acked { bytes: event.acked_bytes, ece: ack.ece, over_target, snd_una: event.snd_una, snd_nxt: event.snd_nxt, asked }));
         }
         // RFC 6298 §5: restart the timer when new data is acknowledged, stop it when all is.
         if self.una == self.nxt {
@@ -648,7 +654,6 @@ impl WindowTx {
     /// RFC 6298 §5.4–5.7 with RFC 6675 §5.1: every packet not SACKed is lost; back off the timer.
     fn timeout(&mut self, now: Time, out: &mut Vec<Action>) {
         out.push(Action::TimedOut);
-        self.path.on_rto(now);
         self.cc.on_loss(Loss::Timeout, self.flight_bytes(), now);
         for u in self.board.iter_mut() {
             if u.state != Sent::Sacked {

@@ -12,6 +12,7 @@
 //!   Poisson events.
 //! - `pinger`: probes echoed by the peer's NIC; their round trips are the fabric RTT.
 
+pub mod act;
 pub mod cdf;
 pub mod collective;
 pub mod matrix;

@@ -1,0 +1,205 @@
+//! The sender's path chooser: which entropy the connection's next data packet takes, and what
+//! to make of what came back on one. The entropy is a path label that the ECMP hash mixes in
+//! (an IPv6 flow label's analogue), or per packet an entropy value (EV). Every sender-side path
+//! strategy is one of its cases, as htsim's `uec_mp.h` keeps them behind `nextEntropy` and
+//! `processEv`:
+//! - PLB (`cc.plb`, Qureshi et al., SIGCOMM'22; `rttlab_cc::plb`): a new label after enough
+//!   congested rounds, paused after a retransmission timeout;
+//! - PRR (`transport.prr`, Linux `tcp_rtx_synack`/`sk_rethink_txhash`): a new label at a
+//!   retransmission timeout;
+//! - REPS (`routing.spray = "reps"`, Bonato et al., 2024, §3): an EV per packet, reused while
+//!   its packets come back unmarked (a buffer of good EVs, fresh draws when it is empty);
+//! - a controller's own request (a Python controller's `repath()`).
+//!
+//! The receiver's ACKs choose their own path (PRR's `tcp_rcv_spurious_retrans`, in the host's
+//! `duplicate_received`); a switch's choice is the fabric's (`Fabric::route`).
+
+use crate::core::engine::{splitmix64, Rng};
+use crate::fabric::routing::labelled_hash;
+use rand::Rng as _;
+use rttlab_cc::plb::{Plb, PlbParams};
+use rttlab_cc::Time;
+use std::collections::VecDeque;
+
+/// A connection's path strategies, as its configuration sets them (`ConnConfig::path`).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct PathStrategy {
+    /// REPS, keeping at most this many good EVs.
+    pub reps: Option<usize>,
+    /// PRR: a timeout takes a new label.
+    pub prr: bool,
+    pub plb: Option<PlbParams>,
+    /// PLB counts ECN-echoed bytes as congested (an ECN controller); else bytes whose sample
+    /// the controller found over its target.
+    pub plb_by_ecn: bool,
+}
+
+impl PathStrategy {
+    /// Whether the transport must report every acknowledgement ([`Returned::Acked`]): PLB
+    /// counts rounds from them.
+    pub fn counts_rounds(&self) -> bool {
+        self.plb.is_some()
+    }
+}
+
+/// What came back on the connection's path.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Returned {
+    /// An acknowledgement echoed EV `entropy` (0: none), ECN-marked or not.
+    Echo { entropy: u16, marked: bool },
+    /// The transport's acknowledgement of `bytes` new bytes: PLB's count of rounds.
+    Acked(Acked),
+    /// A retransmission timeout.
+    Timeout,
+}
+
+/// An acknowledgement as the transport saw it ([`Returned::Acked`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Acked {
+    pub bytes: u64,
+    pub ece: bool,
+    /// Whether the controller's last sample was over its target (`None`: it keeps none).
+    pub over_target: Option<bool>,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// The controller asked for a new path (`rttlab_cc::RateController::take_repath`).
+    pub asked: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct PathChooser {
+    /// The label (0: the connection's first path, its 5-tuple's hash alone).
+    label: u32,
+    /// REPS's good EVs, oldest first (boxed, as PLB: most connections have neither).
+    reps: Option<Box<Reps>>,
+    prr: bool,
+    /// PLB, the seed of its pause's draws and whether it reads ECN.
+    plb: Option<Box<(Plb, u64, bool)>>,
+}
+
+#[derive(Clone, Debug)]
+struct Reps {
+    good: VecDeque<u16>,
+    capacity: usize,
+}
+
+impl PathChooser {
+    /// The chooser of a connection with strategies `s`; `seed` draws PLB's pause after a
+    /// timeout, the connection's own so that its random stream is the same with PLB or without.
+    pub fn new(s: &PathStrategy, seed: u64) -> PathChooser {
+        let reps = s.reps.map(|capacity| Box::new(Reps { good: VecDeque::with_capacity(capacity.min(64)), capacity }));
+        PathChooser { label: 0, reps, prr: s.prr, plb: s.plb.map(|p| Box::new((Plb::new(p), seed, s.plb_by_ecn))) }
+    }
+
+    /// The hash and EV of the connection's next data packet, from its 5-tuple's hash: REPS
+    /// reuses the oldest good EV or draws one; otherwise the label decides.
+    #[inline]
+    pub fn next(&mut self, hash: u32, rng: &mut Rng) -> (u32, u16) {
+        let Some(reps) = &mut self.reps else { return (labelled_hash(hash, self.label), 0) };
+        let entropy = reps.good.pop_front().unwrap_or_else(|| rng.random_range(1..=u16::MAX));
+        (labelled_hash(hash, entropy as u32), entropy)
+    }
+
+    /// What came back at `now`. True: the connection took a new label (drawn from `rng`).
+    pub fn on_return(&mut self, what: Returned, now: Time, rng: &mut Rng) -> bool {
+        let repath = match what {
+            Returned::Echo { entropy, marked } => {
+                if let Some(reps) = self.reps.as_mut().filter(|r| entropy != 0 && !marked && r.good.len() < r.capacity) {
+                    reps.good.push_back(entropy);
+                }
+                false
+            }
+            Returned::Acked(a) => {
+                let plb = self.plb.as_deref_mut().is_some_and(|(plb, _, by_ecn)| {
+                    let congested = if *by_ecn { a.ece } else { a.over_target.unwrap_or(false) };
+                    plb.on_ack(a.bytes, congested, a.snd_una, a.snd_nxt, now)
+                });
+                plb || a.asked
+            }
+            Returned::Timeout => {
+                if let Some((plb, seed, _)) = self.plb.as_deref_mut() {
+                    let draw = splitmix64(*seed ^ now.ps());
+                    plb.on_rto(now, (draw >> 11) as f64 / (1u64 << 53) as f64);
+                }
+                self.prr
+            }
+        };
+        if repath {
+            self.repath(rng);
+        }
+        repath
+    }
+
+    /// A new label, never the current one.
+    fn repath(&mut self, rng: &mut Rng) {
+        let old = self.label;
+        while self.label == old {
+            self.label = rng.random_range(1..=u32::MAX);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn echo(p: &mut PathChooser, entropy: u16, marked: bool, rng: &mut Rng) {
+        assert!(!p.on_return(Returned::Echo { entropy, marked }, Time::ZERO, rng));
+    }
+
+    #[test]
+    fn reps_reuses_the_entropies_that_came_back_unmarked() {
+        let mut rng = Rng::seed_from_u64(7);
+        let mut p = PathChooser::new(&PathStrategy { reps: Some(2), ..Default::default() }, 0);
+        let (_, a) = p.next(99, &mut rng);
+        let (_, b) = p.next(99, &mut rng);
+        let (_, c) = p.next(99, &mut rng);
+        echo(&mut p, a, false, &mut rng);
+        echo(&mut p, b, true, &mut rng);
+        echo(&mut p, c, false, &mut rng);
+        echo(&mut p, a, false, &mut rng);
+        echo(&mut p, c, false, &mut rng); // the buffer holds two
+        assert_eq!(p.next(99, &mut rng).1, a);
+        assert_eq!(p.next(99, &mut rng).1, c);
+        let (hash, e) = p.next(99, &mut rng);
+        assert!(e != a && e != c && e != 0, "empty: a fresh draw");
+        assert_eq!(hash, labelled_hash(99, e as u32));
+    }
+
+    #[test]
+    fn prr_repaths_at_a_timeout_and_a_controller_when_it_asks() {
+        let mut rng = Rng::seed_from_u64(7);
+        let s = PathStrategy { prr: true, ..Default::default() };
+        assert!(!s.counts_rounds(), "without PLB the transport need not report its ACKs");
+        let mut p = PathChooser::new(&s, 0);
+        assert_eq!(p.next(99, &mut rng), (99, 0), "the first path is the 5-tuple's");
+        assert!(p.on_return(Returned::Timeout, Time::ZERO, &mut rng));
+        let second = p.next(99, &mut rng).0;
+        assert_ne!(second, 99);
+        let acked = Acked { bytes: 1000, ece: true, over_target: Some(true), snd_una: 1000, snd_nxt: 1000, asked: false };
+        assert!(!p.on_return(Returned::Acked(acked), Time::ZERO, &mut rng), "congestion alone moves no one without PLB");
+        assert!(p.on_return(Returned::Acked(Acked { asked: true, ..acked }), Time::ZERO, &mut rng));
+        assert_ne!(p.next(99, &mut rng).0, second, "a new label, never the current one");
+        let mut q = PathChooser::new(&PathStrategy::default(), 0);
+        assert!(!q.on_return(Returned::Timeout, Time::ZERO, &mut rng), "without PRR a timeout keeps the path");
+    }
+
+    /// Linux `tcp_plb_update_state_upon_rto`: after a timeout PLB leaves the path to PRR, so
+    /// the congested rounds that follow do not undo PRR's repath.
+    #[test]
+    fn plb_repaths_after_congested_rounds_but_not_after_a_timeout() {
+        let params = PlbParams { rounds: 2, ..PlbParams::default() };
+        let s = PathStrategy { prr: true, plb: Some(params), plb_by_ecn: true, ..Default::default() };
+        let round = |n: u64| Acked { bytes: 1000, ece: true, over_target: None, snd_una: 1000 * n, snd_nxt: 1000 * n + 1000, asked: false };
+        let rounds_to_repath =
+            |p: &mut PathChooser, from: Time, rng: &mut Rng| (1..=20u64).find(|&n| p.on_return(Returned::Acked(round(n)), from + Time::from_us(n), rng));
+        let mut rng = Rng::seed_from_u64(7);
+        assert!(s.counts_rounds());
+        let mut p = PathChooser::new(&s, 1);
+        assert!(rounds_to_repath(&mut p, Time::ZERO, &mut rng).is_some(), "congested rounds repath");
+        let mut p = PathChooser::new(&s, 1);
+        assert!(p.on_return(Returned::Timeout, Time::from_us(1), &mut rng), "PRR takes the timeout's repath");
+        assert_eq!(rounds_to_repath(&mut p, Time::from_us(1), &mut rng), None, "PLB pauses after it");
+    }
+}
