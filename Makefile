@@ -13,9 +13,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "pandas>=2.1" "pyarrow>=15" "matplotlib>=3.8" "tqdm>=4.66" "tomli-w>=1.0" "jinja2>=3.1" "dask[distributed]>=2024.1" "pytest>=8" "hypothesis>=6.100" "dpkt>=1.9" "nbclient>=0.10" "nbformat>=5.10" "ipykernel>=6.29" "ruff~=0.17.6" "pytest-rerunfailures>=14"
 	touch $(STAMP)
 
-## Build the Rust core in release mode and install the rttlab package into the virtualenv.
+## Build the Rust core and install the rttlab package into the virtualenv, in the wheel's own
+## profile (`dist`: release code, stripped), so that the wheel check reuses this build.
 build: $(STAMP)
-	$(BIN)/maturin develop --release --quiet --extras test
+	$(BIN)/maturin develop --profile dist --quiet --extras test
 
 ## The headline reproduction: TIMELY's Table 1 and small-scale figures as an HTML report.
 demo: build
