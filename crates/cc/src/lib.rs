@@ -36,6 +36,8 @@ registry! {
     "vegas" => Vegas(vegas::VegasParams),
     /// Swift (SIGCOMM 2020).
     "swift" => Swift(swift::SwiftParams),
+    /// NSCC, Ultra Ethernet's sender congestion control (UEC 1.0; htsim_uec).
+    "nscc" => Nscc(nscc::NsccParams),
 }
 
 /// A scenario without `[cc]` runs no congestion control.
@@ -51,6 +53,7 @@ pub use fast::{Fast, FastParams};
 pub use hpcc::{Hpcc, HpccParams};
 pub use int::IntHop;
 pub use none::LineRate;
+pub use nscc::{Nscc, NsccParams};
 pub use patched_timely::{PatchedTimely, PatchedTimelyParams};
 pub use registry::{Algorithm, Controller, Kind, Needs, Path, Route};
 pub use reno::{Reno, RenoParams};

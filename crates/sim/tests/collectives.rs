@@ -206,7 +206,7 @@ fn a_jobs_transport_that_its_controller_does_not_fit_is_an_error_naming_it() {
     let e = alltoall_error;
     assert_eq!(
         e("transport = { kind = \"window\" }\n"),
-        "jobs[0].cc = absent: jobs[0].transport.kind = \"window\" runs a window controller (reno, dctcp, vegas, swift), and [cc]'s none is not one: give the job its own"
+        "jobs[0].cc = absent: jobs[0].transport.kind = \"window\" runs a window controller (reno, dctcp, vegas, swift, nscc), and [cc]'s none is not one: give the job its own"
     );
     assert!(e("transport = { kind = \"window\", min_rto = \"0s\" }\ncc = { algorithm = \"dctcp\" }\n").starts_with("jobs[0].transport.min_rto = 0"));
     assert!(e("transport = { kind = \"window\", delayed_ack = true }\ncc = { algorithm = \"swift\" }\n").starts_with("jobs[0].transport.delayed_ack = true"));
