@@ -196,7 +196,10 @@ impl Hosts {
     /// Flow `f`'s path chooser reads what came back at `now`, and counts a new path.
     fn path_returned(&mut self, f: u32, what: Returned, now: Time) {
         let flow = &mut self.flows.slots[f];
-        flow.stats.repaths += flow.path.on_return(what, now, &mut flow.rng) as u64;
+        // Counted only when it happens: most ACKs leave the counters' cache line alone.
+        if flow.path.on_return(what, now, &mut flow.rng) {
+            flow.stats.repaths += 1;
+        }
     }
 
     /// Message receiver: data packet `i` arrived (`MessageTx::on_data`). Payload in order is
