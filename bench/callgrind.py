@@ -7,7 +7,10 @@ runs at two lengths and the counts are the longer run's less the shorter's, over
 packets between: what a packet costs once the network is built and its traffic under way.
 
 A regression gate: exits 1 when a count is more than 2 % over the one recorded in
-`bench/callgrind-counts.json` (events, being exact, must match to the hundredth). The counted
+`bench/callgrind-counts.json` (events, being exact, must match to the hundredth; last-level
+misses 25 %: they repeat for one build and command line, but move with where code, heap and
+stack fall, so that the same build read 2.64 and 3.07 misses per packet on the incast with two
+output paths of different lengths). The counted
 goals beyond today's figures live in `docs/speed.md`. After a change that moves a count for a
 reason, re-record with `python3 bench/callgrind.py --record` and say why in the commit.
 
@@ -41,8 +44,9 @@ PATH_CHOICE = {
 }
 #: The counts the gate holds each run to.
 RECORDED = Path(__file__).with_name("callgrind-counts.json")
-#: How far over a recorded count a run may go.
+#: How far over a recorded count a run may go: instructions, and last-level misses.
 TOLERANCE = 0.02
+LL_TOLERANCE = 0.25
 
 
 def valgrind(tool: list[str], out: Path, scenario: str, duration: str, sets: list[str]) -> dict:
@@ -68,7 +72,7 @@ def summary(path: Path) -> dict[str, int]:
 
 def over(name: str, what: str, now: float, then: float) -> str | None:
     """Why `now` is a regression against the recorded `then`, or None."""
-    limit = then + 0.005 if what == "events" else then * (1 + TOLERANCE)
+    limit = then + 0.005 if what == "events" else then * (1 + (LL_TOLERANCE if what == "ll_misses" else TOLERANCE))
     if now > limit:
         return f"{name}: {now:.2f} {what} per data packet, over the recorded {then:g} (limit {limit:.2f})"
     return None
