@@ -287,3 +287,25 @@ fn a_name_with_a_star_names_every_link_it_matches() {
     assert_eq!(lost("s0-h0", "0") + lost("s1-s3", "1") + lost("s2-s3", "1"), 0.0);
     assert_eq!(cell(&net, "flows", &[("flow", "0")], "bytes_delivered"), 0.0);
 }
+
+/// PRR and PLB together (Linux `tcp_plb_update_state_upon_rto`), on `stalled_flow` with the
+/// last link at 5 Gbps and a 20 KB marking step, so that every round is congested and PLB
+/// (`rounds = 1`) repaths at each: after the timeout whose repath took the connection off the
+/// black hole, PLB waits out its pause, and the connection finishes (this seed: one timeout, at
+/// 3.6 ms). Without the pause each of PLB's repaths sends it back to the dead link with
+/// probability 1/2: six timeouts, and it is not through at the end of the 10 ms run.
+#[test]
+fn plb_pauses_after_a_timeout_so_as_not_to_undo_prrs_repath() {
+    let run = |suspend: &str| {
+        let plb = format!("algorithm = \"dctcp\"\nplb = {{ rounds = 1, threshold = 0.1, suspend_after_rto = \"{suspend}\" }}");
+        let slow_last_link = "{ a = \"s3\", b = \"h1\", rate = \"5Gbps\" }";
+        let toml = stalled_flow(true).replace("algorithm = \"dctcp\"", &plb).replace("{ a = \"s3\", b = \"h1\" }", slow_last_link);
+        run_net(&(toml + "[switch.ecn]\nk = \"20KB\"\n"))
+    };
+    let flow = |net: &Network, col: &str| cell(net, "flows", &[("flow", "0")], col);
+    let paused = run("60s");
+    assert_eq!(flow(&paused, "timeouts"), 1.0);
+    assert!((3_000.0..4_000.0).contains(&flow(&paused, "finish_us")), "{} µs", flow(&paused, "finish_us"));
+    let unpaused = run("0s");
+    assert!(flow(&unpaused, "timeouts") >= 4.0 && flow(&unpaused, "finish_us").is_nan(), "{} timeouts", flow(&unpaused, "timeouts"));
+}
