@@ -93,7 +93,7 @@ impl ConnConfig {
             cc: cc.clone(),
             signal: cc.signal(),
             cnp_interval: cc.needs().cnp_interval,
-            path: PathStrategy { reps: s.routing.reps(), prr: transport.prr(), plb: s.cc.plb, plb_by_ecn: cc.needs().ecn },
+            path: PathStrategy { entropy: s.routing.entropy(), prr: transport.prr(), plb: s.cc.plb, plb_by_ecn: cc.needs().ecn },
             median_of: (s.cc.feedback == Feedback::Median).then_some(s.cc.feedback_samples as usize),
         }
     }

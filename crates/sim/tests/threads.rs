@@ -99,7 +99,12 @@ fn drawn(seed: u64) -> String {
     // on the message transport selective repeat (drawn after the rest, so the cases above
     // keep their draws).
     let mode = ["ecmp", "flowlet", "spray", "adaptive"][r.random_range(0..4)];
-    let spray = ["random", "round_robin", "reps"][r.random_range(0..3)];
+    // The sender's entropy strategies share REPS's draw, told apart by the case number, so
+    // that every other draw stays as it was.
+    let spray = match ["random", "round_robin", "reps"][r.random_range(0..3)] {
+        "reps" => ["reps", "oblivious", "bitmap"][(seed % 3) as usize],
+        other => other,
+    };
     let adaptive = ["packet", "flowlet"][r.random_range(0..2)];
     s += &format!("[routing]\nmode = \"{mode}\"\nspray = \"{spray}\"\nadaptive = \"{adaptive}\"\nflowlet_gap = \"{}us\"\n", r.random_range(1..=50));
     if transport.contains("window") && r.random_bool(0.5) {

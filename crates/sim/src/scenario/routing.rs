@@ -20,6 +20,9 @@ pub struct RoutingConfig {
     pub count_paused: bool,
     /// `spray = "reps"`: the entropy values a sender keeps for reuse (REPS's buffer).
     pub reps_entropies: u32,
+    /// `spray = "oblivious"` or `"bitmap"`: the entropy values a sender walks (a power of
+    /// two; htsim's `-paths`, 64 by default).
+    pub entropies: u32,
     /// After a link goes down, how long its switch keeps forwarding into it before its
     /// equal-cost groups drop the port (local detection and reprogramming; `[[faults]]`). Until
     /// then what hashes to it is lost: the black hole a real fabric has. Adaptive routing sees
@@ -48,6 +51,7 @@ impl Default for RoutingConfig {
             adaptive: Granularity::Packet,
             count_paused: false,
             reps_entropies: 256,
+            entropies: 64,
             failover_delay: Time::from_us(1000),
             weights: Weights::Equal,
         }
@@ -85,6 +89,13 @@ pub enum Spray {
     /// without a congestion mark and drawing a fresh one otherwise; switches hash it as ECMP
     /// does (REPS, Bonato et al., 2024; Ultra Ethernet's packet spraying).
     Reps,
+    /// The sender walks its `entropies` entropy values in a shuffled order, one per packet,
+    /// whatever comes back (Ultra Ethernet's oblivious spraying; htsim `UecMpOblivious`).
+    Oblivious,
+    /// The walk of `oblivious`, skipping entropy values penalised by what came back on them
+    /// (an ECN echo adds 1, up to 15; each skip pays one back; htsim `UecMpBitmap`, whose NACK
+    /// and timeout penalties wait for Ultra Ethernet's transport).
+    Bitmap,
 }
 
 /// `routing.adaptive`.
@@ -102,7 +113,7 @@ impl RoutingConfig {
     pub fn switch_chooses(&self) -> bool {
         match self.mode {
             RoutingMode::Ecmp => false,
-            RoutingMode::Spray => self.spray != Spray::Reps,
+            RoutingMode::Spray => self.spray == Spray::Random || self.spray == Spray::RoundRobin,
             RoutingMode::Flowlet | RoutingMode::Adaptive => true,
         }
     }
@@ -118,9 +129,16 @@ impl RoutingConfig {
         self.mode == RoutingMode::Flowlet || (self.mode == RoutingMode::Adaptive && self.adaptive == Granularity::Flowlet)
     }
 
-    /// Senders pick an entropy value per packet (REPS), keeping this many for reuse.
-    pub fn reps(&self) -> Option<usize> {
-        (self.mode == RoutingMode::Spray && self.spray == Spray::Reps).then_some(self.reps_entropies as usize)
+    /// The sender's entropy value per packet, if it chooses one (`spray` = `reps`,
+    /// `oblivious`, `bitmap`).
+    pub fn entropy(&self) -> Option<crate::transport::path::Entropy> {
+        use crate::transport::path::Entropy;
+        match (self.mode, self.spray) {
+            (RoutingMode::Spray, Spray::Reps) => Some(Entropy::Reps { keep: self.reps_entropies as usize }),
+            (RoutingMode::Spray, Spray::Oblivious) => Some(Entropy::Oblivious { values: self.entropies as u16 }),
+            (RoutingMode::Spray, Spray::Bitmap) => Some(Entropy::Bitmap { values: self.entropies as u16 }),
+            _ => None,
+        }
     }
 
     pub(crate) fn validate(&self) -> Result<(), super::ScenarioError> {
@@ -129,6 +147,9 @@ impl RoutingConfig {
         }
         if !(1..=65536).contains(&self.reps_entropies) {
             return Err(super::invalid("routing.reps_entropies", self.reps_entropies, "1 to 65536 entropy values"));
+        }
+        if !self.entropies.is_power_of_two() || self.entropies > 1 << 15 {
+            return Err(super::invalid("routing.entropies", self.entropies, "a power of two from 1 to 32768 entropy values"));
         }
         Ok(())
     }

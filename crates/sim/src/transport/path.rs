@@ -9,6 +9,11 @@
 //!   retransmission timeout;
 //! - REPS (`routing.spray = "reps"`, Bonato et al., 2024, §3): an EV per packet, reused while
 //!   its packets come back unmarked (a buffer of good EVs, fresh draws when it is empty);
+//! - oblivious and bitmap spraying (`routing.spray = "oblivious"`, `"bitmap"`; htsim
+//!   `uec_mp.cpp`, `UecMpOblivious`, `UecMpBitmap`): a walk over `routing.entropies` EVs in an
+//!   order shuffled at each pass, the bitmap skipping EVs that came back penalised (an ECN
+//!   echo adds 1; htsim's NACK and timeout penalties wait for Ultra Ethernet's transport,
+//!   which reports which EV they were on);
 //! - a controller's own request (a Python controller's `repath()`).
 //!
 //! The receiver's ACKs choose their own path (PRR's `tcp_rcv_spurious_retrans`, in the host's
@@ -24,8 +29,8 @@ use std::collections::VecDeque;
 /// A connection's path strategies, as its configuration sets them (`ConnConfig::path`).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct PathStrategy {
-    /// REPS, keeping at most this many good EVs.
-    pub reps: Option<usize>,
+    /// An EV per packet, and how it is chosen.
+    pub entropy: Option<Entropy>,
     /// PRR: a timeout takes a new label.
     pub prr: bool,
     pub plb: Option<PlbParams>,
@@ -40,6 +45,17 @@ impl PathStrategy {
     pub fn counts_rounds(&self) -> bool {
         self.plb.is_some()
     }
+}
+
+/// How the sender chooses an EV per packet (`routing.spray`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Entropy {
+    /// REPS, keeping at most `keep` good EVs.
+    Reps { keep: usize },
+    /// A walk over `values` EVs (a power of two).
+    Oblivious { values: u16 },
+    /// The walk, skipping penalised EVs.
+    Bitmap { values: u16 },
 }
 
 /// What came back on the connection's path.
@@ -70,33 +86,112 @@ pub struct Acked {
 pub struct PathChooser {
     /// The label (0: the connection's first path, its 5-tuple's hash alone).
     label: u32,
-    /// REPS's good EVs, oldest first (boxed, as PLB: most connections have neither).
-    reps: Option<Box<Reps>>,
+    /// The EV strategy's state (boxed, as PLB: most connections have neither).
+    ev: Option<Box<Ev>>,
     prr: bool,
     /// PLB, the seed of its pause's draws and whether it reads ECN.
     plb: Option<Box<(Plb, u64, bool)>>,
 }
 
 #[derive(Clone, Debug)]
-struct Reps {
-    good: VecDeque<u16>,
-    capacity: usize,
+enum Ev {
+    /// REPS's good EVs, oldest first, at most `capacity`.
+    Reps {
+        good: VecDeque<u16>,
+        capacity: usize,
+    },
+    Oblivious(Walk),
+    /// The walk, and each EV's penalty (htsim's `_ev_skip_bitmap`, at most `MAX_PENALTY`).
+    Bitmap(Walk, Vec<u8>),
+}
+
+/// htsim's bitmap: a timeout's penalty, the most an EV carries.
+const MAX_PENALTY: u8 = 15;
+
+/// A walk over `mask + 1` EVs (`UecMpOblivious::nextEntropy`): the `index`-th of a pass is
+/// `index ^ xor`, `xor` drawn again at each pass, so that each pass takes every EV once in
+/// another order; the bits above the mask are the connection's own, drawn once, with the top
+/// bit set so that no EV is 0 (no EV).
+#[derive(Clone, Debug)]
+struct Walk {
+    mask: u16,
+    index: u16,
+    xor: u16,
+    upper: u16,
+}
+
+impl Walk {
+    fn new(values: u16, seed: u64) -> Walk {
+        let mask = values - 1;
+        let draw = splitmix64(seed ^ 0x5eed_e7a1);
+        Walk { mask, index: 0, xor: draw as u16 & mask, upper: (draw >> 16) as u16 & !mask | 1 << 15 }
+    }
+
+    /// The walk's EV now (its low bits: the EV's index).
+    fn current(&self) -> u16 {
+        (self.index ^ self.xor) & self.mask
+    }
+
+    /// Moves on one EV; a new pass reshuffles.
+    fn step(&mut self, rng: &mut Rng) {
+        self.index += 1;
+        if self.index > self.mask {
+            self.index = 0;
+            self.xor = rng.random::<u16>() & self.mask;
+        }
+    }
+
+    fn entropy(&self, low: u16) -> u16 {
+        self.upper | low
+    }
 }
 
 impl PathChooser {
     /// The chooser of a connection with strategies `s`; `seed` draws PLB's pause after a
     /// timeout, the connection's own so that its random stream is the same with PLB or without.
     pub fn new(s: &PathStrategy, seed: u64) -> PathChooser {
-        let reps = s.reps.map(|capacity| Box::new(Reps { good: VecDeque::with_capacity(capacity.min(64)), capacity }));
-        PathChooser { label: 0, reps, prr: s.prr, plb: s.plb.map(|p| Box::new((Plb::new(p), seed, s.plb_by_ecn))) }
+        let ev = s.entropy.map(|e| {
+            Box::new(match e {
+                Entropy::Reps { keep } => Ev::Reps { good: VecDeque::with_capacity(keep.min(64)), capacity: keep },
+                Entropy::Oblivious { values } => Ev::Oblivious(Walk::new(values, seed)),
+                Entropy::Bitmap { values } => Ev::Bitmap(Walk::new(values, seed), vec![0; values as usize]),
+            })
+        });
+        PathChooser { label: 0, ev, prr: s.prr, plb: s.plb.map(|p| Box::new((Plb::new(p), seed, s.plb_by_ecn))) }
     }
 
     /// The hash and EV of the connection's next data packet, from its 5-tuple's hash: REPS
-    /// reuses the oldest good EV or draws one; otherwise the label decides.
+    /// reuses the oldest good EV or draws one, the walks take their next; without an EV
+    /// strategy the label decides.
     #[inline]
     pub fn next(&mut self, hash: u32, rng: &mut Rng) -> (u32, u16) {
-        let Some(reps) = &mut self.reps else { return (labelled_hash(hash, self.label), 0) };
-        let entropy = reps.good.pop_front().unwrap_or_else(|| rng.random_range(1..=u16::MAX));
+        let Some(ev) = self.ev.as_deref_mut() else { return (labelled_hash(hash, self.label), 0) };
+        let entropy = match ev {
+            Ev::Reps { good, .. } => good.pop_front().unwrap_or_else(|| rng.random_range(1..=u16::MAX)),
+            Ev::Oblivious(walk) => {
+                let low = walk.current();
+                walk.step(rng);
+                walk.entropy(low)
+            }
+            Ev::Bitmap(walk, penalty) => {
+                // `UecMpBitmap::nextEntropy`: the first penalised EV met pays one back; at
+                // most one pass is skipped, then the walk's EV goes whatever its penalty.
+                let mut paid = false;
+                for _ in 0..=walk.mask as usize {
+                    let p = &mut penalty[walk.current() as usize];
+                    if *p == 0 {
+                        break;
+                    }
+                    if !std::mem::replace(&mut paid, true) {
+                        *p -= 1;
+                    }
+                    walk.step(rng);
+                }
+                let low = walk.current();
+                walk.step(rng);
+                walk.entropy(low)
+            }
+        };
         (labelled_hash(hash, entropy as u32), entropy)
     }
 
@@ -104,8 +199,13 @@ impl PathChooser {
     pub fn on_return(&mut self, what: Returned, now: Time, rng: &mut Rng) -> bool {
         let repath = match what {
             Returned::Echo { entropy, marked } => {
-                if let Some(reps) = self.reps.as_mut().filter(|r| entropy != 0 && !marked && r.good.len() < r.capacity) {
-                    reps.good.push_back(entropy);
+                match self.ev.as_deref_mut() {
+                    Some(Ev::Reps { good, capacity }) if entropy != 0 && !marked && good.len() < *capacity => good.push_back(entropy),
+                    Some(Ev::Bitmap(walk, penalty)) if entropy != 0 && marked => {
+                        let p = &mut penalty[(entropy & walk.mask) as usize];
+                        *p = (*p + 1).min(MAX_PENALTY);
+                    }
+                    _ => {}
                 }
                 false
             }
@@ -151,7 +251,7 @@ mod tests {
     #[test]
     fn reps_reuses_the_entropies_that_came_back_unmarked() {
         let mut rng = Rng::seed_from_u64(7);
-        let mut p = PathChooser::new(&PathStrategy { reps: Some(2), ..Default::default() }, 0);
+        let mut p = PathChooser::new(&PathStrategy { entropy: Some(Entropy::Reps { keep: 2 }), ..Default::default() }, 0);
         let (_, a) = p.next(99, &mut rng);
         let (_, b) = p.next(99, &mut rng);
         let (_, c) = p.next(99, &mut rng);
@@ -165,6 +265,43 @@ mod tests {
         let (hash, e) = p.next(99, &mut rng);
         assert!(e != a && e != c && e != 0, "empty: a fresh draw");
         assert_eq!(hash, labelled_hash(99, e as u32));
+    }
+
+    #[test]
+    fn an_oblivious_walk_takes_every_entropy_once_a_pass_whatever_comes_back() {
+        let mut rng = Rng::seed_from_u64(7);
+        let mut p = PathChooser::new(&PathStrategy { entropy: Some(Entropy::Oblivious { values: 8 }), ..Default::default() }, 3);
+        let mut orders = Vec::new();
+        for _ in 0..4 {
+            let evs: Vec<u16> = (0..8).map(|_| p.next(99, &mut rng).1).collect();
+            echo(&mut p, evs[0], true, &mut rng);
+            let mut low: Vec<u16> = evs.iter().map(|e| e & 7).collect();
+            orders.push(low.clone());
+            low.sort();
+            assert_eq!(low, (0..8).collect::<Vec<u16>>(), "{evs:?}");
+            assert!(evs.iter().all(|&e| e >> 3 == evs[0] >> 3 && e >> 15 == 1), "the upper bits are the connection's: {evs:?}");
+        }
+        assert!(orders.windows(2).any(|w| w[0] != w[1]), "each pass in another order");
+    }
+
+    /// An EV marked twice carries a penalty of 2: the walk skips it on the next two passes,
+    /// each skip paying one back, and takes it on the third.
+    #[test]
+    fn the_bitmap_skips_a_marked_entropy_until_it_has_paid_its_penalty() {
+        let mut rng = Rng::seed_from_u64(7);
+        let mut p = PathChooser::new(&PathStrategy { entropy: Some(Entropy::Bitmap { values: 4 }), ..Default::default() }, 3);
+        let first: Vec<u16> = (0..4).map(|_| p.next(99, &mut rng).1).collect();
+        let marked = first[1];
+        echo(&mut p, marked, true, &mut rng);
+        echo(&mut p, marked, true, &mut rng);
+        echo(&mut p, first[2], false, &mut rng);
+        let two_passes: Vec<u16> = (0..6).map(|_| p.next(99, &mut rng).1).collect();
+        assert!(!two_passes.contains(&marked), "{two_passes:?}");
+        for e in first.iter().filter(|&&e| e != marked) {
+            assert_eq!(two_passes.iter().filter(|&x| x == e).count(), 2, "{two_passes:?}");
+        }
+        let third: Vec<u16> = (0..4).map(|_| p.next(99, &mut rng).1).collect();
+        assert_eq!(third.iter().filter(|&&e| e == marked).count(), 1, "{third:?}");
     }
 
     #[test]
