@@ -21,7 +21,7 @@
 
 use crate::hpcc::BaseRtt;
 use crate::registry::{Algorithm, Controller, Kind, Needs, Path};
-use crate::{AckEvent, Loss, Metrics, ParamError, Rate, Time, WindowController};
+use crate::{AckEvent, Loss, ParamError, Rate, Time, WindowController};
 use serde::{Deserialize, Serialize};
 
 /// `cc` parameters of NSCC (htsim_uec's defaults).
@@ -76,6 +76,11 @@ const REFERENCE_RTT: Time = Time::from_us(12);
 /// Fast increase runs while the delay stays below this (`fast_increase`).
 const FAST_INCREASE_BELOW: Time = Time::from_us(1);
 
+/// The bandwidth-delay product of `rtt` at `rate`, in bytes.
+fn bdp(rtt: Time, rate: Rate) -> f64 {
+    rtt.ps() as f64 * 1e-12 * rate.0 as f64 / 8.0
+}
+
 /// One connection's NSCC state. Windows are in bytes, as htsim keeps them (whole bytes: each
 /// step truncates as its integer arithmetic does).
 #[derive(Clone, Debug)]
@@ -123,7 +128,6 @@ impl Nscc {
         let network_rtt = path.max_base_rtt.max(path.base_rtt).max(Time::from_ns(1));
         let base_rtt = if path.base_rtt > Time::ZERO { path.base_rtt } else { network_rtt };
         let target = p.target_delay.unwrap_or(network_rtt);
-        let bdp = |rtt: Time, rate: Rate| rtt.ps() as f64 * 1e-12 * rate.0 as f64 / 8.0;
         let a = bdp(network_rtt, path.line_rate) / bdp(REFERENCE_RTT, REFERENCE_RATE);
         let b = target.ps() as f64 / REFERENCE_RTT.ps() as f64;
         let mtu = path.mss;
@@ -221,7 +225,7 @@ impl Nscc {
     fn lower_base_rtt(&mut self, rtt: Time) {
         if rtt < self.base_rtt {
             self.base_rtt = rtt;
-            self.maxwnd = (1.5 * rtt.ps() as f64 * 1e-12 * self.line_rate.0 as f64 / 8.0) as u64;
+            self.maxwnd = (1.5 * bdp(rtt, self.line_rate)) as u64;
         }
     }
 
@@ -313,10 +317,6 @@ impl WindowController for Nscc {
 
     fn cwnd(&self) -> u64 {
         self.cwnd
-    }
-
-    fn metrics(&self) -> Metrics {
-        Metrics { cwnd_bytes: Some(self.cwnd), ..Metrics::default() }
     }
 
     fn over_target(&self) -> Option<bool> {
