@@ -43,6 +43,7 @@ WORKLOAD_ROWS = {
         ("spurious_retransmits", "spurious retransmits", ""),
     ],
     "repaths": [("repaths", "repaths", "")],
+    "trims": [("trims", "packets trimmed", "")],
     "outage_max_us": [
         ("lost_down", "packets lost to links down", ""),
         ("lost_silent", "packets lost silently", ""),

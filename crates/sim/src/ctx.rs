@@ -8,7 +8,7 @@ use crate::fabric::switch::QueueParams;
 use crate::parallel::boundary::{Boundary, Outgoing};
 use crate::report::measure::Measurements;
 use crate::scenario::{
-    CcConfig, Feedback, HostConfig, JobConfig, NicArbitration, RateAfterIdle, RatePacing, Recovery, RoutingConfig, Scenario, TransportConfig,
+    CcConfig, Feedback, HostConfig, JobConfig, NicArbitration, RateAfterIdle, RatePacing, Recovery, RoutingConfig, Scenario, TransportConfig, Trimming,
 };
 use crate::transport::path::PathStrategy;
 use rttlab_cc::{Rate, Signal, Time};
@@ -163,6 +163,9 @@ pub(crate) struct RunConfig {
     pub routing: RoutingConfig,
     /// Switches choose each packet's port from their own state (`RoutingConfig::switch_chooses`).
     pub switch_chooses: bool,
+    /// Packet trimming at full queues (`switch.trimming`) and what is left of a trimmed packet.
+    pub trimming: Trimming,
+    pub trim_bytes: u64,
 }
 
 impl RunConfig {
@@ -213,6 +216,8 @@ impl RunConfig {
             max_base_rtt: Time::ZERO,
             routing: s.routing.clone(),
             switch_chooses: s.routing.switch_chooses(),
+            trimming: sw.trimming,
+            trim_bytes: sw.trim_bytes.0,
         }
     }
 }

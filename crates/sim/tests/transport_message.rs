@@ -362,7 +362,7 @@ mod lossy_channel {
                         Arrival::Duplicate { ack } => self.to_tx.extend(ack.map(|a| (a, false))),
                         Arrival::Nak(e) => self.to_tx.push_back((e, true)),
                         Arrival::Discard => {}
-                        Arrival::Placed { .. } => prop_assert!(false, "go-back-N placed a packet out of order"),
+                        Arrival::Placed { .. } | Arrival::Trimmed { .. } => prop_assert!(false, "go-back-N placed a packet out of order"),
                     }
                 }
                 Op::Answer { lose } => {
@@ -420,4 +420,33 @@ mod lossy_channel {
             prop_assert_eq!(h.delivered, size.div_ceil(PPP as u64));
         }
     }
+}
+
+#[test]
+fn a_trimmed_packet_is_naked_at_once_and_resent_once() {
+    // Selective repeat: the receiver names the trimmed PSN in its NAK of the expected one.
+    let mut r = MessageRx::new(true);
+    assert_eq!(r.on_data(0, false, false), Arrival::Deliver { ack: None });
+    assert_eq!(r.on_trimmed(1, false), Arrival::Trimmed { nak: 1, psn: 1 });
+    assert_eq!(r.on_data(2, false, false), Arrival::Placed { nak: 1, psn: 2 });
+    assert_eq!(r.on_trimmed(3, true), Arrival::Trimmed { nak: 1, psn: 3 }, "beyond the gap, the trimmed one is named");
+    assert_eq!(r.on_trimmed(2, false), Arrival::Duplicate { ack: None }, "a trimmed copy of a placed packet");
+    // Go-back-N: a NAK of the expected PSN, once per gap, unless the expected one is trimmed.
+    let mut r = MessageRx::default();
+    assert_eq!(r.on_trimmed(0, false), Arrival::Nak(0));
+    assert_eq!(r.on_trimmed(1, false), Arrival::Discard);
+    assert_eq!(r.on_trimmed(0, false), Arrival::Nak(0), "the resend of the expected packet, trimmed again");
+    // The selective sender resends a trimmed packet at once, and not again at the reordering
+    // allowance's count; an acknowledged one not at all.
+    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, None, false, (Time::ZERO, Time::MAX), wait(), (SampleFilter::default(), true));
+    m.release(us(0), SEG, PPP);
+    for psn in 0..16 {
+        m.on_transmit(us(1), psn, us(100));
+    }
+    assert!(m.on_trimmed(1, 1));
+    for placed in 2..8 {
+        assert_eq!(m.selective_ack(1, Some(placed)), Vec::<u32>::new(), "PSN 1 was resent on its trim");
+    }
+    assert!(!m.on_trimmed(1, 0), "acknowledged");
+    assert!(!m.on_trimmed(1, 5), "placed");
 }

@@ -122,6 +122,12 @@ pub const FLAG_IN_HEADROOM: u8 = 8;
 /// A window-transport packet, which the host's stack handles (a job may run its own
 /// transport beside the run's, so the kind is the packet's, not the run's).
 pub const FLAG_WINDOW: u8 = 16;
+/// A data packet a switch trimmed to its headers (`switch.trimming`); on a NAK, that the
+/// packet it names was trimmed.
+pub const FLAG_TRIMMED: u8 = 32;
+/// Trimmed at the last switch before its receiver (Ultra Ethernet's NACK carries it: the
+/// receiver's own downlink was full, not the path).
+pub const FLAG_TRIMMED_LAST_HOP: u8 = 64;
 
 impl PacketKind {
     /// A connection's packet (data, ACK or NAK), as opposed to a PFC frame or a ping.
@@ -134,6 +140,11 @@ impl Packet {
     /// The last packet of its segment.
     pub fn last_of_segment(&self) -> bool {
         self.flags & FLAG_LAST != 0
+    }
+
+    /// A data packet trimmed to its headers by a switch.
+    pub fn trimmed(&self) -> bool {
+        self.flags & FLAG_TRIMMED != 0
     }
 
     /// The first packet of its segment.
@@ -225,6 +236,24 @@ impl PacketQueue {
         if self.len > 0 {
             crate::core::engine::prefetch(pkts.get(self.head));
         }
+        Some(i)
+    }
+
+    /// Takes the tail packet, walking from the head: only a trimming switch does it, to a queue
+    /// of at most a few dozen packets.
+    pub fn pop_back(&mut self, pkts: &mut Slab) -> Option<PktId> {
+        if self.len <= 1 {
+            let i = self.head;
+            return (std::mem::take(&mut self.len) == 1).then_some(i);
+        }
+        let mut before = self.head;
+        while pkts.get(before).next != self.tail {
+            before = pkts.get(before).next;
+        }
+        let i = self.tail;
+        pkts.get_mut(before).next = PktId(u32::MAX);
+        self.tail = before;
+        self.len -= 1;
         Some(i)
     }
 
@@ -339,5 +368,21 @@ mod tests {
             s
         };
         assert_eq!(slab.get(PktId(1)) as *const Packet as usize % 64, 0);
+    }
+
+    #[test]
+    fn a_queue_gives_its_last_packet_back_and_keeps_the_rest_in_order() {
+        let mut slab = Slab::new(false);
+        let mut q = PacketQueue::default();
+        assert_eq!(q.pop_back(&mut slab), None);
+        let ids: Vec<PktId> = (0..3).map(|_| slab.alloc(Packet::new(PacketKind::Data, 0, 1000))).collect();
+        for &i in &ids {
+            q.push_back(&mut slab, i);
+        }
+        assert_eq!(q.pop_back(&mut slab), Some(ids[2]));
+        let extra = slab.alloc(Packet::new(PacketKind::Data, 0, 1000));
+        q.push_back(&mut slab, extra);
+        assert_eq!((q.pop_front(&slab), q.pop_back(&mut slab), q.pop_back(&mut slab)), (Some(ids[0]), Some(extra), Some(ids[1])));
+        assert!(q.is_empty());
     }
 }

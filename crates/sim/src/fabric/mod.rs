@@ -87,6 +87,7 @@ impl Fabric {
                 drops: 0,
                 dropped_payload: 0,
                 marks: 0,
+                trims: 0,
             })
             .collect();
         let queues = ClassQueues::new(ports.len(), classes);
@@ -306,6 +307,10 @@ impl Fabric {
         if port.control_queued {
             next = port.control.pop_front(&cx.pkts);
             port.control_queued = !port.control.is_empty();
+            let pkt = cx.pkts.get(next.expect("a control packet"));
+            if pkt.trimmed() {
+                port.trimmed_bytes -= pkt.wire_bytes as u64;
+            }
         }
         if next.is_none() {
             for c in 0..cx.cfg.classes {

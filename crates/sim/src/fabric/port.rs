@@ -78,6 +78,8 @@ pub struct Port {
     pub pfc_xon: u64,
     pub pfc_headroom: u64,
     paused_since: [Time; MAX_CLASSES],
+    /// Bytes of trimmed packets waiting in `control` (`switch.trimming`).
+    pub(crate) trimmed_bytes: u64,
 }
 
 const NO_SWITCH: u32 = u32::MAX;
@@ -180,6 +182,9 @@ pub struct ClassCounts {
     pub drops: u64,
     /// Packets of this egress that the switch marked CE.
     pub ecn_marks: u64,
+    /// Data packets for this egress that the switch trimmed to their headers (the queue was
+    /// full, `switch.trimming`); a trimmed packet it could not queue either counts as a drop.
+    pub trims: u64,
     /// PFC frames this port sent its peer for the class (its ingress filled, then drained).
     pub pauses_sent: u64,
     pub resumes_sent: u64,
@@ -199,6 +204,7 @@ impl ClassCounts {
         ClassCounts {
             drops: self.drops - earlier.drops,
             ecn_marks: self.ecn_marks - earlier.ecn_marks,
+            trims: self.trims - earlier.trims,
             pauses_sent: self.pauses_sent - earlier.pauses_sent,
             resumes_sent: self.resumes_sent - earlier.resumes_sent,
             pfc_received: self.pfc_received - earlier.pfc_received,
@@ -305,6 +311,7 @@ impl Port {
             pfc_xon: 0,
             pfc_headroom: 0,
             paused_since: [Time::ZERO; MAX_CLASSES],
+            trimmed_bytes: 0,
         }
     }
 

@@ -4,11 +4,11 @@
 
 use crate::core::engine::Rng;
 use crate::core::ids::{PktId, PortId, SwitchId};
-use crate::core::packet::{Lost, Packet, PacketKind, FLAG_IN_HEADROOM};
+use crate::core::packet::{Lost, Packet, PacketKind, FLAG_IN_HEADROOM, FLAG_TRIMMED, FLAG_TRIMMED_LAST_HOP};
 use crate::ctx::Ctx;
 use crate::fabric::port::{ClassQueue, QUEUE_ADMIT, QUEUE_MARK_DEQUEUE, QUEUE_MARK_ENQUEUE};
 use crate::fabric::{Fabric, HostPorts, NO_ROUTE, TO_HOST};
-use crate::scenario::{EcnConfig, MarkAt, QueueLen, Spacing};
+use crate::scenario::{EcnConfig, MarkAt, QueueLen, Spacing, Trimming};
 use rand::Rng as _;
 use rttlab_cc::int::HOP_BYTES;
 use rttlab_cc::{IntHop, Rate, Time};
@@ -27,6 +27,8 @@ pub struct Switch {
     pub drops: u64,
     pub dropped_payload: u64,
     pub marks: u64,
+    /// Data packets trimmed to their headers (`switch.trimming`).
+    pub trims: u64,
 }
 
 impl Switch {
@@ -230,11 +232,15 @@ impl Fabric {
             }
             return self.lose(i, Lost::Down, hosts, cx);
         }
+        if pkt.trimmed() {
+            return self.queue_trimmed(s, egress, c, i, hosts, cx);
+        }
         let sw = &mut self.switches[s.idx()];
         let w = pkt.wire_bytes as u64;
         let out = &self.ports[egress.idx()];
         let admitted = out.queue_checks & QUEUE_ADMIT == 0
             || admits(self.queues.at(egress, c), w, &cx.cfg.queue_params[out.params as usize], cx.cfg.buffer.saturating_sub(sw.used));
+        let mark_at_enqueue = out.queue_checks & QUEUE_MARK_ENQUEUE != 0;
         let inp = &self.ports[in_port.idx()];
         // Once its ingress has sent PAUSE, a packet goes into that ingress's headroom while it
         // has room, as a Broadcom MMU charges a priority group past XOFF (IEEE 802.1Qbb
@@ -242,14 +248,27 @@ impl Fabric {
         let headroom = cx.cfg.pfc_in(c) && inp.pausing[c] && self.queues.at(in_port, c).headroom_used + w <= inp.pfc_headroom;
         let shared_full = sw.used - sw.headroom_used + w > cx.cfg.buffer - sw.reserved;
         if (shared_full && !headroom) || injected || !admitted {
-            // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
-            sw.drops += 1;
-            self.queues.at_mut(egress, c).counts.drops += 1;
-            sw.dropped_payload += pkt.payload_bytes as u64;
-            hosts.dropped(&pkt, i, None, cx);
-            return;
+            let trims = !injected && cx.cfg.trimming != Trimming::Off && pkt.kind == PacketKind::Data && pkt.payload_bytes > 0;
+            if !trims {
+                // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
+                sw.drops += 1;
+                self.queues.at_mut(egress, c).counts.drops += 1;
+                sw.dropped_payload += pkt.payload_bytes as u64;
+                hosts.dropped(&pkt, i, None, cx);
+                return;
+            }
+            // htsim's `CompositeQueue::receivePacket`: a coin decides whether the queue's last
+            // packet is trimmed in the arriving one's place.
+            let last = cx.cfg.trimming == Trimming::Either && sw.rng.random::<bool>();
+            match last.then(|| self.queues.at_mut(egress, c).queue.pop_back(&mut cx.pkts)).flatten() {
+                Some(last) => {
+                    self.unqueue(s, egress, c, last, cx);
+                    self.trim(s, egress, c, last, hosts, cx);
+                }
+                None => return self.trim(s, egress, c, i, hosts, cx),
+            }
         }
-        let mark_at_enqueue = out.queue_checks & QUEUE_MARK_ENQUEUE != 0;
+        let sw = &mut self.switches[s.idx()];
         sw.used += w;
         let p = cx.pkts.get_mut(i);
         p.in_port = in_port;
@@ -313,20 +332,25 @@ impl Fabric {
     }
 
     /// Packet `i` leaves class `c` of egress `port` of switch `s`, which held `queued` bytes in
-    /// that class before it left: release its buffer, lift PFC on its ingress once below XON,
-    /// and with marking at dequeue mark it by that queue (algorithms.md §5.1).
+    /// that class before it left: with marking at dequeue mark it by that queue
+    /// (algorithms.md §5.1), and release its buffer (`release`).
     pub(crate) fn switch_dequeued(&mut self, s: SwitchId, port: PortId, c: usize, i: PktId, queued: u64, cx: &mut Ctx) {
+        if self.ports[port.idx()].queue_checks & QUEUE_MARK_DEQUEUE != 0 {
+            let packets = self.queues.at(port, c).queue.len() as u64 + 1;
+            self.mark(s, port, i, (queued, packets), cx);
+        }
+        self.release(s, c, i, cx);
+    }
+
+    /// Packet `i` of class `c` no longer occupies switch `s`: release its buffer, and lift PFC
+    /// on its ingress once below XON.
+    fn release(&mut self, s: SwitchId, c: usize, i: PktId, cx: &mut Ctx) {
         let pkt = *cx.pkts.get(i);
         let w = pkt.wire_bytes as u64;
         let sw = &mut self.switches[s.idx()];
         sw.used -= w;
         if pkt.in_headroom() {
             sw.headroom_used -= w;
-        }
-        let out = &self.ports[port.idx()];
-        if out.queue_checks & QUEUE_MARK_DEQUEUE != 0 {
-            let packets = self.queues.at(port, c).queue.len() as u64 + 1;
-            self.mark(s, port, i, (queued, packets), cx);
         }
         if !cx.cfg.pfc_in(c) {
             return;
@@ -344,6 +368,67 @@ impl Fabric {
             inp.pausing[c] = false;
             self.send_pfc(in_port, c, false, cx);
         }
+    }
+
+    /// Packet `i`, the last of class `c` of egress `port` of switch `s`, was taken back out of
+    /// the queue (to be trimmed in an arriving packet's place): the queue and the switch no
+    /// longer hold it.
+    #[cold]
+    fn unqueue(&mut self, s: SwitchId, port: PortId, c: usize, i: PktId, cx: &mut Ctx) {
+        self.queue_changes(port, cx);
+        let w = cx.pkts.get(i).wire_bytes as u64;
+        self.ports[port.idx()].queue_bytes -= w;
+        let q = self.queues.at_mut(port, c);
+        q.bytes -= w;
+        q.occupancy_changed(cx.now, -(w as i64), false);
+        self.release(s, c, i, cx);
+    }
+
+    /// Switch `s` trims data packet `i`, which class `c` of `egress` could not take, to its
+    /// headers (`switch.trim_bytes`, NDP §3.1): its payload counts as dropped, and the header,
+    /// marked as trimmed at the last hop when `egress` leads to a host (Ultra Ethernet's NACK
+    /// reports it), goes on ahead of every class (`queue_trimmed`).
+    #[cold]
+    fn trim(&mut self, s: SwitchId, egress: PortId, c: usize, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+        let last_hop = self.ports[egress.idx()].far_switch().is_none();
+        let p = cx.pkts.get_mut(i);
+        let sw = &mut self.switches[s.idx()];
+        sw.trims += 1;
+        sw.dropped_payload += p.payload_bytes as u64;
+        self.queues.at_mut(egress, c).counts.trims += 1;
+        p.payload_bytes = 0;
+        p.wire_bytes = cx.cfg.trim_bytes as u16;
+        p.flags |= FLAG_TRIMMED | if last_hop { FLAG_TRIMMED_LAST_HOP } else { 0 };
+        self.queue_trimmed(s, egress, c, i, hosts, cx);
+    }
+
+    /// A trimmed packet `i` of class `c` at switch `s` joins `egress`'s control queue, served
+    /// before every class (htsim's `CompositeQueue`, whose headers take its high-priority
+    /// queue), holding trimmed packets of at most twice the class queue's limit in bytes (a
+    /// limit in packets counts MTU packets; without a limit, twice the shared buffer); beyond
+    /// it the packet is dropped. The control queue
+    /// is apart from the shared buffer.
+    #[cold]
+    fn queue_trimmed(&mut self, s: SwitchId, egress: PortId, c: usize, i: PktId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
+        let p = cx.pkts.get_mut(i);
+        p.hops = p.hops.saturating_add(1);
+        let w = p.wire_bytes as u64;
+        let port = &mut self.ports[egress.idx()];
+        let bound = match cx.cfg.queue_params[port.params as usize].limit {
+            Some(QueueLen::Bytes(b)) => 2 * b,
+            Some(QueueLen::Packets(n)) => 2 * n * (cx.cfg.payload_per_packet + cx.cfg.header_bytes) as u64,
+            None => 2 * cx.cfg.buffer,
+        };
+        if port.trimmed_bytes + w > bound {
+            self.switches[s.idx()].drops += 1;
+            self.queues.at_mut(egress, c).counts.drops += 1;
+            let pkt = *cx.pkts.get(i);
+            return hosts.dropped(&pkt, i, None, cx);
+        }
+        port.trimmed_bytes += w;
+        port.control.push_back(&mut cx.pkts, i);
+        port.control_queued = true;
+        self.try_tx(egress, hosts, cx);
     }
 
     /// Switch egress `p` dequeued packet `i`: with telemetry on, a data packet (or an ACK

@@ -219,6 +219,9 @@ pub struct FlowStats {
     pub timeouts: u64,
     /// Message transport: NAKs the sender received (go-back-N).
     pub naks: u64,
+    /// Data packets of the flow a switch trimmed (`switch.trimming`), counted as their headers
+    /// reach the receiver.
+    pub trims: u64,
     /// Path labels the sender took after its first (PLB, PRR), and with PRR the receiver's
     /// for its ACKs.
     pub repaths: u64,
@@ -252,6 +255,7 @@ impl FlowStats {
             retransmitted_bytes,
             timeouts,
             naks,
+            trims,
             repaths,
             reordered,
             spurious_retransmits,
@@ -281,6 +285,7 @@ impl FlowStats {
         self.retransmitted_bytes += retransmitted_bytes;
         self.timeouts += timeouts;
         self.naks += naks;
+        self.trims += trims;
         self.repaths += repaths;
         self.reordered += reordered;
         self.spurious_retransmits += spurious_retransmits;

@@ -10,7 +10,7 @@ use super::Hosts;
 use crate::core::engine::Timer;
 use crate::core::engine::{Event, EventKind};
 use crate::core::ids::{FlowId, PktId};
-use crate::core::packet::{IntStack, Packet, PacketKind, FLAG_RETRANSMIT, FLAG_WINDOW};
+use crate::core::packet::{IntStack, Packet, PacketKind, FLAG_RETRANSMIT, FLAG_TRIMMED, FLAG_TRIMMED_LAST_HOP, FLAG_WINDOW};
 use crate::ctx::Ctx;
 use crate::fabric::routing::labelled_hash;
 use crate::fabric::Fabric;
@@ -209,7 +209,12 @@ impl Hosts {
         let end = &mut self.flows.rx[pkt.flow];
         end.stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
         end.arrival_order(&pkt);
-        let arrival = end.message_rx().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment());
+        let arrival = if pkt.trimmed() {
+            end.stats.trims += 1;
+            end.message_rx().on_trimmed(pkt.seq, pkt.last_of_segment())
+        } else {
+            end.message_rx().on_data(pkt.seq, pkt.ecn, pkt.last_of_segment())
+        };
         if !matches!(arrival, Arrival::Deliver { .. } | Arrival::Placed { .. }) {
             end.stats.duplicate_bytes += pkt.payload_bytes as u64;
         }
@@ -231,7 +236,16 @@ impl Hosts {
                 cx.pkts.get_mut(i).sack = [psn, psn.wrapping_add(1)];
                 Some((PacketKind::Nak, nak, false))
             }
+            // The trimmed packet's PSN rides as the NAK's, which keeps its trim flags.
+            Arrival::Trimmed { nak, psn } => {
+                cx.pkts.get_mut(i).sack = [psn, psn.wrapping_add(1)];
+                Some((PacketKind::Nak, nak, false))
+            }
         };
+        let trim_flags = FLAG_TRIMMED | FLAG_TRIMMED_LAST_HOP;
+        if !matches!(arrival, Arrival::Trimmed { .. }) {
+            cx.pkts.get_mut(i).flags &= !trim_flags;
+        }
         let Some((kind, psn, ece)) = answer else {
             return cx.pkts.free(i);
         };
@@ -300,7 +314,12 @@ impl Hosts {
         if m.must_rewind(ack.seq, nak) {
             self.message_rewind(f, ack.seq, fabric, cx);
         }
-        let lost = self.flows.slots[f].message().selective_ack(ack.seq, nak.then_some(ack.sack[0]));
+        let trimmed = nak && ack.trimmed() && self.flows.slots[f].message().on_trimmed(ack.seq, ack.sack[0]);
+        let placed = (nak && !ack.trimmed()).then_some(ack.sack[0]);
+        let mut lost = self.flows.slots[f].message().selective_ack(ack.seq, placed);
+        if trimmed {
+            lost.push(ack.sack[0]);
+        }
         if !lost.is_empty() {
             self.message_resend(f, &lost, fabric, cx);
         }

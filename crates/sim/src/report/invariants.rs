@@ -36,13 +36,18 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
     // Per-flow ECMP keeps a connection's packets in order while its label and the routes hold:
     // a NAK needs a loss. (The other modes, repaths and faults' new routes reorder, and count it.)
     let in_order = net.cx.cfg.routing.mode == crate::scenario::RoutingMode::Ecmp && s.repaths == 0 && net.fabric.faults.is_none();
-    if in_order && c.drops + c.host_drops == 0 && (c.naks > 0 || s.reordered > 0) {
+    if in_order && c.drops + c.host_drops + c.trims == 0 && (c.naks > 0 || s.reordered > 0) {
         return Err(format!("{} NAKs and {} reordered packets without a drop: packets of a connection were reordered", c.naks, s.reordered));
     }
     let port_drops: u64 = net.fabric.port_views().flat_map(|p| p.class).map(|q| q.counts.drops).sum();
     let port_marks: u64 = net.fabric.port_views().flat_map(|p| p.class).map(|q| q.counts.ecn_marks).sum();
-    if (port_drops, port_marks) != (c.drops, c.marks) {
-        return Err(format!("ports count {port_drops} drops and {port_marks} marks, switches {} and {}", c.drops, c.marks));
+    let port_trims: u64 = net.fabric.port_views().flat_map(|p| p.class).map(|q| q.counts.trims).sum();
+    if (port_drops, port_marks, port_trims) != (c.drops, c.marks, c.trims) {
+        return Err(format!("ports count {port_drops} drops, {port_marks} marks and {port_trims} trims, switches {}, {} and {}", c.drops, c.marks, c.trims));
+    }
+    let flow_trims: u64 = net.all_stats().map(|s| s.trims).sum();
+    if flow_trims > c.trims {
+        return Err(format!("receivers count {flow_trims} trimmed packets, switches trimmed {}", c.trims));
     }
     let flow_drops: u64 = net.all_stats().map(|s| s.drops).sum();
     let on_their_way = net.cx.measure.drop_notices;

@@ -138,6 +138,8 @@ pub struct Counters {
     pub retransmits: u64,
     pub timeouts: u64,
     pub naks: u64,
+    /// Data packets switches trimmed (`switch.trimming`).
+    pub trims: u64,
     /// Drops at hosts' full NIC Rx queues.
     pub host_drops: u64,
     /// Data packets sent, and dropped anywhere.
@@ -151,7 +153,7 @@ pub struct Counters {
 /// Partitions' counters add up; destructured so that a field added later needs its rule here.
 impl std::ops::AddAssign<&Counters> for Counters {
     fn add_assign(&mut self, o: &Counters) {
-        let Counters { pauses, paused, drops, marks, retransmits, timeouts, naks, host_drops, data_sent, data_drops, rates_bps } = o;
+        let Counters { pauses, paused, drops, marks, retransmits, timeouts, naks, trims, host_drops, data_sent, data_drops, rates_bps } = o;
         self.pauses += pauses;
         self.paused += *paused;
         self.drops += drops;
@@ -159,6 +161,7 @@ impl std::ops::AddAssign<&Counters> for Counters {
         self.retransmits += retransmits;
         self.timeouts += timeouts;
         self.naks += naks;
+        self.trims += trims;
         self.host_drops += host_drops;
         self.data_sent += data_sent;
         self.data_drops += data_drops;

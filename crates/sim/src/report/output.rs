@@ -51,8 +51,11 @@ pub struct Summary {
     /// timeouts).
     pub retransmits: u64,
     pub timeouts: u64,
-    /// Message transport: NAKs received by senders (go-back-N).
+    /// Message transport: NAKs received by senders (go-back-N, selective repeat).
     pub naks: u64,
+    /// Data packets switches trimmed to their headers (`switch.trimming`); their payload
+    /// counts in `bytes_dropped`.
+    pub trims: u64,
     /// Whole run: path labels senders took after their first (PLB), data packets that arrived
     /// reordered, and retransmissions whose data had arrived before.
     pub repaths: u64,
@@ -171,6 +174,7 @@ pub(crate) fn summary(net: &Network) -> Summary {
         retransmits: c.retransmits - w.retransmits,
         timeouts: c.timeouts - w.timeouts,
         naks: c.naks - w.naks,
+        trims: c.trims - w.trims,
         repaths: net.all_stats().map(|s| s.repaths).sum(),
         reordered: net.all_stats().map(|s| s.reordered).sum(),
         spurious_retransmits: net.all_stats().map(|s| s.spurious_retransmits).sum(),
@@ -381,6 +385,7 @@ fn flows_table(net: &Network) -> Table {
         .col("retransmits", f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>())
         .col("timeouts", f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>())
         .col("naks", f.iter().map(|x| x.stats.naks).collect::<Vec<_>>())
+        .col("trims", f.iter().map(|x| x.stats.trims).collect::<Vec<_>>())
         .col("repaths", f.iter().map(|x| x.stats.repaths).collect::<Vec<_>>())
         .col("reordered", f.iter().map(|x| x.stats.reordered).collect::<Vec<_>>())
         .col("spurious_retransmits", f.iter().map(|x| x.stats.spurious_retransmits).collect::<Vec<_>>())
@@ -473,6 +478,7 @@ fn ports_table(net: &Network) -> Table {
         .col("tx_payload_bytes", col(|s| s.tx_payload_bytes))
         .col("utilization", rows.iter().map(|r| r.2.tx_bytes as f64 * 8.0 / secs / net.fabric.ports[r.0 as usize].rate.bps() as f64).collect::<Vec<_>>())
         .col("drops", col(|s| s.counts.drops))
+        .col("trims", col(|s| s.counts.trims))
         .col("lost_down", col(|s| s.counts.lost_down))
         .col("lost_silent", col(|s| s.counts.lost_silent))
         .col("ecn_marks", col(|s| s.counts.ecn_marks))

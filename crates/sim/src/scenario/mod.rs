@@ -29,7 +29,7 @@ pub use host::{
 pub use jobs::{Collective, JobConfig, Placement};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 pub use routing::{Granularity, RoutingConfig, RoutingMode, Spray, Weights};
-pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfig};
+pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfig, Trimming};
 pub use topology::{ChainConfig, FatTreeConfig, HostCounts, HostLink, LeafSpineConfig, StarConfig, TierLink, Topology};
 pub use traffic::{Arrivals, FlowGroup, HostSet, Until};
 pub use workload::{CdfSpec, FlowSizesConfig, IncastConfig, Peers, PingerConfig, RpcConfig, ServerAssignment, Workload};

@@ -59,8 +59,31 @@ pub struct SwitchConfig {
     /// Records a packet collects in one direction; further switches push none (the HPCC
     /// simulator's header holds 5).
     pub int_max_hops: u8,
+    /// Packet trimming (NDP, SIGCOMM'17 §3.1; Ultra Ethernet's transport, htsim's
+    /// `CompositeQueue`): a data packet a class queue cannot take is cut to its first
+    /// `trim_bytes` and sent on ahead of every class, so that its receiver learns of the loss
+    /// at once. Off: tail drop.
+    pub trimming: Trimming,
+    /// What is left of a trimmed packet: its headers (Ultra Ethernet's 64 B).
+    pub trim_bytes: Bytes,
     /// Overrides for some egress ports, applied in order over the settings above.
     pub ports: Vec<PortOverride>,
+}
+
+/// Which packet a full queue trims (`switch.trimming`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trimming {
+    /// No trimming: the packet is dropped.
+    #[default]
+    Off,
+    /// The arriving packet (NDP §3.1).
+    Arriving,
+    /// The arriving packet or the queue's last one, with probability 1/2 each from the
+    /// switch's own random stream; the arriving packet then takes the last one's place
+    /// (htsim's `CompositeQueue::receivePacket`, so that a flow whose packets keep arriving at
+    /// a full queue is not the only one trimmed).
+    Either,
 }
 
 /// A queue size in bytes (`"30KB"`) or packets (`"20p"`, as ns-3's `QueueSize`).
@@ -155,6 +178,8 @@ impl Default for SwitchConfig {
             device_queue: 0,
             int: None,
             int_max_hops: 5,
+            trimming: Trimming::Off,
+            trim_bytes: Bytes(64),
             ports: Vec::new(),
         }
     }

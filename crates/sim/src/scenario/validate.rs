@@ -1,8 +1,8 @@
 //! The checks that span sections: each section checks itself against a small [`Context`] (host
 //! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
 
-use super::{invalid, variant_name, CcConfig, HostSet, JobConfig, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Until, Workload};
-use rttlab_cc::Time;
+use super::{invalid, variant_name, CcConfig, HostSet, JobConfig, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Trimming, Until, Workload};
+use rttlab_cc::{Bytes, Time};
 use rttlab_cc::{Cc, Kind, Signal};
 use std::collections::HashMap;
 
@@ -86,6 +86,10 @@ impl Scenario {
         }
         self.topology.validate()?;
         self.switch.validate()?;
+        if self.switch.trimming != Trimming::Off && !(Bytes(1)..self.nic.mtu).contains(&self.switch.trim_bytes) {
+            let allowed = format!("a trimmed packet's headers: at least 1 byte and less than nic.mtu ({})", self.nic.mtu);
+            return Err(invalid("switch.trim_bytes", self.switch.trim_bytes, allowed));
+        }
         self.cc.validate()?;
         self.routing.validate()?;
         self.validate_cc_transport()?;

@@ -82,6 +82,10 @@ pub enum Arrival {
     /// Selective repeat: beyond a gap, new: place it, and NAK the expected PSN (the first) with
     /// the packet's own as its selective acknowledgement (the second).
     Placed { nak: u32, psn: u32 },
+    /// Selective repeat: the packet was trimmed (its headers came, `switch.trimming`): NAK the
+    /// expected PSN (the first) naming the trimmed one (the second), for the sender to resend
+    /// at once.
+    Trimmed { nak: u32, psn: u32 },
 }
 
 /// Selective repeat: a missing packet is resent once this many packets beyond it have arrived.
@@ -170,6 +174,9 @@ pub struct MessageTx {
     /// ranges), and the PSN below which missing packets were resent already.
     sacked: Option<Vec<[u32; 2]>>,
     resent_below: u32,
+    /// Selective repeat: packets resent on the receiver's report that a switch trimmed them,
+    /// which the reordering allowance is not to resend again.
+    trim_resent: Vec<u32>,
     /// Data exists only when offered (`offer`): an RPC connection.
     demand: bool,
     /// When the next segment was free to go but for the rate (`release_time` said so first).
@@ -212,6 +219,7 @@ impl MessageTx {
             rto: LazyTimer::default(),
             sacked: selective.then(Vec::new),
             resent_below: 0,
+            trim_resent: Vec::new(),
             demand,
             eligible_at: None,
             wait,
@@ -386,23 +394,38 @@ impl MessageTx {
     pub fn selective_ack(&mut self, ack: u32, placed: Option<u32>) -> Vec<u32> {
         let Some(sacked) = &mut self.sacked else { return Vec::new() };
         sacked.retain(|r| psn_before(ack, r[1]));
+        self.trim_resent.retain(|&p| !psn_before(p, ack));
         if let Some(p) = placed.filter(|&p| !psn_before(p, ack)) {
             super::insert_seq(sacked, p);
         }
         let Some(&[_, high]) = sacked.last() else { return Vec::new() };
         let from = if psn_before(self.resent_below, ack) { ack } else { self.resent_below };
         let until = high.wrapping_sub(SR_DUPTHRESH);
-        let lost = missing(sacked, from, until);
+        let mut lost = missing(sacked, from, until);
+        lost.retain(|p| !self.trim_resent.contains(p));
         if psn_before(self.resent_below, until) {
             self.resent_below = until;
         }
         lost
     }
 
+    /// Selective repeat: the receiver reports packet `psn` trimmed (its NAK of every PSN
+    /// before `ack`): whether to resend it at once — not when it is acknowledged already.
+    /// Go-back-N rewinds to the NAK's PSN instead.
+    pub fn on_trimmed(&mut self, ack: u32, psn: u32) -> bool {
+        let Some(sacked) = &self.sacked else { return false };
+        let known = psn_before(psn, ack) || sacked.iter().any(|r| !psn_before(psn, r[0]) && psn_before(psn, r[1]));
+        if !known && !self.trim_resent.contains(&psn) {
+            self.trim_resent.push(psn);
+        }
+        !known
+    }
+
     /// Selective repeat's timeout: every packet on the wire from `una` not reported placed,
     /// to resend; `None` for go-back-N (which rewinds instead).
     pub fn selective_timeout(&mut self, una: u32) -> Option<Vec<u32>> {
         let sacked = self.sacked.as_ref()?;
+        self.trim_resent.clear();
         self.resent_below = self.sent_psn;
         Some(missing(sacked, una, self.sent_psn))
     }
@@ -532,6 +555,28 @@ impl MessageRx {
             Arrival::Duplicate { ack: last_of_segment.then_some(self.expected_psn) }
         } else if !std::mem::replace(&mut self.nak_sent, true) {
             Arrival::Nak(self.expected_psn)
+        } else {
+            Arrival::Discard
+        }
+    }
+
+    /// The headers of data packet `psn`, trimmed by a switch (`switch.trimming`), arrived:
+    /// the packet is lost, and the receiver says so at once (NDP §3.2's NACK; Ultra Ethernet's
+    /// NACK of a trimmed packet). A packet it has already is acknowledged as a copy would
+    /// be; go-back-N NAKs the expected PSN, once per gap unless the trimmed packet is the
+    /// expected one itself (its resend, lost again).
+    pub fn on_trimmed(&mut self, psn: u32, last_of_segment: bool) -> Arrival {
+        let expected = self.expected_psn;
+        let placed = self.placed.as_ref().is_some_and(|p| p.iter().any(|r| r[0] <= psn && psn < r[1]));
+        if psn_before(psn, expected) || placed {
+            return Arrival::Duplicate { ack: last_of_segment.then_some(expected) };
+        }
+        if self.placed.is_some() {
+            return Arrival::Trimmed { nak: expected, psn };
+        }
+        if psn == expected || !self.nak_sent {
+            self.nak_sent = true;
+            Arrival::Nak(expected)
         } else {
             Arrival::Discard
         }
