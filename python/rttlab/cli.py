@@ -32,7 +32,7 @@ SUMMARY_ROWS = [
     ("ecn_marks", "ECN marks", ""),
     ("retransmits", "retransmissions", ""),
     ("timeouts", "timeouts", ""),
-    ("naks", "NAKs (go-back-N)", ""),
+    ("naks", "NAKs and NACKs", ""),
     ("queue_avg_kb", "queue average", "KB"),
     ("queue_max_kb", "queue max", "KB"),
 ]

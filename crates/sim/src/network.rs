@@ -120,7 +120,8 @@ impl Network {
             notice_delay: fabric.graph.links.iter().map(|l| l.delay).min().unwrap_or(Time::ZERO),
         };
         let controllers = std::iter::once(&s.cc.controller).chain(s.jobs.iter().filter_map(|j| j.cc.as_ref()));
-        if controllers.into_iter().any(|cc| cc.needs().base_rtt == Some(BaseRtt::Max)) {
+        // Ultra Ethernet's default timeout counts queue drains of one BDP at that RTT.
+        if controllers.into_iter().any(|cc| cc.needs().base_rtt == Some(BaseRtt::Max)) || cx.cfg.conns.iter().any(|c| c.transport.is_uet()) {
             cx.cfg.max_base_rtt = fabric.max_base_rtt(&cx.cfg);
         }
         cx.events.push(cx.cfg.warmup, EventKind::WarmupEnd);

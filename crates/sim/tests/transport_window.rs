@@ -4,7 +4,7 @@
 
 use rttlab_cc::{AckEvent, Loss, Rate, Reno, RenoParams, Time, WindowController};
 use rttlab_sim::core::engine::Timer;
-use rttlab_sim::scenario::WindowConfig;
+use rttlab_sim::scenario::{UetConfig, WindowConfig};
 use rttlab_sim::transport::feedback::SampleFilter;
 use rttlab_sim::transport::onoff::OnOff;
 use rttlab_sim::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
@@ -62,7 +62,7 @@ fn ack(n: u32, sack: [u32; 2], ts: Time) -> AckHdr {
 }
 
 fn data(seq: u32, ce: bool, ts: Time) -> DataHdr {
-    DataHdr { seq, payload: MSS, wire: MSS + 64, ce, ts, hops: 1 }
+    DataHdr { seq, payload: MSS, wire: MSS + 64, ce, ts, hops: 1, ack_now: false }
 }
 
 /// Feeds an ACK with no RTT noise.
@@ -103,7 +103,7 @@ fn the_first_window_is_the_initial_window_with_the_rto_armed_before_it() {
     // RFC 6298 §5.1: the timer starts with the first packet, at min_rto before any sample.
     assert_eq!(out[0], Action::Timer { timer: Timer::Rto, at: us(1000) });
     assert_eq!(sent(&out), (0..10).map(|s| (s, false)).collect::<Vec<_>>());
-    assert_eq!(out[1], Action::Data { seq: 0, payload: MSS, retransmit: false });
+    assert_eq!(out[1], Action::Data { seq: 0, payload: MSS, retransmit: false, ack_now: false });
     assert!(poll(&mut w, us(1)).is_empty(), "the window is full");
 }
 
@@ -169,7 +169,10 @@ fn a_timeout_restarts_from_one_packet_with_the_first_hole_and_backs_off() {
     let out = timer(&mut w, us(1000), Timer::Rto);
     // RFC 6298 §5.5–5.6: RTO doubled to 2 ms, restarted with the retransmission of the first
     // hole; RFC 5681: cwnd one MSS.
-    assert_eq!(out, vec![Action::TimedOut, Action::Timer { timer: Timer::Rto, at: us(3000) }, Action::Data { seq: 0, payload: MSS, retransmit: true }]);
+    assert_eq!(
+        out,
+        vec![Action::TimedOut, Action::Timer { timer: Timer::Rto, at: us(3000) }, Action::Data { seq: 0, payload: MSS, retransmit: true, ack_now: false }]
+    );
     assert_eq!(w.cc.cwnd(), MSS as u64);
     // A second expiry doubles again: 4 ms.
     let out = timer(&mut w, us(3000), Timer::Rto);
@@ -250,12 +253,12 @@ fn a_pacing_controller_spaces_the_sends_by_its_gap() {
         out,
         vec![
             Action::Timer { timer: Timer::Rto, at: us(1000) },
-            Action::Data { seq: 0, payload: MSS, retransmit: false },
+            Action::Data { seq: 0, payload: MSS, retransmit: false, ack_now: false },
             Action::Timer { timer: Timer::Pace, at: us(5) }
         ]
     );
     let out = timer(&mut w, us(5), Timer::Pace);
-    assert_eq!(out, vec![Action::Data { seq: 1, payload: MSS, retransmit: false }, Action::Timer { timer: Timer::Pace, at: us(10) }]);
+    assert_eq!(out, vec![Action::Data { seq: 1, payload: MSS, retransmit: false, ack_now: false }, Action::Timer { timer: Timer::Pace, at: us(10) }]);
 }
 
 #[test]
@@ -408,6 +411,106 @@ fn the_controller_sees_the_endpoint_delay_and_hops() {
     assert_eq!(*seen.lock().unwrap(), (us(3), 4));
 }
 
+/// Ultra Ethernet's configuration: a 4 KB SACK threshold (an ACK every four 1064 B packets,
+/// the first and the fourth after it), a 100 µs timeout.
+fn uet() -> WindowConfig {
+    WindowConfig { delayed_ack: false, uet: Some(UetConfig { sack_threshold: rttlab_cc::Bytes(4096), rto: Some(us(100)) }), ..WindowConfig::default() }
+}
+
+/// A controller that records the acknowledged bytes it is given, for the UET sender's tests.
+struct Counted(std::sync::Arc<std::sync::Mutex<Vec<u64>>>, u64);
+
+impl WindowController for Counted {
+    fn on_ack(&mut self, a: &AckEvent) {
+        self.0.lock().unwrap().push(a.acked_bytes);
+    }
+    fn on_loss(&mut self, _: Loss, _: u64, _: Time) {}
+    fn cwnd(&self) -> u64 {
+        self.1
+    }
+}
+
+#[test]
+fn a_uet_receiver_acknowledges_the_first_packet_every_threshold_a_mark_and_a_request_at_once() {
+    let mut r = WindowRx::new(&uet());
+    let mut out = Vec::new();
+    let mut feed = |r: &mut WindowRx, d: DataHdr| {
+        out.clear();
+        r.on_data(us(1), &d, Time::ZERO, &mut out);
+        acks(&out).first().map(|a| (a.ack, a.bitmap(), a.ece))
+    };
+    // The first packet at once; then one per 4096 B received: 1064 B packets, the fourth.
+    assert_eq!(feed(&mut r, data(0, false, us(0))), Some((1, (2, 0), false)));
+    assert_eq!((1..=3).map(|s| feed(&mut r, data(s, false, us(0)))).collect::<Vec<_>>(), vec![None, None, None]);
+    assert_eq!(feed(&mut r, data(4, false, us(0))), Some((5, (6, 0), false)), "4 × 1064 B ≥ 4096 B");
+    // A mark at once, its bitmap from the marked packet itself, the mark echoed.
+    assert_eq!(feed(&mut r, data(5, true, us(0))), Some((6, (5, 0), true)));
+    // Out of order: 8 and 9 are placed; the request on 9 brings an ACK at once, bitmap from 9;
+    // the next ACK (6 fills nothing: 7 is missing) reports 8 and 9 from base 7.
+    assert_eq!(feed(&mut r, data(8, false, us(0))), None);
+    assert_eq!(feed(&mut r, DataHdr { ack_now: true, ..data(9, false, us(0)) }), Some((6, (9, 0b1), false)));
+    assert_eq!(feed(&mut r, data(6, false, us(0))), None);
+    // 7 closes the gap: the request still owed brings an ACK (`_ack_request`).
+    assert_eq!(feed(&mut r, data(7, false, us(0))), Some((10, (11, 0), false)));
+    // A duplicate at once; a trimmed packet it has is acknowledged, one it lacks NACKed.
+    assert_eq!(feed(&mut r, data(3, false, us(0))), Some((10, (11, 0), false)));
+    out.clear();
+    r.on_trimmed(12, true, us(7), &mut out);
+    assert_eq!(out, vec![Action::Nack { seq: 12, last_hop: true, ts: us(7) }]);
+    out.clear();
+    r.on_trimmed(2, false, us(7), &mut out);
+    assert_eq!(acks(&out).len(), 1);
+    // TCP's receiver reads no trimmed headers.
+    out.clear();
+    WindowRx::new(&WindowConfig::default()).on_trimmed(0, false, us(7), &mut out);
+    assert!(out.is_empty());
+}
+
+#[test]
+fn a_uet_sender_counts_selective_acks_resends_on_a_nack_and_times_out_each_packet() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut w = WindowTx::new(
+        Box::new(Counted(seen.clone(), 4 * MSS as u64)),
+        uet(),
+        MSS,
+        Some(8 * MSS as u64),
+        (Time::ZERO, Time::MAX),
+        None,
+        (SampleFilter::default(), false),
+    );
+    let mut out = Vec::new();
+    w.on_timer(Time::ZERO, Timer::Start, &mut out);
+    // Four packets fill the window; the fourth asks for an ACK at once.
+    let asks: Vec<bool> = out.iter().filter_map(|a| if let Action::Data { ack_now, .. } = a { Some(*ack_now) } else { None }).collect();
+    assert_eq!(asks, vec![false, false, false, true]);
+    // Packet 0 trimmed: resent at once (the NACK took it out of flight), asking for an ACK.
+    out.clear();
+    w.on_nack(us(5), 0, &mut out);
+    assert_eq!(out, vec![Action::Data { seq: 0, payload: MSS, retransmit: true, ack_now: true }]);
+    // An ACK of nothing cumulative with 1..=3 in its bitmap: 3000 B newly acknowledged, an RTT
+    // sample, and three new packets into the window.
+    out.clear();
+    w.on_ack(us(10), &AckHdr::uet(0, (1, 0b111), false, us(0), 1), Time::ZERO, |r| r, &mut out);
+    assert_eq!(*seen.lock().unwrap(), vec![3000]);
+    assert!(out.contains(&Action::RttSample(us(10))));
+    assert_eq!(sent(&out), vec![(4, false), (5, false), (6, false)]);
+    // The cumulative ACK of 0..4 counts only packet 0 anew.
+    out.clear();
+    w.on_ack(us(12), &AckHdr::uet(4, (5, 0), false, us(5), 1), Time::ZERO, |r| r, &mut out);
+    assert_eq!(seen.lock().unwrap()[1], 1000);
+    // The timer started with packet 0 at 0 and fires at 100 µs: everything since is
+    // acknowledged or younger, and it waits for the earliest in flight, 4, 5 and 6 (sent at
+    // 10 µs), which time out at 110 µs and are resent; 7 (sent at 12 µs) is next.
+    out.clear();
+    w.on_timer(us(100), Timer::Rto, &mut out);
+    assert_eq!(out, vec![Action::Timer { timer: Timer::Rto, at: us(110) }]);
+    out.clear();
+    w.on_timer(us(110), Timer::Rto, &mut out);
+    let timeouts = out.iter().filter(|a| **a == Action::TimedOut).count();
+    assert_eq!((timeouts, sent(&out)), (3, vec![(4, true), (5, true), (6, true)]));
+    assert!(out.contains(&Action::Timer { timer: Timer::Rto, at: us(112) }));
+}
+
 /// The window transport over a channel that drops, reorders and delays at random (proptest):
 /// the receiver never counts more distinct bytes than the sender sent or the flow's size, every
 /// timer the state machine arms can fire without harm, and once the channel turns clean the
@@ -423,6 +526,8 @@ mod channel_properties {
     enum InFlight {
         Data(DataHdr),
         Ack(AckHdr),
+        /// Ultra Ethernet's NACK of a trimmed packet.
+        Nack(u32),
     }
 
     #[derive(Clone, Debug)]
@@ -430,6 +535,8 @@ mod channel_properties {
         /// Deliver the packet at this position (reordering), or drop it.
         Deliver(Index),
         Drop(Index),
+        /// A switch trims the packet at this position, if it is data: its headers go on.
+        Trim(Index),
         /// Jump to the earliest pending timer and fire it.
         Fire,
         /// Let time pass.
@@ -440,6 +547,7 @@ mod channel_properties {
         prop_oneof![
             6 => any::<Index>().prop_map(Op::Deliver),
             1 => any::<Index>().prop_map(Op::Drop),
+            1 => any::<Index>().prop_map(Op::Trim),
             1 => Just(Op::Fire),
             1 => any::<u16>().prop_map(Op::Wait),
         ]
@@ -461,14 +569,15 @@ mod channel_properties {
         fn apply(&mut self, out: Vec<Action>) {
             for a in out {
                 match a {
-                    Action::Data { seq, payload, .. } => {
+                    Action::Data { seq, payload, ack_now, .. } => {
                         self.sent_bytes += payload as u64;
-                        self.channel.push(InFlight::Data(DataHdr { seq, payload, wire: payload + 64, ce: false, ts: self.now, hops: 1 }));
+                        self.channel.push(InFlight::Data(DataHdr { seq, payload, wire: payload + 64, ce: false, ts: self.now, hops: 1, ack_now }));
                         let mut more = Vec::new();
                         self.w.on_transmitted(self.now, payload, &mut more);
                         self.apply(more);
                     }
                     Action::Ack(h) => self.channel.push(InFlight::Ack(h)),
+                    Action::Nack { seq, .. } => self.channel.push(InFlight::Nack(seq)),
                     Action::Timer { timer, at } => self.timers.push((at, timer)),
                     Action::Delivered { payload, .. } => self.delivered += payload as u64,
                     Action::Done => self.done = true,
@@ -492,7 +601,18 @@ mod channel_properties {
             match self.channel.remove(i) {
                 InFlight::Data(d) => self.r.on_data(self.now, &d, Time::ZERO, &mut out),
                 InFlight::Ack(a) => self.w.on_ack(self.now, &a, Time::ZERO, |r| r, &mut out),
+                InFlight::Nack(seq) => self.w.on_nack(self.now, seq, &mut out),
             }
+            self.apply(out);
+        }
+
+        /// The data packet at `i`, if it is one, trimmed: its headers reach the receiver.
+        fn trim(&mut self, i: usize) {
+            let InFlight::Data(d) = self.channel[i] else { return };
+            self.channel.remove(i);
+            self.advance(self.now + Time::from_ns(100));
+            let mut out = Vec::new();
+            self.r.on_trimmed(d.seq, false, d.ts, &mut out);
             self.apply(out);
         }
 
@@ -519,9 +639,11 @@ mod channel_properties {
         #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(7), ..ProptestConfig::default() })]
 
         #[test]
-        fn any_loss_and_reordering_is_repaired(packets in 1u64..60, delayed_ack in any::<bool>(), ops in prop::collection::vec(op(), 0..400)) {
+        fn any_loss_and_reordering_is_repaired(packets in 1u64..60, delayed_ack in any::<bool>(), uet in any::<bool>(), ops in prop::collection::vec(op(), 0..400)) {
             let size = packets * MSS as u64 - (packets % 3) * 100;
-            let cfg = WindowConfig { delayed_ack, ..WindowConfig::default() };
+            // Ultra Ethernet: an ACK every other packet, a 100 µs timeout.
+            let uet = uet.then(|| UetConfig { sack_threshold: rttlab_cc::Bytes(2 * MSS as u64), rto: Some(us(100)) });
+            let cfg = WindowConfig { delayed_ack: delayed_ack && uet.is_none(), uet, ..WindowConfig::default() };
             let mut h = Harness { r: WindowRx::new(&cfg), w: reno(Some(size), cfg), now: Time::ZERO, channel: Vec::new(), timers: Vec::new(), sent_bytes: 0, delivered: 0, done: false };
             let mut out = Vec::new();
             h.w.on_timer(Time::ZERO, Timer::Start, &mut out);
@@ -532,6 +654,7 @@ mod channel_properties {
                     Op::Drop(i) if !h.channel.is_empty() => {
                         h.channel.remove(i.index(h.channel.len()));
                     }
+                    Op::Trim(i) if !h.channel.is_empty() => h.trim(i.index(h.channel.len())),
                     Op::Fire => h.fire(),
                     Op::Wait(ns) => h.advance(h.now + Time::from_ns(ns as u64)),
                     _ => {}

@@ -86,3 +86,19 @@ fn either_trims_as_many_go_back_n_recovers_from_the_nak_and_without_trimming_a_t
     let off = run_net(&off).summary();
     assert_eq!((off.trims, off.drops, off.timeouts, off.flows_finished), (0, 2, 2, 2));
 }
+
+#[test]
+fn ultra_ethernet_nacks_every_trimmed_packet_and_resends_each_once() {
+    // The same incast on Ultra Ethernet's transport with NSCC: each trimmed packet's headers
+    // are NACKed and the packet resent once; nothing times out.
+    let toml = incast("either", "selective_repeat")
+        .replace("segment = \"3744B\"\n", "")
+        .replace("max_outstanding = \"1TB\"\n", "")
+        .replace("recovery = \"selective_repeat\"\n", "")
+        .replace("[cc]\n        algorithm = \"none\"", "[transport]\nkind = \"uet\"\n[cc]\nalgorithm = \"nscc\"");
+    let net = run_net(&toml);
+    let s = net.summary();
+    assert!(s.trims > 0, "{s:?}");
+    assert_eq!((s.naks, s.retransmits, s.timeouts, s.drops), (s.trims, s.trims, 0, 0));
+    assert_eq!((s.flows_finished, s.bytes_delivered), (2, 2 * 3744));
+}

@@ -14,12 +14,25 @@ use crate::fabric::routing::five_tuple_hash;
 use crate::fabric::Fabric;
 use crate::host::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
 use crate::parallel::boundary::Outgoing;
-use crate::scenario::{CcConfig, Recovery, TransportConfig};
+use crate::scenario::{CcConfig, QueueLen, Recovery, TransportConfig};
 use crate::transport::feedback::SampleFilter;
 use crate::transport::message::{HostWait, MessageRx, MessageTx};
 use crate::transport::path::PathChooser;
 use crate::transport::window::{WindowRx, WindowTx};
 use rttlab_cc::{Controller, Path, Rate, Time};
+
+/// Ultra Ethernet's retransmission timeout without `transport.rto`: 15 µs plus six drains of a
+/// switch's data queue at the sender's `line_rate` (htsim `main_uec.cpp`); the queue is
+/// `switch.queue_limit`, or one BDP at the fabric's largest unloaded RTT (htsim's queue with
+/// trimming) without one.
+fn uet_rto(line_rate: Rate, cx: &Ctx) -> Time {
+    let drain = match cx.cfg.queue_params[0].limit {
+        Some(QueueLen::Bytes(b)) => line_rate.serialization(b),
+        Some(QueueLen::Packets(n)) => line_rate.serialization(n * (cx.cfg.payload_per_packet + cx.cfg.header_bytes) as u64),
+        None => cx.cfg.max_base_rtt,
+    };
+    Time::from_us(15) + Time(drain.ps() * 6)
+}
 
 impl Hosts {
     /// The transport of a new connection's two ends as its configuration `conn` gives them
@@ -47,9 +60,13 @@ impl Hosts {
         match (&conn.transport, controller) {
             (TransportConfig::Window(w), Controller::Window(cc)) => {
                 let report_acks = conn.path.counts_rounds();
+                let mut w = w.clone();
+                if let Some(u) = w.uet.as_mut() {
+                    u.rto.get_or_insert_with(|| uet_rto(line_rate, cx));
+                }
                 (
                     Tx::Window(WindowTx::new(cc, w.clone(), mss as u32, spec.size, (spec.start, spec.stop), spec.onoff.take(), (filter, report_acks))),
-                    Rx::Window(WindowRx::new(w)),
+                    Rx::Window(WindowRx::new(&w)),
                 )
             }
             (TransportConfig::Message { .. }, Controller::Rate(cc)) => {

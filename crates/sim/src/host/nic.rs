@@ -473,11 +473,7 @@ impl Hosts {
                 cx.pkts.free(i);
                 self.message_ack(pkt, int.as_ref(), fabric, cx);
             }
-            (PacketKind::Data, false) if pkt.trimmed() => {
-                // The window transport reads no trimmed headers: the loss is found as any other.
-                self.flows.rx[pkt.flow].stats.trims += 1;
-                cx.pkts.free(i);
-            }
+            (PacketKind::Data, false) if pkt.trimmed() => self.window_trimmed(i, pkt, fabric, cx),
             (PacketKind::Data, false) => self.window_deliver(i, pkt, rx_delay, fabric, cx),
             (_, false) => {
                 cx.pkts.free(i);

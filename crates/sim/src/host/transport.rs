@@ -10,7 +10,7 @@ use super::Hosts;
 use crate::core::engine::Timer;
 use crate::core::engine::{Event, EventKind};
 use crate::core::ids::{FlowId, PktId};
-use crate::core::packet::{IntStack, Packet, PacketKind, FLAG_RETRANSMIT, FLAG_TRIMMED, FLAG_TRIMMED_LAST_HOP, FLAG_WINDOW};
+use crate::core::packet::{IntStack, Packet, PacketKind, FLAG_LAST, FLAG_RETRANSMIT, FLAG_TRIMMED, FLAG_TRIMMED_LAST_HOP, FLAG_WINDOW};
 use crate::ctx::Ctx;
 use crate::fabric::routing::labelled_hash;
 use crate::fabric::Fabric;
@@ -61,7 +61,7 @@ impl Hosts {
     /// `Delivered`, `Duplicate`, the delayed ACK's timer): each end touches only its own record.
     fn apply(&mut self, f: u32, a: Action, fabric: &mut Fabric, cx: &mut Ctx) {
         match a {
-            Action::Data { seq, payload, retransmit } => {
+            Action::Data { seq, payload, retransmit, ack_now } => {
                 let flow = &mut self.flows.slots[f];
                 let serial = flow.serial;
                 flow.stats.retransmits += retransmit as u64;
@@ -70,7 +70,8 @@ impl Hosts {
                 let (class, port) = (flow.class, self.nodes[flow.src as usize].port);
                 let (hash, entropy) = flow.path.next(flow.hash[0], &mut flow.rng);
                 let pkt = Packet {
-                    flags: FLAG_WINDOW | if retransmit { FLAG_RETRANSMIT } else { 0 },
+                    // Ultra Ethernet's ACK request rides where a message's last packet says so.
+                    flags: FLAG_WINDOW | if retransmit { FLAG_RETRANSMIT } else { 0 } | if ack_now { FLAG_LAST } else { 0 },
                     flow: f,
                     serial,
                     dst_host: flow.dst,
@@ -107,6 +108,23 @@ impl Hosts {
                 cx.pkts.get_mut(i).wire_bytes += self.int_echo_into(f, i, cx) as u16;
                 fabric.enqueue(port, cx.cfg.ack_class, i, self, cx);
             }
+            Action::Nack { seq, last_hop, ts } => {
+                let end = &self.flows.rx[f];
+                let port = self.nodes[end.dst as usize].port;
+                let pkt = Packet {
+                    flags: FLAG_WINDOW | if last_hop { FLAG_TRIMMED_LAST_HOP } else { 0 },
+                    flow: f,
+                    serial: end.serial,
+                    dst_host: end.src,
+                    hash: labelled_hash(end.hash, end.echo_entropy as u32),
+                    entropy: end.echo_entropy,
+                    seq,
+                    t_send: ts,
+                    ..Packet::new(PacketKind::Nak, cx.cfg.ack_class as u8, cx.cfg.ack_bytes as u16)
+                };
+                let i = self.alloc_packet(pkt, cx);
+                fabric.enqueue(port, cx.cfg.ack_class, i, self, cx);
+            }
             Action::Timer { timer, at } => {
                 let serial = if timer == Timer::DelayedAck { self.flows.rx[f].serial } else { self.flows.slots[f].serial };
                 cx.events.push(at, EventKind::Timer { flow: FlowId(f), timer, serial: serial & TIMER_SERIAL });
@@ -139,9 +157,15 @@ impl Hosts {
         self.window_step(pkt.flow, |w, _, _, out| w.on_transmitted(now, pkt.payload_bytes as u32, out), fabric, cx);
     }
 
-    /// Sender: an ACK reached the stack `rx_delay` after it reached the NIC.
+    /// Sender: an ACK reached the stack `rx_delay` after it reached the NIC; or, Ultra
+    /// Ethernet, a NACK of a trimmed packet.
     pub(crate) fn window_ack(&mut self, ack: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
+        if ack.kind == PacketKind::Nak {
+            self.flows.slots[ack.flow].stats.naks += 1;
+            self.path_returned(ack.flow, Returned::Nack { entropy: ack.entropy, last_hop: ack.flags & FLAG_TRIMMED_LAST_HOP != 0 }, now);
+            return self.window_step(ack.flow, |w, _, _, out| w.on_nack(now, ack.seq, out), fabric, cx);
+        }
         self.path_returned(ack.flow, Returned::Echo { entropy: ack.entropy, marked: ack.ecn }, now);
         let hdr = AckHdr { ack: ack.seq, sack: ack.sack, ece: ack.ecn, ts: ack.t_send, hops: ack.echo_hops, remote_queuing_ns: ack.remote_queuing_ns };
         self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::host::flow::noisy(r, noise, rng), out), fabric, cx);
@@ -166,6 +190,15 @@ impl Hosts {
         }
     }
 
+    /// Receiver: the headers of window flow `f`'s data packet `pkt`, trimmed by a switch,
+    /// arrived (`WindowRx::on_trimmed`).
+    pub(crate) fn window_trimmed(&mut self, i: PktId, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
+        cx.pkts.free(i);
+        self.flows.rx[pkt.flow].stats.trims += 1;
+        let last_hop = pkt.flags & FLAG_TRIMMED_LAST_HOP != 0;
+        self.window_rx_step(pkt.flow, |w, out| w.on_trimmed(pkt.seq, last_hop, pkt.t_send, out), fabric, cx);
+    }
+
     /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
     pub(crate) fn window_deliver(&mut self, i: PktId, pkt: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
         self.int_keep(pkt.flow, i, cx);
@@ -176,7 +209,15 @@ impl Hosts {
         end.echo_entropy = pkt.entropy;
         let duplicates_before = end.stats.duplicate_bytes;
         let now = cx.now;
-        let hdr = DataHdr { seq: pkt.seq, payload: pkt.payload_bytes as u32, wire: pkt.wire_bytes as u32, ce: pkt.ecn, ts: pkt.t_send, hops: pkt.hops };
+        let hdr = DataHdr {
+            seq: pkt.seq,
+            payload: pkt.payload_bytes as u32,
+            wire: pkt.wire_bytes as u32,
+            ce: pkt.ecn,
+            ts: pkt.t_send,
+            hops: pkt.hops,
+            ack_now: pkt.last_of_segment(),
+        };
         self.window_rx_step(pkt.flow, |w, out| w.on_data(now, &hdr, rx_delay, out), fabric, cx);
         let end = &mut self.flows.rx[pkt.flow];
         end.stats.spurious_retransmits += (pkt.retransmit() && end.stats.duplicate_bytes > duplicates_before) as u64;

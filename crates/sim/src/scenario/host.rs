@@ -245,6 +245,36 @@ pub struct WindowConfig {
     /// Protective ReRoute (PRR, SIGCOMM'23): a retransmission timeout takes a new path label.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub prr: bool,
+    /// Ultra Ethernet's packet delivery instead of TCP's (`transport.kind = "uet"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uet: Option<UetConfig>,
+}
+
+/// Ultra Ethernet's transport (`transport.kind = "uet"`; UEC 1.0 specification §3.5, the PDS,
+/// as htsim's `htsim_uec` runs it, uet-htsim `sim/uec.cpp`) on the window transport's sender and
+/// receiver: the receiver acknowledges every `sack_threshold` bytes, at once on an ECN mark,
+/// on the first packet and on the sender's request, with a cumulative ACK and a 64-packet SACK
+/// bitmap, and NACKs a trimmed packet at once; the sender resends a packet on its NACK or once
+/// `rto` has passed since it was sent, and on nothing else (no duplicate-ACK or time-based
+/// reordering rule: every packet may take its own path).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UetConfig {
+    /// Bytes received since the last ACK that make the receiver acknowledge (htsim's
+    /// `_bytes_unacked_threshold`, 16 KB).
+    pub sack_threshold: Bytes,
+    /// A packet not acknowledged this long after it was sent is resent. Absent: 15 µs plus six
+    /// drains of a switch's data queue (`switch.queue_limit`, or one BDP at the largest
+    /// unloaded RTT without one) at the sender's line rate, as `htsim_uec` sets it
+    /// (`main_uec.cpp`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rto: Option<Time>,
+}
+
+impl Default for UetConfig {
+    fn default() -> Self {
+        UetConfig { sack_threshold: Bytes(16_384), rto: None }
+    }
 }
 
 impl Default for WindowConfig {
@@ -258,6 +288,7 @@ impl Default for WindowConfig {
             tsq_limit: Bytes(256_000),
             send_buffer: Bytes(4_000_000),
             prr: false,
+            uet: None,
         }
     }
 }
@@ -502,30 +533,45 @@ impl HostConfig {
 }
 
 impl TransportConfig {
-    pub const KINDS: &'static [&'static str] = &["message", "window"];
+    pub const KINDS: &'static [&'static str] = &["message", "window", "uet"];
 
     /// A controller that needs every packet acknowledged at once (Swift §3.6) sets
-    /// `delayed_ack`'s default to false.
+    /// `delayed_ack`'s default to false. `kind = "uet"` is the window transport with
+    /// [`UetConfig`] (written back as `kind = "window"` with its `uet` table).
     pub(crate) fn read(at: &str, value: serde_json::Value, cc: &CcConfig) -> Result<TransportConfig, ScenarioError> {
         let mut t = Table::new(at, value)?;
-        if t.tag("kind", Self::KINDS)? == "message" {
-            let prr = t.take("prr")?.unwrap_or(false);
-            t.finish(&["kind", "prr"])?;
-            return Ok(TransportConfig::Message { prr });
+        match t.tag("kind", Self::KINDS)? {
+            "message" => {
+                let prr = t.take("prr")?.unwrap_or(false);
+                t.finish(&["kind", "prr"])?;
+                Ok(TransportConfig::Message { prr })
+            }
+            "uet" => {
+                let prr = t.take("prr")?.unwrap_or(false);
+                let uet: UetConfig = t.rest()?;
+                Ok(TransportConfig::Window(WindowConfig { delayed_ack: false, prr, uet: Some(uet), ..WindowConfig::default() }))
+            }
+            _ => {
+                let delayed_ack = t.take::<bool>("delayed_ack")?;
+                let mut w: WindowConfig = t.rest()?;
+                w.delayed_ack = delayed_ack.unwrap_or(!cc.needs().ack_per_packet);
+                Ok(TransportConfig::Window(w))
+            }
         }
-        let delayed_ack = t.take::<bool>("delayed_ack")?;
-        let mut w: WindowConfig = t.rest()?;
-        w.delayed_ack = delayed_ack.unwrap_or(!cc.needs().ack_per_packet);
-        Ok(TransportConfig::Window(w))
     }
 
     pub fn is_window(&self) -> bool {
         matches!(self, TransportConfig::Window(_))
     }
 
+    /// Ultra Ethernet's transport (`kind = "uet"`).
+    pub fn is_uet(&self) -> bool {
+        matches!(self, TransportConfig::Window(w) if w.uet.is_some())
+    }
+
     /// Its `kind`, as a scenario names it.
     pub fn kind(&self) -> &'static str {
-        Self::KINDS[self.is_window() as usize]
+        Self::KINDS[self.is_window() as usize + self.is_uet() as usize]
     }
 
     /// Whether a retransmission timeout takes a new path label (PRR).
@@ -548,6 +594,17 @@ impl WindowConfig {
         }
         if self.dupthresh == 0 {
             return Err(invalid(format!("{at}.dupthresh"), 0, "at least 1 (RFC 6675: 3)"));
+        }
+        if let Some(u) = &self.uet {
+            if self.delayed_ack {
+                return Err(invalid(format!("{at}.delayed_ack"), true, "Ultra Ethernet's receiver acknowledges by its own rule (uet.sack_threshold): false"));
+            }
+            if u.sack_threshold == Bytes(0) {
+                return Err(invalid(format!("{at}.sack_threshold"), u.sack_threshold, "at least 1 byte (htsim: 16KB)"));
+            }
+            if u.rto == Some(Time::ZERO) {
+                return Err(invalid(format!("{at}.rto"), "0s", "a positive time, or absent for htsim's (15 µs and six queue drains)"));
+            }
         }
         if self.delayed_ack && cc.needs().ack_per_packet {
             return Err(invalid(format!("{at}.delayed_ack"), true, format!("{} acknowledges every packet at once: false", cc.name())));

@@ -24,7 +24,7 @@ pub use faults::{FaultConfig, FaultKind};
 pub use graph::{GraphConfig, GraphLink};
 pub use host::{
     CcConfig, CcSection, Feedback, HostConfig, LossDetection, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, Recovery, TransportConfig,
-    WindowConfig, FEEDBACK_SAMPLES,
+    UetConfig, WindowConfig, FEEDBACK_SAMPLES,
 };
 pub use jobs::{Collective, JobConfig, Placement};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};

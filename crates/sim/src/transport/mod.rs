@@ -2,7 +2,9 @@
 //! - `message`: TIMELY's OS-bypass messaging — segments handed to the NIC at a paced rate,
 //!   acknowledged whole by the receiving NIC, over a lossless (PFC) fabric;
 //! - `window`: a TCP-like stack — per-packet data, cumulative and selective ACKs, a congestion
-//!   window, loss recovery — for DCTCP and other window controllers over a lossy fabric.
+//!   window, loss recovery — for DCTCP and other window controllers over a lossy fabric; with
+//!   Ultra Ethernet's acknowledgement, NACK and timeout rules in place of TCP's, Ultra
+//!   Ethernet's transport (`transport.kind = "uet"`).
 //!
 //! Beside them, `path` is the sender's choice of path whichever transport it runs, and
 //! `feedback` the filter on the RTT samples either feeds its controller.

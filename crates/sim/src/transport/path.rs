@@ -12,8 +12,8 @@
 //! - oblivious and bitmap spraying (`routing.spray = "oblivious"`, `"bitmap"`; htsim
 //!   `uec_mp.cpp`, `UecMpOblivious`, `UecMpBitmap`): a walk over `routing.entropies` EVs in an
 //!   order shuffled at each pass, the bitmap skipping EVs that came back penalised (an ECN
-//!   echo adds 1; htsim's NACK and timeout penalties wait for Ultra Ethernet's transport,
-//!   which reports which EV they were on);
+//!   echo adds 1, a NACK of a packet trimmed before the last hop 4; htsim's timeout penalty
+//!   falls on no EV it knows, and is left out);
 //! - a controller's own request (a Python controller's `repath()`).
 //!
 //! The receiver's ACKs choose their own path (PRR's `tcp_rcv_spurious_retrans`, in the host's
@@ -67,6 +67,9 @@ pub enum Returned {
     Acked(Acked),
     /// A retransmission timeout.
     Timeout,
+    /// Ultra Ethernet: a NACK of a packet a switch trimmed, sent on EV `entropy`, at the last
+    /// hop (its receiver's downlink, not the path) or before it.
+    Nack { entropy: u16, last_hop: bool },
 }
 
 /// An acknowledgement as the transport saw it ([`Returned::Acked`]).
@@ -107,6 +110,8 @@ enum Ev {
 
 /// htsim's bitmap: a timeout's penalty, the most an EV carries.
 const MAX_PENALTY: u8 = 15;
+/// htsim's bitmap: a NACK's penalty (`UecMpBitmap::processEv`).
+const NACK_PENALTY: u8 = 4;
 
 /// A walk over `mask + 1` EVs (`UecMpOblivious::nextEntropy`): the `index`-th of a pass is
 /// `index ^ xor`, `xor` drawn again at each pass, so that each pass takes every EV once in
@@ -206,6 +211,16 @@ impl PathChooser {
                         *p = (*p + 1).min(MAX_PENALTY);
                     }
                     _ => {}
+                }
+                false
+            }
+            // `UecSrc::processNack`: a trim before the last hop penalises the EV (the bitmap's
+            // `PATH_NACK`, 4); one at the last hop says nothing against the path (`PATH_GOOD`).
+            Returned::Nack { entropy, last_hop: true } => return self.on_return(Returned::Echo { entropy, marked: false }, now, rng),
+            Returned::Nack { entropy, last_hop: false } => {
+                if let Some(Ev::Bitmap(walk, penalty)) = self.ev.as_deref_mut().filter(|_| entropy != 0) {
+                    let p = &mut penalty[(entropy & walk.mask) as usize];
+                    *p = (*p + NACK_PENALTY).min(MAX_PENALTY);
                 }
                 false
             }

@@ -30,6 +30,20 @@
 //!   every stack queue at the sender (host port queue) too. The controller also gets the
 //!   endpoint delay: the echoed remote queuing plus the ACK's own NIC-Rx delay here.
 //!
+//! - **Ultra Ethernet** (`transport.kind = "uet"`, [`crate::scenario::UetConfig`]; UEC 1.0 §3.5's packet
+//!   delivery as htsim's `htsim_uec` runs it, uet-htsim `sim/uec.cpp`): the receiver
+//!   acknowledges once `sack_threshold` bytes arrived since its last ACK, at once on an ECN
+//!   mark, a duplicate, the first packet and a packet the sender asks it to (`ack_now`: the last
+//!   new packet, one that fills the window, every retransmission; `UecSink::processData`), and
+//!   then once more when the packets out of order are all in; its ACK is cumulative with a
+//!   bitmap of the 64 packets from a base (the packet that triggered it on an ECN mark or a
+//!   request, else up to 63 below it and above the cumulative point: `sackBitmapBase`), echoing
+//!   that packet's CE mark and send time. A trimmed packet's headers are NACKed at once,
+//!   saying whether the last hop trimmed it. The sender counts a packet acknowledged by either;
+//!   it resends a packet on its NACK (the controller's NACK response) or once `rto` has passed
+//!   since the packet was sent (each such packet a timeout, no back-off), and on nothing else;
+//!   the controller sees every ACK's newly acknowledged bytes, selective ones too, and its RTT.
+//!
 //! The two ends are two state machines, `WindowTx` at the sender and `WindowRx` at the
 //! receiver, and neither does I/O (the smoltcp/quinn-proto pattern): each is fed packet
 //! headers, timer expiries and the time, and pushes what the network must do (`Action`s: send a
@@ -60,6 +74,8 @@ pub struct DataHdr {
     pub ts: Time,
     /// Switches crossed.
     pub hops: u8,
+    /// Ultra Ethernet: the sender asks for an ACK at once (its `ar` flag).
+    pub ack_now: bool,
 }
 
 /// What an ACK tells the sender.
@@ -79,13 +95,32 @@ pub struct AckHdr {
     pub remote_queuing_ns: u32,
 }
 
+impl AckHdr {
+    /// Ultra Ethernet's ACK: cumulative to `ack`, with bit i of `bitmap` acknowledging packet
+    /// `base + i`, carried where TCP's ACK has its SACK block and remote queuing (`sack` =
+    /// [base, the bitmap's low half], `remote_queuing_ns` its high half: 12 bytes, as in the
+    /// specification's SACK header).
+    pub fn uet(ack: u32, (base, bitmap): (u32, u64), ece: bool, ts: Time, hops: u8) -> AckHdr {
+        AckHdr { ack, sack: [base, bitmap as u32], ece, ts, hops, remote_queuing_ns: (bitmap >> 32) as u32 }
+    }
+
+    /// The base and bitmap of an Ultra Ethernet ACK (`AckHdr::uet`).
+    pub fn bitmap(&self) -> (u32, u64) {
+        (self.sack[0], (self.remote_queuing_ns as u64) << 32 | self.sack[1] as u64)
+    }
+}
+
 /// What the network must do for a window connection, in order.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// Send data packet `seq` of `payload` bytes, stamped now.
-    Data { seq: u32, payload: u32, retransmit: bool },
+    /// Send data packet `seq` of `payload` bytes, stamped now (`ack_now`: asking for an ACK
+    /// at once, Ultra Ethernet).
+    Data { seq: u32, payload: u32, retransmit: bool, ack_now: bool },
     /// Send this ACK to the sender.
     Ack(AckHdr),
+    /// Ultra Ethernet: NACK packet `seq`, which a switch trimmed (at the last hop or not),
+    /// echoing its send time.
+    Nack { seq: u32, last_hop: bool, ts: Time },
     /// Queue an event for `timer` at `at` (the timer itself tells, when it comes, whether it
     /// still matters: `LazyTimer`).
     Timer { timer: Timer, at: Time },
@@ -167,6 +202,8 @@ pub struct WindowTx {
     filter: SampleFilter,
     /// Every ACK is reported to the path chooser (`Action::Acked`).
     report_acks: bool,
+    /// Ultra Ethernet: every packet's retransmission timeout (`UetConfig::rto`).
+    uet_rto: Option<Time>,
 }
 
 /// RACK's state (RFC 8985 §6.1).
@@ -225,6 +262,20 @@ pub struct WindowRx {
     /// Hop count and remote queuing (ns) of the last data packet, for the next ACK to echo.
     echo: (u8, u32),
     delack_timer: LazyTimer,
+    /// Ultra Ethernet's acknowledgement state.
+    uet: Option<UetRx>,
+}
+
+/// What an Ultra Ethernet receiver keeps to decide when to acknowledge (`UecSink`).
+struct UetRx {
+    sack_threshold: u64,
+    /// Wire bytes received since the last ACK (`_accepted_bytes`).
+    accepted: u64,
+    /// A packet has arrived (the first is acknowledged at once).
+    any: bool,
+    /// The sender asked for an ACK while packets were out of order: one more is owed when
+    /// they are all in (`_ack_request`).
+    ack_request: bool,
 }
 
 impl WindowTx {
@@ -245,7 +296,8 @@ impl WindowTx {
         (filter, report_acks): (SampleFilter, bool),
     ) -> WindowTx {
         let total = size.map_or(u32::MAX, |s| u32::try_from(s.div_ceil(mss as u64)).expect("validated: fewer than 2^32 packets"));
-        let rack = (cfg.loss_detection == LossDetection::Rack).then(Rack::default);
+        let rack = (cfg.loss_detection == LossDetection::Rack && cfg.uet.is_none()).then(Rack::default);
+        let uet_rto = cfg.uet.as_ref().map(|u| u.rto.expect("filled in when the connection opens"));
         WindowTx {
             cc,
             rto: cfg.min_rto,
@@ -274,6 +326,7 @@ impl WindowTx {
             app_timer: LazyTimer::default(),
             filter,
             report_acks,
+            uet_rto,
         }
     }
 
@@ -348,18 +401,46 @@ impl WindowTx {
         self.high_sacked = self.high_sacked.max(hi);
     }
 
-    /// Advances `una` to `ack`; returns the packets newly acknowledged.
-    fn take_cumulative(&mut self, ack: u32) -> u32 {
+    /// Advances `una` to `ack`; returns the packets newly acknowledged, and the payload of
+    /// those of them not SACKed before.
+    fn take_cumulative(&mut self, ack: u32) -> (u32, u64) {
         let ack = ack.min(self.nxt);
         let n = ack.saturating_sub(self.una);
-        for _ in 0..n {
-            if matches!(self.board.pop_front().map(|u| u.state), Some(Sent::InFlight | Sent::Retransmitted)) {
+        let mut unsacked = 0;
+        for seq in self.una..self.una + n {
+            let state = self.board.pop_front().map(|u| u.state);
+            if matches!(state, Some(Sent::InFlight | Sent::Retransmitted)) {
                 self.pipe -= 1;
+            }
+            if state != Some(Sent::Sacked) {
+                unsacked += self.payload(seq) as u64;
             }
         }
         self.una += n;
         self.lost_scan = self.lost_scan.max(self.una);
-        n
+        (n, unsacked)
+    }
+
+    /// Ultra Ethernet: takes an ACK's bitmap (bit i: packet `base + i`) into the scoreboard;
+    /// returns the payload it newly acknowledges.
+    fn take_bitmap(&mut self, (base, bitmap): (u32, u64)) -> u64 {
+        let mut newly = 0;
+        for i in (0..64).filter(|i| bitmap >> i & 1 != 0) {
+            let seq = base.wrapping_add(i);
+            if (self.una..self.nxt).contains(&seq) && *self.state(seq) != Sent::Sacked {
+                newly += self.payload(seq) as u64;
+                self.take_sack([seq, seq + 1]);
+            }
+        }
+        newly
+    }
+
+    /// Packet `seq`, in flight, is lost: it goes first when the window next allows.
+    fn mark_lost(&mut self, seq: u32) {
+        *self.state(seq) = Sent::Lost;
+        self.pipe -= 1;
+        self.retx_hint = self.retx_hint.min(seq);
+        self.lost_scan = self.lost_scan.max(seq + 1);
     }
 
     /// Whether `ack` newly covers a packet retransmitted after the send time it echoes.
@@ -463,9 +544,12 @@ impl WindowTx {
             let payload = self.payload(seq);
             self.host_bytes += payload as u64;
             if !self.rto_timer.running() {
-                arm(out, Timer::Rto, self.rto_timer.set(now + self.rto));
+                arm(out, Timer::Rto, self.rto_timer.set(now + self.uet_rto.unwrap_or(self.rto)));
             }
-            out.push(Action::Data { seq, payload, retransmit });
+            // `UecSrc::sendNewPacket`, `sendRtxPacket`: the last packet, one that fills the
+            // window and a retransmission ask for an ACK at once.
+            let ack_now = self.uet_rto.is_some() && (retransmit || seq + 1 == self.total || self.pipe as u64 >= cwnd_packets);
+            out.push(Action::Data { seq, payload, retransmit, ack_now });
         }
         self.arm_probe(now, out);
     }
@@ -507,7 +591,7 @@ impl WindowTx {
         self.board[(seq - self.una) as usize].sent_at = now;
         let payload = self.payload(seq);
         self.host_bytes += payload as u64;
-        out.push(Action::Data { seq, payload, retransmit: true });
+        out.push(Action::Data { seq, payload, retransmit: true, ack_now: false });
         arm(out, Timer::Rto, self.rto_timer.set(now + self.rto));
     }
 
@@ -540,11 +624,16 @@ impl WindowTx {
         // The ACK echoes a send time before the retransmission of a packet it covers: the
         // original arrived, and the retransmission was spurious (Eifel, RFC 3522).
         let spurious = self.rack.is_some() && self.covers_retransmission_after(ack);
-        if ack.sack[1] > ack.sack[0] {
+        let uet = self.uet_rto.is_some();
+        let mut newly = 0;
+        if uet {
+            newly += self.take_bitmap(ack.bitmap());
+        } else if ack.sack[1] > ack.sack[0] {
             self.take_sack(ack.sack);
         }
         let una_before = self.una;
-        let acked = self.take_cumulative(ack.ack);
+        let (acked, unsacked) = self.take_cumulative(ack.ack);
+        newly += unsacked;
         if self.recovery.is_some_and(|(end, _)| self.una >= end) {
             self.recovery = None;
         }
@@ -571,18 +660,25 @@ impl WindowTx {
             rack.rtt = now.saturating_sub(ack.ts);
             rack.min_rtt = rack.min_rtt.min(rack.rtt);
         }
-        let lost = if self.rack.is_some() { self.rack_losses(now, out) } else { self.mark_losses() };
+        let lost = match (uet, self.rack.is_some()) {
+            (true, _) => false,
+            (false, true) => self.rack_losses(now, out),
+            (false, false) => self.mark_losses(),
+        };
         if lost && self.recovery.is_none() {
             self.cc.on_loss(Loss::FastRetransmit, self.flight_bytes(), now);
             self.recovery = Some((self.nxt, Loss::FastRetransmit));
         }
-        let rtt = (acked > 0).then(|| noise(now - ack.ts));
+        // Ultra Ethernet samples the RTT of every packet an ACK is for (its send time echoed),
+        // and its controller counts every byte newly acknowledged (`UecSrc::processAck`).
+        let sampled = if uet { newly > 0 } else { acked > 0 };
+        let rtt = sampled.then(|| noise(now - ack.ts));
         if let Some(r) = rtt {
             self.rtt_sample(r);
         }
         let event = AckEvent {
             now,
-            acked_bytes: self.bytes_before(self.una) - self.bytes_before(una_before),
+            acked_bytes: if uet { newly } else { self.bytes_before(self.una) - self.bytes_before(una_before) },
             ece: ack.ece,
             rtt: rtt.map(|r| self.filter.feed(r)),
             snd_una: self.bytes_before(self.una),
@@ -599,9 +695,10 @@ impl WindowTx {
             out.push(Action::Acked(Acked { bytes: event.acked_bytes, ece: ack.ece, over_target, snd_una: event.snd_una, snd_nxt: event.snd_nxt, asked }));
         }
         // RFC 6298 §5: restart the timer when new data is acknowledged, stop it when all is.
+        // (Ultra Ethernet's runs from each packet's send: `uet_timeout` looks again.)
         if self.una == self.nxt {
             self.rto_timer.stop();
-        } else if acked > 0 {
+        } else if acked > 0 && !uet {
             arm(out, Timer::Rto, self.rto_timer.set(now + self.rto));
         }
         if let Some(r) = rtt {
@@ -651,8 +748,47 @@ impl WindowTx {
         }
     }
 
+    /// Ultra Ethernet: packet `seq` was trimmed (its NACK came): it is resent first, and the
+    /// controller takes its NACK response (`UecSrc::processNack`). A NACK of a packet
+    /// acknowledged or already resent since asks nothing.
+    pub fn on_nack(&mut self, now: Time, seq: u32, out: &mut Vec<Action>) {
+        if !(self.una..self.nxt).contains(&seq) || !matches!(*self.state(seq), Sent::InFlight | Sent::Retransmitted) {
+            return;
+        }
+        self.mark_lost(seq);
+        self.cc.on_loss(Loss::FastRetransmit, self.flight_bytes(), now);
+        self.poll_transmit(now, out);
+    }
+
+    /// Ultra Ethernet's timeout (`UecSrc::rtxTimerExpired`): every packet in flight sent `rto`
+    /// or more ago is lost, each a timeout the controller takes; the timer waits for the
+    /// earliest of the others.
+    fn uet_timeout(&mut self, now: Time, rto: Time, out: &mut Vec<Action>) {
+        let mut next = Time::MAX;
+        for seq in self.una..self.nxt {
+            let u = self.board[(seq - self.una) as usize];
+            if !matches!(u.state, Sent::InFlight | Sent::Retransmitted) {
+                continue;
+            }
+            if u.sent_at + rto > now {
+                next = next.min(u.sent_at + rto);
+                continue;
+            }
+            self.mark_lost(seq);
+            out.push(Action::TimedOut);
+            self.cc.on_loss(Loss::Timeout, self.flight_bytes(), now);
+        }
+        if next < Time::MAX {
+            arm(out, Timer::Rto, self.rto_timer.set(next));
+        }
+        self.poll_transmit(now, out);
+    }
+
     /// RFC 6298 §5.4–5.7 with RFC 6675 §5.1: every packet not SACKed is lost; back off the timer.
     fn timeout(&mut self, now: Time, out: &mut Vec<Action>) {
+        if let Some(rto) = self.uet_rto {
+            return self.uet_timeout(now, rto, out);
+        }
         out.push(Action::TimedOut);
         self.cc.on_loss(Loss::Timeout, self.flight_bytes(), now);
         for u in self.board.iter_mut() {
@@ -689,6 +825,7 @@ impl WindowRx {
             ts_recent: Time::ZERO,
             echo: (0, 0),
             delack_timer: LazyTimer::default(),
+            uet: cfg.uet.as_ref().map(|u| UetRx { sack_threshold: u.sack_threshold.0, accepted: 0, any: false, ack_request: false }),
         }
     }
 
@@ -704,6 +841,9 @@ impl WindowRx {
     /// A data packet reached the stack `rx_delay` after it reached the NIC.
     pub fn on_data(&mut self, now: Time, pkt: &DataHdr, rx_delay: Time, out: &mut Vec<Action>) {
         self.echo = (pkt.hops, u32::try_from(rx_delay.ps() / 1000).unwrap_or(u32::MAX));
+        if self.uet.is_some() {
+            return self.uet_data(pkt, out);
+        }
         let seq = pkt.seq;
         if self.received(seq) {
             out.push(Action::Duplicate { payload: pkt.payload });
@@ -748,6 +888,73 @@ impl WindowRx {
         self.pending = 0;
         self.delack_timer.stop();
         out.push(Action::Ack(AckHdr { ack: self.rcv_nxt, sack, ece, ts, hops: self.echo.0, remote_queuing_ns: self.echo.1 }));
+    }
+
+    /// Ultra Ethernet's receiver (`UecSink::processData`): the packet is placed, and
+    /// acknowledged when `UetConfig`'s rule says.
+    fn uet_data(&mut self, pkt: &DataHdr, out: &mut Vec<Action>) {
+        let seq = pkt.seq;
+        if self.received(seq) {
+            out.push(Action::Duplicate { payload: pkt.payload });
+            let base = if pkt.ce { seq } else { self.sack_base(seq) };
+            self.uet.as_mut().expect("Ultra Ethernet").accepted = 0;
+            return self.uet_ack((base, pkt.ce), pkt.ts, out);
+        }
+        out.push(Action::Delivered { payload: pkt.payload, wire: pkt.wire });
+        let u = self.uet.as_mut().expect("Ultra Ethernet");
+        let mut now_ack = !std::mem::replace(&mut u.any, true);
+        u.accepted += pkt.wire as u64;
+        if pkt.ack_now {
+            now_ack = true;
+            u.ack_request = true;
+        }
+        if seq == self.rcv_nxt {
+            self.rcv_nxt += 1;
+            if self.ooo.first().is_some_and(|r| r[0] == self.rcv_nxt) {
+                self.rcv_nxt = self.ooo.remove(0)[1];
+            }
+            if self.ooo.is_empty() && std::mem::take(&mut u.ack_request) {
+                now_ack = true;
+            }
+        } else {
+            super::insert_seq(&mut self.ooo, seq);
+        }
+        if pkt.ce || u.accepted >= u.sack_threshold || now_ack {
+            u.accepted = 0;
+            let base = if pkt.ce || pkt.ack_now { seq } else { self.sack_base(seq) };
+            self.uet_ack((base, pkt.ce), pkt.ts, out);
+        }
+    }
+
+    /// A trimmed packet's headers arrived (`switch.trimming`): Ultra Ethernet NACKs a packet
+    /// it does not have at once (`UecSink::processTrimmed`), and acknowledges one it has;
+    /// TCP reads no trimmed headers.
+    pub fn on_trimmed(&mut self, seq: u32, last_hop: bool, ts: Time, out: &mut Vec<Action>) {
+        if self.uet.is_none() {
+            return;
+        }
+        if self.received(seq) {
+            return self.uet_ack((self.sack_base(seq), false), ts, out);
+        }
+        out.push(Action::Nack { seq, last_hop, ts });
+    }
+
+    /// Ultra Ethernet's bitmap base for an ACK triggered by packet `seq`: up to 63 packets
+    /// below it, above the cumulative point (`UecSink::sackBitmapBase`).
+    fn sack_base(&self, seq: u32) -> u32 {
+        seq.saturating_sub(63).max(self.rcv_nxt + 1)
+    }
+
+    /// Ultra Ethernet's ACK: cumulative, with the bitmap of the 64 packets from `base`,
+    /// echoing `ece` and the triggering packet's send time `ts`.
+    fn uet_ack(&mut self, (base, ece): (u32, bool), ts: Time, out: &mut Vec<Action>) {
+        let mut bitmap = 0u64;
+        for r in &self.ooo {
+            for seq in r[0].max(base)..r[1].min(base.saturating_add(64)) {
+                bitmap |= 1 << (seq - base);
+            }
+        }
+        out.push(Action::Ack(AckHdr::uet(self.rcv_nxt, (base, bitmap), ece, ts, self.echo.0)));
     }
 
     fn received(&self, seq: u32) -> bool {

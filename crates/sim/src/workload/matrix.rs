@@ -13,7 +13,8 @@
 //! trigger id 1 oneshot
 //! ```
 //!
-//! `start` is in microseconds. A `oneshot` or `multishot` trigger starts its connections when it
+//! `start` is in picoseconds, as htsim's reader takes it (its generators write µs × 10^6). A
+//! connection without `id` is numbered after the file's ids, in the order of its lines. A `oneshot` or `multishot` trigger starts its connections when it
 //! is first activated (a connection runs once); a `barrier` after `count` activations. A
 //! `failure switch_type AGG switch_id S link_id L` line (after a `Failures F` header) takes
 //! aggregation switch S's L-th uplink out of a fat-tree for the whole run, as htsim's
@@ -160,12 +161,14 @@ impl Matrix {
                         match key {
                             "id" => id = Some(number(v, "id")? as u32),
                             "size" => size = Some(number(v, "size")?),
+                            // htsim's reader takes `start` in picoseconds ("start is in
+                            // picoseconds already", `ConnectionMatrix::load`).
                             "start" => {
-                                let us: f64 = v
+                                let ps: f64 = v
                                     .and_then(|v| v.parse().ok())
                                     .filter(|x: &f64| x.is_finite() && *x >= 0.0)
-                                    .ok_or_else(|| err(n, "start: expected microseconds, not negative".into()))?;
-                                t.start = Some(Time((us * 1e6).round() as u64));
+                                    .ok_or_else(|| err(n, "start: expected picoseconds (htsim's unit), not negative".into()))?;
+                                t.start = Some(Time(ps.round() as u64));
                             }
                             "trigger" => t.trigger = Some(number(v, "trigger")? as u32),
                             "send_done_trigger" => t.send_done.push(number(v, "send_done_trigger")? as u32),
@@ -178,7 +181,11 @@ impl Matrix {
                             }
                         }
                     }
-                    t.id = id.ok_or_else(|| err(n, "a connection needs its `id`".into()))?;
+                    // Without `id`, numbered after the file's ids (below); htsim's ids are 0 then.
+                    t.id = id.unwrap_or(0);
+                    if id == Some(0) {
+                        return Err(err(n, "id 0 is not allowed (htsim: flow ID zero); leave `id` out to have one given".into()));
+                    }
                     t.size = size.filter(|&s| s > 0).ok_or_else(|| err(n, "a connection needs a positive `size`".into()))?;
                     if t.start.is_some() == t.trigger.is_some() {
                         return Err(err(n, "a connection needs exactly one of `start T` and `trigger K`".into()));
@@ -193,6 +200,11 @@ impl Matrix {
                     return Err(err(n, format!("unknown keyword {first:?}; expected Nodes, Connections, Triggers, Failures, SRC->DST, trigger or failure")))
                 }
             }
+        }
+        let mut next_id = transfers.iter().map(|t| t.id).max().unwrap_or(0);
+        for t in transfers.iter_mut().filter(|t| t.id == 0) {
+            next_id += 1;
+            t.id = next_id;
         }
         let nodes = nodes.ok_or_else(|| format!("{file}: no `Nodes N` line"))?;
         if let Some(c) = connections.filter(|&c| c != transfers.len() as u64) {
@@ -269,7 +281,7 @@ fn cycle(after: &[Vec<u32>]) -> Option<usize> {
 mod tests {
     use super::*;
 
-    const CHAIN: &str = "Nodes 4\nConnections 3\nTriggers 1\n0->1 id 1 start 2.5 size 1000 recv_done_trigger 1\n1->2 id 2 trigger 1 size 2000\n1->3 id 3 trigger 1 size 3000 send_done_trigger 2\ntrigger id 1 oneshot\ntrigger id 2 barrier count 2\n";
+    const CHAIN: &str = "Nodes 4\nConnections 3\nTriggers 1\n0->1 id 1 start 2500000 size 1000 recv_done_trigger 1\n1->2 id 2 trigger 1 size 2000\n1->3 id 3 trigger 1 size 3000 send_done_trigger 2\ntrigger id 1 oneshot\ntrigger id 2 barrier count 2\n";
 
     #[test]
     fn reads_connections_and_triggers() {
@@ -305,11 +317,20 @@ mod tests {
             "m.cm:2: connection 1 waits, through triggers, on itself"
         );
         assert!(e("Nodes 2\n0->1 id 1 start 0 size 10 colour red\n").starts_with("m.cm:2: unknown keyword \"colour\""));
+        assert!(e("Nodes 2\n0->1 id 0 start 0 size 10\n").starts_with("m.cm:2: id 0 is not allowed"));
         assert!(e("Nodes 2\nConnections 2\n0->1 id 1 start 0 size 10\n").starts_with("m.cm: `Connections 2` but 1"));
         assert!(e("Nodes 2\nfailure switch_type TOR switch_id 1 link_id 0\n")
             .starts_with("m.cm:2: switch_type TOR: htsim fails the uplinks of aggregation switches"));
         assert!(e("Nodes 2\nFailures 2\nfailure switch_type AGG switch_id 1 link_id 0\n").starts_with("m.cm: `Failures 2` but 1 failure lines"));
         assert!(e("Nodes 2\nfailure switch_type AGG switch_id 1 port 0\n").contains("unknown failure attribute \"port\""));
+    }
+
+    /// Ultra Ethernet's plans' matrices name no ids: they are numbered after the file's own.
+    #[test]
+    fn connections_without_ids_are_numbered_after_the_files_ids() {
+        let m = Matrix::parse("Nodes 4\n0->1 start 0 size 10\n1->2 id 7 start 40 size 10\n2->3 start 0 size 10\n", "m.cm").unwrap();
+        assert_eq!(m.transfers.iter().map(|t| t.id).collect::<Vec<_>>(), vec![8, 7, 9]);
+        assert_eq!(m.transfers[1].start, Some(Time(40)), "40 ps");
     }
 
     /// htsim's own generators' output reads unchanged.
