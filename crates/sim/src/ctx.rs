@@ -93,7 +93,12 @@ impl ConnConfig {
             cc: cc.clone(),
             signal: cc.signal(),
             cnp_interval: cc.needs().cnp_interval,
-            path: PathStrategy { entropy: s.routing.entropy(), prr: transport.prr(), plb: s.cc.plb, plb_by_ecn: cc.needs().ecn },
+            path: PathStrategy {
+                entropy: s.routing.entropy(s.switch.trimming != Trimming::Off),
+                prr: transport.prr(),
+                plb: s.cc.plb,
+                plb_by_ecn: cc.needs().ecn,
+            },
             median_of: (s.cc.feedback == Feedback::Median).then_some(s.cc.feedback_samples as usize),
         }
     }

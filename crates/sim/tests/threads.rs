@@ -102,7 +102,7 @@ fn drawn(seed: u64) -> String {
     // The sender's entropy strategies share REPS's draw, told apart by the case number, so
     // that every other draw stays as it was.
     let spray = match ["random", "round_robin", "reps"][r.random_range(0..3)] {
-        "reps" => ["reps", "oblivious", "bitmap"][(seed % 3) as usize],
+        "reps" => ["reps", "oblivious", "bitmap", "mixed", "reps_freezing"][(seed % 5) as usize],
         other => other,
     };
     let adaptive = ["packet", "flowlet"][r.random_range(0..2)];

@@ -93,9 +93,16 @@ pub enum Spray {
     /// whatever comes back (Ultra Ethernet's oblivious spraying; htsim `UecMpOblivious`).
     Oblivious,
     /// The walk of `oblivious`, skipping entropy values penalised by what came back on them
-    /// (an ECN echo adds 1, up to 15; each skip pays one back; htsim `UecMpBitmap`, whose NACK
-    /// and timeout penalties wait for Ultra Ethernet's transport).
+    /// (an ECN echo adds 1, a NACK of a packet trimmed before the last hop 4, up to 15; each
+    /// skip pays one back; htsim `UecMpBitmap`).
     Bitmap,
+    /// Entropy values that came back unmarked reused first, else the bitmap's walk (htsim's
+    /// default, `UecMpMixed`).
+    Mixed,
+    /// htsim_uec's REPS (`UecMpReps`): a ring of eight entropy values that came back unmarked,
+    /// each reused once, fresh ones drawn among `entropies` otherwise; after a timeout, on a
+    /// fabric that trims, only the ring's are reused for 10 ms, then 16 fresh ones explored.
+    RepsFreezing,
 }
 
 /// `routing.adaptive`.
@@ -130,13 +137,15 @@ impl RoutingConfig {
     }
 
     /// The sender's entropy value per packet, if it chooses one (`spray` = `reps`,
-    /// `oblivious`, `bitmap`).
-    pub fn entropy(&self) -> Option<crate::transport::path::Entropy> {
+    /// `oblivious`, `bitmap`, `mixed`, `reps_freezing`); `trimming`: switches trim.
+    pub fn entropy(&self, trimming: bool) -> Option<crate::transport::path::Entropy> {
         use crate::transport::path::Entropy;
         match (self.mode, self.spray) {
             (RoutingMode::Spray, Spray::Reps) => Some(Entropy::Reps { keep: self.reps_entropies as usize }),
             (RoutingMode::Spray, Spray::Oblivious) => Some(Entropy::Oblivious { values: self.entropies as u16 }),
             (RoutingMode::Spray, Spray::Bitmap) => Some(Entropy::Bitmap { values: self.entropies as u16 }),
+            (RoutingMode::Spray, Spray::Mixed) => Some(Entropy::Mixed { values: self.entropies as u16 }),
+            (RoutingMode::Spray, Spray::RepsFreezing) => Some(Entropy::RepsFreezing { values: self.entropies as u16, freeze: trimming }),
             _ => None,
         }
     }

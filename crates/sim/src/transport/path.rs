@@ -14,6 +14,10 @@
 //!   order shuffled at each pass, the bitmap skipping EVs that came back penalised (an ECN
 //!   echo adds 1, a NACK of a packet trimmed before the last hop 4; htsim's timeout penalty
 //!   falls on no EV it knows, and is left out);
+//! - mixed (`routing.spray = "mixed"`, htsim's default, `UecMpMixed`): EVs that came back
+//!   unmarked reused first, else the bitmap's walk;
+//! - REPS with freezing (`routing.spray = "reps_freezing"`, htsim_uec's `UecMpReps`): a ring of
+//!   eight good EVs, frozen for 10 ms after a timeout on a trimming fabric;
 //! - a controller's own request (a Python controller's `repath()`).
 //!
 //! The receiver's ACKs choose their own path (PRR's `tcp_rcv_spurious_retrans`, in the host's
@@ -56,6 +60,10 @@ pub enum Entropy {
     Oblivious { values: u16 },
     /// The walk, skipping penalised EVs.
     Bitmap { values: u16 },
+    /// EVs that came back unmarked reused first, else the bitmap's walk.
+    Mixed { values: u16 },
+    /// htsim_uec's REPS over `values` EVs, freezing after a timeout when switches trim.
+    RepsFreezing { values: u16, freeze: bool },
 }
 
 /// What came back on the connection's path.
@@ -104,8 +112,132 @@ enum Ev {
         capacity: usize,
     },
     Oblivious(Walk),
-    /// The walk, and each EV's penalty (htsim's `_ev_skip_bitmap`, at most `MAX_PENALTY`).
-    Bitmap(Walk, Vec<u8>),
+    Bitmap(Penalised),
+    /// The EVs that came back unmarked, oldest first (htsim's `UecMpRepsLegacy`, unbounded:
+    /// no more come back than were sent), and the bitmap's walk.
+    Mixed(Penalised, VecDeque<u16>),
+    RepsRing(RepsRing),
+}
+
+/// The bitmap's walk, and each EV's penalty (htsim's `_ev_skip_bitmap`, at most
+/// `MAX_PENALTY`).
+#[derive(Clone, Debug)]
+struct Penalised {
+    walk: Walk,
+    penalty: Vec<u8>,
+}
+
+impl Penalised {
+    /// `UecMpBitmap::nextEntropy`: the first penalised EV met pays one back; at most one pass
+    /// is skipped, then the walk's EV goes whatever its penalty.
+    fn next(&mut self, rng: &mut Rng) -> u16 {
+        let walk = &mut self.walk;
+        let mut paid = false;
+        for _ in 0..=walk.mask as usize {
+            let p = &mut self.penalty[walk.current() as usize];
+            if *p == 0 {
+                break;
+            }
+            if !std::mem::replace(&mut paid, true) {
+                *p -= 1;
+            }
+            walk.step(rng);
+        }
+        let low = walk.current();
+        walk.step(rng);
+        walk.entropy(low)
+    }
+
+    /// `UecMpBitmap::processEv`: EV `entropy` came back with `penalty` against it.
+    fn penalise(&mut self, entropy: u16, penalty: u8) {
+        if entropy != 0 {
+            let p = &mut self.penalty[(entropy & self.walk.mask) as usize];
+            *p = p.saturating_add(penalty).min(MAX_PENALTY);
+        }
+    }
+}
+
+/// htsim_uec's REPS (`UecMpReps`, `CircularBufferREPS`): a ring of `RING` EVs that came back
+/// unmarked, the newest overwriting the oldest, each reused once (the earliest first) and fresh
+/// EVs drawn when none is left. After a timeout on a fabric that trims (a timeout there means a
+/// link failed, not congestion), it freezes for `FREEZE`: only the ring's EVs go, round-robin,
+/// used or not; the first feedback after that empties the ring and the next `EXPLORE` packets
+/// draw fresh EVs.
+#[derive(Clone, Debug)]
+struct RepsRing {
+    /// The connection's EVs: `walk.entropy` of a draw below `values`.
+    walk: Walk,
+    ring: [(u16, bool); RING],
+    head: usize,
+    count: usize,
+    fresh: usize,
+    freeze: bool,
+    frozen_until: Option<Time>,
+    frozen_head: usize,
+    explore: u8,
+}
+
+/// `CircularBufferREPS::repsBufferSize`.
+const RING: usize = 8;
+/// `CircularBufferREPS::exit_freeze_after`: 10 ms.
+const FREEZE: Time = Time(10_000_000_000);
+/// `UecMpReps::processEv`: fresh EVs drawn after a freeze.
+const EXPLORE: u8 = 16;
+
+impl RepsRing {
+    fn draw(&self, rng: &mut Rng) -> u16 {
+        self.walk.entropy(rng.random::<u16>() & self.walk.mask)
+    }
+
+    fn next(&mut self, rng: &mut Rng) -> u16 {
+        if self.explore > 0 {
+            self.explore -= 1;
+            return self.draw(rng);
+        }
+        if self.frozen_until.is_some() {
+            if self.count == 0 {
+                return self.draw(rng);
+            }
+            let (ev, valid) = &mut self.ring[self.frozen_head];
+            self.fresh -= std::mem::replace(valid, false) as usize;
+            self.frozen_head = (self.frozen_head + 1) % self.count;
+            return *ev;
+        }
+        if self.fresh == 0 {
+            return self.draw(rng);
+        }
+        let earliest = (self.head + RING - self.fresh) % RING;
+        self.ring[earliest].1 = false;
+        self.fresh -= 1;
+        self.ring[earliest].0
+    }
+
+    /// `CircularBufferREPS::add`.
+    fn add(&mut self, ev: u16) {
+        if !self.ring[self.head].1 {
+            self.fresh = (self.fresh + 1).min(RING);
+        }
+        self.ring[self.head] = (ev, true);
+        self.head = (self.head + 1) % RING;
+        self.count = (self.count + 1).min(RING);
+    }
+
+    /// `UecMpReps::processEv`: what came back at `now` (`good`: an unmarked EV).
+    fn feedback(&mut self, good: Option<u16>, timeout: bool, now: Time) {
+        if timeout && self.freeze && self.frozen_until.is_none() && self.explore == 0 {
+            self.frozen_until = Some(now + FREEZE);
+        }
+        if self.frozen_until.is_some_and(|until| now > until) {
+            *self = RepsRing { explore: EXPLORE, ..RepsRing::new(self.walk.clone(), self.freeze) };
+        }
+        if let Some(ev) = good.filter(|&e| e != 0) {
+            self.add(ev);
+        }
+    }
+
+    fn new(walk: Walk, freeze: bool) -> RepsRing {
+        RepsRing { walk, ring: [(0, false); RING], head: 0, count: 0, fresh: 0, freeze, frozen_until: None, frozen_head: 0, explore: 0 }
+    }
 }
 
 /// htsim's bitmap: a timeout's penalty, the most an EV carries.
@@ -159,7 +291,9 @@ impl PathChooser {
             Box::new(match e {
                 Entropy::Reps { keep } => Ev::Reps { good: VecDeque::with_capacity(keep.min(64)), capacity: keep },
                 Entropy::Oblivious { values } => Ev::Oblivious(Walk::new(values, seed)),
-                Entropy::Bitmap { values } => Ev::Bitmap(Walk::new(values, seed), vec![0; values as usize]),
+                Entropy::Bitmap { values } => Ev::Bitmap(Penalised { walk: Walk::new(values, seed), penalty: vec![0; values as usize] }),
+                Entropy::Mixed { values } => Ev::Mixed(Penalised { walk: Walk::new(values, seed), penalty: vec![0; values as usize] }, VecDeque::new()),
+                Entropy::RepsFreezing { values, freeze } => Ev::RepsRing(RepsRing::new(Walk::new(values, seed), freeze)),
             })
         });
         PathChooser { label: 0, ev, prr: s.prr, plb: s.plb.map(|p| Box::new((Plb::new(p), seed, s.plb_by_ecn))) }
@@ -178,24 +312,10 @@ impl PathChooser {
                 walk.step(rng);
                 walk.entropy(low)
             }
-            Ev::Bitmap(walk, penalty) => {
-                // `UecMpBitmap::nextEntropy`: the first penalised EV met pays one back; at
-                // most one pass is skipped, then the walk's EV goes whatever its penalty.
-                let mut paid = false;
-                for _ in 0..=walk.mask as usize {
-                    let p = &mut penalty[walk.current() as usize];
-                    if *p == 0 {
-                        break;
-                    }
-                    if !std::mem::replace(&mut paid, true) {
-                        *p -= 1;
-                    }
-                    walk.step(rng);
-                }
-                let low = walk.current();
-                walk.step(rng);
-                walk.entropy(low)
-            }
+            Ev::Bitmap(bitmap) => bitmap.next(rng),
+            // `UecMpMixed::nextEntropy`: a recycled EV if any, else the bitmap's.
+            Ev::Mixed(bitmap, good) => good.pop_front().unwrap_or_else(|| bitmap.next(rng)),
+            Ev::RepsRing(ring) => ring.next(rng),
         };
         (labelled_hash(hash, entropy as u32), entropy)
     }
@@ -206,10 +326,10 @@ impl PathChooser {
             Returned::Echo { entropy, marked } => {
                 match self.ev.as_deref_mut() {
                     Some(Ev::Reps { good, capacity }) if entropy != 0 && !marked && good.len() < *capacity => good.push_back(entropy),
-                    Some(Ev::Bitmap(walk, penalty)) if entropy != 0 && marked => {
-                        let p = &mut penalty[(entropy & walk.mask) as usize];
-                        *p = (*p + 1).min(MAX_PENALTY);
-                    }
+                    Some(Ev::Bitmap(bitmap)) if marked => bitmap.penalise(entropy, 1),
+                    Some(Ev::Mixed(bitmap, _)) if marked => bitmap.penalise(entropy, 1),
+                    Some(Ev::Mixed(_, good)) if entropy != 0 => good.push_back(entropy),
+                    Some(Ev::RepsRing(ring)) => ring.feedback((!marked).then_some(entropy), false, now),
                     _ => {}
                 }
                 false
@@ -218,9 +338,10 @@ impl PathChooser {
             // `PATH_NACK`, 4); one at the last hop says nothing against the path (`PATH_GOOD`).
             Returned::Nack { entropy, last_hop: true } => return self.on_return(Returned::Echo { entropy, marked: false }, now, rng),
             Returned::Nack { entropy, last_hop: false } => {
-                if let Some(Ev::Bitmap(walk, penalty)) = self.ev.as_deref_mut().filter(|_| entropy != 0) {
-                    let p = &mut penalty[(entropy & walk.mask) as usize];
-                    *p = (*p + NACK_PENALTY).min(MAX_PENALTY);
+                match self.ev.as_deref_mut() {
+                    Some(Ev::Bitmap(bitmap) | Ev::Mixed(bitmap, _)) => bitmap.penalise(entropy, NACK_PENALTY),
+                    Some(Ev::RepsRing(ring)) => ring.feedback(None, false, now),
+                    _ => {}
                 }
                 false
             }
@@ -232,6 +353,9 @@ impl PathChooser {
                 plb || a.asked
             }
             Returned::Timeout => {
+                if let Some(Ev::RepsRing(ring)) = self.ev.as_deref_mut() {
+                    ring.feedback(None, true, now);
+                }
                 if let Some((plb, seed, _)) = self.plb.as_deref_mut() {
                     let draw = splitmix64(*seed ^ now.ps());
                     plb.on_rto(now, (draw >> 11) as f64 / (1u64 << 53) as f64);
@@ -280,6 +404,56 @@ mod tests {
         let (hash, e) = p.next(99, &mut rng);
         assert!(e != a && e != c && e != 0, "empty: a fresh draw");
         assert_eq!(hash, labelled_hash(99, e as u32));
+    }
+
+    #[test]
+    fn mixed_reuses_every_unmarked_entropy_and_else_walks_the_bitmap() {
+        let mut rng = Rng::seed_from_u64(7);
+        let mut p = PathChooser::new(&PathStrategy { entropy: Some(Entropy::Mixed { values: 4 }), ..Default::default() }, 3);
+        let evs: Vec<u16> = (0..4).map(|_| p.next(99, &mut rng).1).collect();
+        echo(&mut p, evs[2], false, &mut rng);
+        echo(&mut p, evs[0], false, &mut rng);
+        echo(&mut p, evs[1], true, &mut rng);
+        assert!(!p.on_return(Returned::Nack { entropy: evs[3], last_hop: false }, Time::ZERO, &mut rng));
+        assert_eq!((p.next(99, &mut rng).1, p.next(99, &mut rng).1), (evs[2], evs[0]), "recycled, oldest first");
+        // Then the walk, skipping the marked (1) and the NACKed (4) EVs: of the next pass's
+        // four, the two unpenalised go first; each skip pays one back.
+        let walked: Vec<u16> = (0..2).map(|_| p.next(99, &mut rng).1).collect();
+        assert!(walked.iter().all(|e| *e == evs[0] || *e == evs[2]), "{walked:?} of {evs:?}");
+    }
+
+    #[test]
+    fn reps_with_freezing_reuses_its_ring_and_after_a_timeout_only_its_ring_for_ten_ms() {
+        let mut rng = Rng::seed_from_u64(7);
+        let strategy = |freeze| PathStrategy { entropy: Some(Entropy::RepsFreezing { values: 64, freeze }), ..Default::default() };
+        let mut p = PathChooser::new(&strategy(true), 3);
+        let evs: Vec<u16> = (0..10).map(|_| p.next(99, &mut rng).1).collect();
+        // Ten good EVs into a ring of eight: the last eight stay, each reused once, earliest
+        // first; then fresh draws.
+        for &e in &evs {
+            echo(&mut p, e, false, &mut rng);
+        }
+        let reused: Vec<u16> = (0..8).map(|_| p.next(99, &mut rng).1).collect();
+        assert_eq!(reused, evs[2..].to_vec());
+        // A timeout freezes it: the ring's EVs again, round-robin from its first slot (where
+        // the ninth and tenth overwrote the first two), used or not, for 10 ms.
+        assert!(!p.on_return(Returned::Timeout, Time::from_us(1), &mut rng));
+        let frozen: Vec<u16> = (0..16).map(|_| p.next(99, &mut rng).1).collect();
+        let slots = [&evs[8..], &evs[2..8]].concat();
+        assert_eq!(frozen, [&slots[..], &slots[..]].concat());
+        // The first feedback past 10 ms empties the ring; sixteen fresh EVs are explored.
+        echo(&mut p, evs[0], true, &mut rng);
+        assert_eq!(p.next(99, &mut rng).1, slots[0], "still frozen at 0 s");
+        assert!(!p.on_return(Returned::Echo { entropy: evs[0], marked: true }, Time::from_us(10_002), &mut rng));
+        let explored: Vec<u16> = (0..16).map(|_| p.next(99, &mut rng).1).collect();
+        assert!(explored.iter().all(|e| e >> 15 == 1), "the connection's EVs");
+        // Without trimming a timeout does not freeze.
+        let mut q = PathChooser::new(&strategy(false), 3);
+        let e = q.next(99, &mut rng).1;
+        echo(&mut q, e, false, &mut rng);
+        assert!(!q.on_return(Returned::Timeout, Time::from_us(1), &mut rng));
+        assert_eq!(q.next(99, &mut rng).1, e);
+        assert_ne!(q.next(99, &mut rng).1, e, "used once: a fresh draw");
     }
 
     #[test]
