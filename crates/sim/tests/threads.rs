@@ -163,7 +163,7 @@ fn drawn(seed: u64) -> String {
     }
     // Ultra Ethernet's transport in place of TCP's in half the window cases, by the case number
     // (PRR kept, TCP's own keys left out).
-    if transport.contains("window") && seed / 9 % 2 == 0 {
+    if transport.contains("window") && (seed / 9).is_multiple_of(2) {
         let (head, rest) = s.split_once("[transport]\n").expect("a transport table");
         let (table, tail) = rest.split_once("[cc]\n").expect("the controller after it");
         let prr = table.lines().filter(|l| l.starts_with("prr")).map(|l| format!("{l}\n")).collect::<String>();
