@@ -33,6 +33,7 @@ cp "$repo/examples/timely.py" mytimely.py
 # The real host's sources ship in the wheel; where the machine can run it, a short kernel run
 # builds them from the installed package.
 "$tmp/venv/bin/python" -c 'from rttlab.host import build as b; assert all((b.SOURCES / f"{n}.bpf.c").exists() for n in b.OBJECTS) and (b.SOURCES / "loader.c").exists()'
+"$tmp/venv/bin/python" -c 'from rttlab.experiments.uec.plans import DATA as d; assert (d / "plans/validate_uec_sender.txt").exists() and (d / "connection_matrices/perm_1024n_1024c_0u_2000000b.cm").exists() and (d / "LICENSE").exists()'
 host=$("$tmp/venv/bin/python" -c 'import rttlab.host as h; print(h.missing() or "")')
 if [ -z "$host" ]; then
 	"$rttlab" host run host-swift --set duration=300ms --set warmup=50ms --json > host.json

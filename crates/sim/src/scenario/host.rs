@@ -549,7 +549,10 @@ impl TransportConfig {
             "uet" => {
                 let prr = t.take("prr")?.unwrap_or(false);
                 let uet: UetConfig = t.rest()?;
-                Ok(TransportConfig::Window(WindowConfig { delayed_ack: false, prr, uet: Some(uet), ..WindowConfig::default() }))
+                // htsim's `UecNIC` asks a sender for its next packet when the NIC is free to send
+                // it: a connection holds at most one packet in its NIC.
+                let tsq_limit = Bytes(0);
+                Ok(TransportConfig::Window(WindowConfig { delayed_ack: false, prr, tsq_limit, uet: Some(uet), ..WindowConfig::default() }))
             }
             _ => {
                 let delayed_ack = t.take::<bool>("delayed_ack")?;

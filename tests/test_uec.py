@@ -1,0 +1,62 @@
+"""htsim_uec's validation plans read unchanged (`rttlab reproduce uec`): the plan reader, the
+fabric htsim builds for a plan (computed by hand from `main_uec.cpp`), the flags it maps and the
+ones it names as not mapped, and the quick form's runs beside htsim's outputs."""
+
+import pytest
+from rttlab.cli import main as cli
+from rttlab.experiments.uec.plans import (
+    DATA,
+    PlanError,
+    bdp_packets,
+    failed_ports,
+    read_outputs,
+    read_plan,
+    scenario,
+    unloaded_rtt_us,
+)
+
+SENDER = DATA / "plans" / "validate_uec_sender.txt"
+
+
+def test_the_sender_plan_and_htsims_outputs_read():
+    blocks = read_plan(SENDER)
+    assert len(blocks) == 15
+    first = blocks[0]
+    assert (first.name, first.matrix, first.tail_target_us) == (
+        "Single Connection",
+        "connection_matrices/one.cm",
+        190.0,
+    )
+    assert first.params == [("-end", "1000", 4), ("-sender_cc_only", None, 5)]
+    outs = read_outputs(DATA / "validate_outputs" / "validate_uec_sender.out")
+    assert len(outs) == 15 and outs[0].tail_us == 176.2 and (outs[2].tail_us, outs[2].rtx) == (2478.53, 811)
+
+
+def test_the_fabric_is_htsims():
+    # calculate_rtt: six 1 µs links both ways, a 4150 B packet's and a 64 B ACK's serialization
+    # at 100 Gbps on each (332 ns and 5.12 ns): 12 + 1.992 + 0.03072 µs. Its BDP, 175 284 B, is
+    # 42.2 packets: 43, 178 450 B; ECN from ceil(8.6) = 9 to ceil(34.4) = 35 packets.
+    assert unloaded_rtt_us() == pytest.approx(14.02272)
+    assert bdp_packets() == 43
+    s = scenario("p", read_plan(SENDER)[0])
+    assert s["topology"]["k"] == 4 and s["switch"]["queue_limit"] == "178450B"
+    assert (s["switch"]["ecn"]["kmin"], s["switch"]["ecn"]["kmax"]) == ("37350B", "145250B")
+    assert s["cc"]["target_delay"] == "10517.040ns" and s["duration"] == "1000us"
+    # -failed 8 on k = 16: the first aggregation switch's eight uplinks, core to aggregation.
+    assert failed_ports(16, 8) == [f"s{256 + c}-s128" for c in range(8)]
+    assert failed_ports(4, 3) == ["s16-s8", "s17-s8", "s18-s9"]
+
+
+def test_a_flag_rttlab_does_not_map_is_named_with_its_line():
+    topo = next(b for b in read_plan(SENDER) if any(f == "-topo" for f, _, _ in b.params))
+    line = next(n for f, _, n in topo.params if f == "-topo")
+    with pytest.raises(PlanError, match=rf"^sender.txt:{line}: -topo: not a flag rttlab maps yet"):
+        scenario("sender.txt", topo)
+
+
+def test_reproduce_uec_quick_holds_htsims_numbers(tmp_path):
+    out = tmp_path / "r"
+    assert cli(["reproduce", "uec-sender", "--quick", "--no-cache", "--no-progress", "--out", str(out)]) == 0
+    html = (out / "index.html").read_text()
+    assert "uec-sender" in html and "htsim" in html
+    assert "(6 of 6 hold)" in html
