@@ -26,6 +26,7 @@ from pathlib import Path
 
 BIN = "./target/release/rttlab-bench"
 CACHE = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,16,64"]
+PERMUTATION = "bench/scenarios/permutation-k8-uet.toml"
 #: name: (scenario, the two lengths, --set arguments). WebSearch without its warm-up (the
 #: difference leaves the start out): at k = 16 a longer run costs minutes under valgrind.
 SCENARIOS = {
@@ -33,7 +34,16 @@ SCENARIOS = {
     "websearch k=4": ("fat-tree-websearch-dctcp", ("2500us", "5ms"), ["topology.k=4", "warmup=0s"]),
     "websearch k=16": ("fat-tree-websearch-dctcp", ("250us", "400us"), ["topology.k=16", "warmup=0s"]),
     "timely-testbed": ("timely-testbed", ("50ms", "100ms"), ["warmup=0s"]),
+    # Ultra Ethernet's transport beside the message transport on one sprayed permutation.
+    "permutation k=8, UET": (PERMUTATION, ("60us", "120us"), []),
+    "permutation k=8, message": (
+        PERMUTATION,
+        ("60us", "120us"),
+        ['transport={kind="message"}', 'cc={algorithm="dcqcn"}', 'nic.recovery="selective_repeat"'],
+    ),
 }
+#: UET may cost this much more per data packet than the message transport (issue: 25 %).
+UET_OVER_MESSAGE = 1.25
 #: Path choice's cost beside ECMP's: instructions only. Every mode with RACK, the loss detection
 #: that reordering calls for, as `make bench`'s path-choice entries run them.
 RACK = 'transport.loss_detection="rack"'
@@ -52,7 +62,8 @@ LL_TOLERANCE = 0.25
 def valgrind(tool: list[str], out: Path, scenario: str, duration: str, sets: list[str]) -> dict:
     """Runs the scenario under a valgrind tool; the run's JSON report."""
     args = [f"--set={s}" for s in ["run.threads=1", *sets]]
-    cmd = ["valgrind", *tool, BIN, "run", f"scenarios/{scenario}.toml", "--duration", duration, *args]
+    path = scenario if scenario.endswith(".toml") else f"scenarios/{scenario}.toml"
+    cmd = ["valgrind", *tool, BIN, "run", path, "--duration", duration, *args]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
         sys.exit(f"callgrind: {' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
@@ -142,6 +153,11 @@ def main() -> int:
             missed.extend(filter(None, [over(name, what, row[what], recorded["scenarios"][name][what])]))
     for name, ir in per_packet.items():
         missed.extend(filter(None, [over(name, "instructions", ir, recorded["path_choice"][name])]))
+    uet, message = rows["permutation k=8, UET"]["instructions"], rows["permutation k=8, message"]["instructions"]
+    if uet > UET_OVER_MESSAGE * message:
+        missed.append(
+            f"UET costs {uet:.0f} instructions per data packet, over {UET_OVER_MESSAGE} × the message transport's {message:.0f}"
+        )
     for m in missed:
         print(f"  MISSED {m}")
     return 1 if missed else 0

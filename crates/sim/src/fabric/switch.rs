@@ -247,26 +247,8 @@ impl Fabric {
         // headroom); otherwise into the shared buffer, which excludes every reserve.
         let headroom = cx.cfg.pfc_in(c) && inp.pausing[c] && self.queues.at(in_port, c).headroom_used + w <= inp.pfc_headroom;
         let shared_full = sw.used - sw.headroom_used + w > cx.cfg.buffer - sw.reserved;
-        if (shared_full && !headroom) || injected || !admitted {
-            let trims = !injected && cx.cfg.trimming != Trimming::Off && pkt.kind == PacketKind::Data && pkt.payload_bytes > 0;
-            if !trims {
-                // Tail drop: the shared buffer or the queue's limit is full (or a fault is injected).
-                sw.drops += 1;
-                self.queues.at_mut(egress, c).counts.drops += 1;
-                sw.dropped_payload += pkt.payload_bytes as u64;
-                hosts.dropped(&pkt, i, None, cx);
-                return;
-            }
-            // htsim's `CompositeQueue::receivePacket`: a coin decides whether the queue's last
-            // packet is trimmed in the arriving one's place.
-            let last = cx.cfg.trimming == Trimming::Either && sw.rng.random::<bool>();
-            match last.then(|| self.queues.at_mut(egress, c).queue.pop_back(&mut cx.pkts)).flatten() {
-                Some(last) => {
-                    self.unqueue(s, egress, c, last, cx);
-                    self.trim(s, egress, c, last, hosts, cx);
-                }
-                None => return self.trim(s, egress, c, i, hosts, cx),
-            }
+        if ((shared_full && !headroom) || injected || !admitted) && !self.refuse(s, egress, (i, &pkt), injected, hosts, cx) {
+            return;
         }
         let sw = &mut self.switches[s.idx()];
         sw.used += w;
@@ -344,21 +326,21 @@ impl Fabric {
 
     /// Packet `i` of class `c` no longer occupies switch `s`: release its buffer, and lift PFC
     /// on its ingress once below XON.
+    #[inline(always)]
     fn release(&mut self, s: SwitchId, c: usize, i: PktId, cx: &mut Ctx) {
-        let pkt = *cx.pkts.get(i);
-        let w = pkt.wire_bytes as u64;
+        let pkt = cx.pkts.get(i);
+        let (w, in_headroom, in_port) = (pkt.wire_bytes as u64, pkt.in_headroom(), pkt.in_port);
         let sw = &mut self.switches[s.idx()];
         sw.used -= w;
-        if pkt.in_headroom() {
+        if in_headroom {
             sw.headroom_used -= w;
         }
         if !cx.cfg.pfc_in(c) {
             return;
         }
-        let in_port = pkt.in_port;
         let (inp, q) = (&mut self.ports[in_port.idx()], self.queues.at_mut(in_port, c));
         q.ingress_bytes -= w;
-        if pkt.in_headroom() {
+        if in_headroom {
             q.headroom_used -= w;
         }
         let sw = &self.switches[s.idx()];
@@ -367,6 +349,38 @@ impl Fabric {
         {
             inp.pausing[c] = false;
             self.send_pfc(in_port, c, false, cx);
+        }
+    }
+
+    /// Switch `s` cannot queue packet `i` (`pkt`) on `egress` (the shared buffer or the queue's
+    /// limit is full, or a fault is `injected`): it drops it (tail drop), or with trimming trims
+    /// it or, on htsim's coin (`CompositeQueue::receivePacket`), the queue's last packet in its
+    /// place. True: the arriving packet is to be queued after all. Out of line: a packet the
+    /// switch takes never calls it.
+    #[cold]
+    #[inline(never)]
+    fn refuse(&mut self, s: SwitchId, egress: PortId, (i, pkt): (PktId, &Packet), injected: bool, hosts: &mut impl HostPorts, cx: &mut Ctx) -> bool {
+        let c = pkt.class as usize;
+        let sw = &mut self.switches[s.idx()];
+        let trims = !injected && cx.cfg.trimming != Trimming::Off && pkt.kind == PacketKind::Data && pkt.payload_bytes > 0;
+        if !trims {
+            sw.drops += 1;
+            self.queues.at_mut(egress, c).counts.drops += 1;
+            sw.dropped_payload += pkt.payload_bytes as u64;
+            hosts.dropped(pkt, i, None, cx);
+            return false;
+        }
+        let last = cx.cfg.trimming == Trimming::Either && sw.rng.random::<bool>();
+        match last.then(|| self.queues.at_mut(egress, c).queue.pop_back(&mut cx.pkts)).flatten() {
+            Some(last) => {
+                self.unqueue(s, egress, c, last, cx);
+                self.trim(s, egress, c, last, hosts, cx);
+                true
+            }
+            None => {
+                self.trim(s, egress, c, i, hosts, cx);
+                false
+            }
         }
     }
 

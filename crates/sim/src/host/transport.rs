@@ -194,7 +194,10 @@ impl Hosts {
     /// arrived (`WindowRx::on_trimmed`).
     pub(crate) fn window_trimmed(&mut self, i: PktId, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
         cx.pkts.free(i);
-        self.flows.rx[pkt.flow].stats.trims += 1;
+        let end = &mut self.flows.rx[pkt.flow];
+        end.stats.trims += 1;
+        // The NACK echoes the trimmed packet's EV: the path chooser penalises that one.
+        end.echo_entropy = pkt.entropy;
         let last_hop = pkt.flags & FLAG_TRIMMED_LAST_HOP != 0;
         self.window_rx_step(pkt.flow, |w, out| w.on_trimmed(pkt.seq, last_hop, pkt.t_send, out), fabric, cx);
     }

@@ -406,16 +406,15 @@ impl WindowTx {
     fn take_cumulative(&mut self, ack: u32) -> (u32, u64) {
         let ack = ack.min(self.nxt);
         let n = ack.saturating_sub(self.una);
-        let mut unsacked = 0;
+        let mut sacked = 0;
         for seq in self.una..self.una + n {
-            let state = self.board.pop_front().map(|u| u.state);
-            if matches!(state, Some(Sent::InFlight | Sent::Retransmitted)) {
-                self.pipe -= 1;
-            }
-            if state != Some(Sent::Sacked) {
-                unsacked += self.payload(seq) as u64;
+            match self.board.pop_front().map(|u| u.state) {
+                Some(Sent::InFlight | Sent::Retransmitted) => self.pipe -= 1,
+                Some(Sent::Sacked) => sacked += self.payload(seq) as u64,
+                _ => {}
             }
         }
+        let unsacked = self.bytes_before(self.una + n) - self.bytes_before(self.una) - sacked;
         self.una += n;
         self.lost_scan = self.lost_scan.max(self.una);
         (n, unsacked)
