@@ -29,7 +29,8 @@ def test_the_sender_plan_and_htsims_outputs_read():
     )
     assert first.params == [("-end", "1000", 4), ("-sender_cc_only", None, 5)]
     outs = read_outputs(DATA / "validate_outputs" / "validate_uec_sender.out")
-    assert len(outs) == 15 and outs[0].tail_us == 176.2 and (outs[2].tail_us, outs[2].rtx) == (2478.53, 811)
+    assert len(outs) == 15 and outs[0].tail_us == 176.2 and (outs[0].new, outs[0].acks) == (490, 124)
+    assert (outs[2].tail_us, outs[2].rtx, outs[2].nacks) == (2478.53, 811, 811)
 
 
 def test_the_fabric_is_htsims():

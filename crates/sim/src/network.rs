@@ -403,6 +403,7 @@ impl Network {
             retransmits: self.all_stats().map(|s| s.retransmits).sum(),
             timeouts: self.all_stats().map(|s| s.timeouts).sum(),
             naks: self.all_stats().map(|s| s.naks).sum(),
+            acks: self.all_stats().map(|s| s.acks).sum(),
             trims: self.fabric.switches.iter().map(|s| s.trims).sum(),
             host_drops: self.hosts.nodes.iter().map(|h| h.rx_drops).sum(),
             data_sent: self.cx.measure.data_sent,

@@ -217,7 +217,9 @@ pub struct FlowStats {
     /// way (from its start to its last byte), and when data last came (`ZERO`: not yet).
     pub outage: Time,
     pub timeouts: u64,
-    /// Message transport: NAKs the sender received (go-back-N).
+    /// ACKs the sender received (whole segments' on the message transport).
+    pub acks: u64,
+    /// NAKs the sender received: the message transport's, Ultra Ethernet's NACKs.
     pub naks: u64,
     /// Data packets of the flow a switch trimmed (`switch.trimming`), counted as their headers
     /// reach the receiver.
@@ -254,6 +256,7 @@ impl FlowStats {
             retransmits,
             retransmitted_bytes,
             timeouts,
+            acks,
             naks,
             trims,
             repaths,
@@ -284,6 +287,7 @@ impl FlowStats {
         self.retransmits += retransmits;
         self.retransmitted_bytes += retransmitted_bytes;
         self.timeouts += timeouts;
+        self.acks += acks;
         self.naks += naks;
         self.trims += trims;
         self.repaths += repaths;

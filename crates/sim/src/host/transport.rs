@@ -166,6 +166,7 @@ impl Hosts {
             self.path_returned(ack.flow, Returned::Nack { entropy: ack.entropy, last_hop: ack.flags & FLAG_TRIMMED_LAST_HOP != 0 }, now);
             return self.window_step(ack.flow, |w, _, _, out| w.on_nack(now, ack.seq, out), fabric, cx);
         }
+        self.flows.slots[ack.flow].stats.acks += 1;
         self.path_returned(ack.flow, Returned::Echo { entropy: ack.entropy, marked: ack.ecn }, now);
         let hdr = AckHdr { ack: ack.seq, sack: ack.sack, ece: ack.ecn, ts: ack.t_send, hops: ack.echo_hops, remote_queuing_ns: ack.remote_queuing_ns };
         self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::host::flow::noisy(r, noise, rng), out), fabric, cx);
@@ -328,6 +329,7 @@ impl Hosts {
             return;
         }
         flow.stats.naks += nak as u64;
+        flow.stats.acks += !nak as u64;
         self.path_returned(f, Returned::Echo { entropy: ack.entropy, marked: ack.ecn }, now);
         let flow = &mut self.flows.slots[f];
         if ack.ecn {

@@ -138,6 +138,7 @@ pub struct Counters {
     pub retransmits: u64,
     pub timeouts: u64,
     pub naks: u64,
+    pub acks: u64,
     /// Data packets switches trimmed (`switch.trimming`).
     pub trims: u64,
     /// Drops at hosts' full NIC Rx queues.
@@ -153,7 +154,7 @@ pub struct Counters {
 /// Partitions' counters add up; destructured so that a field added later needs its rule here.
 impl std::ops::AddAssign<&Counters> for Counters {
     fn add_assign(&mut self, o: &Counters) {
-        let Counters { pauses, paused, drops, marks, retransmits, timeouts, naks, trims, host_drops, data_sent, data_drops, rates_bps } = o;
+        let Counters { pauses, paused, drops, marks, retransmits, timeouts, naks, acks, trims, host_drops, data_sent, data_drops, rates_bps } = o;
         self.pauses += pauses;
         self.paused += *paused;
         self.drops += drops;
@@ -161,6 +162,7 @@ impl std::ops::AddAssign<&Counters> for Counters {
         self.retransmits += retransmits;
         self.timeouts += timeouts;
         self.naks += naks;
+        self.acks += acks;
         self.trims += trims;
         self.host_drops += host_drops;
         self.data_sent += data_sent;

@@ -51,7 +51,9 @@ pub struct Summary {
     /// timeouts).
     pub retransmits: u64,
     pub timeouts: u64,
-    /// Message transport: NAKs received by senders (go-back-N, selective repeat).
+    /// ACKs and NAKs senders received: NAKs are the message transport's (go-back-N, selective
+    /// repeat) and Ultra Ethernet's NACKs.
+    pub acks: u64,
     pub naks: u64,
     /// Data packets switches trimmed to their headers (`switch.trimming`); their payload
     /// counts in `bytes_dropped`.
@@ -173,6 +175,7 @@ pub(crate) fn summary(net: &Network) -> Summary {
         ecn_marks: c.marks - w.marks,
         retransmits: c.retransmits - w.retransmits,
         timeouts: c.timeouts - w.timeouts,
+        acks: c.acks - w.acks,
         naks: c.naks - w.naks,
         trims: c.trims - w.trims,
         repaths: net.all_stats().map(|s| s.repaths).sum(),
@@ -384,6 +387,7 @@ fn flows_table(net: &Network) -> Table {
         .col("finish_us", f.iter().map(|x| x.stats.finish.map(us)).collect::<Vec<_>>())
         .col("retransmits", f.iter().map(|x| x.stats.retransmits).collect::<Vec<_>>())
         .col("timeouts", f.iter().map(|x| x.stats.timeouts).collect::<Vec<_>>())
+        .col("acks", f.iter().map(|x| x.stats.acks).collect::<Vec<_>>())
         .col("naks", f.iter().map(|x| x.stats.naks).collect::<Vec<_>>())
         .col("trims", f.iter().map(|x| x.stats.trims).collect::<Vec<_>>())
         .col("repaths", f.iter().map(|x| x.stats.repaths).collect::<Vec<_>>())

@@ -94,13 +94,18 @@ def measured(runs: list[Run]) -> pd.DataFrame:
                 "finished": int(fct.notna().sum()),
                 "transfers": len(fct),
                 "rtx": s["retransmits"],
+                "acks": s["acks"],
                 "trims": s["trims"],
                 "timeouts": s["timeouts"],
             }
         )
     d = pd.DataFrame(rows)
     g = d.groupby(["run", "experiment"], sort=False)
-    out = g[["tail_us", "spread_min_us", "rtx", "trims", "timeouts", "finished", "transfers"]].median().reset_index()
+    out = (
+        g[["tail_us", "spread_min_us", "rtx", "acks", "trims", "timeouts", "finished", "transfers"]]
+        .median()
+        .reset_index()
+    )
     out["tail_min_us"], out["tail_max_us"], out["seeds"] = (
         g.tail_us.min().values,
         g.tail_us.max().values,
@@ -193,11 +198,16 @@ def plot(d: pd.DataFrame) -> Any:
 def analyse_of(plan: Plan):
     def analyse(runs: list[Run], quick: bool) -> Outcome:
         listed = blocks(plan, quick)
-        d = measured(runs) if runs else pd.DataFrame(columns=["run", "experiment", "tail_us", "spread_min_us", "rtx"])
+        d = (
+            measured(runs)
+            if runs
+            else pd.DataFrame(columns=["run", "experiment", "tail_us", "spread_min_us", "rtx", "acks"])
+        )
         ref = {i: o for i, _, o, _ in listed}
         d["htsim_tail_us"] = [ref[i].tail_us if ref[i] else math.nan for i in d.run]
         d["htsim_spread_min_us"] = [ref[i].spread_min_us if ref[i] else math.nan for i in d.run]
         d["htsim_rtx"] = [ref[i].rtx if ref[i] else math.nan for i in d.run]
+        d["htsim_acks"] = [ref[i].acks if ref[i] else math.nan for i in d.run]
         rows = []
         for r in d.itertuples():
             rows += [
@@ -209,6 +219,7 @@ def analyse_of(plan: Plan):
                     r.htsim_tail_us / r.htsim_spread_min_us,
                 ),
                 ref_row(f"{r.run}. {r.experiment}: retransmissions", "", r.rtx, r.htsim_rtx),
+                ref_row(f"{r.run}. {r.experiment}: ACKs", "", r.acks, r.htsim_acks),
             ]
         checks = sender_checks(d) if plan.name == "uec-sender" else failed_checks(d) if "failed" in plan.name else []
         skipped = [f"{i}. {b.name} ({why})" for i, b, _, why in listed if why]

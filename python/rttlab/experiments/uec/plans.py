@@ -52,6 +52,7 @@ class HtsimRun:
     spread_max_us: float
     new: int
     rtx: int
+    acks: int
     nacks: int
 
 
@@ -87,7 +88,7 @@ def read_plan(path: Path) -> list[Block]:
 
 _TAIL = re.compile(r"Tail FCT ([\d.]+) us")
 _SPREAD = re.compile(r"FCT Spread ([\d.]+) -> ([\d.]+)")
-_SUMMARY = re.compile(r"New: (\d+) Rtx: (\d+) .* NACKs: (\d+)")
+_SUMMARY = re.compile(r"New: (\d+) Rtx: (\d+) .* ACKs: (\d+) NACKs: (\d+)")
 
 
 def read_outputs(path: Path) -> list[HtsimRun | None]:
@@ -101,7 +102,10 @@ def read_outputs(path: Path) -> list[HtsimRun | None]:
             continue
         runs.append(
             HtsimRun(
-                float(tail[1]), float(spread[1]), float(spread[2]), int(summary[1]), int(summary[2]), int(summary[3])
+                float(tail[1]),
+                float(spread[1]),
+                float(spread[2]),
+                *(int(summary[k]) for k in range(1, 5)),
             )
         )
     return runs
