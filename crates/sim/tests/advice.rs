@@ -116,6 +116,9 @@ fn per_packet_path_choice_under_a_transport_that_takes_reordering_for_loss_is_na
     let line = w.iter().find(|w| w.starts_with("routing.mode = \"spray\"")).unwrap_or_else(|| panic!("{w:?}"));
     assert!(line.contains("transport.loss_detection = \"dupthresh\"") && line.contains("set transport.loss_detection = \"rack\""), "{line}");
     assert!(warnings(&toml("loss_detection = \"rack\"")).iter().all(|w| !w.starts_with("routing.mode")));
+    // Ultra Ethernet's sender takes only a NACK or a timeout for a loss: nothing to say.
+    let uet = toml("").replace("kind = \"window\"", "kind = \"uet\"").replace("\"dctcp\"", "\"nscc\"");
+    assert!(warnings(&uet).iter().all(|w| !w.starts_with("routing.mode")), "{:?}", warnings(&uet));
 }
 
 #[test]

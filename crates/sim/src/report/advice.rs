@@ -109,7 +109,8 @@ fn reordering_taken_for_loss(s: &Scenario) -> Vec<String> {
             TransportConfig::Message { .. } if go_back_n => out.push(format!(
                 "{mode} sends each packet its own way, and nic.recovery = \"go_back_n\" (the message transport's default) takes every packet that overtakes another for a loss: the receiver discards what follows and the sender resends it; set nic.recovery = \"selective_repeat\""
             )),
-            TransportConfig::Window(w) if w.loss_detection == LossDetection::Dupthresh => out.push(format!(
+            // Ultra Ethernet's sender takes nothing but a NACK or a timeout for a loss.
+            TransportConfig::Window(w) if w.loss_detection == LossDetection::Dupthresh && w.uet.is_none() => out.push(format!(
                 "{mode} sends each packet its own way, and {key}.loss_detection = \"dupthresh\" (the default) takes reordering deeper than three packets for a loss: spurious retransmissions and window cuts; set {key}.loss_detection = \"rack\""
             )),
             _ => {}

@@ -80,6 +80,7 @@ pub const RUNS: &[(&str, &str, &str)] = &[
     ("allreduce-fat-tree", "20ms", "0us"),
     ("fat-tree-link-down", "5ms", "500us"),
     ("moe-alltoall-incast", "20ms", "0us"),
+    ("uet-incast", "500us", "0us"),
 ];
 
 /// h0 to h1 over two equal-cost paths, s0–s1–s3 and s0–s2–s3: 10 Gbps and 1 µs links but
