@@ -174,6 +174,11 @@ pub(crate) struct RunConfig {
 }
 
 impl RunConfig {
+    /// A full data packet's bytes on the wire (headers included).
+    pub fn mtu(&self) -> u64 {
+        (self.payload_per_packet + self.header_bytes) as u64
+    }
+
     /// Whether an ingress counts, pauses and holds headroom for class `c`.
     #[inline]
     pub fn pfc_in(&self, c: usize) -> bool {

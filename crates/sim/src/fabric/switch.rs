@@ -428,11 +428,7 @@ impl Fabric {
         p.hops = p.hops.saturating_add(1);
         let w = p.wire_bytes as u64;
         let port = &mut self.ports[egress.idx()];
-        let bound = match cx.cfg.queue_params[port.params as usize].limit {
-            Some(QueueLen::Bytes(b)) => 2 * b,
-            Some(QueueLen::Packets(n)) => 2 * n * (cx.cfg.payload_per_packet + cx.cfg.header_bytes) as u64,
-            None => 2 * cx.cfg.buffer,
-        };
+        let bound = 2 * cx.cfg.queue_params[port.params as usize].limit.map_or(cx.cfg.buffer, |l| l.bytes(cx.cfg.mtu()));
         if port.trimmed_bytes + w > bound {
             self.switches[s.idx()].drops += 1;
             self.queues.at_mut(egress, c).counts.drops += 1;

@@ -14,7 +14,7 @@ use crate::fabric::routing::five_tuple_hash;
 use crate::fabric::Fabric;
 use crate::host::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
 use crate::parallel::boundary::Outgoing;
-use crate::scenario::{CcConfig, QueueLen, Recovery, TransportConfig};
+use crate::scenario::{CcConfig, Recovery, TransportConfig};
 use crate::transport::feedback::SampleFilter;
 use crate::transport::message::{HostWait, MessageRx, MessageTx};
 use crate::transport::path::PathChooser;
@@ -26,11 +26,7 @@ use rttlab_cc::{Controller, Path, Rate, Time};
 /// `switch.queue_limit`, or one BDP at the fabric's largest unloaded RTT (htsim's queue with
 /// trimming) without one.
 fn uet_rto(line_rate: Rate, cx: &Ctx) -> Time {
-    let drain = match cx.cfg.queue_params[0].limit {
-        Some(QueueLen::Bytes(b)) => line_rate.serialization(b),
-        Some(QueueLen::Packets(n)) => line_rate.serialization(n * (cx.cfg.payload_per_packet + cx.cfg.header_bytes) as u64),
-        None => cx.cfg.max_base_rtt,
-    };
+    let drain = cx.cfg.queue_params[0].limit.map_or(cx.cfg.max_base_rtt, |l| line_rate.serialization(l.bytes(cx.cfg.mtu())));
     Time::from_us(15) + Time(drain.ps() * 6)
 }
 

@@ -50,10 +50,7 @@ pub(crate) fn warnings(s: &Scenario, net: &Network, summary: &Summary) -> Vec<St
 /// mark, only drops or pauses). (Static PFC thresholds above the buffer are a scenario error.)
 fn buffer_bound(s: &Scenario) -> Option<String> {
     let sw = &s.switch;
-    let bytes = |q: QueueLen| match q {
-        QueueLen::Bytes(b) => b,
-        QueueLen::Packets(n) => n * s.nic.mtu.0,
-    };
+    let bytes = |q: QueueLen| q.bytes(s.nic.mtu.0);
     // The most one class queue can hold: its limit, or its share of the buffer when it alone
     // is busy (Choudhury–Hahne: alpha / (1 + alpha) of it).
     let shared = sw.alpha.map_or(sw.buffer.0 as f64, |a| sw.buffer.0 as f64 * a / (1.0 + a)) as u64;

@@ -104,6 +104,14 @@ impl QueueLen {
     pub fn packets(self) -> bool {
         matches!(self, QueueLen::Packets(_))
     }
+
+    /// The size in bytes, a limit in packets counting packets of `mtu` bytes.
+    pub fn bytes(self, mtu: u64) -> u64 {
+        match self {
+            QueueLen::Bytes(b) => b,
+            QueueLen::Packets(n) => n * mtu,
+        }
+    }
 }
 
 impl FromStr for QueueLen {
