@@ -10,7 +10,7 @@ STAMP   := $(VENV)/.deps-installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "pandas>=2.1" "pyarrow>=15" "matplotlib>=3.8" "tqdm>=4.66" "tomli-w>=1.0" "jinja2>=3.1" "dask[distributed]>=2024.1" "pytest>=8" "hypothesis>=6.100" "dpkt>=1.9" "nbclient>=0.10" "nbformat>=5.10" "ipykernel>=6.29" "ruff~=0.17.6" "pytest-rerunfailures>=14"
+	$(BIN)/pip install --quiet "maturin>=1.8,<2" "numpy>=1.26" "pandas>=2.1" "pyarrow>=15" "matplotlib>=3.8" "tqdm>=4.66" "tomli-w>=1.0" "jinja2>=3.1" "dask[distributed]>=2024.1" "pytest>=8" "hypothesis>=6.100" "dpkt>=1.9" "nbclient>=0.10" "nbformat>=5.10" "ipykernel>=6.29" "ruff~=0.17.6" "pytest-rerunfailures>=14" "pytest-xdist>=3.5"
 	touch $(STAMP)
 
 ## Build the Rust core and install the rttlab package into the virtualenv, in the wheel's own
@@ -30,7 +30,11 @@ cs244: build
 shootout: build
 	$(BIN)/rttlab reproduce shootout --out results/shootout --force
 
-test: build lint test-rust test-python test-wheel
+## The lint gate runs beside the build: each spends long stretches on one core (a crate's
+## front end, the dependencies' installs), so together they keep both of CI's busy.
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j2 --output-sync=target build lint
+	$(MAKE) --no-print-directory test-rust test-python test-wheel
 
 ## The lint gate: rustfmt, clippy and rustdoc (intra-doc links, docs/extending.md included)
 ## with every warning an error, and ruff on the Python.
@@ -55,8 +59,10 @@ host-deps:
 test-rust:
 	cargo test --profile test-build --workspace --exclude rttlab-py
 
+## One worker per core, each test file on one worker (a file's fixtures run once; the real
+## host's tests share namespaces and stay on one).
 test-python: build host-deps
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadfile
 
 ## The wheel installed into a fresh virtualenv, run from outside the repository.
 test-wheel: build
