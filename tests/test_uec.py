@@ -8,6 +8,7 @@ from rttlab.experiments.uec.plans import (
     DATA,
     PlanError,
     bdp_packets,
+    credit_window,
     failed_ports,
     read_outputs,
     read_plan,
@@ -16,6 +17,8 @@ from rttlab.experiments.uec.plans import (
 )
 
 SENDER = DATA / "plans" / "validate_uec_sender.txt"
+RECEIVER = DATA / "plans" / "validate_uec_rcv.txt"
+BOTH = DATA / "plans" / "validate_uec_both.txt"
 
 
 def test_the_sender_plan_and_htsims_outputs_read():
@@ -61,3 +64,22 @@ def test_reproduce_uec_quick_holds_htsims_numbers(tmp_path):
     html = (out / "index.html").read_text()
     assert "uec-sender" in html and "htsim" in html
     assert "(6 of 6 hold)" in html
+
+
+def test_receiver_credits_are_mapped_as_htsims_flags_set_them():
+    # initRccc: 1.5 BDP at the unloaded RTT, 175 284 B (truncated): 262 926 B.
+    assert credit_window() == 262_926
+    rcv = scenario("rcv", read_plan(RECEIVER)[2])
+    assert rcv["transport"] == {"kind": "uet", "congestion": "rccc", "credit_window": "262926B"}
+    # set_ecn_parameters(true, !receiver_driven, ...): no marks towards the hosts.
+    assert rcv["switch"]["ports"] == [{"ports": ["s*-h*"], "ecn": False}]
+    both = scenario("both", read_plan(BOTH)[2])
+    assert both["transport"]["congestion"] == "both"
+    assert "congestion" not in scenario("snd", read_plan(SENDER)[2])["transport"]
+
+
+def test_reproduce_uec_receiver_quick_holds_htsims_numbers(tmp_path):
+    out = tmp_path / "r"
+    assert cli(["reproduce", "uec-receiver", "--quick", "--no-cache", "--no-progress", "--out", str(out)]) == 0
+    html = (out / "index.html").read_text()
+    assert "uec-receiver" in html and "(7 of 7 hold)" in html

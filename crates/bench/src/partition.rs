@@ -269,7 +269,7 @@ pub fn barrier_us() -> f64 {
 }
 
 /// The kinds of event `events_by_kind` counts, by `kind`'s index.
-const KINDS: [&str; 16] = [
+const KINDS: [&str; 17] = [
     "transmit completions",
     "arrivals at hosts",
     "arrivals at switches",
@@ -286,6 +286,7 @@ const KINDS: [&str; 16] = [
     "fault edges",
     "packets lost on links",
     "senders done, told to receivers",
+    "receiver credit pulls",
 ];
 
 /// What an event is, as an index into `KINDS`: a packet's arrival is told apart by what it
@@ -308,6 +309,7 @@ fn kind(net: &Network, kind: &EventKind) -> usize {
         EventKind::Fault(_) => 13,
         EventKind::Lost { .. } => 14,
         EventKind::Closed { .. } => 15,
+        EventKind::Pull(_) => 16,
     }
 }
 

@@ -238,6 +238,21 @@ fn a_port_override_sets_that_port_alone() {
 }
 
 #[test]
+fn a_port_pattern_selects_every_port_it_matches_and_ecn_false_turns_marking_off() {
+    // Marking at 10 KB everywhere: the incast's receiver port marks; off on every port towards
+    // a host ("s*-h*", as htsim leaves the ToR downlinks under receiver credits), none does.
+    let marked = run_net(&incast("[switch.ecn]\nk = \"10KB\""));
+    assert!(cell(&marked, "ports", &[("port", "s0-h0")], "ecn_marks") > 0.0);
+    let off = run_net(&incast("[switch.ecn]\nk = \"10KB\"\n[[switch.ports]]\nports = [\"s*-h*\"]\necn = false"));
+    assert_eq!(cell(&off, "ports", &[("port", "s0-h0")], "ecn_marks"), 0.0);
+    assert_eq!(
+        Network::new(&scenario(&incast("[[switch.ports]]\nports = [\"s*-x*\"]\necn = false"))).err().unwrap().to_string(),
+        "switch.ports[0].ports[0] = s*-x*: a pattern that matches at least one egress port (`*` matches any characters, e.g. \"s*-h*\")"
+    );
+    assert!(error(&incast("[[switch.ports]]\nports = [\"s0-h0\"]\necn = true")).contains("ecn = true: give the marking as a table"));
+}
+
+#[test]
 fn marking_in_packets_sees_only_the_queue_above_the_device_queue() {
     // A step at 10 packets above a 20-packet device queue marks only once 30 packets wait.
     let base = "[switch.ecn]\nk = \"10p\"\nmark_at = \"enqueue\"";

@@ -4,7 +4,8 @@
 
 use rttlab_cc::{AckEvent, Loss, Rate, Reno, RenoParams, Time, WindowController};
 use rttlab_sim::core::engine::Timer;
-use rttlab_sim::scenario::{UetConfig, WindowConfig};
+use rttlab_sim::scenario::{UetConfig, UetCongestion, WindowConfig};
+use rttlab_sim::transport::credit::{Credit, PullPacer, Sink, Sinks};
 use rttlab_sim::transport::feedback::SampleFilter;
 use rttlab_sim::transport::onoff::OnOff;
 use rttlab_sim::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
@@ -62,7 +63,7 @@ fn ack(n: u32, sack: [u32; 2], ts: Time) -> AckHdr {
 }
 
 fn data(seq: u32, ce: bool, ts: Time) -> DataHdr {
-    DataHdr { seq, payload: MSS, wire: MSS + 64, ce, ts, hops: 1, ack_now: false }
+    DataHdr { seq, payload: MSS, wire: MSS + 64, ce, ts, hops: 1, ack_now: false, pull_target: 0 }
 }
 
 /// Feeds an ACK with no RTT noise.
@@ -103,7 +104,7 @@ fn the_first_window_is_the_initial_window_with_the_rto_armed_before_it() {
     // RFC 6298 §5.1: the timer starts with the first packet, at min_rto before any sample.
     assert_eq!(out[0], Action::Timer { timer: Timer::Rto, at: us(1000) });
     assert_eq!(sent(&out), (0..10).map(|s| (s, false)).collect::<Vec<_>>());
-    assert_eq!(out[1], Action::Data { seq: 0, payload: MSS, retransmit: false, ack_now: false });
+    assert_eq!(out[1], Action::Data { seq: 0, payload: MSS, retransmit: false, ack_now: false, pull_target: 0 });
     assert!(poll(&mut w, us(1)).is_empty(), "the window is full");
 }
 
@@ -171,7 +172,11 @@ fn a_timeout_restarts_from_one_packet_with_the_first_hole_and_backs_off() {
     // hole; RFC 5681: cwnd one MSS.
     assert_eq!(
         out,
-        vec![Action::TimedOut, Action::Timer { timer: Timer::Rto, at: us(3000) }, Action::Data { seq: 0, payload: MSS, retransmit: true, ack_now: false }]
+        vec![
+            Action::TimedOut,
+            Action::Timer { timer: Timer::Rto, at: us(3000) },
+            Action::Data { seq: 0, payload: MSS, retransmit: true, ack_now: false, pull_target: 0 }
+        ]
     );
     assert_eq!(w.cc.cwnd(), MSS as u64);
     // A second expiry doubles again: 4 ms.
@@ -253,12 +258,15 @@ fn a_pacing_controller_spaces_the_sends_by_its_gap() {
         out,
         vec![
             Action::Timer { timer: Timer::Rto, at: us(1000) },
-            Action::Data { seq: 0, payload: MSS, retransmit: false, ack_now: false },
+            Action::Data { seq: 0, payload: MSS, retransmit: false, ack_now: false, pull_target: 0 },
             Action::Timer { timer: Timer::Pace, at: us(5) }
         ]
     );
     let out = timer(&mut w, us(5), Timer::Pace);
-    assert_eq!(out, vec![Action::Data { seq: 1, payload: MSS, retransmit: false, ack_now: false }, Action::Timer { timer: Timer::Pace, at: us(10) }]);
+    assert_eq!(
+        out,
+        vec![Action::Data { seq: 1, payload: MSS, retransmit: false, ack_now: false, pull_target: 0 }, Action::Timer { timer: Timer::Pace, at: us(10) }]
+    );
 }
 
 #[test]
@@ -414,7 +422,11 @@ fn the_controller_sees_the_endpoint_delay_and_hops() {
 /// Ultra Ethernet's configuration: a 4 KB SACK threshold (an ACK every four 1064 B packets,
 /// the first and the fourth after it), a 100 µs timeout.
 fn uet() -> WindowConfig {
-    WindowConfig { delayed_ack: false, uet: Some(UetConfig { sack_threshold: rttlab_cc::Bytes(4096), rto: Some(us(100)) }), ..WindowConfig::default() }
+    WindowConfig {
+        delayed_ack: false,
+        uet: Some(UetConfig { sack_threshold: rttlab_cc::Bytes(4096), rto: Some(us(100)), ..UetConfig::default() }),
+        ..WindowConfig::default()
+    }
 }
 
 /// A controller that records the acknowledged bytes it is given, for the UET sender's tests.
@@ -455,14 +467,14 @@ fn a_uet_receiver_acknowledges_the_first_packet_every_threshold_a_mark_and_a_req
     // A duplicate at once; a trimmed packet it has is acknowledged, one it lacks NACKed.
     assert_eq!(feed(&mut r, data(3, false, us(0))), Some((10, (11, 0), false)));
     out.clear();
-    r.on_trimmed(12, true, us(7), &mut out);
+    r.on_trimmed(12, (true, 0), us(7), &mut out);
     assert_eq!(out, vec![Action::Nack { seq: 12, last_hop: true, ts: us(7) }]);
     out.clear();
-    r.on_trimmed(2, false, us(7), &mut out);
+    r.on_trimmed(2, (false, 0), us(7), &mut out);
     assert_eq!(acks(&out).len(), 1);
     // TCP's receiver reads no trimmed headers.
     out.clear();
-    WindowRx::new(&WindowConfig::default()).on_trimmed(0, false, us(7), &mut out);
+    WindowRx::new(&WindowConfig::default()).on_trimmed(0, (false, 0), us(7), &mut out);
     assert!(out.is_empty());
 }
 
@@ -486,7 +498,7 @@ fn a_uet_sender_counts_selective_acks_resends_on_a_nack_and_times_out_each_packe
     // Packet 0 trimmed: resent at once (the NACK took it out of flight), asking for an ACK.
     out.clear();
     w.on_nack(us(5), 0, &mut out);
-    assert_eq!(out, vec![Action::Data { seq: 0, payload: MSS, retransmit: true, ack_now: true }]);
+    assert_eq!(out, vec![Action::Data { seq: 0, payload: MSS, retransmit: true, ack_now: true, pull_target: 0 }]);
     // An ACK of nothing cumulative with 1..=3 in its bitmap: 3000 B newly acknowledged, an RTT
     // sample, and three new packets into the window.
     out.clear();
@@ -528,6 +540,18 @@ mod channel_properties {
         Ack(AckHdr),
         /// Ultra Ethernet's NACK of a trimmed packet.
         Nack(u32),
+        /// Receiver credits: a pull (cumulative quanta) towards the sender, a request to send
+        /// (its pull target) towards the receiver.
+        Pull(u64),
+        Rts(u64),
+    }
+
+    /// The harness's one receiver, as a pull pacer reads it.
+    struct OneSink<'a>(&'a mut WindowRx);
+    impl Sinks for OneSink<'_> {
+        fn sink(&mut self, _: u32, _: u32) -> Option<&mut Sink> {
+            self.0.sink.as_mut()
+        }
     }
 
     #[derive(Clone, Debug)]
@@ -562,6 +586,9 @@ mod channel_properties {
         sent_bytes: u64,
         delivered: u64,
         done: bool,
+        /// Receiver credits: the receiver's pacer and when it acts next.
+        pacer: Option<PullPacer>,
+        pacer_at: Option<Time>,
     }
 
     impl Harness {
@@ -569,9 +596,9 @@ mod channel_properties {
         fn apply(&mut self, out: Vec<Action>) {
             for a in out {
                 match a {
-                    Action::Data { seq, payload, ack_now, .. } => {
+                    Action::Data { seq, payload, ack_now, pull_target, .. } => {
                         self.sent_bytes += payload as u64;
-                        self.channel.push(InFlight::Data(DataHdr { seq, payload, wire: payload + 64, ce: false, ts: self.now, hops: 1, ack_now }));
+                        self.channel.push(InFlight::Data(DataHdr { seq, payload, wire: payload + 64, ce: false, ts: self.now, hops: 1, ack_now, pull_target }));
                         let mut more = Vec::new();
                         self.w.on_transmitted(self.now, payload, &mut more);
                         self.apply(more);
@@ -581,6 +608,13 @@ mod channel_properties {
                     Action::Timer { timer, at } => self.timers.push((at, timer)),
                     Action::Delivered { payload, .. } => self.delivered += payload as u64,
                     Action::Done => self.done = true,
+                    Action::RequestToSend { pull_target } => self.channel.push(InFlight::Rts(pull_target)),
+                    Action::RequestPull => {
+                        let pacer = self.pacer.as_mut().expect("credits");
+                        if pacer.request(0, 0, self.r.sink.as_mut().expect("credits")) {
+                            self.pacer_at = Some(self.now);
+                        }
+                    }
                     Action::RttSample(_) | Action::Duplicate { .. } | Action::TimedOut | Action::Acked(_) => {}
                 }
             }
@@ -602,6 +636,8 @@ mod channel_properties {
                 InFlight::Data(d) => self.r.on_data(self.now, &d, Time::ZERO, &mut out),
                 InFlight::Ack(a) => self.w.on_ack(self.now, &a, Time::ZERO, |r| r, &mut out),
                 InFlight::Nack(seq) => self.w.on_nack(self.now, seq, &mut out),
+                InFlight::Pull(pull) => self.w.on_pull(self.now, pull, &mut out),
+                InFlight::Rts(target) => self.r.on_request_to_send(target, &mut out),
             }
             self.apply(out);
         }
@@ -612,12 +648,20 @@ mod channel_properties {
             self.channel.remove(i);
             self.advance(self.now + Time::from_ns(100));
             let mut out = Vec::new();
-            self.r.on_trimmed(d.seq, false, d.ts, &mut out);
+            self.r.on_trimmed(d.seq, (false, d.pull_target), d.ts, &mut out);
             self.apply(out);
         }
 
         fn fire(&mut self) {
-            let Some(k) = (0..self.timers.len()).min_by_key(|&k| self.timers[k].0) else { return };
+            let first = (0..self.timers.len()).min_by_key(|&k| self.timers[k].0);
+            if let Some(at) = self.pacer_at.filter(|&at| first.is_none_or(|k| at <= self.timers[k].0)) {
+                self.now = self.now.max(at);
+                let pull = self.pacer.as_mut().expect("credits").serve(self.now, &mut OneSink(&mut self.r));
+                self.pacer_at = pull.map(|p| p.next);
+                self.channel.extend(pull.map(|p| InFlight::Pull(p.pull)));
+                return;
+            }
+            let Some(k) = first else { return };
             let (at, timer) = self.timers.remove(k);
             self.now = self.now.max(at);
             let mut out = Vec::new();
@@ -638,13 +682,23 @@ mod channel_properties {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(7), ..ProptestConfig::default() })]
 
+        /// TCP, and Ultra Ethernet under NSCC's window, receiver credits and both (a credit
+        /// window of three packets, so that pulls, their losses and requests to send matter).
         #[test]
-        fn any_loss_and_reordering_is_repaired(packets in 1u64..60, delayed_ack in any::<bool>(), uet in any::<bool>(), ops in prop::collection::vec(op(), 0..400)) {
+        fn any_loss_and_reordering_is_repaired(packets in 1u64..60, delayed_ack in any::<bool>(), uet in 0..4usize, ops in prop::collection::vec(op(), 0..400)) {
             let size = packets * MSS as u64 - (packets % 3) * 100;
             // Ultra Ethernet: an ACK every other packet, a 100 µs timeout.
-            let uet = uet.then(|| UetConfig { sack_threshold: rttlab_cc::Bytes(2 * MSS as u64), rto: Some(us(100)) });
+            let congestion = [UetCongestion::Nscc, UetCongestion::Rccc, UetCongestion::Both].get(uet.wrapping_sub(1)).copied();
+            let uet = congestion.map(|congestion| UetConfig { sack_threshold: rttlab_cc::Bytes(2 * MSS as u64), rto: Some(us(100)), congestion, credit_window: None });
             let cfg = WindowConfig { delayed_ack: delayed_ack && uet.is_none(), uet, ..WindowConfig::default() };
-            let mut h = Harness { r: WindowRx::new(&cfg), w: reno(Some(size), cfg), now: Time::ZERO, channel: Vec::new(), timers: Vec::new(), sent_bytes: 0, delivered: 0, done: false };
+            let credits = congestion.filter(|c| c.credits());
+            let window = 3 * (MSS as u64 + 64);
+            let mut w = reno(Some(size), cfg.clone());
+            if let Some(c) = credits {
+                w = w.with_credit(Credit::new(window, (MSS + 64, 64), us(10)), c.sender_window());
+            }
+            let pacer = credits.map(|_| PullPacer::new(Rate::from_gbps(10), window));
+            let mut h = Harness { r: WindowRx::new(&cfg), w, now: Time::ZERO, channel: Vec::new(), timers: Vec::new(), sent_bytes: 0, delivered: 0, done: false, pacer, pacer_at: None };
             let mut out = Vec::new();
             h.w.on_timer(Time::ZERO, Timer::Start, &mut out);
             h.apply(out);
@@ -667,7 +721,7 @@ mod channel_properties {
                     break;
                 }
                 if h.channel.is_empty() {
-                    prop_assert!(!h.timers.is_empty(), "stalled: nothing in flight and no timer armed (delivered {} of {size}, sent {})", h.delivered, h.sent_bytes);
+                    prop_assert!(!h.timers.is_empty() || h.pacer_at.is_some(), "stalled: nothing in flight and no timer armed (delivered {} of {size}, sent {})", h.delivered, h.sent_bytes);
                     h.fire();
                 } else {
                     h.deliver(0);

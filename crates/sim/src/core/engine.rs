@@ -49,6 +49,8 @@ pub enum EventKind {
     /// The sender of the flow's connection `serial` has had everything acknowledged: its
     /// receiver answers none of its packets from now (`Hosts::receiver_closed`).
     Closed { flow: FlowId, serial: u32 },
+    /// The host's pull pacer grants its next credit (Ultra Ethernet's receiver credits).
+    Pull(HostId),
 }
 
 /// A connection's timers, as the `b` of its `Timer` events.
@@ -87,7 +89,7 @@ pub const DROPPED_SERIAL: u32 = (1 << 30) - 1;
 const NO_PKT: u32 = u32::MAX;
 
 /// The bits of a queue entry's word that hold the event's kind (`Entry::seq_kind`); the
-/// scheduling order takes the rest. Five bits: 16 kinds today, room for the transports to come.
+/// scheduling order takes the rest. Five bits: 17 kinds today, room for the transports to come.
 pub const KIND_BITS: u32 = 5;
 
 /// Fails the build when `kinds` tags do not fit in [`KIND_BITS`] (a tag past them would
@@ -125,8 +127,9 @@ mod tag {
     pub const LOST: u64 = 13;
     pub const LOST_SILENT: u64 = 14;
     pub const CLOSED: u64 = 15;
+    pub const PULL: u64 = 16;
     /// Not a tag: one past the last.
-    pub const COUNT: u64 = 16;
+    pub const COUNT: u64 = 17;
 }
 
 const KIND_MASK: u64 = (1 << KIND_BITS) - 1;
@@ -159,6 +162,7 @@ impl EventKind {
             EventKind::Lost { port, pkt, silent: false } => (tag::LOST, port.0, pkt.0),
             EventKind::Lost { port, pkt, silent: true } => (tag::LOST_SILENT, port.0, pkt.0),
             EventKind::Closed { flow, serial } => (tag::CLOSED, flow.0, serial),
+            EventKind::Pull(h) => (tag::PULL, h.0, 0),
         };
         (tag, a, b)
     }
@@ -190,6 +194,7 @@ impl EventKind {
             tag::LOST => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: false },
             tag::LOST_SILENT => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: true },
             tag::CLOSED => EventKind::Closed { flow: FlowId(a), serial: b },
+            tag::PULL => EventKind::Pull(HostId(a)),
             _ => unreachable!("not a kind's tag"),
         }
     }
@@ -909,6 +914,7 @@ mod tests {
             EventKind::Lost { port: PortId(3), pkt: PktId(9), silent: false },
             EventKind::Lost { port: PortId(4), pkt: PktId(u32::MAX - 1), silent: true },
             EventKind::Closed { flow: FlowId(2), serial: u32::MAX - 1 },
+            EventKind::Pull(HostId(12)),
         ];
         for k in kinds {
             q.push(Time(1), k);

@@ -128,6 +128,9 @@ pub const FLAG_TRIMMED: u8 = 32;
 /// Trimmed at the last switch before its receiver (Ultra Ethernet's NACK carries it: the
 /// receiver's own downlink was full, not the path).
 pub const FLAG_TRIMMED_LAST_HOP: u8 = 64;
+/// Ultra Ethernet's receiver credits (`transport::credit`): on an ACK, a pull (the credit in
+/// `sack`, [`Packet::credit`]); on a data packet without payload, a request to send.
+pub const FLAG_CREDIT: u8 = 128;
 
 impl PacketKind {
     /// A connection's packet (data, ACK or NAK), as opposed to a PFC frame or a ping.
@@ -137,6 +140,17 @@ impl PacketKind {
 }
 
 impl Packet {
+    /// Receiver credits: the cumulative quanta a data packet's pull target or a pull names,
+    /// carried in `sack` (which neither uses otherwise).
+    pub fn credit(&self) -> u64 {
+        (self.sack[1] as u64) << 32 | self.sack[0] as u64
+    }
+
+    /// `credit`'s words for `sack`.
+    pub fn credit_words(quanta: u64) -> [u32; 2] {
+        [quanta as u32, (quanta >> 32) as u32]
+    }
+
     /// The last packet of its segment.
     pub fn last_of_segment(&self) -> bool {
         self.flags & FLAG_LAST != 0

@@ -199,7 +199,9 @@ impl Fabric {
             if !o.ports.is_empty() {
                 let mut named = vec![false; self.ports.len()];
                 for (j, name) in o.ports.iter().enumerate() {
-                    named[self.port_named(name, &format!("{at}.ports[{j}]"))?.idx()] = true;
+                    for p in self.ports_named(name, &format!("{at}.ports[{j}]"))? {
+                        named[p.idx()] = true;
+                    }
                 }
                 selected.iter_mut().zip(named).for_each(|(sel, n)| *sel &= n);
             }
@@ -211,7 +213,7 @@ impl Fabric {
                 // Only what this override gives replaces the port's settings so far.
                 let mut q = params[port.params as usize].clone();
                 if let Some(e) = &o.ecn {
-                    q.ecn = Some(Red::new(e));
+                    q.ecn = e.marking().map(Red::new);
                 }
                 q.limit = o.queue_limit.or(q.limit);
                 q.alpha = o.alpha.or(q.alpha);
@@ -269,6 +271,20 @@ impl Fabric {
             value: name.to_string(),
             allowed: "an egress port named NODE-PEER of linked nodes, e.g. \"s0-h0\" (hosts h0.., switches s0..)".into(),
         })
+    }
+
+    /// The egress ports `name` names: the one named NODE-PEER, or every one a pattern with `*`
+    /// matches ("s*-h*": every switch port towards a host); none is an error naming `field`.
+    pub(crate) fn ports_named(&self, name: &str, field: &str) -> Result<Vec<PortId>, ScenarioError> {
+        if !name.contains('*') {
+            return Ok(vec![self.port_named(name, field)?]);
+        }
+        let matched: Vec<PortId> =
+            (0..self.ports.len() as u32).map(PortId).filter(|&p| wildcard_match(name, &port_name(&self.graph, &self.ports, p))).collect();
+        if matched.is_empty() {
+            return Err(invalid(field, name, "a pattern that matches at least one egress port (`*` matches any characters, e.g. \"s*-h*\")"));
+        }
+        Ok(matched)
     }
 
     /// The egress ports a packet of a flow with ECMP hash `hash` crosses from host `src` to

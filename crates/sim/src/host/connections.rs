@@ -15,11 +15,12 @@ use crate::fabric::Fabric;
 use crate::host::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
 use crate::parallel::boundary::Outgoing;
 use crate::scenario::{CcConfig, Recovery, TransportConfig};
+use crate::transport::credit::Credit;
 use crate::transport::feedback::SampleFilter;
 use crate::transport::message::{HostWait, MessageRx, MessageTx};
 use crate::transport::path::PathChooser;
 use crate::transport::window::{WindowRx, WindowTx};
-use rttlab_cc::{Controller, Path, Rate, Time};
+use rttlab_cc::{Bytes, Controller, Path, Rate, Time};
 
 /// Ultra Ethernet's retransmission timeout without `transport.rto`: 15 µs plus six drains of a
 /// switch's data queue at the sender's `line_rate` (htsim `main_uec.cpp`); the queue is
@@ -28,6 +29,12 @@ use rttlab_cc::{Controller, Path, Rate, Time};
 fn uet_rto(line_rate: Rate, cx: &Ctx) -> Time {
     let drain = cx.cfg.queue_params[0].limit.map_or(cx.cfg.max_base_rtt, |l| line_rate.serialization(l.bytes(cx.cfg.mtu())));
     Time::from_us(15) + Time(drain.ps() * 6)
+}
+
+/// Ultra Ethernet's credit window without `transport.credit_window`: 1.5 BDP at the sender's
+/// `line_rate` and the fabric's largest unloaded RTT (htsim `UecSrc::initRccc`).
+pub(crate) fn credit_window(line_rate: Rate, cx: &Ctx) -> Bytes {
+    Bytes((line_rate.bps() as u128 * cx.cfg.max_base_rtt.ps() as u128 * 3 / (2 * 8 * 1_000_000_000_000)) as u64)
 }
 
 impl Hosts {
@@ -59,11 +66,15 @@ impl Hosts {
                 let mut w = w.clone();
                 if let Some(u) = w.uet.as_mut() {
                     u.rto.get_or_insert_with(|| uet_rto(line_rate, cx));
+                    u.credit_window.get_or_insert_with(|| credit_window(line_rate, cx));
                 }
-                (
-                    Tx::Window(WindowTx::new(cc, w.clone(), mss as u32, spec.size, (spec.start, spec.stop), spec.onoff.take(), (filter, report_acks))),
-                    Rx::Window(WindowRx::new(&w)),
-                )
+                let mut tx = WindowTx::new(cc, w.clone(), mss as u32, spec.size, (spec.start, spec.stop), spec.onoff.take(), (filter, report_acks));
+                if let Some(u) = w.uet.as_ref().filter(|u| u.congestion.credits()) {
+                    let window = u.credit_window.expect("filled in above").0;
+                    let header = cx.cfg.header_bytes;
+                    tx = tx.with_credit(Credit::new(window, (mss as u32 + header, header), cx.cfg.max_base_rtt), u.congestion.sender_window());
+                }
+                (Tx::Window(tx), Rx::Window(WindowRx::new(&w)))
             }
             (TransportConfig::Message { .. }, Controller::Rate(cc)) => {
                 let selective = cx.cfg.recovery == Recovery::SelectiveRepeat;

@@ -681,6 +681,11 @@ impl<T> Slots<T> {
         self.hosts.get(h)?.slots.get(slot)
     }
 
+    pub fn get_mut(&mut self, f: u32) -> Option<&mut T> {
+        let (h, slot) = self.split(f);
+        self.hosts.get_mut(h)?.slots.get_mut(slot)
+    }
+
     /// Every slot with its id, by sending host, then slot.
     pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> {
         let bits = self.host_bits;

@@ -16,12 +16,13 @@
 use super::Hosts;
 use crate::core::engine::{EventKind, Rng, Timers};
 use crate::core::ids::{HostId, PktId, PortId};
-use crate::core::packet::{Packet, PacketKind, FLAG_FIRST, FLAG_LAST, FLAG_RETRANSMIT};
+use crate::core::packet::{Packet, PacketKind, FLAG_CREDIT, FLAG_FIRST, FLAG_LAST, FLAG_RETRANSMIT};
 use crate::ctx::Ctx;
 use crate::fabric::port::MAX_CLASSES;
 use crate::fabric::Fabric;
 use crate::host::flow::Tx;
 use crate::scenario::{NicArbitration, RateAfterIdle, RatePacing};
+use crate::transport::credit::PullPacer;
 use crate::transport::message::psn_before;
 use rttlab_cc::{Rate, Time};
 use std::cmp::Reverse;
@@ -76,6 +77,9 @@ pub struct Host {
     pub rx_dropped_payload: u64,
     /// Its message connections' local ACK timeout events, one main-queue event at a time.
     pub(crate) rtos: Timers,
+    /// Ultra Ethernet's receiver credits: the pacer granting them to its senders, once one
+    /// asked.
+    pub(crate) pulls: Option<Box<PullPacer>>,
 }
 
 impl Host {
@@ -94,6 +98,7 @@ impl Host {
             rx_drops: 0,
             rx_dropped_payload: 0,
             rtos: Timers::default(),
+            pulls: None,
         }
     }
 
@@ -474,6 +479,7 @@ impl Hosts {
                 self.message_ack(pkt, int.as_ref(), fabric, cx);
             }
             (PacketKind::Data, false) if pkt.trimmed() => self.window_trimmed(i, pkt, fabric, cx),
+            (PacketKind::Data, false) if pkt.flags & FLAG_CREDIT != 0 => self.window_request_to_send(i, pkt, fabric, cx),
             (PacketKind::Data, false) => self.window_deliver(i, pkt, rx_delay, fabric, cx),
             (_, false) => {
                 cx.pkts.free(i);

@@ -9,13 +9,15 @@
 use super::Hosts;
 use crate::core::engine::Timer;
 use crate::core::engine::{Event, EventKind};
+use crate::core::ids::HostId;
 use crate::core::ids::{FlowId, PktId};
-use crate::core::packet::{IntStack, Packet, PacketKind, FLAG_LAST, FLAG_RETRANSMIT, FLAG_TRIMMED, FLAG_TRIMMED_LAST_HOP, FLAG_WINDOW};
+use crate::core::packet::{IntStack, Packet, PacketKind, FLAG_CREDIT, FLAG_LAST, FLAG_RETRANSMIT, FLAG_TRIMMED, FLAG_TRIMMED_LAST_HOP, FLAG_WINDOW};
 use crate::ctx::Ctx;
 use crate::fabric::routing::labelled_hash;
 use crate::fabric::Fabric;
-use crate::host::flow::{Rx, Tx};
+use crate::host::flow::{Rx, RxEnd, Slots, Tx};
 use crate::scenario::RatePacing;
+use crate::transport::credit::{PullPacer, Sink, Sinks};
 use crate::transport::message::{completion_rtt, Arrival};
 use crate::transport::path::Returned;
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
@@ -61,7 +63,7 @@ impl Hosts {
     /// `Delivered`, `Duplicate`, the delayed ACK's timer): each end touches only its own record.
     fn apply(&mut self, f: u32, a: Action, fabric: &mut Fabric, cx: &mut Ctx) {
         match a {
-            Action::Data { seq, payload, retransmit, ack_now } => {
+            Action::Data { seq, payload, retransmit, ack_now, pull_target } => {
                 let flow = &mut self.flows.slots[f];
                 let serial = flow.serial;
                 flow.stats.retransmits += retransmit as u64;
@@ -79,6 +81,7 @@ impl Hosts {
                     entropy,
                     payload_bytes: payload as u16,
                     seq,
+                    sack: Packet::credit_words(pull_target),
                     t_send: cx.now,
                     ..Packet::new(PacketKind::Data, class, (payload + cx.cfg.header_bytes) as u16)
                 };
@@ -125,6 +128,23 @@ impl Hosts {
                 let i = self.alloc_packet(pkt, cx);
                 fabric.enqueue(port, cx.cfg.ack_class, i, self, cx);
             }
+            Action::RequestToSend { pull_target } => {
+                let flow = &self.flows.slots[f];
+                let pkt = Packet {
+                    flags: FLAG_WINDOW | FLAG_CREDIT,
+                    flow: f,
+                    serial: flow.serial,
+                    dst_host: flow.dst,
+                    hash: flow.hash[0],
+                    sack: Packet::credit_words(pull_target),
+                    t_send: cx.now,
+                    ..Packet::new(PacketKind::Data, cx.cfg.ack_class as u8, cx.cfg.ack_bytes as u16)
+                };
+                let port = self.nodes[flow.src as usize].port;
+                let i = self.alloc_packet(pkt, cx);
+                fabric.enqueue(port, cx.cfg.ack_class, i, self, cx);
+            }
+            Action::RequestPull => self.request_pull(f, cx),
             Action::Timer { timer, at } => {
                 let serial = if timer == Timer::DelayedAck { self.flows.rx[f].serial } else { self.flows.slots[f].serial };
                 cx.events.push(at, EventKind::Timer { flow: FlowId(f), timer, serial: serial & TIMER_SERIAL });
@@ -158,9 +178,12 @@ impl Hosts {
     }
 
     /// Sender: an ACK reached the stack `rx_delay` after it reached the NIC; or, Ultra
-    /// Ethernet, a NACK of a trimmed packet.
+    /// Ethernet, a NACK of a trimmed packet or a pull of credit.
     pub(crate) fn window_ack(&mut self, ack: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
+        if ack.flags & FLAG_CREDIT != 0 {
+            return self.window_step(ack.flow, |w, _, _, out| w.on_pull(now, ack.credit(), out), fabric, cx);
+        }
         if ack.kind == PacketKind::Nak {
             self.flows.slots[ack.flow].stats.naks += 1;
             self.path_returned(ack.flow, Returned::Nack { entropy: ack.entropy, last_hop: ack.flags & FLAG_TRIMMED_LAST_HOP != 0 }, now);
@@ -200,7 +223,52 @@ impl Hosts {
         // The NACK echoes the trimmed packet's EV: the path chooser penalises that one.
         end.echo_entropy = pkt.entropy;
         let last_hop = pkt.flags & FLAG_TRIMMED_LAST_HOP != 0;
-        self.window_rx_step(pkt.flow, |w, out| w.on_trimmed(pkt.seq, last_hop, pkt.t_send, out), fabric, cx);
+        self.window_rx_step(pkt.flow, |w, out| w.on_trimmed(pkt.seq, (last_hop, pkt.credit()), pkt.t_send, out), fabric, cx);
+    }
+
+    /// Receiver: window flow `f`'s sender asks for credit to resend (its RTS, receiver
+    /// credits).
+    pub(crate) fn window_request_to_send(&mut self, i: PktId, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
+        cx.pkts.free(i);
+        self.window_rx_step(pkt.flow, |w, out| w.on_request_to_send(pkt.credit(), out), fabric, cx);
+    }
+
+    /// Flow `f`'s receiver wants credit for its sender: its host's pull pacer (made at the
+    /// first such request) queues it, and acts now if it was idle.
+    fn request_pull(&mut self, f: u32, cx: &mut Ctx) {
+        let end = &mut self.flows.rx[f];
+        let (h, serial) = (end.dst, end.serial);
+        let Rx::Window(w) = &mut end.rx else { unreachable!("credits are the window transport's") };
+        let sink = w.sink.as_mut().expect("a connection with receiver credits");
+        let node = &mut self.nodes[h as usize];
+        let line_rate = node.line_rate;
+        let pacer = node.pulls.get_or_insert_with(|| Box::new(PullPacer::new(line_rate, crate::host::connections::credit_window(line_rate, cx).0)));
+        if pacer.request(f, serial, sink) {
+            cx.events.push(cx.now, EventKind::Pull(HostId(h)));
+        }
+    }
+
+    /// Host `h`'s pull pacer acts: it sends its next pull, and acts again when that pull's
+    /// credit has had its time at the pull rate.
+    pub(crate) fn pull_event(&mut self, h: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        let pacer = self.nodes[h as usize].pulls.as_mut().expect("an event of a pacer");
+        let Some(pull) = pacer.serve(cx.now, &mut ReceivingEnds(&mut self.flows.rx)) else { return };
+        cx.events.push(pull.next, EventKind::Pull(HostId(h)));
+        let end = &self.flows.rx[pull.flow];
+        let pkt = Packet {
+            flags: FLAG_WINDOW | FLAG_CREDIT,
+            flow: pull.flow,
+            serial: end.serial,
+            dst_host: end.src,
+            hash: labelled_hash(end.hash, end.echo_entropy as u32),
+            entropy: end.echo_entropy,
+            sack: Packet::credit_words(pull.pull),
+            t_send: cx.now,
+            ..Packet::new(PacketKind::Ack, cx.cfg.ack_class as u8, cx.cfg.ack_bytes as u16)
+        };
+        let port = self.nodes[h as usize].port;
+        let i = self.alloc_packet(pkt, cx);
+        fabric.enqueue(port, cx.cfg.ack_class, i, self, cx);
     }
 
     /// Receiver: data packet `i` of a window flow reached the stack `rx_delay` after the NIC.
@@ -221,6 +289,7 @@ impl Hosts {
             ts: pkt.t_send,
             hops: pkt.hops,
             ack_now: pkt.last_of_segment(),
+            pull_target: pkt.credit(),
         };
         self.window_rx_step(pkt.flow, |w, out| w.on_data(now, &hdr, rx_delay, out), fabric, cx);
         let end = &mut self.flows.rx[pkt.flow];
@@ -412,6 +481,20 @@ impl Hosts {
                     None => self.message_rewind(f, una, fabric, cx),
                 }
             }
+        }
+    }
+}
+
+/// The receiving ends of a host's connections, as its pull pacer reads them: a connection
+/// whose slot holds another, or whose sender has closed, has none.
+struct ReceivingEnds<'a>(&'a mut Slots<RxEnd>);
+
+impl Sinks for ReceivingEnds<'_> {
+    fn sink(&mut self, f: u32, serial: u32) -> Option<&mut Sink> {
+        let end = self.0.get_mut(f).filter(|e| e.serial == serial && !e.closed)?;
+        match &mut end.rx {
+            Rx::Window(w) => w.sink.as_mut(),
+            _ => None,
         }
     }
 }

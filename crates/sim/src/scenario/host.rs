@@ -269,11 +269,45 @@ pub struct UetConfig {
     /// (`main_uec.cpp`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rto: Option<Time>,
+    /// Which end controls congestion (UEC 1.0 §3.6; htsim's `-sender_cc_only`,
+    /// `-receiver_cc_only`, both by default): [`UetCongestion`].
+    pub congestion: UetCongestion,
+    /// Receiver credits: the credit a sender starts with (speculative, before any pull) and
+    /// the most it holds or asks for beyond what it has. Absent: 1.5 BDP at the sender's line
+    /// rate and the fabric's largest unloaded RTT (htsim's `UecSrc::initRccc`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credit_window: Option<Bytes>,
+}
+
+/// `transport.congestion` of Ultra Ethernet's transport.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UetCongestion {
+    /// The sender's window alone: NSCC (`cc`), network-signal congestion control.
+    #[default]
+    Nscc,
+    /// The receiver's credits alone (RCCC, [`crate::transport::credit`]): each receiver's
+    /// pacer grants credit at 0.99 of its line rate; the controller's window limits nothing.
+    Rccc,
+    /// Both: a packet goes when the window and credit both allow.
+    Both,
+}
+
+impl UetCongestion {
+    /// Receivers grant credit.
+    pub fn credits(self) -> bool {
+        self != UetCongestion::Nscc
+    }
+
+    /// The controller's window limits the sender.
+    pub fn sender_window(self) -> bool {
+        self != UetCongestion::Rccc
+    }
 }
 
 impl Default for UetConfig {
     fn default() -> Self {
-        UetConfig { sack_threshold: Bytes(16_384), rto: None }
+        UetConfig { sack_threshold: Bytes(16_384), rto: None, congestion: UetCongestion::Nscc, credit_window: None }
     }
 }
 
@@ -607,6 +641,13 @@ impl WindowConfig {
             }
             if u.rto == Some(Time::ZERO) {
                 return Err(invalid(format!("{at}.rto"), "0s", "a positive time, or absent for htsim's (15 µs and six queue drains)"));
+            }
+            if u.credit_window.is_some_and(|w| w.0 < crate::transport::credit::QUANTUM as u64) {
+                return Err(invalid(
+                    format!("{at}.credit_window"),
+                    u.credit_window.expect("checked"),
+                    "at least 256B (a quantum of credit), or absent for 1.5 BDP",
+                ));
             }
         }
         if self.delayed_ack && cc.needs().ack_per_packet {

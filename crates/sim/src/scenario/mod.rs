@@ -24,12 +24,12 @@ pub use faults::{FaultConfig, FaultKind};
 pub use graph::{GraphConfig, GraphLink};
 pub use host::{
     CcConfig, CcSection, Feedback, HostConfig, LossDetection, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, Recovery, TransportConfig,
-    UetConfig, WindowConfig, FEEDBACK_SAMPLES,
+    UetConfig, UetCongestion, WindowConfig, FEEDBACK_SAMPLES,
 };
 pub use jobs::{Collective, JobConfig, Placement};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 pub use routing::{Granularity, RoutingConfig, RoutingMode, Spray, Weights};
-pub use switch::{EcnConfig, MarkAt, PortOverride, QueueLen, Spacing, SwitchConfig, Trimming};
+pub use switch::{EcnConfig, MarkAt, PortEcn, PortOverride, QueueLen, Spacing, SwitchConfig, Trimming};
 pub use topology::{ChainConfig, FatTreeConfig, HostCounts, HostLink, LeafSpineConfig, StarConfig, TierLink, Topology};
 pub use traffic::{Arrivals, FlowGroup, HostSet, Until};
 pub use workload::{CdfSpec, FlowSizesConfig, IncastConfig, Peers, PingerConfig, RpcConfig, ServerAssignment, Workload};

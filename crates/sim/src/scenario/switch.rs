@@ -159,13 +159,54 @@ pub struct PortOverride {
     pub ports: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_rate: Option<Rate>,
-    pub ecn: Option<EcnConfig>,
+    pub ecn: Option<PortEcn>,
     pub queue_limit: Option<QueueLen>,
     pub alpha: Option<f64>,
     pub device_queue: Option<u32>,
     pub pfc_xoff: Option<Bytes>,
     pub pfc_xon: Option<Bytes>,
     pub pfc_headroom: Option<Bytes>,
+}
+
+/// `[[switch.ports]]`'s `ecn`: a whole `[switch.ecn]` table, or `false`: the ports mark nothing
+/// (as htsim leaves the ToR downlinks unmarked under Ultra Ethernet's receiver credits,
+/// `FatTreeTopologyCfg::_enable_ecn_on_tor_downlink`).
+#[derive(Clone, Debug)]
+pub enum PortEcn {
+    Off,
+    On(EcnConfig),
+}
+
+impl PortEcn {
+    /// The marking it sets.
+    pub fn marking(&self) -> Option<&EcnConfig> {
+        match self {
+            PortEcn::Off => None,
+            PortEcn::On(e) => Some(e),
+        }
+    }
+}
+
+impl Serialize for PortEcn {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PortEcn::Off => s.serialize_bool(false),
+            PortEcn::On(e) => e.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PortEcn {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Bool(false) => Ok(PortEcn::Off),
+            serde_json::Value::Bool(true) => {
+                Err(D::Error::custom("ecn = true: give the marking as a table ({ k = ... } or { kmin = ..., kmax = ... }), or false for none"))
+            }
+            v => EcnConfig::deserialize(v).map(PortEcn::On).map_err(D::Error::custom),
+        }
+    }
 }
 
 impl Default for SwitchConfig {
@@ -332,7 +373,7 @@ impl SwitchConfig {
                 return Err(invalid(format!("{at}.pfc_xoff"), "set", "PFC thresholds need switch.pfc = true"));
             }
             let pfc = self.pfc.then_some((o.pfc_xoff.unwrap_or(self.pfc_xoff), o.pfc_xon.unwrap_or(self.pfc_xon)));
-            let ecn = o.ecn.as_ref().or(self.ecn.as_ref());
+            let ecn = o.ecn.as_ref().map_or(self.ecn.as_ref(), PortEcn::marking);
             check_queue(&at, pfc, self.buffer, ecn, o.queue_limit.or(self.queue_limit), o.alpha.or(self.alpha), o.device_queue.unwrap_or(self.device_queue))?;
         }
         Ok(())

@@ -6,12 +6,14 @@
 //!   Ultra Ethernet's acknowledgement, NACK and timeout rules in place of TCP's, Ultra
 //!   Ethernet's transport (`transport.kind = "uet"`).
 //!
-//! Beside them, `path` is the sender's choice of path whichever transport it runs, and
-//! `feedback` the filter on the RTT samples either feeds its controller.
+//! Beside them, `path` is the sender's choice of path whichever transport it runs,
+//! `feedback` the filter on the RTT samples either feeds its controller, and `credit` Ultra
+//! Ethernet's receiver credits.
 //!
 //! Nothing here knows the network: [`crate::host`] feeds them packets, timer events and the
 //! time, and carries out what they ask.
 
+pub mod credit;
 pub mod feedback;
 pub mod message;
 pub mod onoff;

@@ -51,6 +51,7 @@
 //! caller-owned buffer, in the order they happen. [`crate::host`] applies them;
 //! `tests/transport_window.rs` drives them from hand-made packet sequences.
 
+use super::credit::{Credit, Sink};
 use super::feedback::SampleFilter;
 use super::onoff::OnOff;
 use super::path::Acked;
@@ -76,6 +77,9 @@ pub struct DataHdr {
     pub hops: u8,
     /// Ultra Ethernet: the sender asks for an ACK at once (its `ar` flag).
     pub ack_now: bool,
+    /// Ultra Ethernet with receiver credits: the sender's pull target (cumulative quanta,
+    /// [`Credit::pull_target`]); 0 without.
+    pub pull_target: u64,
 }
 
 /// What an ACK tells the sender.
@@ -114,8 +118,12 @@ impl AckHdr {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Send data packet `seq` of `payload` bytes, stamped now (`ack_now`: asking for an ACK
-    /// at once, Ultra Ethernet).
-    Data { seq: u32, payload: u32, retransmit: bool, ack_now: bool },
+    /// at once, Ultra Ethernet), carrying its sender's pull target (receiver credits).
+    Data { seq: u32, payload: u32, retransmit: bool, ack_now: bool, pull_target: u64 },
+    /// Receiver credits: ask the receiver for credit to resend (an RTS), with this pull target.
+    RequestToSend { pull_target: u64 },
+    /// Receiver credits: the connection wants credit; its receiver's pull pacer serves it.
+    RequestPull,
     /// Send this ACK to the sender.
     Ack(AckHdr),
     /// Ultra Ethernet: NACK packet `seq`, which a switch trimmed (at the last hop or not),
@@ -204,6 +212,10 @@ pub struct WindowTx {
     report_acks: bool,
     /// Ultra Ethernet: every packet's retransmission timeout (`UetConfig::rto`).
     uet_rto: Option<Time>,
+    /// Ultra Ethernet's receiver credits, and whether the controller's window also limits the
+    /// sender (`UetConfig::congestion`).
+    credit: Option<Box<Credit>>,
+    sender_window: bool,
 }
 
 /// RACK's state (RFC 8985 §6.1).
@@ -264,6 +276,8 @@ pub struct WindowRx {
     delack_timer: LazyTimer,
     /// Ultra Ethernet's acknowledgement state.
     uet: Option<UetRx>,
+    /// Receiver credits: what the sender wants and was granted.
+    pub sink: Option<Sink>,
 }
 
 /// What an Ultra Ethernet receiver keeps to decide when to acknowledge (`UecSink`).
@@ -327,7 +341,34 @@ impl WindowTx {
             filter,
             report_acks,
             uet_rto,
+            credit: None,
+            sender_window: true,
         }
+    }
+
+    /// Ultra Ethernet's receiver credits: the sender holds `credit`, and its controller's window
+    /// limits it too when `sender_window` (`UetConfig::congestion`).
+    pub fn with_credit(mut self, credit: Credit, sender_window: bool) -> WindowTx {
+        self.credit = Some(Box::new(credit));
+        self.sender_window = sender_window;
+        self
+    }
+
+    /// Receiver credits: the pull target a packet sent now carries (0 without credits), from
+    /// the wire bytes never sent, those marked lost to send again, and the window when it
+    /// limits too (`UecSrc::computePullTarget`: `_backlog`, `_rtx_backlog`, `_cwnd`).
+    fn pull_target(&self) -> u64 {
+        let Some(c) = self.credit.as_ref() else { return 0 };
+        let header = c.header() as u64;
+        let unsent = (self.total - self.nxt) as u64;
+        let backlog = (self.size - self.bytes_before(self.nxt)).saturating_add(unsent.saturating_mul(header));
+        let resend: u64 = self.lost().map(|s| self.payload(s) as u64 + header).sum();
+        c.pull_target(backlog, resend, self.sender_window.then(|| self.cc.cwnd()))
+    }
+
+    /// The packets marked lost and not yet sent again.
+    fn lost(&self) -> impl Iterator<Item = u32> + '_ {
+        (self.retx_hint.max(self.una)..self.lost_scan.min(self.nxt)).filter(|&s| self.board[(s - self.una) as usize].state == Sent::Lost)
     }
 
     /// Payload bytes before packet `seq`.
@@ -511,8 +552,17 @@ impl WindowTx {
         }
         loop {
             let cwnd_packets = (self.cc.cwnd() / self.mss as u64).max(1);
-            self.cwnd_limited = self.pipe as u64 >= cwnd_packets;
+            self.cwnd_limited = self.sender_window && self.pipe as u64 >= cwnd_packets;
             if self.cwnd_limited || self.host_queue_full() {
+                break;
+            }
+            if self.credit.as_ref().is_some_and(|c| !c.may_send()) {
+                // Waiting for credit with nothing in flight: if the pulls were lost, nothing
+                // would wake the sender, so its timer asks again (`uet_timeout`).
+                if self.pipe == 0 && !self.rto_timer.running() && self.next_to_send().is_some() {
+                    let rto = self.uet_rto.expect("credits are Ultra Ethernet's");
+                    arm(out, Timer::Rto, self.rto_timer.set(now + rto));
+                }
                 break;
             }
             let Some((seq, retransmit)) = self.next_to_send() else { break };
@@ -545,10 +595,15 @@ impl WindowTx {
             if !self.rto_timer.running() {
                 arm(out, Timer::Rto, self.rto_timer.set(now + self.uet_rto.unwrap_or(self.rto)));
             }
+            if let Some(c) = self.credit.as_mut() {
+                c.spend(payload + c.header());
+            }
+            let pull_target = self.pull_target();
             // `UecSrc::sendNewPacket`, `sendRtxPacket`: the last packet, one that fills the
-            // window and a retransmission ask for an ACK at once.
-            let ack_now = self.uet_rto.is_some() && (retransmit || seq + 1 == self.total || self.pipe as u64 >= cwnd_packets);
-            out.push(Action::Data { seq, payload, retransmit, ack_now });
+            // window or spends the last credit, and a retransmission ask for an ACK at once.
+            let fills = (self.sender_window && self.pipe as u64 >= cwnd_packets) || self.credit.as_ref().is_some_and(|c| !c.may_send());
+            let ack_now = self.uet_rto.is_some() && (retransmit || seq + 1 == self.total || fills);
+            out.push(Action::Data { seq, payload, retransmit, ack_now, pull_target });
         }
         self.arm_probe(now, out);
     }
@@ -590,7 +645,7 @@ impl WindowTx {
         self.board[(seq - self.una) as usize].sent_at = now;
         let payload = self.payload(seq);
         self.host_bytes += payload as u64;
-        out.push(Action::Data { seq, payload, retransmit: true, ack_now: false });
+        out.push(Action::Data { seq, payload, retransmit: true, ack_now: false, pull_target: 0 });
         arm(out, Timer::Rto, self.rto_timer.set(now + self.rto));
     }
 
@@ -624,6 +679,9 @@ impl WindowTx {
         // original arrived, and the retransmission was spurious (Eifel, RFC 3522).
         let spurious = self.rack.is_some() && self.covers_retransmission_after(ack);
         let uet = self.uet_rto.is_some();
+        if let Some(c) = self.credit.as_mut() {
+            c.stop_speculating();
+        }
         let mut newly = 0;
         if uet {
             newly += self.take_bitmap(ack.bitmap());
@@ -754,9 +812,21 @@ impl WindowTx {
         if !(self.una..self.nxt).contains(&seq) || !matches!(*self.state(seq), Sent::InFlight | Sent::Retransmitted) {
             return;
         }
+        if let Some(c) = self.credit.as_mut() {
+            c.stop_speculating();
+        }
         self.mark_lost(seq);
         self.cc.on_loss(Loss::FastRetransmit, self.flight_bytes(), now);
         self.poll_transmit(now, out);
+    }
+
+    /// Receiver credits: a pull granting up to `pull` (cumulative quanta) came
+    /// (`UecSrc::processPull`).
+    pub fn on_pull(&mut self, now: Time, pull: u64, out: &mut Vec<Action>) {
+        if let Some(c) = self.credit.as_mut() {
+            c.on_pull(pull);
+            self.poll_transmit(now, out);
+        }
     }
 
     /// Ultra Ethernet's timeout (`UecSrc::rtxTimerExpired`): every packet in flight sent `rto`
@@ -781,6 +851,23 @@ impl WindowTx {
             arm(out, Timer::Rto, self.rto_timer.set(next));
         }
         self.poll_transmit(now, out);
+        // Receiver credits: lost packets and no credit to resend them, or nothing in flight and
+        // no credit to send: the receiver may not know (or its pulls were lost), so the sender
+        // asks (`UecSrc::rtxTimerExpired`, `sendRTS`; htsim's sender waits on lost pulls for
+        // good).
+        let stalled = self.pipe == 0 && self.next_to_send().is_some();
+        if self.credit.as_ref().is_some_and(|c| !c.may_send()) && (self.lost().next().is_some() || stalled) {
+            let pull_target = self.pull_target();
+            let c = self.credit.as_mut().expect("checked");
+            c.stop_speculating();
+            if c.request_to_send(now) {
+                out.push(Action::RequestToSend { pull_target });
+            }
+            // The request may be lost too: the timer asks again (htsim's RTS has its own).
+            if !self.rto_timer.running() {
+                arm(out, Timer::Rto, self.rto_timer.set(now + rto));
+            }
+        }
     }
 
     /// RFC 6298 §5.4–5.7 with RFC 6675 §5.1: every packet not SACKed is lost; back off the timer.
@@ -825,7 +912,23 @@ impl WindowRx {
             echo: (0, 0),
             delack_timer: LazyTimer::default(),
             uet: cfg.uet.as_ref().map(|u| UetRx { sack_threshold: u.sack_threshold.0, accepted: 0, any: false, ack_request: false }),
+            sink: cfg.uet.as_ref().filter(|u| u.congestion.credits()).map(|_| Sink::default()),
         }
+    }
+
+    /// Receiver credits: a packet carried pull target `target` (`UecSink::handlePullTarget`);
+    /// with `resend` (a trimmed packet, a request to send) the sender has packets to send
+    /// again, and the connection wants credit whatever its target.
+    fn pull_target(&mut self, target: u64, resend: bool, out: &mut Vec<Action>) {
+        let Some(sink) = self.sink.as_mut() else { return };
+        if sink.on_target(target) || (resend && sink.join()) {
+            out.push(Action::RequestPull);
+        }
+    }
+
+    /// Receiver credits: the sender asked for credit to resend (its RTS, `UecSink::processRts`).
+    pub fn on_request_to_send(&mut self, pull_target: u64, out: &mut Vec<Action>) {
+        self.pull_target(pull_target, true, out);
     }
 
     /// The delayed-ACK timer has an event at `now`: a held ACK goes out when it expired.
@@ -892,6 +995,7 @@ impl WindowRx {
     /// Ultra Ethernet's receiver (`UecSink::processData`): the packet is placed, and
     /// acknowledged when `UetConfig`'s rule says.
     fn uet_data(&mut self, pkt: &DataHdr, out: &mut Vec<Action>) {
+        self.pull_target(pkt.pull_target, false, out);
         let seq = pkt.seq;
         if self.received(seq) {
             out.push(Action::Duplicate { payload: pkt.payload });
@@ -928,7 +1032,8 @@ impl WindowRx {
     /// A trimmed packet's headers arrived (`switch.trimming`): Ultra Ethernet NACKs a packet
     /// it does not have at once (`UecSink::processTrimmed`), and acknowledges one it has;
     /// TCP reads no trimmed headers.
-    pub fn on_trimmed(&mut self, seq: u32, last_hop: bool, ts: Time, out: &mut Vec<Action>) {
+    /// With receiver credits, the connection wants credit for the resend.
+    pub fn on_trimmed(&mut self, seq: u32, (last_hop, pull_target): (bool, u64), ts: Time, out: &mut Vec<Action>) {
         if self.uet.is_none() {
             return;
         }
@@ -936,6 +1041,7 @@ impl WindowRx {
             return self.uet_ack((self.sack_base(seq), false), ts, out);
         }
         out.push(Action::Nack { seq, last_hop, ts });
+        self.pull_target(pull_target, true, out);
     }
 
     /// Ultra Ethernet's bitmap base for an ACK triggered by packet `seq`: up to 63 packets

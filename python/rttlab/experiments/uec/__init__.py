@@ -1,6 +1,7 @@
 """Ultra Ethernet's transport against htsim_uec's own validation suite (`rttlab reproduce uec`):
-htsim's sender plans read unchanged (`plans`), each run on the fabric htsim builds for it, its
-tail FCT, FCT spread and retransmissions beside what htsim printed for the same run."""
+htsim's plans read unchanged (`plans`) — NSCC alone, receiver credits (RCCC) alone, both, and the
+load balancers under NSCC and under RCCC — each run on the fabric htsim builds for it, its tail
+FCT, FCT spread and retransmissions beside what htsim printed for the same run."""
 
 from __future__ import annotations
 
@@ -46,6 +47,26 @@ PLANS = [
         "validate_load_balancing_failed_snd",
         "htsim_uec's load balancers with eight core links at a quarter of their speed",
     ),
+    Plan("uec-receiver", "validate_uec_rcv", "htsim_uec's receiver plan: receiver credits (RCCC) alone"),
+    Plan("uec-both", "validate_uec_both", "htsim_uec's plan with NSCC and receiver credits together"),
+    Plan("uec-load-balancing-rcv", "validate_load_balancing_rcv", "htsim_uec's load balancers under receiver credits"),
+    Plan(
+        "uec-load-balancing-failed-rcv",
+        "validate_load_balancing_failed_rcv",
+        "htsim_uec's load balancers under receiver credits with eight core links at a quarter of their speed",
+    ),
+]
+
+#: (experiment, tolerance on its tail FCT against htsim's) that the NSCC, RCCC and both plans
+#: are held to: the single connection, the pair and the sprayed 16-node permutation within 5 %,
+#: the incasts within 10 %, a single path's median within 15 %.
+TAIL_TOLERANCES = [
+    ("Single Connection", 0.05),
+    ("Bidirectional Connection", 0.05),
+    ("Small permutation (16 nodes)", 0.05),
+    ("Small 16 node incast", 0.10),
+    ("128 node incast", 0.10),
+    ("Small permutation, single path.", 0.15),
 ]
 
 
@@ -118,20 +139,13 @@ def off(a: float, b: float) -> float:
     return abs(a - b) / b
 
 
-def sender_checks(d: pd.DataFrame) -> list[Check]:
-    """The sender plan's criteria: tail FCT within 5 % of htsim's on the single connection, the
-    pair and the sprayed 16-node permutation, within 10 % on the incasts, and the single path's
-    gap to 128 EVs within 15 %."""
+def tail_checks(d: pd.DataFrame, credits: bool) -> list[Check]:
+    """The NSCC, RCCC and both plans' criteria: tail FCT within `TAIL_TOLERANCES` of htsim's, a
+    single path much slower than 128 EVs; with receiver credits, the 16-node incast's senders
+    finishing together, as htsim's do (its spread, last over first FCT, 1.04)."""
     v = d.set_index("experiment")
     out = []
-    for name, tol in [
-        ("Single Connection", 0.05),
-        ("Bidirectional Connection", 0.05),
-        ("Small permutation (16 nodes)", 0.05),
-        ("Small 16 node incast", 0.10),
-        ("128 node incast", 0.10),
-        ("Small permutation, single path.", 0.15),
-    ]:
+    for name, tol in TAIL_TOLERANCES:
         if name not in v.index:
             continue
         r = v.loc[name]
@@ -156,6 +170,16 @@ def sender_checks(d: pd.DataFrame) -> list[Check]:
                 bool(single.tail_us > 2 * sprayed.tail_us),
                 f"{single.tail_us:.1f} against {sprayed.tail_us:.1f} µs (htsim: {single.htsim_tail_us:.1f} against "
                 f"{sprayed.htsim_tail_us:.1f})",
+            )
+        )
+    if credits and "Small 16 node incast" in v.index:
+        r = v.loc["Small 16 node incast"]
+        spread, htsim = r.tail_us / r.spread_min_us, r.htsim_tail_us / r.htsim_spread_min_us
+        out.append(
+            Check(
+                "Receiver credits share a 16-node incast fairly: the FCT spread (last over first) at most 1.10",
+                bool(spread <= 1.10),
+                f"{spread:.3f} against htsim's {htsim:.3f}",
             )
         )
     return out
@@ -221,7 +245,10 @@ def analyse_of(plan: Plan):
                 ref_row(f"{r.run}. {r.experiment}: retransmissions", "", r.rtx, r.htsim_rtx),
                 ref_row(f"{r.run}. {r.experiment}: ACKs", "", r.acks, r.htsim_acks),
             ]
-        checks = sender_checks(d) if plan.name == "uec-sender" else failed_checks(d) if "failed" in plan.name else []
+        if plan.name in ("uec-sender", "uec-receiver", "uec-both"):
+            checks = tail_checks(d, credits=plan.name != "uec-sender")
+        else:
+            checks = failed_checks(d) if "failed" in plan.name else []
         skipped = [f"{i}. {b.name} ({why})" for i, b, _, why in listed if why]
         far = [
             f"{r.run}. {r.experiment} ({r.tail_us / r.htsim_tail_us - 1:+.0%})"
@@ -232,7 +259,9 @@ def analyse_of(plan: Plan):
             "Each run is htsim_uec's plan block as written, its flags mapped onto a scenario (the first run's is below) on "
             "the fabric htsim builds without -topo: a 3-tier fat-tree sized from the matrix, 100 Gbps and 1 µs per link, "
             "4150 B packets with 64 B headers, trimming, one BDP of queue per port (43 packets), ECN between 20 % and 80 % "
-            "of it, NSCC alone with three quarters of the unloaded RTT as its target, htsim's retransmission timeout. "
+            "of it, NSCC with three quarters of the unloaded RTT as its target, htsim's retransmission timeout; with "
+            "receiver credits (-receiver_cc_only, -receiver_cc) a credit window of 1.5 BDP, pulls at 0.99 of the line "
+            "rate, 16 KiB each, and no ECN on the ToR downlinks, as htsim's. "
             "htsim's numbers are its own validate.py output at the commit the plans come from. What is not htsim's: "
             "switches hash (connection, entropy value) with rttlab's hash, not htsim's, so which connections share a "
             "link differs; a run on one entropy value per connection is a draw of ECMP collisions, run over "

@@ -7,7 +7,9 @@ flag of ``htsim_uec``, ``!tailFCT T`` (µs). `scenario` maps a block's flags ont
 scenario on the fabric ``htsim_uec`` builds without ``-topo`` (``main_uec.cpp``): a 3-tier
 fat-tree sized from the matrix's node count, 100 Gbps and 1 µs per link, MTU 4150 B with a 64 B
 header, trimming on, data queues of one BDP of the largest unloaded RTT (in whole packets), ECN
-marked between 20 % and 80 % of it, NSCC with three quarters of that RTT as its target.
+marked between 20 % and 80 % of it, NSCC with three quarters of that RTT as its target; with
+receiver credits (``-receiver_cc_only``, ``-receiver_cc``) a credit window of 1.5 times that
+BDP and no ECN on the ToR downlinks.
 """
 
 from __future__ import annotations
@@ -133,6 +135,13 @@ def unloaded_rtt_us() -> float:
     return 2 * 6 * HOP_US + 6 * per_link_ns / 1e3
 
 
+def credit_window() -> int:
+    """``UecSrc::initRccc``: 1.5 BDP at the unloaded RTT, in bytes (truncated twice, as htsim's
+    ``mem_b``)."""
+    rtt_ps = round(unloaded_rtt_us() * 1e6)  # htsim's time: integer picoseconds
+    return int(1.5 * int(rtt_ps / 1e12 * (LINK_GBPS * 1e9 / 8)))
+
+
 def bdp_packets() -> int:
     """``calculate_bdp_pkt``: the unloaded RTT's BDP in whole MTU packets, rounded up."""
     return math.ceil(unloaded_rtt_us() * 1e-6 * LINK_GBPS * 1e9 / 8 / MTU)
@@ -164,6 +173,8 @@ def scenario(plan: str, block: Block, data: Path = DATA) -> dict[str, Any]:
     transport: dict[str, Any] = {"kind": "uet"}
     cc: dict[str, Any] = {"algorithm": "nscc", "target_delay": f"{rtt * 0.75 * 1e3:.3f}ns"}
     end_us, failed = 0.0, 0
+    # ``main_uec.cpp``'s `sender_driven`, `receiver_driven`: the flags set them in order.
+    sender, receiver = True, False
     spray = {"oblivious": "oblivious", "bitmap": "bitmap", "mixed": "mixed", "reps": "reps_freezing"}
     for flag, value, line in block.params:
 
@@ -175,7 +186,13 @@ def scenario(plan: str, block: Block, data: Path = DATA) -> dict[str, Any]:
         if flag == "-end":
             end_us = float(need("a time in µs"))
         elif flag == "-sender_cc_only":
-            pass  # NSCC alone: rttlab's mapping runs it always
+            sender, receiver = True, False
+        elif flag == "-receiver_cc_only":
+            sender, receiver = False, True
+        elif flag == "-sender_cc":
+            sender = True
+        elif flag == "-receiver_cc":
+            receiver = True
         elif flag == "-paths":
             routing["entropies"] = int(need("a number of entropy values"))
         elif flag == "-cwnd":
@@ -193,9 +210,13 @@ def scenario(plan: str, block: Block, data: Path = DATA) -> dict[str, Any]:
             failed = int(need("a number of links"))
         else:
             raise PlanError(
-                f"{plan}:{line}: {flag}: not a flag rttlab maps yet (sender plans: -end, -sender_cc_only, "
-                "-paths, -cwnd, -q, -sack_threshold, -load_balancing_algo, -failed)"
+                f"{plan}:{line}: {flag}: not a flag rttlab maps yet (it maps -end, -sender_cc_only, "
+                "-receiver_cc_only, -sender_cc, -receiver_cc, -paths, -cwnd, -q, -sack_threshold, "
+                "-load_balancing_algo, -failed)"
             )
+    if receiver:
+        transport["congestion"] = "both" if sender else "rccc"
+        transport["credit_window"] = f"{credit_window()}B"
     queue = queue_packets * MTU
     low, high = math.ceil(bdp * 0.2) * MTU, math.ceil(bdp * 0.8) * MTU
     s: dict[str, Any] = {
@@ -217,14 +238,17 @@ def scenario(plan: str, block: Block, data: Path = DATA) -> dict[str, Any]:
         "routing": routing,
         "workloads": [{"kind": "matrix", "file": str(matrix)}],
     }
+    if receiver:
+        # ``set_ecn_parameters(true, !receiver_driven, ...)``: the ToR downlinks mark nothing.
+        s["switch"]["ports"] = [{"ports": ["s*-h*"], "ecn": False}]
     if failed:
         ports = failed_ports(k, failed)
         s["faults"] = [{"at": "0s", "port": p, "kind": "degrade", "fraction": FAILED_RATIO} for p in ports]
-        s["switch"]["ports"] = [
+        s["switch"].setdefault("ports", []).append(
             {
                 "ports": ports,
                 "queue_limit": f"{int(queue * FAILED_RATIO)}B",
                 "ecn": {"kmin": f"{int(low * FAILED_RATIO)}B", "kmax": f"{int(high * FAILED_RATIO)}B", "pmax": 1.0},
             }
-        ]
+        )
     return s
