@@ -2,6 +2,9 @@
 fabric htsim builds for a plan (computed by hand from `main_uec.cpp`), the flags it maps and the
 ones it names as not mapped, and the quick form's runs beside htsim's outputs."""
 
+import dataclasses
+import json
+
 import pytest
 from rttlab.cli import main as cli
 from rttlab.experiments.uec.plans import (
@@ -52,10 +55,10 @@ def test_the_fabric_is_htsims():
 
 
 def test_a_flag_rttlab_does_not_map_is_named_with_its_line():
-    topo = next(b for b in read_plan(SENDER) if any(f == "-topo" for f, _, _ in b.params))
-    line = next(n for f, _, n in topo.params if f == "-topo")
-    with pytest.raises(PlanError, match=rf"^sender.txt:{line}: -topo: not a flag rttlab maps yet"):
-        scenario("sender.txt", topo)
+    block = read_plan(SENDER)[0]
+    reuse = dataclasses.replace(block, params=[*block.params, ("-conn_reuse", None, 7)])
+    with pytest.raises(PlanError, match=r"^sender.txt:7: -conn_reuse: not a flag rttlab maps yet"):
+        scenario("sender.txt", reuse)
 
 
 def test_reproduce_uec_quick_holds_htsims_numbers(tmp_path):
@@ -83,3 +86,36 @@ def test_reproduce_uec_receiver_quick_holds_htsims_numbers(tmp_path):
     assert cli(["reproduce", "uec-receiver", "--quick", "--no-cache", "--no-progress", "--out", str(out)]) == 0
     html = (out / "index.html").read_text()
     assert "uec-receiver" in html and "(7 of 7 hold)" in html
+
+
+def test_htsims_topology_files_map_with_their_diameter_and_oversubscription():
+    block = read_plan(RECEIVER)[13]
+    s = scenario("rcv", block)
+    assert s["topology"]["kind"] == "graph" and s["topology"]["file"].endswith(
+        "topologies/leaf_spine_1024_oversub.topo"
+    )
+    # Two tiers: four 1 µs links both ways and a packet's and an ACK's serialization on each,
+    # 8 + 4 × 0.33712 = 9.34848 µs; 116 856 B, 29 packets of queue, 1.5 × 116 856 of credit.
+    assert s["switch"]["queue_limit"] == f"{29 * 4150}B"
+    assert s["transport"] == {"kind": "uet", "congestion": "rccc", "credit_window": "175284B", "oversubscription": 4}
+    with pytest.raises(PlanError, match="-failed with -topo"):
+        scenario("rcv", dataclasses.replace(block, params=[*block.params, ("-failed", "1", 99)]))
+
+
+def test_run_takes_an_htsim_topology_file(tmp_path, capsys):
+    topo = tmp_path / "small.topo"
+    tiers = "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 2\nDownlink_Latency_ns 1000\nOversubscribed 2\n"
+    topo.write_text(
+        f"Nodes 8\nTiers 2\nPodsize 8\n{tiers}Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 2\nDownlink_Latency_ns 500\n"
+    )
+    flows = tmp_path / "s.toml"
+    flows.write_text(
+        'duration = "100us"\n[[flows]]\nsrc = "1-3"\ndst = 7\nsize = "100KB"\n[transport]\nkind = "uet"\n[cc]\nalgorithm = "nscc"\n'
+    )
+    assert cli(["run", str(flows), "--topo", str(topo), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["flows"], out["flows_finished"]) == (3, 3)
+    topo.write_text(topo.read_text().replace("Radix_Up 2", "Radix_Up 2\nBundle 2"))
+    assert cli(["run", str(flows), "--topo", str(topo)]) == 2
+    err = capsys.readouterr().err
+    assert f"topology.file = {topo}: line 8: bundle 2:" in err and len(err.strip().splitlines()) == 1

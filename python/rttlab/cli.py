@@ -99,6 +99,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         # The scenario gives the fabric; the matrix is all the traffic.
         overrides["flows"] = None
         overrides["workloads"] = [{"kind": "matrix", "file": str(Path(args.matrix).expanduser().resolve())}]
+    if args.topo:
+        # The file is the whole fabric.
+        overrides["topology"] = {"kind": "graph", "file": str(Path(args.topo).expanduser().resolve())}
     if args.out:
         check_result_dir(args.out, force=args.force)
     result = run(args.scenario, overrides=overrides, seed=args.seed, progress=show_progress(args) and not args.json)
@@ -496,6 +499,11 @@ def main(argv: list[str] | None = None) -> int:
         "--matrix",
         metavar="FILE",
         help="run htsim's connection matrix FILE on the scenario's fabric, in place of its flows and workloads (the transfers table gives each transfer's times by its id)",
+    )
+    r.add_argument(
+        "--topo",
+        metavar="FILE",
+        help="run on the fabric of htsim's topology FILE (.topo: a fat-tree's tiers) or the HPCC simulator's, in place of the scenario's [topology]",
     )
     r.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     r.add_argument("--out", metavar="DIR", help="write summary, metadata and tables into the new directory DIR")

@@ -269,7 +269,7 @@ pub fn barrier_us() -> f64 {
 }
 
 /// The kinds of event `events_by_kind` counts, by `kind`'s index.
-const KINDS: [&str; 17] = [
+const KINDS: [&str; 18] = [
     "transmit completions",
     "arrivals at hosts",
     "arrivals at switches",
@@ -287,6 +287,7 @@ const KINDS: [&str; 17] = [
     "packets lost on links",
     "senders done, told to receivers",
     "receiver credit pulls",
+    "receiver credit rate updates",
 ];
 
 /// What an event is, as an index into `KINDS`: a packet's arrival is told apart by what it
@@ -310,6 +311,7 @@ fn kind(net: &Network, kind: &EventKind) -> usize {
         EventKind::Lost { .. } => 14,
         EventKind::Closed { .. } => 15,
         EventKind::Pull(_) => 16,
+        EventKind::PullRate(_) => 17,
     }
 }
 

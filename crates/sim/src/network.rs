@@ -322,6 +322,7 @@ impl Network {
             EventKind::WarmupEnd => self.warmup_end(),
             EventKind::MessageRto(h) => hosts.message_rto_event(h.0, &ev, fabric, cx),
             EventKind::Pull(h) => hosts.pull_event(h.0, fabric, cx),
+            EventKind::PullRate(h) => hosts.pull_rate_event(h.0, cx),
             EventKind::Timer { flow, timer, serial } => hosts.window_timer(flow.0, timer, serial, fabric, cx),
             EventKind::Dropped { flow, serial, lost } => hosts.dropped_notice(flow.0, serial, lost, cx),
             EventKind::Closed { flow, serial } => hosts.receiver_closed(flow.0, serial),
@@ -571,7 +572,7 @@ impl Network {
             EventKind::TxDone { port, .. } | EventKind::Kick(port) | EventKind::Fault(port) | EventKind::Lost { port, .. } => {
                 Some(self.fabric.ports[port.idx()].node)
             }
-            EventKind::HostWake(h) | EventKind::HostRx(h) | EventKind::MessageRto(h) | EventKind::Pull(h) => Some(h.0),
+            EventKind::HostWake(h) | EventKind::HostRx(h) | EventKind::MessageRto(h) | EventKind::Pull(h) | EventKind::PullRate(h) => Some(h.0),
             EventKind::Timer { flow, timer, .. } => Some(match timer {
                 crate::core::engine::Timer::DelayedAck => hosts.flows.rx[flow.0].dst,
                 _ => hosts.flows.slots.host_of(flow.0),

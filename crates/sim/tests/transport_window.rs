@@ -689,7 +689,7 @@ mod channel_properties {
             let size = packets * MSS as u64 - (packets % 3) * 100;
             // Ultra Ethernet: an ACK every other packet, a 100 µs timeout.
             let congestion = [UetCongestion::Nscc, UetCongestion::Rccc, UetCongestion::Both].get(uet.wrapping_sub(1)).copied();
-            let uet = congestion.map(|congestion| UetConfig { sack_threshold: rttlab_cc::Bytes(2 * MSS as u64), rto: Some(us(100)), congestion, credit_window: None });
+            let uet = congestion.map(|congestion| UetConfig { sack_threshold: rttlab_cc::Bytes(2 * MSS as u64), rto: Some(us(100)), congestion, credit_window: None, oversubscription: None });
             let cfg = WindowConfig { delayed_ack: delayed_ack && uet.is_none(), uet, ..WindowConfig::default() };
             let credits = congestion.filter(|c| c.credits());
             let window = 3 * (MSS as u64 + 64);

@@ -51,6 +51,8 @@ pub enum EventKind {
     Closed { flow: FlowId, serial: u32 },
     /// The host's pull pacer grants its next credit (Ultra Ethernet's receiver credits).
     Pull(HostId),
+    /// The host's oversubscription controller sets its pull rate (`transport::credit`).
+    PullRate(HostId),
 }
 
 /// A connection's timers, as the `b` of its `Timer` events.
@@ -89,7 +91,7 @@ pub const DROPPED_SERIAL: u32 = (1 << 30) - 1;
 const NO_PKT: u32 = u32::MAX;
 
 /// The bits of a queue entry's word that hold the event's kind (`Entry::seq_kind`); the
-/// scheduling order takes the rest. Five bits: 17 kinds today, room for the transports to come.
+/// scheduling order takes the rest. Five bits: 18 kinds today, room for the transports to come.
 pub const KIND_BITS: u32 = 5;
 
 /// Fails the build when `kinds` tags do not fit in [`KIND_BITS`] (a tag past them would
@@ -128,8 +130,9 @@ mod tag {
     pub const LOST_SILENT: u64 = 14;
     pub const CLOSED: u64 = 15;
     pub const PULL: u64 = 16;
+    pub const PULL_RATE: u64 = 17;
     /// Not a tag: one past the last.
-    pub const COUNT: u64 = 17;
+    pub const COUNT: u64 = 18;
 }
 
 const KIND_MASK: u64 = (1 << KIND_BITS) - 1;
@@ -163,6 +166,7 @@ impl EventKind {
             EventKind::Lost { port, pkt, silent: true } => (tag::LOST_SILENT, port.0, pkt.0),
             EventKind::Closed { flow, serial } => (tag::CLOSED, flow.0, serial),
             EventKind::Pull(h) => (tag::PULL, h.0, 0),
+            EventKind::PullRate(h) => (tag::PULL_RATE, h.0, 0),
         };
         (tag, a, b)
     }
@@ -195,6 +199,7 @@ impl EventKind {
             tag::LOST_SILENT => EventKind::Lost { port: PortId(a), pkt: PktId(b), silent: true },
             tag::CLOSED => EventKind::Closed { flow: FlowId(a), serial: b },
             tag::PULL => EventKind::Pull(HostId(a)),
+            tag::PULL_RATE => EventKind::PullRate(HostId(a)),
             _ => unreachable!("not a kind's tag"),
         }
     }
@@ -915,6 +920,7 @@ mod tests {
             EventKind::Lost { port: PortId(4), pkt: PktId(u32::MAX - 1), silent: true },
             EventKind::Closed { flow: FlowId(2), serial: u32::MAX - 1 },
             EventKind::Pull(HostId(12)),
+            EventKind::PullRate(HostId(13)),
         ];
         for k in kinds {
             q.push(Time(1), k);

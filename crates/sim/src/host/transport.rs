@@ -17,10 +17,11 @@ use crate::fabric::routing::labelled_hash;
 use crate::fabric::Fabric;
 use crate::host::flow::{Rx, RxEnd, Slots, Tx};
 use crate::scenario::RatePacing;
-use crate::transport::credit::{PullPacer, Sink, Sinks};
+use crate::transport::credit::{Arrivals, Oversubscribed, PullPacer, Sink, Sinks};
 use crate::transport::message::{completion_rtt, Arrival};
 use crate::transport::path::Returned;
 use crate::transport::window::{AckHdr, Action, DataHdr, WindowRx, WindowTx};
+use rand::Rng as _;
 use rttlab_cc::Time;
 
 /// The bits of a connection's serial number its timer events carry (`EventKind::Timer`).
@@ -223,6 +224,7 @@ impl Hosts {
         // The NACK echoes the trimmed packet's EV: the path chooser penalises that one.
         end.echo_entropy = pkt.entropy;
         let last_hop = pkt.flags & FLAG_TRIMMED_LAST_HOP != 0;
+        self.credit_arrival(pkt.dst_host, |a| if last_hop { a.trimmed_last_hop += 1 } else { a.trimmed_other += 1 });
         self.window_rx_step(pkt.flow, |w, out| w.on_trimmed(pkt.seq, (last_hop, pkt.credit()), pkt.t_send, out), fabric, cx);
     }
 
@@ -230,21 +232,55 @@ impl Hosts {
     /// credits).
     pub(crate) fn window_request_to_send(&mut self, i: PktId, pkt: Packet, fabric: &mut Fabric, cx: &mut Ctx) {
         cx.pkts.free(i);
+        self.credit_arrival(pkt.dst_host, |_| {});
         self.window_rx_step(pkt.flow, |w, out| w.on_request_to_send(pkt.credit(), out), fabric, cx);
     }
 
     /// Flow `f`'s receiver wants credit for its sender: its host's pull pacer (made at the
     /// first such request) queues it, and acts now if it was idle.
     fn request_pull(&mut self, f: u32, cx: &mut Ctx) {
-        let end = &mut self.flows.rx[f];
-        let (h, serial) = (end.dst, end.serial);
-        let Rx::Window(w) = &mut end.rx else { unreachable!("credits are the window transport's") };
+        let (h, serial) = (self.flows.rx[f].dst, self.flows.rx[f].serial);
+        if self.nodes[h as usize].pulls.is_none() {
+            self.make_pacer(h, f, cx);
+        }
+        let Rx::Window(w) = &mut self.flows.rx[f].rx else { unreachable!("credits are the window transport's") };
         let sink = w.sink.as_mut().expect("a connection with receiver credits");
-        let node = &mut self.nodes[h as usize];
-        let line_rate = node.line_rate;
-        let pacer = node.pulls.get_or_insert_with(|| Box::new(PullPacer::new(line_rate, crate::host::connections::credit_window(line_rate, cx).0)));
-        if pacer.request(f, serial, sink) {
+        if self.nodes[h as usize].pulls.as_mut().expect("made").request(f, serial, sink) {
             cx.events.push(cx.now, EventKind::Pull(HostId(h)));
+        }
+    }
+
+    /// Host `h`'s pull pacer, made when its first connection `f` wants credit, with the
+    /// oversubscription controller `f`'s transport asks for.
+    fn make_pacer(&mut self, h: u32, f: u32, cx: &mut Ctx) {
+        let line_rate = self.nodes[h as usize].line_rate;
+        let mut pacer = PullPacer::new(line_rate, crate::host::connections::credit_window(line_rate, cx).0);
+        let conn = &cx.cfg.conns[self.conn_of(self.flows.rx[f].ephemeral) as usize];
+        if let Some(ratio) = conn.transport.uet().and_then(|u| u.oversubscription) {
+            pacer.oversubscribed = Some(Oversubscribed::new(ratio));
+            let u: f64 = self.nodes[h as usize].rng.random();
+            cx.events.push(cx.now + Oversubscribed::interval(cx.cfg.max_base_rtt, u), EventKind::PullRate(HostId(h)));
+        }
+        self.nodes[h as usize].pulls = Some(Box::new(pacer));
+    }
+
+    /// Host `h`'s oversubscription controller sets its pacer's rate from what arrived since it
+    /// last did, and looks again 0.75 to 1.25 × 1.5 unloaded RTTs later.
+    pub(crate) fn pull_rate_event(&mut self, h: u32, cx: &mut Ctx) {
+        let node = &mut self.nodes[h as usize];
+        let pacer = node.pulls.as_mut().expect("an event of a pacer");
+        let rate = pacer.oversubscribed.as_mut().expect("an event of its controller").update();
+        pacer.scale(rate);
+        let u: f64 = node.rng.random();
+        cx.events.push(cx.now + Oversubscribed::interval(cx.cfg.max_base_rtt, u), EventKind::PullRate(HostId(h)));
+    }
+
+    /// A packet of a connection with receiver credits reached host `h`: its oversubscription
+    /// controller, if one runs, counts it.
+    fn credit_arrival(&mut self, h: u32, count: impl FnOnce(&mut Arrivals)) {
+        if let Some(o) = self.nodes[h as usize].pulls.as_mut().and_then(|p| p.oversubscribed.as_mut()) {
+            o.arrivals.packets += 1;
+            count(&mut o.arrivals);
         }
     }
 
@@ -275,6 +311,7 @@ impl Hosts {
     pub(crate) fn window_deliver(&mut self, i: PktId, pkt: Packet, rx_delay: Time, fabric: &mut Fabric, cx: &mut Ctx) {
         self.int_keep(pkt.flow, i, cx);
         cx.pkts.free(i);
+        self.credit_arrival(pkt.dst_host, |a| a.marked += pkt.ecn as u64);
         let end = &mut self.flows.rx[pkt.flow];
         end.stats.ecn_echoed_bytes += pkt.ecn as u64 * pkt.payload_bytes as u64;
         end.arrival_order(&pkt);

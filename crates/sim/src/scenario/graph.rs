@@ -1,5 +1,5 @@
 //! `[topology] kind = "graph"`: named hosts and switches and an explicit list of links, written
-//! in the scenario or read from a topology file of the HPCC simulator (`file`).
+//! in the scenario or read from a topology file of the HPCC simulator or of htsim (`file`).
 //!
 //! Names may carry one inclusive numeric range in brackets, `"s1_[0-9]"` for `s1_0 .. s1_9`;
 //! a link whose ends both expand to n names stands for n links, pairwise, and one whose end is a
@@ -15,8 +15,9 @@ use std::collections::{HashMap, HashSet};
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GraphConfig {
-    /// A topology file of the HPCC simulator (`mix/topology.txt` format), read instead of
-    /// `hosts`, `switches` and `links`; a relative path is taken from the scenario file's
+    /// A topology file of the HPCC simulator (`mix/topology.txt` format), or of htsim (a
+    /// fat-tree's tiers, `*.topo`: `scenario::htsim_topology`), read instead of `hosts`,
+    /// `switches` and `links`; a relative path is taken from the scenario file's
     /// directory (from the working directory when the scenario is text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
@@ -75,7 +76,9 @@ impl GraphConfig {
                 return Err(invalid("topology.file", &path, "a topology file replaces hosts, switches and links: give one or the other"));
             }
             let text = std::fs::read_to_string(&path).map_err(|e| invalid("topology.file", &path, format!("cannot be read: {e}")))?;
-            let from_file = hpcc_topology(&text).map_err(|m| invalid("topology.file", &path, m))?;
+            // htsim's fat-tree files (`.topo`), else the HPCC simulator's format.
+            let read = if path.ends_with(".topo") { super::htsim_topology::htsim_topology } else { hpcc_topology };
+            let from_file = read(&text).map_err(|m| invalid("topology.file", &path, m))?;
             (g.hosts, g.switches, g.links) = (from_file.hosts, from_file.switches, from_file.links);
         }
         g.hosts = expand_all("topology.hosts", &g.hosts)?;

@@ -277,6 +277,12 @@ pub struct UetConfig {
     /// rate and the fabric's largest unloaded RTT (htsim's `UecSrc::initRccc`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub credit_window: Option<Bytes>,
+    /// Receiver credits alone on a fabric oversubscribed this many to one: each receiver's
+    /// pull rate follows the congestion its packets met (htsim's `OversubscribedCC`, which
+    /// `htsim_uec` runs whenever its fabric is oversubscribed and NSCC is off), never below 0.9 /
+    /// `oversubscription` of its line rate. Absent: the pull rate stays 0.99 of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oversubscription: Option<f64>,
 }
 
 /// `transport.congestion` of Ultra Ethernet's transport.
@@ -307,7 +313,7 @@ impl UetCongestion {
 
 impl Default for UetConfig {
     fn default() -> Self {
-        UetConfig { sack_threshold: Bytes(16_384), rto: None, congestion: UetCongestion::Nscc, credit_window: None }
+        UetConfig { sack_threshold: Bytes(16_384), rto: None, congestion: UetCongestion::Nscc, credit_window: None, oversubscription: None }
     }
 }
 
@@ -603,7 +609,15 @@ impl TransportConfig {
 
     /// Ultra Ethernet's transport (`kind = "uet"`).
     pub fn is_uet(&self) -> bool {
-        matches!(self, TransportConfig::Window(w) if w.uet.is_some())
+        self.uet().is_some()
+    }
+
+    /// Ultra Ethernet's settings, when it runs.
+    pub fn uet(&self) -> Option<&UetConfig> {
+        match self {
+            TransportConfig::Window(w) => w.uet.as_ref(),
+            TransportConfig::Message { .. } => None,
+        }
     }
 
     /// Its `kind`, as a scenario names it.
@@ -648,6 +662,14 @@ impl WindowConfig {
                     u.credit_window.expect("checked"),
                     "at least 256B (a quantum of credit), or absent for 1.5 BDP",
                 ));
+            }
+            if let Some(r) = u.oversubscription {
+                if u.congestion != UetCongestion::Rccc {
+                    return Err(invalid(format!("{at}.oversubscription"), r, "with congestion = \"rccc\" only (htsim's controller of receiver credits alone)"));
+                }
+                if !(r >= 1.0 && r.is_finite()) {
+                    return Err(invalid(format!("{at}.oversubscription"), r, "a ratio of 1 or more"));
+                }
             }
         }
         if self.delayed_ack && cc.needs().ack_per_packet {

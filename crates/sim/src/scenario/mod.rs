@@ -11,6 +11,7 @@ mod de;
 mod faults;
 mod graph;
 mod host;
+mod htsim_topology;
 mod jobs;
 mod measure;
 mod routing;

@@ -13,6 +13,9 @@
 //!   of at most 4 MTUs' payload at a time, round-robin over the connections whose target is
 //!   above their grant; a connection satisfied moves to a slower round that grants it one pull
 //!   at a time until it holds a credit window beyond its target.
+//! - [`Oversubscribed`], the receiving host's on an oversubscribed fabric: every 1.5 RTTs or so
+//!   it scales the pacer's rate to the congestion the host's arrivals saw, ECN marks and packets
+//!   trimmed before the last hop (`OversubscribedCC`).
 
 use rttlab_cc::{Rate, Time};
 use std::collections::VecDeque;
@@ -190,17 +193,29 @@ pub struct PullPacer {
     idle: VecDeque<(u32, u32)>,
     /// An event is queued for the pacer.
     running: bool,
-    /// Picoseconds per quantum at the pull rate (`_time_per_quanta`, truncated as htsim's).
+    /// Picoseconds per quantum at the pull rate (`_time_per_quanta`, truncated as htsim's), and
+    /// at that rate scaled by the oversubscription controller (`_actual_time_per_quanta`).
     quantum_time: u64,
+    actual_quantum_time: u64,
     /// A slow round's limit: a credit window's worth, in whole quanta.
     window: u64,
+    /// The oversubscription controller scaling its rate, when one runs.
+    pub oversubscribed: Option<Oversubscribed>,
 }
 
 impl PullPacer {
     /// The pacer of a host at `line_rate`, its senders' credit window `window` bytes.
     pub fn new(line_rate: Rate, window: u64) -> PullPacer {
         let quantum_time = (8.0 * QUANTUM as f64 * 1e12 / line_rate.bps() as f64 / PULL_RATE) as u64;
-        PullPacer { active: VecDeque::new(), idle: VecDeque::new(), running: false, quantum_time, window: window / QUANTUM as u64 }
+        PullPacer {
+            active: VecDeque::new(),
+            idle: VecDeque::new(),
+            running: false,
+            quantum_time,
+            actual_quantum_time: quantum_time,
+            window: window / QUANTUM as u64,
+            oversubscribed: None,
+        }
     }
 
     /// Connection `serial` of flow `f` wants credit (its `Sink` said so); true when the pacer
@@ -254,8 +269,86 @@ impl PullPacer {
                 PULL_QUANTA
             };
             let quanta = if granted == 0 { EMPTY_PULL_QUANTA } else { granted };
-            return Some(Pull { flow: f, serial, pull: sink.latest_pull, next: now + Time(self.quantum_time * quanta) });
+            return Some(Pull { flow: f, serial, pull: sink.latest_pull, next: now + Time(self.actual_quantum_time * quanta) });
         }
+    }
+}
+
+impl PullPacer {
+    /// Pulls at `rate` of the pull rate from now (`updatePullRate`).
+    pub fn scale(&mut self, rate: f64) {
+        self.actual_quantum_time = (self.quantum_time as f64 / rate) as u64;
+    }
+}
+
+/// What arrived at a receiving host since its controller last looked.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Arrivals {
+    /// Packets of its connections: data, trimmed headers, requests to send.
+    pub packets: u64,
+    /// Data packets marked CE.
+    pub marked: u64,
+    /// Headers trimmed at the switch before the host, and elsewhere.
+    pub trimmed_last_hop: u64,
+    pub trimmed_other: u64,
+}
+
+/// A receiving host's oversubscription controller (`OversubscribedCC`, uet-htsim
+/// `sim/oversubscribed_cc.cpp`): the pacer's rate, a fraction of its line rate's 0.99, cut by the
+/// fraction of the trimmed packets that were not trimmed at the last hop and by the marked
+/// fraction's average above 0.3, else raised by 1 % (doubling with each quiet interval).
+#[derive(Clone, Debug)]
+pub struct Oversubscribed {
+    rate: f64,
+    /// The marked fraction's moving average.
+    g: f64,
+    increases: i32,
+    min_rate: f64,
+    pub arrivals: Arrivals,
+}
+
+/// `OversubscribedCC`'s constants: the marked fraction it aims under, its additive increase,
+/// its multiplicative decrease, the average's gain.
+const TARGET_CONGESTION: f64 = 0.3;
+const AI: f64 = 0.01;
+const MD: f64 = 0.5;
+const ALPHA: f64 = 0.5;
+
+impl Oversubscribed {
+    /// A controller of a fabric oversubscribed `ratio` to 1: the rate never falls below 0.9 /
+    /// `ratio` (`setOversubscriptionRatio`), nor 1 %.
+    pub fn new(ratio: f64) -> Oversubscribed {
+        Oversubscribed { rate: 1.0, g: 0.0, increases: 0, min_rate: (0.9 / ratio).max(0.01), arrivals: Arrivals::default() }
+    }
+
+    /// When it looks next: 0.75 to 1.25 (`u` in [0, 1)) times 1.5 base RTTs (`nextInterval`).
+    pub fn interval(base_rtt: Time, u: f64) -> Time {
+        Time(((0.75 + u / 2.0) * 1.5 * base_rtt.ps() as f64) as u64)
+    }
+
+    /// An interval passed: the pacer's new rate from what arrived in it (`doCongestionControl`).
+    pub fn update(&mut self) -> f64 {
+        let a = std::mem::take(&mut self.arrivals);
+        let untrimmed = a.packets - a.trimmed_last_hop - a.trimmed_other;
+        let fraction = if untrimmed != 0 { a.marked as f64 / untrimmed as f64 } else { 0.0 };
+        let mut decrease = false;
+        if a.trimmed_other > 0 {
+            self.rate -= a.trimmed_other as f64 / a.packets as f64;
+            decrease = true;
+        }
+        self.g = self.g * (1.0 - ALPHA) + ALPHA * fraction;
+        if self.g > TARGET_CONGESTION {
+            self.rate *= 1.0 - (self.g - TARGET_CONGESTION) * MD;
+            decrease = true;
+        }
+        if decrease {
+            self.increases = 0;
+        } else {
+            self.rate += if a.marked == 0 { AI * 2f64.powi(self.increases) } else { AI };
+            self.increases += 1;
+        }
+        self.rate = self.rate.clamp(self.min_rate, 1.0);
+        self.rate
     }
 }
 
@@ -339,5 +432,34 @@ mod tests {
         assert!(c.request_to_send(Time(0)));
         assert!(!c.request_to_send(Time::from_us(13)));
         assert!(c.request_to_send(Time::from_us(14)));
+    }
+}
+
+#[cfg(test)]
+mod oversubscribed_tests {
+    use super::*;
+
+    /// By hand, from `doCongestionControl`: 100 packets, 10 trimmed before the last hop: the
+    /// rate falls by 10/100 and the average takes half of 45/90 marked, 0.25 (under 0.3, no
+    /// cut); then 60 of 100 marked: g = 0.125 + 0.3 = 0.425, the rate cut by (0.425 − 0.3) / 2;
+    /// then quiet intervals raise it by 1 %, 2 %, 4 % ...; never below 0.9 / ratio.
+    #[test]
+    fn the_rate_follows_trims_and_marks() {
+        let mut c = Oversubscribed::new(4.0);
+        c.arrivals = Arrivals { packets: 100, marked: 45, trimmed_last_hop: 0, trimmed_other: 10 };
+        assert_eq!(c.update(), 0.9);
+        assert_eq!(c.g, 0.25);
+        c.arrivals = Arrivals { packets: 100, marked: 60, ..Arrivals::default() };
+        assert!((c.update() - 0.9 * (1.0 - 0.125 * 0.5)).abs() < 1e-12);
+        let r = c.rate;
+        c.g = 0.0;
+        let rates: Vec<f64> = (0..3).map(|_| c.update()).collect();
+        assert!((rates[0] - (r + 0.01)).abs() < 1e-12 && (rates[2] - (r + 0.07)).abs() < 1e-12, "{rates:?}");
+        c.arrivals = Arrivals { packets: 10, trimmed_other: 10, ..Arrivals::default() };
+        assert_eq!(c.update(), 0.225, "the floor: 0.9 / 4");
+        let mut pacer = PullPacer::new(Rate::from_gbps(100), 262_144);
+        pacer.scale(0.5);
+        assert_eq!(pacer.actual_quantum_time, 41_372);
+        assert_eq!(Oversubscribed::interval(Time::from_us(10), 0.5), Time::from_us(15));
     }
 }

@@ -128,23 +128,65 @@ def fat_tree_k(nodes: int) -> int:
     return k
 
 
-def unloaded_rtt_us() -> float:
-    """``calculate_rtt``: the fabric's diameter (six links) both ways, a data packet's and an
-    ACK's serialization at each."""
+@dataclass(frozen=True)
+class Diameter:
+    """The longest path of htsim's fabric: its links and their latency summed
+    (``get_diameter``, ``get_diameter_latency``)."""
+
+    links: int
+    latency_us: float
+
+
+#: The 3-tier fat-tree htsim builds without ``-topo``: six 1 µs links.
+FAT_TREE = Diameter(6, 6 * HOP_US)
+
+
+def topology_diameter(path: Path) -> Diameter:
+    """The diameter of htsim topology file ``path``: two links per tier, each tier's down link
+    latency twice (its switch latencies are 0 in every file htsim ships, and rttlab reads no
+    other: `topology.file`)."""
+    tiers, latency_ns, tier = 0, {}, None
+    for line in path.read_text().splitlines():
+        words = line.split()
+        if len(words) < 2 or words[0].startswith("#"):
+            continue
+        key = words[0].lower()
+        if key == "tiers":
+            tiers = int(words[1])
+        elif key == "tier":
+            tier = int(words[1])
+        elif key == "downlink_latency_ns":
+            latency_ns[tier] = int(words[1])
+    return Diameter(2 * tiers, 2 * sum(latency_ns[t] for t in range(tiers)) / 1e3)
+
+
+def topology_oversubscription(path: Path) -> int:
+    """``get_oversubscription_ratio``: the product of the tiers' ``Oversubscribed``."""
+    ratio = 1
+    for line in path.read_text().splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[0].lower() == "oversubscribed":
+            ratio *= int(words[1])
+    return ratio
+
+
+def unloaded_rtt_us(d: Diameter = FAT_TREE) -> float:
+    """``calculate_rtt``: the fabric's diameter both ways, a data packet's and an ACK's
+    serialization on each of its links."""
     per_link_ns = (MTU + ACK) * 8 / LINK_GBPS
-    return 2 * 6 * HOP_US + 6 * per_link_ns / 1e3
+    return 2 * d.latency_us + d.links * per_link_ns / 1e3
 
 
-def credit_window() -> int:
+def credit_window(d: Diameter = FAT_TREE) -> int:
     """``UecSrc::initRccc``: 1.5 BDP at the unloaded RTT, in bytes (truncated twice, as htsim's
     ``mem_b``)."""
-    rtt_ps = round(unloaded_rtt_us() * 1e6)  # htsim's time: integer picoseconds
+    rtt_ps = round(unloaded_rtt_us(d) * 1e6)  # htsim's time: integer picoseconds
     return int(1.5 * int(rtt_ps / 1e12 * (LINK_GBPS * 1e9 / 8)))
 
 
-def bdp_packets() -> int:
+def bdp_packets(d: Diameter = FAT_TREE) -> int:
     """``calculate_bdp_pkt``: the unloaded RTT's BDP in whole MTU packets, rounded up."""
-    return math.ceil(unloaded_rtt_us() * 1e-6 * LINK_GBPS * 1e9 / 8 / MTU)
+    return math.ceil(unloaded_rtt_us(d) * 1e-6 * LINK_GBPS * 1e9 / 8 / MTU)
 
 
 def failed_ports(k: int, n: int) -> list[str]:
@@ -165,10 +207,16 @@ def scenario(plan: str, block: Block, data: Path = DATA) -> dict[str, Any]:
     """The rttlab scenario of ``block`` of plan file ``plan``; a flag it cannot map is a
     `PlanError` naming the flag and the plan's line."""
     matrix = data / block.matrix
-    k = fat_tree_k(matrix_nodes(matrix))
-    bdp = bdp_packets()
+    topo = next((value for flag, value, _ in block.params if flag == "-topo" and value), None)
+    diameter = topology_diameter(data / topo) if topo else FAT_TREE
+    if topo:
+        topology = {"kind": "graph", "file": str(data / topo)}
+    else:
+        k = fat_tree_k(matrix_nodes(matrix))
+        topology = {"kind": "fat_tree", "k": k, "link_rate": f"{LINK_GBPS}Gbps", "link_delay": f"{HOP_US:g}us"}
+    bdp = bdp_packets(diameter)
     queue_packets = bdp
-    rtt = unloaded_rtt_us()
+    rtt = unloaded_rtt_us(diameter)
     routing: dict[str, Any] = {"mode": "spray", "spray": "mixed", "entropies": 64}
     transport: dict[str, Any] = {"kind": "uet"}
     cc: dict[str, Any] = {"algorithm": "nscc", "target_delay": f"{rtt * 0.75 * 1e3:.3f}ns"}
@@ -208,15 +256,23 @@ def scenario(plan: str, block: Block, data: Path = DATA) -> dict[str, Any]:
             routing["spray"] = spray[algo]
         elif flag == "-failed":
             failed = int(need("a number of links"))
+            if topo:
+                raise PlanError(f"{plan}:{line}: -failed with -topo: rttlab fails links of its own fat-tree only")
+        elif flag == "-topo":
+            need("a topology file")
         else:
             raise PlanError(
                 f"{plan}:{line}: {flag}: not a flag rttlab maps yet (it maps -end, -sender_cc_only, "
                 "-receiver_cc_only, -sender_cc, -receiver_cc, -paths, -cwnd, -q, -sack_threshold, "
-                "-load_balancing_algo, -failed)"
+                "-load_balancing_algo, -failed, -topo)"
             )
     if receiver:
         transport["congestion"] = "both" if sender else "rccc"
-        transport["credit_window"] = f"{credit_window()}B"
+        transport["credit_window"] = f"{credit_window(diameter)}B"
+        ratio = topology_oversubscription(data / topo) if topo else 1
+        if ratio > 1 and not sender:
+            # htsim runs its oversubscription controller whenever it can (`main_uec.cpp`).
+            transport["oversubscription"] = ratio
     queue = queue_packets * MTU
     low, high = math.ceil(bdp * 0.2) * MTU, math.ceil(bdp * 0.8) * MTU
     s: dict[str, Any] = {
@@ -224,10 +280,11 @@ def scenario(plan: str, block: Block, data: Path = DATA) -> dict[str, Any]:
         "seed": 1,
         "duration": f"{end_us:g}us",
         "until": "flows_done",
-        "topology": {"kind": "fat_tree", "k": k, "link_rate": f"{LINK_GBPS}Gbps", "link_delay": f"{HOP_US:g}us"},
+        "topology": topology,
         "switch": {
             "pfc": False,
-            "buffer": f"{queue * 4 * k}B",
+            # As much as every port's queue: the shared buffer never binds (htsim has none).
+            "buffer": f"{queue * (64 if topo else 4 * k)}B",
             "trimming": "either",
             "queue_limit": f"{queue}B",
             "ecn": {"kmin": f"{low}B", "kmax": f"{high}B", "pmax": 1.0},
