@@ -32,9 +32,12 @@ shootout: build
 
 ## The lint gate runs beside the build: each spends long stretches on one core (a crate's
 ## front end, the dependencies' installs), so together they keep both of CI's busy.
+## The wheel's check (installs, mostly) then runs beside the Rust tests; BUILT=1 tells the
+## targets after the first step that the build is done.
 test: $(STAMP)
 	$(MAKE) --no-print-directory -j2 --output-sync=target build lint
-	$(MAKE) --no-print-directory test-rust test-python test-wheel
+	$(MAKE) --no-print-directory -j2 --output-sync=target BUILT=1 test-rust test-wheel
+	$(MAKE) --no-print-directory BUILT=1 test-python
 
 ## The lint gate: rustfmt, clippy and rustdoc (intra-doc links, docs/extending.md included)
 ## with every warning an error, and ruff on the Python.
@@ -57,15 +60,16 @@ host-deps:
 	fi
 
 test-rust:
-	cargo test --profile test-build --workspace --exclude rttlab-py
+	cargo test --profile test-build --workspace --exclude rttlab-py --exclude rttlab-microbench
 
 ## One worker per core, each test file on one worker (a file's fixtures run once; the real
 ## host's tests share namespaces and stay on one).
-test-python: build host-deps
+BUILD := $(if $(BUILT),,build)
+test-python: $(BUILD) host-deps
 	$(BIN)/pytest -q -n auto --dist loadfile
 
 ## The wheel installed into a fresh virtualenv, run from outside the repository.
-test-wheel: build
+test-wheel: $(BUILD)
 	tests/wheel_check.sh
 
 ## Longer property tests than `make test` runs, from a random seed: generated scenarios in a
@@ -89,7 +93,7 @@ bench: build
 	exit $$status
 
 microbench:
-	cargo bench -p rttlab-bench
+	cargo bench -p rttlab-microbench
 
 ## Instructions, events and last-level cache misses per data packet (valgrind's callgrind and
 ## cachegrind with one fixed cache), gated against bench/callgrind-counts.json: exits 1 on a count
