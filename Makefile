@@ -77,8 +77,8 @@ test-wheel: $(BUILD)
 ## fabrics on 1, 2 and 3 threads, then mutated TOML and command lines.
 ## RTTLAB_FUZZ_CASES, RTTLAB_FAULT_CASES and RTTLAB_THREAD_CASES set the counts, RTTLAB_FUZZ_SEED repeats a run.
 fuzz: build
-	RTTLAB_FUZZ_CASES=$${RTTLAB_FUZZ_CASES:-20000} cargo test -p rttlab-sim --test robust
-	RTTLAB_FAULT_CASES=$${RTTLAB_FAULT_CASES:-1000} RTTLAB_THREAD_CASES=$${RTTLAB_THREAD_CASES:-300} cargo test --profile test-build -p rttlab-sim --test faults --test threads -- random_faults drawn_fabrics
+	RTTLAB_FUZZ_CASES=$${RTTLAB_FUZZ_CASES:-20000} cargo test -p rttlab-sim --test sim -- robust::
+	RTTLAB_FAULT_CASES=$${RTTLAB_FAULT_CASES:-1000} RTTLAB_THREAD_CASES=$${RTTLAB_THREAD_CASES:-300} cargo test --profile test-build -p rttlab-sim --test sim -- faults::random_faults threads::drawn_fabrics
 	RTTLAB_FUZZ_EXAMPLES=$${RTTLAB_FUZZ_EXAMPLES:-2000} $(BIN)/pytest -q tests/test_fuzz.py
 
 ## Speed: the benchmark suite (bench/suite.toml), medians of 3 runs checked against its targets,

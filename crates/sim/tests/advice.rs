@@ -1,9 +1,7 @@
 //! Knobs that never silently do nothing: a controller's parameters that leave it unable to act
 //! on the scenario's paths, and settings it ignores, are warnings in the run's metadata.
 
-mod common;
-
-use common::scenario;
+use crate::common::scenario;
 
 fn warnings(toml: &str) -> Vec<String> {
     let out = rttlab_sim::run(&scenario(toml)).unwrap();

@@ -2,9 +2,7 @@
 //! on an idle star, iterations with compute gaps, the other collectives' structure, errors,
 //! and the same bytes for any thread count.
 
-mod common;
-
-use common::scenario;
+use crate::common::scenario;
 use rttlab_sim::{Network, Scenario};
 
 /// A star of `hosts` hosts at 10 Gbps with 1 µs links, the message transport at line rate,

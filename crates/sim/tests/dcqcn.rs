@@ -1,9 +1,7 @@
 //! DCQCN in the network (reference §5): convergence of two flows to C/2, the fluid model's
 //! fixed point on one bottleneck, and the dynamic PFC threshold its fabrics run with.
 
-mod common;
-
-use common::{cell, run_net};
+use crate::common::{cell, run_net};
 use rttlab_sim::Network;
 
 /// `n` long flows into host 0 of a 40 Gbps star (the DCQCN paper's link speed), started 10 µs

@@ -1,8 +1,6 @@
 //! Fabrics and workloads: topologies, ECMP, RPC latency, offered load, pingers, flow retirement.
 
-mod common;
-
-use common::{run_net, scenario, star_pair};
+use crate::common::{run_net, scenario, star_pair};
 use rttlab_cc::{Rate, Time};
 use rttlab_sim::fabric::routing::five_tuple_hash;
 use rttlab_sim::Network;
@@ -383,7 +381,7 @@ fn queue_port_patterns_sample_every_matching_port() {
 fn balanced_server_sets_give_every_server_as_many_clients() {
     let in_degrees = |k: u32, m: u32, assignment: &str| {
         let rpc = format!("[[workloads]]\nkind = \"rpc\"\npeers = \"longest_path\"\nservers_per_client = {m}\nserver_assignment = \"{assignment}\"\nsize = \"64KB\"\nrate = 100.0");
-        let net = Network::new(&common::scenario(&fat_tree_with(k, "1ms", &rpc))).unwrap();
+        let net = Network::new(&crate::common::scenario(&fat_tree_with(k, "1ms", &rpc))).unwrap();
         let g = &net.generators()[0];
         let table = g.peers.as_ref().expect("an RPC generator has peers");
         let mut degree: HashMap<u32, u32> = HashMap::new();

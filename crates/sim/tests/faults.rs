@@ -1,15 +1,13 @@
 //! Fabric faults (`[[faults]]`): links down, degraded and lossy, switches down; the fabric's
 //! failover and the hosts' repair (PRR), each checked against a hand computation.
 
-mod common;
-
-use common::{cell, run_net, scenario};
+use crate::common::{cell, run_net, scenario};
 use rttlab_sim::{Network, Scenario};
 
 /// h0 to h1 over two equal paths (`common::two_paths`), 1000 B packets on the wire (936 B
 /// payload, 64 B headers): one takes 800 ns to serialize.
 fn two_paths(rest: &str) -> String {
-    common::two_paths("duration = \"1ms\"", "1000B", "1us", rest)
+    crate::common::two_paths("duration = \"1ms\"", "1000B", "1us", rest)
 }
 
 /// A flow at line rate, nothing holding it back: the message transport without a controller or

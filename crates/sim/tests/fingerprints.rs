@@ -2,7 +2,7 @@
 //! its summary must equal, bit for bit, the one stored in `tests/fingerprints/NAME.json`. A
 //! speed-up that changes behaviour (an event reordered, a rounding moved) fails here. When a
 //! change of behaviour is intended, re-record with
-//! `RTTLAB_BLESS_FINGERPRINTS=1 cargo test --release -p rttlab-sim --test fingerprints`
+//! `RTTLAB_BLESS_FINGERPRINTS=1 cargo test --release -p rttlab-sim --test sim -- fingerprints::`
 //! and say why in the commit.
 
 use rttlab_cc::Time;
@@ -10,8 +10,7 @@ use rttlab_sim::{Network, Scenario};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
-mod common;
-use common::RUNS;
+use crate::common::RUNS;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

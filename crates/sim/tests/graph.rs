@@ -1,9 +1,7 @@
 //! Explicit topologies (`kind = "graph"`, HPCC topology files), unequal host counts, and the
 //! per-port switch settings of `[[switch.ports]]`.
 
-mod common;
-
-use common::{cell, run_net, scenario};
+use crate::common::{cell, run_net, scenario};
 use rttlab_sim::report::table::tables_json;
 use rttlab_sim::{Network, Scenario};
 use std::fmt::Write;

@@ -2,9 +2,7 @@
 //! by triggers, their times against hand computation, barriers, errors that name the file and
 //! line, and htsim's own sample matrices run unchanged.
 
-mod common;
-
-use common::{run_net, scenario};
+use crate::common::{run_net, scenario};
 use rttlab_sim::{Network, Scenario};
 use std::path::PathBuf;
 

@@ -1,8 +1,6 @@
 //! The network model against hand-computed values and queueing theory.
 
-mod common;
-
-use common::{cell, run_net, scenario, star_pair};
+use crate::common::{cell, run_net, scenario, star_pair};
 use rttlab_cc::Time;
 use rttlab_sim::run;
 

@@ -1,9 +1,7 @@
 //! Path choice: the routing modes of `[routing]`, PLB (`cc.plb`), REPS, and the transports'
 //! reordering counters and time-based loss detection.
 
-mod common;
-
-use common::{cell, run_net, scenario};
+use crate::common::{cell, run_net, scenario};
 use rttlab_sim::{Network, Scenario};
 
 /// h0 to h1 over two paths (`common::two_paths`), the second 10 µs longer; 1500 B packets of
@@ -13,7 +11,7 @@ fn two_paths(routing: &str, transport: &str, size_packets: u32) -> String {
         "[transport]\nkind = \"window\"\ndelayed_ack = false\ntsq_limit = \"1MB\"\n{transport}\n[cc]\nalgorithm = \"reno\"\ninit_cwnd = 200\n[routing]\n{routing}\n[[flows]]\nsrc = 0\ndst = 1\nsize = \"{}B\"\n",
         size_packets * 1436
     );
-    common::two_paths("duration = \"5ms\"\nuntil = \"flows_done\"", "1500B", "11us", &rest)
+    crate::common::two_paths("duration = \"5ms\"\nuntil = \"flows_done\"", "1500B", "11us", &rest)
 }
 
 /// The graph's two paths are not equally long, so ECMP has no choice there: the longer one is
@@ -152,8 +150,8 @@ fn bad_path_options_are_one_line_errors() {
 /// A mode on a fabric without equal-cost paths changes nothing, and says so.
 #[test]
 fn a_mode_without_choices_warns() {
-    let toml =
-        common::window_pair("").replace("[transport]", "[cc]\nalgorithm = \"reno\"\n[routing]\nmode = \"spray\"\n[[flows]]\nsrc = 0\ndst = 1\n[transport]");
+    let toml = crate::common::window_pair("")
+        .replace("[transport]", "[cc]\nalgorithm = \"reno\"\n[routing]\nmode = \"spray\"\n[[flows]]\nsrc = 0\ndst = 1\n[transport]");
     let s = scenario(&toml);
     let out = rttlab_sim::run(&s).unwrap();
     let w: Vec<&str> = out.meta["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).collect();

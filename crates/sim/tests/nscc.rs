@@ -3,9 +3,7 @@
 //! BDP. Receiver credits (`transport.congestion = "rccc"`): an incast is paced by the receiver's
 //! pulls, its queue bounded by the speculative credit.
 
-mod common;
-
-use common::{cell, run_net};
+use crate::common::{cell, run_net};
 
 #[test]
 fn two_senders_share_a_port_fully_fairly_and_within_their_window_bound() {

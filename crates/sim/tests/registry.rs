@@ -2,9 +2,7 @@
 //! every registered controller runs from its registration alone, its needs become the
 //! scenario's defaults, and no algorithm's name or variant is matched in the simulator.
 
-mod common;
-
-use common::{run_net, scenario, star_pair};
+use crate::common::{run_net, scenario, star_pair};
 use rttlab_cc::{Cc, Kind};
 use rttlab_sim::scenario::CcConfig;
 

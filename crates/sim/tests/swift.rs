@@ -1,9 +1,7 @@
 //! The host model (NIC Rx queue and processing), Swift's delay decomposition and its pacing below
 //! one packet, against hand-computed cases.
 
-mod common;
-
-use common::{run_net, scenario, window_pair as pair};
+use crate::common::{run_net, scenario, window_pair as pair};
 use rttlab_cc::Time;
 
 /// One 1000 B packet and its ACK through hosts that take 300 ns per packet plus 1000 B at

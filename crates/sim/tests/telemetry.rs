@@ -1,9 +1,7 @@
 //! In-band telemetry (`switch.int`) and HPCC in the network: record sizes hop by hop, echoes,
 //! and HPCC's steady state on an incast against its target utilisation.
 
-mod common;
-
-use common::{cell, run_net, scenario};
+use crate::common::{cell, run_net, scenario};
 use rttlab_sim::Network;
 
 /// One 10-packet flow from host 0 to host 2 across a chain of 3 switches, 10 Gbps, 1000 B

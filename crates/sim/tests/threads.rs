@@ -3,8 +3,6 @@
 //! scenario at the fingerprints' lengths, and fabrics, workloads and controllers drawn at
 //! random.
 
-mod common;
-
 use rand::{Rng, SeedableRng};
 use rttlab_sim::{Output, Scenario};
 
@@ -37,7 +35,7 @@ fn differs(name: &str, s: &mut Scenario) -> Option<String> {
 fn every_shipped_scenario_gives_the_same_bytes_on_1_2_and_3_threads() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
     let mut bad = Vec::new();
-    for &(name, duration, warmup) in common::RUNS {
+    for &(name, duration, warmup) in crate::common::RUNS {
         let mut s = Scenario::from_toml_file(std::path::Path::new(&format!("{root}/{name}.toml"))).unwrap();
         s.duration = duration.parse().unwrap();
         s.warmup = warmup.parse().unwrap();

@@ -2,9 +2,7 @@
 //! ahead of the data, and the message transport's receiver NAKs the trimmed packet at once —
 //! checked against a hand count on a 2-to-1 incast into a one-packet queue.
 
-mod common;
-
-use common::{cell, run_net};
+use crate::common::{cell, run_net};
 
 /// Hosts 1 and 2 each send one segment of four 1000 B packets (936 B payload) at 10 Gbps into
 /// host 0, whose link runs at 12.5 Gbps, through a switch whose egress queue holds one packet

@@ -1,8 +1,6 @@
 //! The window transport and DCTCP against hand-computed cases and DCTCP's analysis.
 
-mod common;
-
-use common::{run_net, window_pair};
+use crate::common::{run_net, window_pair};
 use rttlab_cc::Time;
 
 /// One 1000 B packet from h1 to h0 over two 10 Gbps, 1 µs hops, and its ACK back. The kernel

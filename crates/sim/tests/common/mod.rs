@@ -2,14 +2,12 @@
 
 use rttlab_sim::{Network, Scenario};
 
-#[allow(dead_code)] // not every test binary uses it
 pub fn scenario(toml: &str) -> Scenario {
     Scenario::from_toml(toml).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Builds and runs a scenario, returning the network for inspection after checking its
 /// invariants (`Network::check_invariants`).
-#[allow(dead_code)] // not every test binary uses it
 pub fn run_net(toml: &str) -> Network {
     let mut net = Network::new(&scenario(toml)).unwrap();
     net.run();
@@ -19,7 +17,6 @@ pub fn run_net(toml: &str) -> Network {
 
 /// Two hosts on one switch, 10 Gbps and 1 µs links, no PFC, 64 B headers and ACKs, for
 /// `duration`, with `nic` TOML appended inside `[nic]` and `rest` after it.
-#[allow(dead_code)] // not every test binary uses it
 pub fn star_pair(duration: &str, nic: &str, rest: &str) -> String {
     format!(
         r#"
@@ -42,14 +39,12 @@ pub fn star_pair(duration: &str, nic: &str, rest: &str) -> String {
 
 /// `star_pair` with a 1500 B MTU and the window transport for 10 ms, with `extra` TOML appended
 /// inside `[transport]`.
-#[allow(dead_code)] // not every test binary uses it
 pub fn window_pair(extra: &str) -> String {
     star_pair("10ms", "mtu = \"1500B\"", &format!("[transport]\nkind = \"window\"\n{extra}"))
 }
 
 /// Column `col` of table `table`'s first row whose `keys` columns read as the given texts
 /// (e.g. `[("port", "s0-h0"), ("class", "1")]`), as a number.
-#[allow(dead_code)] // not every test binary uses it
 pub fn cell(net: &Network, table: &str, keys: &[(&str, &str)], col: &str) -> f64 {
     let tables = net.tables();
     let t = &tables.iter().find(|(n, _)| *n == table).unwrap_or_else(|| panic!("no table {table}")).1;
@@ -60,7 +55,6 @@ pub fn cell(net: &Network, table: &str, keys: &[(&str, &str)], col: &str) -> f64
 
 /// (scenario file, simulated time, warm-up): long enough to reach each scenario's steady
 /// behaviour (queues, pauses, marks, losses), short enough to keep the test quick.
-#[allow(dead_code)] // not every test binary uses it
 pub const RUNS: &[(&str, &str, &str)] = &[
     ("fat-incast-100g", "1ms", "0us"),
     ("timely-testbed", "30ms", "10ms"),
@@ -86,7 +80,6 @@ pub const RUNS: &[(&str, &str, &str)] = &[
 /// h0 to h1 over two equal-cost paths, s0–s1–s3 and s0–s2–s3: 10 Gbps and 1 µs links but
 /// s2–s3's `s2_s3_delay`, no PFC, `mtu` packets with 64 B headers and ACKs; `top` holds the
 /// top-level keys (`duration`, ...) and `rest` follows `[nic]`'s keys.
-#[allow(dead_code)] // not every test binary uses it
 pub fn two_paths(top: &str, mtu: &str, s2_s3_delay: &str, rest: &str) -> String {
     format!(
         r#"
