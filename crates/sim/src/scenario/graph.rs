@@ -80,6 +80,8 @@ impl GraphConfig {
             let read = if path.ends_with(".topo") { super::htsim_topology::htsim_topology } else { hpcc_topology };
             let from_file = read(&text).map_err(|m| invalid("topology.file", &path, m))?;
             (g.hosts, g.switches, g.links) = (from_file.hosts, from_file.switches, from_file.links);
+            // The scenario as run lists what the file gave, and reads back without it.
+            g.file = None;
         }
         g.hosts = expand_all("topology.hosts", &g.hosts)?;
         g.switches = expand_all("topology.switches", &g.switches)?;
