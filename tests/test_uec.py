@@ -116,11 +116,11 @@ def test_run_takes_an_htsim_topology_file(tmp_path, capsys):
     assert cli(["run", str(flows), "--topo", str(topo), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert (out["flows"], out["flows_finished"]) == (3, 3)
-    # The scenario as run lists the file's nodes and links, and reads back as it is.
+    # The scenario as run records the file and its nodes and links, and reads back as it is.
     resolved = resolve(
         {"duration": "1ms", "topology": {"kind": "graph", "file": str(topo)}, "flows": [{"src": 0, "dst": 7}]}
     )
-    assert "file" not in resolved["topology"] and len(resolved["topology"]["switches"]) == 4
+    assert resolved["topology"]["file"] == str(topo) and len(resolved["topology"]["switches"]) == 4
     assert resolve(resolved)["topology"] == resolved["topology"]
     topo.write_text(topo.read_text().replace("Radix_Up 2", "Radix_Up 2\nBundle 2"))
     assert cli(["run", str(flows), "--topo", str(topo)]) == 2

@@ -34,7 +34,7 @@ pub struct GraphConfig {
 }
 
 /// A full-duplex link between `a` and `b`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GraphLink {
     pub a: String,
@@ -72,16 +72,16 @@ impl GraphConfig {
     pub(crate) fn read(t: Table) -> Result<GraphConfig, ScenarioError> {
         let mut g: GraphConfig = t.rest()?;
         if let Some(path) = g.file.clone() {
-            if !(g.hosts.is_empty() && g.switches.is_empty() && g.links.is_empty()) {
-                return Err(invalid("topology.file", &path, "a topology file replaces hosts, switches and links: give one or the other"));
-            }
             let text = std::fs::read_to_string(&path).map_err(|e| invalid("topology.file", &path, format!("cannot be read: {e}")))?;
             // htsim's fat-tree files (`.topo`), else the HPCC simulator's format.
             let read = if path.ends_with(".topo") { super::htsim_topology::htsim_topology } else { hpcc_topology };
-            let from_file = read(&text).map_err(|m| invalid("topology.file", &path, m))?;
-            (g.hosts, g.switches, g.links) = (from_file.hosts, from_file.switches, from_file.links);
-            // The scenario as run lists what the file gave, and reads back without it.
-            g.file = None;
+            let f = read(&text).map_err(|m| invalid("topology.file", &path, m))?;
+            // The scenario as run records the file and what it gave: it reads back as it is.
+            let listed = !(g.hosts.is_empty() && g.switches.is_empty() && g.links.is_empty());
+            if listed && (g.hosts != f.hosts || g.switches != f.switches || g.links != f.links) {
+                return Err(invalid("topology.file", &path, "a topology file replaces hosts, switches and links: give one or the other"));
+            }
+            (g.hosts, g.switches, g.links) = (f.hosts, f.switches, f.links);
         }
         g.hosts = expand_all("topology.hosts", &g.hosts)?;
         g.switches = expand_all("topology.switches", &g.switches)?;
