@@ -272,9 +272,7 @@ impl PullPacer {
             return Some(Pull { flow: f, serial, pull: sink.latest_pull, next: now + Time(self.actual_quantum_time * quanta) });
         }
     }
-}
 
-impl PullPacer {
     /// Pulls at `rate` of the pull rate from now (`updatePullRate`).
     pub fn scale(&mut self, rate: f64) {
         self.actual_quantum_time = (self.quantum_time as f64 / rate) as u64;

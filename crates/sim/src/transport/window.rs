@@ -855,8 +855,7 @@ impl WindowTx {
         // no credit to send: the receiver may not know (or its pulls were lost), so the sender
         // asks (`UecSrc::rtxTimerExpired`, `sendRTS`; htsim's sender waits on lost pulls for
         // good).
-        let stalled = self.pipe == 0 && self.next_to_send().is_some();
-        if self.credit.as_ref().is_some_and(|c| !c.may_send()) && (self.lost().next().is_some() || stalled) {
+        if self.credit.as_ref().is_some_and(|c| !c.may_send()) && (self.lost().next().is_some() || (self.pipe == 0 && self.next_to_send().is_some())) {
             let pull_target = self.pull_target();
             let c = self.credit.as_mut().expect("checked");
             c.stop_speculating();

@@ -141,11 +141,12 @@ class Diameter:
 FAT_TREE = Diameter(6, 6 * HOP_US)
 
 
-def topology_diameter(path: Path) -> Diameter:
-    """The diameter of htsim topology file ``path``: two links per tier, each tier's down link
-    latency twice (its switch latencies are 0 in every file htsim ships, and rttlab reads no
-    other: `topology.file`)."""
-    tiers, latency_ns, tier = 0, {}, None
+def topology_shape(path: Path) -> tuple[Diameter, int]:
+    """What ``main_uec.cpp`` reads of htsim topology file ``path`` (rttlab builds its fabric,
+    `topology.file`): the diameter, two links per tier and each tier's down link latency twice
+    (its switch latencies are 0 in every file htsim ships, and rttlab reads no other), and the
+    oversubscription, the product of the tiers' ``Oversubscribed`` (``get_oversubscription_ratio``)."""
+    tiers, latency_ns, tier, ratio = 0, {}, None, 1
     for line in path.read_text().splitlines():
         words = line.split()
         if len(words) < 2 or words[0].startswith("#"):
@@ -157,17 +158,9 @@ def topology_diameter(path: Path) -> Diameter:
             tier = int(words[1])
         elif key == "downlink_latency_ns":
             latency_ns[tier] = int(words[1])
-    return Diameter(2 * tiers, 2 * sum(latency_ns[t] for t in range(tiers)) / 1e3)
-
-
-def topology_oversubscription(path: Path) -> int:
-    """``get_oversubscription_ratio``: the product of the tiers' ``Oversubscribed``."""
-    ratio = 1
-    for line in path.read_text().splitlines():
-        words = line.split()
-        if len(words) >= 2 and words[0].lower() == "oversubscribed":
+        elif key == "oversubscribed":
             ratio *= int(words[1])
-    return ratio
+    return Diameter(2 * tiers, 2 * sum(latency_ns[t] for t in range(tiers)) / 1e3), ratio
 
 
 def unloaded_rtt_us(d: Diameter = FAT_TREE) -> float:
@@ -208,7 +201,7 @@ def scenario(plan: str, block: Block, data: Path = DATA) -> dict[str, Any]:
     `PlanError` naming the flag and the plan's line."""
     matrix = data / block.matrix
     topo = next((value for flag, value, _ in block.params if flag == "-topo" and value), None)
-    diameter = topology_diameter(data / topo) if topo else FAT_TREE
+    diameter, ratio = topology_shape(data / topo) if topo else (FAT_TREE, 1)
     if topo:
         topology = {"kind": "graph", "file": str(data / topo)}
     else:
@@ -269,7 +262,6 @@ def scenario(plan: str, block: Block, data: Path = DATA) -> dict[str, Any]:
     if receiver:
         transport["congestion"] = "both" if sender else "rccc"
         transport["credit_window"] = f"{credit_window(diameter)}B"
-        ratio = topology_oversubscription(data / topo) if topo else 1
         if ratio > 1 and not sender:
             # htsim runs its oversubscription controller whenever it can (`main_uec.cpp`).
             transport["oversubscription"] = ratio
