@@ -81,6 +81,8 @@ def test_seed_changes_results():
         ({"switch.pfc_xoff": "10KB"}, ["switch.pfc_xoff", "10KB", "pfc_xon"]),
         ({"nic.bogus": 1}, ["nic", "bogus"]),
         ({"warmup": "1s"}, ["warmup", "1s", "shorter than duration"]),
+        ({"nic.host_load": "busy"}, ["nic.host_load", "busy", 'timestamps = "software"']),
+        ({"nic.timestamps": "kernel"}, ["nic.timestamps", "kernel", "nic", "software"]),
     ],
 )
 def test_invalid_scenarios_raise_value_error_naming_the_field(overrides, words):
@@ -88,6 +90,21 @@ def test_invalid_scenarios_raise_value_error_naming_the_field(overrides, words):
         rttlab.run(TESTBED, overrides=overrides)
     for w in words:
         assert w in str(e.value), str(e.value)
+
+
+def test_software_timestamps_add_the_host_s_delay_to_every_sample():
+    """One connection alone at line rate (no controller, so the samples do not steer it): with
+    NIC timestamps every sample is the same, and with software timestamps each holds a draw of
+    the measured wake-up delay on top, with a longer tail on a busy host; the same seed gives
+    the same draws."""
+    one = {**SHORT, "flows.0.src": 1, "flows.0.connections": 1}
+    nic = rttlab.run(TESTBED, overrides=one).summary
+    idle = rttlab.run(TESTBED, overrides={**one, "nic.timestamps": "software"}).summary
+    busy = rttlab.run(TESTBED, overrides={**one, "nic.timestamps": "software", "nic.host_load": "busy"}).summary
+    assert nic["rtt_p99_us"] - nic["rtt_avg_us"] < 1.0
+    assert nic["throughput_gbps"] == idle["throughput_gbps"] == busy["throughput_gbps"]
+    assert idle["rtt_avg_us"] > nic["rtt_avg_us"] + 5 and busy["rtt_p99_us"] > idle["rtt_p99_us"] + 100
+    assert rttlab.run(TESTBED, overrides={**one, "nic.timestamps": "software"}).summary == idle
 
 
 def test_save_writes_everything(tmp_path, pfc):

@@ -178,6 +178,7 @@ def test_the_command_line_runs_and_cleans(tmp_path):
         ({"switch.ecn.mark_at": "dequeue"}, "switch.ecn.mark_at"),
         ({"flows.0.start_jitter": "10us"}, "flows\\[0\\].start_jitter"),
         ({"until": "flows_done", "flows.0.size": "1MB"}, "until"),
+        ({"nic.timestamps": "software"}, "nic.timestamps"),
     ],
 )
 def test_what_the_testbed_cannot_do_is_a_clear_error(overrides, key):
@@ -245,4 +246,19 @@ def test_sized_flows_finish_and_say_when():
     assert (r.flows.bytes_delivered == 2_000_000).all()
     last = r.flows.finish_us.max()
     assert 4e6 * 8 / 0.5e9 * 1e6 <= last <= 3 * 4e6 * 8 / 0.5e9 * 1e6
+    assert leftovers() == NOTHING
+
+
+@needs_host
+def test_software_timestamps_measure_the_host_s_wake_up():
+    """The ping-pong's samples: every exchange's host part (the kernel's receive stamp of the
+    reply to the application) is positive and inside its round trip; the quantiles the
+    simulator draws from rise from the fastest exchange's 0; the testbed is gone after."""
+    from rttlab.host import timestamps
+
+    x = timestamps.measure("idle", exchanges=300)
+    assert x.shape == (300, 2)
+    assert (x[:, 1] > 0).all() and (x[:, 1] < x[:, 0]).all()
+    q = timestamps.quantiles(x[:, 1] - x[:, 1].min())
+    assert len(q) == timestamps.QUANTILES and q[0] == 0 and (q[1:] >= q[:-1]).all()
     assert leftovers() == NOTHING

@@ -5,6 +5,7 @@
 use crate::core::engine::EventQueue;
 use crate::core::packet::Slab;
 use crate::fabric::switch::QueueParams;
+use crate::host::timestamps::RttNoise;
 use crate::parallel::boundary::{Boundary, Outgoing};
 use crate::report::measure::Measurements;
 use crate::scenario::{
@@ -151,7 +152,7 @@ pub(crate) struct RunConfig {
     pub max_outstanding: u64,
     pub send_queue: u32,
     pub retransmit_timeout: Time,
-    pub rtt_noise: Time,
+    pub rtt_noise: RttNoise,
     pub pacing_rate: Option<Rate>,
     pub arbitration: NicArbitration,
     pub rate_pacing: RatePacing,
@@ -213,7 +214,7 @@ impl RunConfig {
             max_outstanding: nic.max_outstanding().0,
             send_queue: nic.send_queue(),
             retransmit_timeout: nic.retransmit_timeout(),
-            rtt_noise: nic.rtt_noise,
+            rtt_noise: RttNoise::new(nic.rtt_noise, nic.timestamps, nic.host_load.unwrap_or_default()),
             pacing_rate: nic.pacing_rate,
             arbitration: nic.arbitration.unwrap_or_default(),
             rate_pacing: nic.rate_pacing.unwrap_or_default(),

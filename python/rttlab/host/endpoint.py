@@ -4,6 +4,8 @@ writes what it saw as JSON.
 
     endpoint.py receive PORT CC START WARMUP END OUT
     endpoint.py send DST PORT CC END OUT FLOWS_JSON
+    endpoint.py pong PORT BYTES
+    endpoint.py ping DST PORT BYTES EXCHANGES OUT
 
 Times are ``time.monotonic()`` seconds, the same clock in every network namespace. A sender's
 connection writes a 12-byte header (flow number, size; size 0: send until the end), then its
@@ -202,9 +204,63 @@ def send(dst: str, port: int, cc: str, end: float, out: str, flows: list[dict]) 
         json.dump({str(k): v for k, v in results.items()}, f)
 
 
+#: `SO_TIMESTAMPNS` (asm-generic/socket.h; Python's socket module does not name it) and its
+#: control message's payload, a struct timespec.
+SO_TIMESTAMPNS = 35
+TIMESPEC = struct.Struct("<qq")
+
+
+def pong(port: int, size: int) -> None:
+    """Answers each `size`-byte message of one connection with as many bytes, until it closes."""
+    lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    lsock.bind(("0.0.0.0", port))
+    lsock.listen(1)
+    print("ready", flush=True)
+    c, _ = lsock.accept()
+    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    reply = bytes(size)
+    while len(c.recv(size, socket.MSG_WAITALL)) == size:
+        c.sendall(reply)
+
+
+def ping(dst: str, port: int, size: int, exchanges: int, out: str) -> None:
+    """`exchanges` ping-pongs of `size` bytes each way (TIMELY Fig. 1), timed by the
+    application as a software-timestamping stack times them, and the part of each that is the
+    host's: from the kernel's receive timestamp of the reply's last packet (`SO_TIMESTAMPNS`,
+    taken as the stack takes the packet from the NIC) to the application running again.
+    Writes int64 nanoseconds, (round trip, wake-up) per exchange."""
+    s = socket.create_connection((dst, port))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    request = bytes(size)
+    times = []
+    print("ready", flush=True)
+    for _ in range(exchanges):
+        t0 = time.time_ns()
+        s.sendall(request)
+        got, anc, _, _ = s.recvmsg(size, socket.CMSG_SPACE(TIMESPEC.size), socket.MSG_WAITALL)
+        t1 = time.time_ns()
+        if len(got) < size:
+            raise ConnectionError(f"the echo closed after {len(got)} of {size} bytes")
+        stamps = [
+            TIMESPEC.unpack_from(d) for lvl, kind, d in anc if lvl == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS
+        ]
+        if stamps:
+            sec, ns = stamps[-1]
+            times.append((t1 - t0, t1 - (sec * 1_000_000_000 + ns)))
+    s.close()
+    with open(out, "w") as f:
+        json.dump(times, f)
+
+
 if __name__ == "__main__":
     role, *args = sys.argv[1:]
     if role == "receive":
         receive(int(args[0]), args[1], float(args[2]), float(args[3]), float(args[4]), args[5])
+    elif role == "pong":
+        pong(int(args[0]), int(args[1]))
+    elif role == "ping":
+        ping(args[0], int(args[1]), int(args[2]), int(args[3]), args[4])
     else:
         send(args[0], int(args[1]), args[2], float(args[3]), args[4], json.loads(args[5]))

@@ -93,6 +93,9 @@ UNSUPPORTED = {
     "host.rx_copy_rate": "the hosts are the kernel's own",
     "workloads": "the testbed runs [[flows]] only",
     "nic.pacing_rate": "the kernel paces by the controller's rate",
+    "nic.rtt_noise": "the kernel's RTT samples carry the host's own noise",
+    "nic.timestamps": "the kernel takes its RTT samples in software, as it does",
+    "nic.host_load": "the host's load is whatever this machine runs",
 }
 
 

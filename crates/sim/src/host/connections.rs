@@ -12,7 +12,7 @@ use crate::core::packet::{Packet, PacketKind};
 use crate::ctx::Ctx;
 use crate::fabric::routing::five_tuple_hash;
 use crate::fabric::Fabric;
-use crate::host::flow::{ideal_fct, noisy, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
+use crate::host::flow::{ideal_fct, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
 use crate::parallel::boundary::Outgoing;
 use crate::scenario::{CcConfig, Recovery, TransportConfig};
 use crate::transport::credit::Credit;
@@ -259,11 +259,10 @@ impl Hosts {
         }
     }
 
-    /// Sender side of either transport: flow `f`'s measured RTT `rtt` as its stack sees it, with
-    /// `nic.rtt_noise` (uniform in [0, rtt_noise], from the sending host's stream) added — TIMELY
-    /// §6.1, Fig. 12.
+    /// Sender side of either transport: flow `f`'s measured RTT `rtt` as its stack sees it
+    /// (`RttNoise`, drawn from the sending host's stream).
     pub(crate) fn noisy_rtt(&mut self, f: u32, rtt: Time, cx: &mut Ctx) -> Time {
-        noisy(rtt, cx.cfg.rtt_noise, &mut self.nodes[self.flows.slots[f].src as usize].rng)
+        cx.cfg.rtt_noise.apply(rtt, &mut self.nodes[self.flows.slots[f].src as usize].rng)
     }
 
     /// Sender side of either transport: an RTT sample of flow `f`, counted after the warm-up.

@@ -7,7 +7,6 @@ use crate::core::packet::IntStack;
 use crate::transport::message::{App, MessageRx, MessageTx};
 use crate::transport::onoff::OnOff;
 use crate::transport::window::{WindowRx, WindowTx};
-use rand::Rng as _;
 use rttlab_cc::{Metrics, Rate, Time};
 use std::collections::VecDeque;
 
@@ -781,14 +780,6 @@ impl<T> std::ops::IndexMut<u32> for Slots<T> {
         let (h, slot) = self.split(f);
         &mut self.hosts[h].slots[slot]
     }
-}
-
-/// `rtt` plus a uniform draw in [0, `noise`] from `rng` (none when `noise` is zero).
-pub(crate) fn noisy(rtt: Time, noise: Time, rng: &mut Rng) -> Time {
-    if noise == Time::ZERO {
-        return rtt;
-    }
-    rtt + Time(rng.random_range(0..=noise.ps()))
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ mod connections;
 pub mod flow;
 pub mod nic;
 mod telemetry;
+pub mod timestamps;
 mod transport;
 
 use crate::core::engine::Timer;

@@ -16,6 +16,7 @@ use crate::ctx::Ctx;
 use crate::fabric::routing::labelled_hash;
 use crate::fabric::Fabric;
 use crate::host::flow::{Rx, RxEnd, Slots, Tx};
+use crate::host::timestamps::RttNoise;
 use crate::scenario::RatePacing;
 use crate::transport::credit::{Arrivals, Oversubscribed, PullPacer, Sink, Sinks};
 use crate::transport::message::{completion_rtt, Arrival};
@@ -33,14 +34,14 @@ impl Hosts {
     fn window_step(
         &mut self,
         f: u32,
-        step: impl FnOnce(&mut WindowTx, &mut crate::core::engine::Rng, Time, &mut Vec<Action>),
+        step: impl FnOnce(&mut WindowTx, &mut crate::core::engine::Rng, &RttNoise, &mut Vec<Action>),
         fabric: &mut Fabric,
         cx: &mut Ctx,
     ) {
         let mut out = std::mem::take(&mut self.window_actions);
         let flow = &mut self.flows.slots[f];
         let Tx::Window(w) = &mut flow.tx else { unreachable!("a window-transport path reached a message flow") };
-        step(w, &mut self.nodes[flow.src as usize].rng, cx.cfg.rtt_noise, &mut out);
+        step(w, &mut self.nodes[flow.src as usize].rng, &cx.cfg.rtt_noise, &mut out);
         self.apply_all(f, out, fabric, cx);
     }
 
@@ -193,7 +194,7 @@ impl Hosts {
         self.flows.slots[ack.flow].stats.acks += 1;
         self.path_returned(ack.flow, Returned::Echo { entropy: ack.entropy, marked: ack.ecn }, now);
         let hdr = AckHdr { ack: ack.seq, sack: ack.sack, ece: ack.ecn, ts: ack.t_send, hops: ack.echo_hops, remote_queuing_ns: ack.remote_queuing_ns };
-        self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| crate::host::flow::noisy(r, noise, rng), out), fabric, cx);
+        self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| noise.apply(r, rng), out), fabric, cx);
     }
 
     /// Flow `f`'s timer `timer` of connection `serial` (its low bits) has an event now: a stale

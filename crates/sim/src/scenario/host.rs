@@ -34,8 +34,12 @@ pub struct NicConfig {
     /// default of perftest (as `send_queue`'s).
     pub retransmit_timeout: Option<Time>,
     /// RTT samples of either transport get uniform noise in [0, rtt_noise] added (TIMELY §6.1,
-    /// Fig. 12).
+    /// Fig. 12), on top of `timestamps`'.
     pub rtt_noise: Time,
+    /// How the hosts timestamp round trips (`Timestamps`).
+    pub timestamps: Timestamps,
+    /// The hosts' load with software timestamps (`HostLoad`); absent: `idle`.
+    pub host_load: Option<HostLoad>,
     /// Priority class of ACKs (TIMELY §2 "ACK prioritization": the highest, 0).
     pub ack_class: u8,
     /// NIC per-packet pacing inside a segment at this fixed rate (TIMELY §5, Fig. 16);
@@ -53,6 +57,32 @@ pub struct NicConfig {
     /// How the NIC repairs a lost packet (`Recovery`). Message transport only; absent:
     /// `go_back_n` there.
     pub recovery: Option<Recovery>,
+}
+
+/// `nic.timestamps`: the clock of a connection's RTT samples (TIMELY §3.1, Figs. 1 and 11).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Timestamps {
+    /// The NIC's hardware timestamps (and hardware ACKs): the simulator's own clock. TIMELY's
+    /// calibrated host-to-NIC mapping is "just as accurate" (Fig. 11), so it is this too.
+    #[default]
+    Nic,
+    /// Software timestamps: each sample also holds the host's delay from the ACK's arrival to
+    /// the stack running, drawn from the delays measured on this project's kernel at
+    /// `host_load` (`host::timestamps`).
+    Software,
+}
+
+/// `nic.host_load`: what else the hosts run, for software timestamps (Fig. 11: their variance
+/// "increases as load on the host increases").
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostLoad {
+    /// Nothing else.
+    #[default]
+    Idle = 0,
+    /// One CPU-bound process per core.
+    Busy = 1,
 }
 
 /// `nic.recovery`: the message transport's loss recovery.
@@ -122,6 +152,8 @@ impl Default for NicConfig {
             send_queue: None,
             retransmit_timeout: None,
             rtt_noise: Time::ZERO,
+            timestamps: Timestamps::Nic,
+            host_load: None,
             ack_class: 0,
             pacing_rate: None,
             arbitration: None,
@@ -520,6 +552,9 @@ impl NicConfig {
         }
         if self.retransmit_timeout() == Time::ZERO {
             return Err(invalid("nic.retransmit_timeout", self.retransmit_timeout(), "positive (RDMA NICs: 4.096us × 2^n, n = 1 to 31)"));
+        }
+        if let (Some(load), Timestamps::Nic) = (self.host_load, self.timestamps) {
+            return Err(invalid("nic.host_load", variant_name(load), "only with timestamps = \"software\" (NIC timestamps see no host load)"));
         }
         ctx.class("nic.ack_class", self.ack_class)
     }

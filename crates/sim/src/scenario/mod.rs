@@ -24,8 +24,8 @@ mod workload;
 pub use faults::{FaultConfig, FaultKind};
 pub use graph::{GraphConfig, GraphLink};
 pub use host::{
-    CcConfig, CcSection, Feedback, HostConfig, LossDetection, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, Recovery, TransportConfig,
-    UetConfig, UetCongestion, WindowConfig, FEEDBACK_SAMPLES,
+    CcConfig, CcSection, Feedback, HostConfig, HostLoad, LossDetection, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, Recovery, Timestamps,
+    TransportConfig, UetConfig, UetCongestion, WindowConfig, FEEDBACK_SAMPLES,
 };
 pub use jobs::{Collective, JobConfig, Placement};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};

@@ -1,16 +1,27 @@
 """TIMELY Fig. 13 (§6.1): RTT and throughput of four sample connections over time, mean ± SD
-in the legend, and Jain's fairness index over all 40 connections, TIMELY against PFC."""
+in the legend, and Jain's fairness index over all 40 connections, TIMELY against PFC: over the
+whole run, and the mean over 1 ms windows (the paper does not say over how long it measured)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ...plotting import styled, subplots
 from ...published import TIMELY_JAIN
 from .. import Check, Experiment, Outcome, Point, Run, register
-from ..common import connection_series, connection_stats, grid_points, over_seeds, ref_row, sample_flows, summaries
+from ..common import (
+    connection_series,
+    connection_stats,
+    grid_points,
+    interval_throughput,
+    over_seeds,
+    ref_row,
+    sample_flows,
+    summaries,
+)
 from .testbed import run_plan
 
 FAIR_SHARE_MBPS = 500
@@ -20,8 +31,16 @@ WINDOW_MS = 100  # time shown in the plot
 def points(quick: bool) -> list[Point]:
     p = run_plan(quick)
     return grid_points("timely-fig13", [({"system": "TIMELY"}, {})], p, timeseries="1ms") + grid_points(
-        "timely-fig13", [({"system": "PFC"}, {})], p, file="timely-testbed-pfc.toml"
+        "timely-fig13", [({"system": "PFC"}, {})], p, file="timely-testbed-pfc.toml", timeseries="1ms"
     )
+
+
+def window_jain(run: Run, after_ms: float) -> float:
+    """Jain's index over the connections' throughput in each 1 ms window after ``after_ms``,
+    averaged over the windows."""
+    t = interval_throughput(run.result.timeseries)
+    x = t[t.time_ms > after_ms].pivot(index="time_ms", columns="flow", values="throughput_gbps").to_numpy()
+    return float(np.mean(x.sum(1) ** 2 / (x.shape[1] * (x**2).sum(1))))
 
 
 @styled
@@ -51,6 +70,7 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     d = connection_series(first, "system", p.warmup_ms, shown, samples=5)
     stats = connection_stats(d, ["flow"])
     jain = over_seeds(summaries(runs), ["system"]).set_index("system").jain
+    per_ms = {s: np.mean([window_jain(r, p.warmup_ms) for r in runs if r.labels["system"] == s]) for s in jain.index}
     checks = [
         Check(
             "the sampled connections run close to the 500 Mbps fair share (means within ±20 %)",
@@ -64,6 +84,7 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     ]
     table = pd.DataFrame(
         [ref_row(f"Jain's index, {s}", "", jain[s], TIMELY_JAIN[s]) for s in ("TIMELY", "PFC")]
+        + [ref_row(f"Jain's index over 1 ms windows, {s}", "", per_ms[s], TIMELY_JAIN[s]) for s in ("TIMELY", "PFC")]
         + [ref_row(f"connection {f}: mean throughput", "Mbps", stats.thr_mean[f], None) for f in shown]
     )
     discussion = (
@@ -71,7 +92,9 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "sampled connections stay near the 500 Mbps fair share with RTTs well below T_high. PFC comes "
         f"out fairer here ({jain['PFC']:.3f} against the paper's 0.909): the model's switch serves "
         "its ingress ports round-robin and pauses them evenly, where the testbed's hardware "
-        "arbitration was uneven. RTT is plotted per 1 ms (the mean of its completions' RTTs) and throughput over "
+        "arbitration was uneven. Nor is the paper's lower index for PFC an artefact of a short measuring "
+        f"window here: over 1 ms windows PFC's connections share at least as evenly ({per_ms['PFC']:.3f}) as "
+        f"TIMELY's ({per_ms['TIMELY']:.3f}), each connection window-limited behind the same FIFO. RTT is plotted per 1 ms (the mean of its completions' RTTs) and throughput over "
         "5 ms windows, where the paper plots every completion."
     )
     return Outcome(

@@ -17,7 +17,12 @@ SYSTEMS = ["TIMELY", "DCTCP", "PFC"]
 
 
 def points(quick: bool) -> list[Point]:
-    return [p for p in table1.points(quick) if p.labels["system"] in SYSTEMS and p.labels["seed"] == 1]
+    """Table 1's presets' runs of the three systems, first seed (not its sensitivity runs)."""
+    return [
+        p
+        for p in table1.points(quick)
+        if p.labels["system"] in SYSTEMS and p.labels["seed"] == 1 and "setting" not in p.labels
+    ]
 
 
 @styled
