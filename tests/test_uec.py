@@ -5,6 +5,7 @@ ones it names as not mapped, and the quick form's runs beside htsim's outputs.""
 import dataclasses
 import json
 
+import pandas as pd
 import pytest
 from rttlab.cli import main as cli
 from rttlab.experiments.uec.plans import (
@@ -57,8 +58,8 @@ def test_the_fabric_is_htsims():
 
 def test_a_flag_rttlab_does_not_map_is_named_with_its_line():
     block = read_plan(SENDER)[0]
-    reuse = dataclasses.replace(block, params=[*block.params, ("-conn_reuse", None, 7)])
-    with pytest.raises(PlanError, match=r"^sender.txt:7: -conn_reuse: not a flag rttlab maps yet"):
+    reuse = dataclasses.replace(block, params=[*block.params, ("-switch_latency", "1", 7)])
+    with pytest.raises(PlanError, match=r"^sender.txt:7: -switch_latency: not a flag rttlab maps yet"):
         scenario("sender.txt", reuse)
 
 
@@ -68,6 +69,16 @@ def test_reproduce_uec_quick_holds_htsims_numbers(tmp_path):
     html = (out / "index.html").read_text()
     assert "uec-sender" in html and "htsim" in html
     assert "(6 of 6 hold)" in html
+
+
+def test_messages_on_one_connection_match_htsims_connection_reuse_plan(tmp_path):
+    """htsim's `msg` lines: ten messages on one connection finish as one message of their total
+    size, at htsim's FCT (its sender's last acknowledgement: 17.0107 and 46.8907 µs)."""
+    out = tmp_path / "r"
+    assert cli(["reproduce", "uec-connreuse", "--quick", "--no-cache", "--no-progress", "--out", str(out)]) == 0
+    assert "(2 of 2 hold)" in (out / "index.html").read_text()
+    runs = pd.read_csv(out / "data" / "uec-connreuse-runs.csv")
+    assert len(runs) == 12 and ((runs.tail_us - runs.htsim_tail_us).abs() < 0.05).all()
 
 
 def test_receiver_credits_are_mapped_as_htsims_flags_set_them():

@@ -19,6 +19,13 @@
 //! `failure switch_type AGG switch_id S link_id L` line (after a `Failures F` header) takes
 //! aggregation switch S's L-th uplink out of a fat-tree for the whole run, as htsim's
 //! `FatTreeTopology::add_failed_link` does ([`crate::fabric::faults`]).
+//!
+//! Several lines with one `id` are messages on one connection (htsim's `msg` lines, read with
+//! `-conn_reuse`: each line after the first carries `msg [N]`). Messages that start with their
+//! connection's first line and fire no triggers run as that connection carrying their sizes in
+//! turn, which is how htsim reports them (one completion per connection); messages that start
+//! later or wait on triggers need connections that outlive a transfer, and are refused with
+//! their line.
 
 use rttlab_cc::Time;
 use std::collections::HashMap;
@@ -84,6 +91,8 @@ impl Matrix {
         let (mut nodes, mut connections, mut declared) = (None, None, HashMap::new());
         let mut transfers: Vec<Transfer> = Vec::new();
         let mut lines_of: Vec<usize> = Vec::new();
+        // Connection lines, messages on an earlier line's connection included.
+        let mut lines = 0u64;
         let (mut failures, mut failures_declared) = (Vec::new(), None);
         for (n, line) in text.lines().enumerate().map(|(n, l)| (n + 1, l.trim())) {
             let words: Vec<&str> = line.split_whitespace().collect();
@@ -154,9 +163,17 @@ impl Matrix {
                         send_done: vec![],
                         recv_done: vec![],
                     };
-                    let (mut id, mut size) = (None, None);
-                    let mut words = rest.iter();
+                    let (mut id, mut size, mut msg) = (None, None, false);
+                    let mut words = rest.iter().peekable();
                     while let Some(&key) = words.next() {
+                        if key == "msg" {
+                            // htsim's message id is optional (`msg` alone, or `msg N`).
+                            msg = true;
+                            if words.peek().is_some_and(|w| w.parse::<u64>().is_ok()) {
+                                words.next();
+                            }
+                            continue;
+                        }
                         let v = words.next();
                         match key {
                             "id" => id = Some(number(v, "id")? as u32),
@@ -176,7 +193,9 @@ impl Matrix {
                             other => {
                                 return Err(err(
                                     n,
-                                    format!("unknown keyword {other:?}; a connection takes id, start, trigger, size, send_done_trigger, recv_done_trigger"),
+                                    format!(
+                                        "unknown keyword {other:?}; a connection takes id, start, trigger, size, send_done_trigger, recv_done_trigger, msg"
+                                    ),
                                 ))
                             }
                         }
@@ -193,6 +212,14 @@ impl Matrix {
                     if t.src == t.dst {
                         return Err(err(n, format!("connection {} goes from host {} to itself", t.id, t.src)));
                     }
+                    lines += 1;
+                    if let Some(first) = transfers.iter_mut().find(|f| id.is_some() && f.id == t.id) {
+                        merge_message(first, &t, msg).map_err(|problem| err(n, problem))?;
+                        continue;
+                    }
+                    if msg && id.is_none() {
+                        return Err(err(n, "a `msg` line names its connection's `id`".into()));
+                    }
                     transfers.push(t);
                     lines_of.push(n);
                 }
@@ -207,8 +234,8 @@ impl Matrix {
             t.id = next_id;
         }
         let nodes = nodes.ok_or_else(|| format!("{file}: no `Nodes N` line"))?;
-        if let Some(c) = connections.filter(|&c| c != transfers.len() as u64) {
-            return Err(format!("{file}: `Connections {c}` but {} connection lines", transfers.len()));
+        if let Some(c) = connections.filter(|&c| c != lines) {
+            return Err(format!("{file}: `Connections {c}` but {lines} connection lines"));
         }
         if let Some(f) = failures_declared.filter(|&f| f != failures.len() as u64) {
             return Err(format!("{file}: `Failures {f}` but {} failure lines", failures.len()));
@@ -245,6 +272,27 @@ impl Matrix {
         }
         Ok(Matrix { nodes, transfers, triggers, failures })
     }
+}
+
+/// Message `m` on connection `first` (an earlier line with its id): `first` carries its bytes
+/// after its own, when it starts with `first` and fires no triggers (module doc).
+fn merge_message(first: &mut Transfer, m: &Transfer, msg: bool) -> Result<(), String> {
+    let id = m.id;
+    if !msg {
+        return Err(format!("connection id {id} is on line {} already; a further message on it is a `msg` line (htsim's -conn_reuse)", first.line));
+    }
+    if (m.src, m.dst) != (first.src, first.dst) {
+        return Err(format!("message of connection {id} goes {}->{}, its connection (line {}) {}->{}", m.src, m.dst, first.line, first.src, first.dst));
+    }
+    let fires = !(m.send_done.is_empty() && m.recv_done.is_empty() && first.send_done.is_empty() && first.recv_done.is_empty());
+    if m.start != first.start || m.trigger.is_some() || fires {
+        return Err(format!(
+            "message of connection {id}: rttlab runs a connection's messages when they all start with its first line (line {}) and fire no triggers; later ones need connections that outlive a transfer, which it does not have yet",
+            first.line
+        ));
+    }
+    first.size += m.size;
+    Ok(())
 }
 
 /// A node on a cycle of the graph `after` (node → the nodes it leads to), if any.
@@ -323,6 +371,25 @@ mod tests {
             .starts_with("m.cm:2: switch_type TOR: htsim fails the uplinks of aggregation switches"));
         assert!(e("Nodes 2\nFailures 2\nfailure switch_type AGG switch_id 1 link_id 0\n").starts_with("m.cm: `Failures 2` but 1 failure lines"));
         assert!(e("Nodes 2\nfailure switch_type AGG switch_id 1 port 0\n").contains("unknown failure attribute \"port\""));
+    }
+
+    /// htsim's `msg` lines: messages on one connection, starting together, carried in turn.
+    #[test]
+    fn messages_on_one_connection_are_carried_by_it() {
+        let m = Matrix::parse(
+            "Nodes 2\nConnections 3\nTriggers 0\n0->1 id 1 msg start 0 size 4086\n0->1 id 1 msg start 0 size 4086\n0->1 id 1 msg 3 start 0 size 100\n",
+            "m.cm",
+        )
+        .unwrap();
+        assert_eq!((m.transfers.len(), m.transfers[0].size, m.transfers[0].line), (1, 8272, 4));
+        let e = |text: &str| Matrix::parse(text, "m.cm").unwrap_err();
+        assert_eq!(
+            e("Nodes 2\n0->1 id 1 start 0 size 10\n0->1 id 1 start 0 size 10\n"),
+            "m.cm:3: connection id 1 is on line 2 already; a further message on it is a `msg` line (htsim's -conn_reuse)"
+        );
+        assert!(e("Nodes 3\n0->1 id 1 start 0 size 10\n0->2 id 1 msg start 0 size 10\n").starts_with("m.cm:3: message of connection 1 goes 0->2"));
+        assert!(e("Nodes 2\n0->1 id 1 start 0 size 10\n0->1 id 1 msg start 5 size 10\n").contains("later ones need connections that outlive a transfer"));
+        assert!(e("Nodes 2\n0->1 msg start 0 size 10\n").starts_with("m.cm:2: a `msg` line names its connection's `id`"));
     }
 
     /// Ultra Ethernet's plans' matrices name no ids: they are numbered after the file's own.

@@ -55,6 +55,11 @@ PLANS = [
         "validate_load_balancing_failed_rcv",
         "htsim_uec's load balancers under receiver credits with eight core links at a quarter of their speed",
     ),
+    Plan(
+        "uec-connreuse",
+        "validate_uec_connreuse",
+        "htsim_uec's connection-reuse plan: ten messages on one connection (`msg` lines, -conn_reuse)",
+    ),
 ]
 
 #: (experiment, tolerance on its tail FCT against htsim's) that the NSCC, RCCC and both plans
@@ -109,7 +114,10 @@ def measured(runs: list[Run]) -> pd.DataFrame:
     range of its tail FCT."""
     rows = []
     for r in runs:
-        fct = r.result.tables["transfers"].fct_us
+        t = r.result.tables["transfers"]
+        # htsim's FCT ("finished at", `UecSrc::checkFinished`): start to the sender's last
+        # byte acknowledged.
+        fct = t.send_done_us - t.start_us
         s = r.result.summary
         done = bool(fct.notna().all()) and len(fct) > 0
         rows.append(
@@ -224,6 +232,28 @@ def plot(d: pd.DataFrame) -> Any:
     return fig
 
 
+def reuse_checks(d: pd.DataFrame) -> list[Check]:
+    """The connection-reuse plan's criteria: every run's tail within 5 % of htsim's (one
+    connection on an idle fabric), and ten messages on one connection finishing as one message
+    of their total size does, as htsim's (runs whose htsim tails are equal, under one
+    controller, have equal tails)."""
+    off_by = [off(r.tail_us, r.htsim_tail_us) for r in d.itertuples()]
+    same = d.groupby([d.htsim_tail_us, d.experiment.str.split(", ").str[-1]]).tail_us
+    spread = (same.max() - same.min()).max()
+    return [
+        Check(
+            "every run's tail FCT within 5 % of htsim's",
+            bool(np.isfinite(off_by).all() and max(off_by) <= 0.05),
+            f"at most {max(off_by):.1%} off ({', '.join(f'{t:.2f}' for t in d.tail_us)} µs)",
+        ),
+        Check(
+            "ten messages on one connection finish as one message of their total size does",
+            bool(spread < 1e-3),
+            f"tails of the same bytes under one controller differ by at most {spread * 1e3:.1f} ns",
+        ),
+    ]
+
+
 def analyse_of(plan: Plan):
     def analyse(runs: list[Run], quick: bool) -> Outcome:
         listed = blocks(plan, quick)
@@ -252,6 +282,8 @@ def analyse_of(plan: Plan):
             ]
         if plan.name in ("uec-sender", "uec-receiver", "uec-both"):
             checks = tail_checks(d, credits=plan.name != "uec-sender")
+        elif plan.name == "uec-connreuse":
+            checks = reuse_checks(d)
         else:
             checks = failed_checks(d) if "failed" in plan.name else []
         skipped = [f"{i}. {b.name} ({why})" for i, b, _, why in listed if why]
@@ -267,6 +299,7 @@ def analyse_of(plan: Plan):
             "of it, NSCC with three quarters of the unloaded RTT as its target, htsim's retransmission timeout; with "
             "receiver credits (-receiver_cc_only, -receiver_cc) a credit window of 1.5 BDP, pulls at 0.99 of the line "
             "rate, 16 KiB each, and no ECN on the ToR downlinks, as htsim's. "
+            "A transfer's FCT is htsim's: from its start to its sender having every byte acknowledged. "
             "htsim's numbers are its own validate.py output at the commit the plans come from. What is not htsim's: "
             "switches hash (connection, entropy value) with rttlab's hash, not htsim's, so which connections share a "
             "link differs; a run on one entropy value per connection is a draw of ECMP collisions, run over "

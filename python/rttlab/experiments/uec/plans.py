@@ -253,11 +253,14 @@ def scenario(plan: str, block: Block, data: Path = DATA) -> dict[str, Any]:
                 raise PlanError(f"{plan}:{line}: -failed with -topo: rttlab fails links of its own fat-tree only")
         elif flag == "-topo":
             need("a topology file")
+        elif flag == "-conn_reuse":
+            # The matrix's `msg` lines are messages on one connection, read with or without it.
+            pass
         else:
             raise PlanError(
                 f"{plan}:{line}: {flag}: not a flag rttlab maps yet (it maps -end, -sender_cc_only, "
                 "-receiver_cc_only, -sender_cc, -receiver_cc, -paths, -cwnd, -q, -sack_threshold, "
-                "-load_balancing_algo, -failed, -topo)"
+                "-load_balancing_algo, -failed, -topo, -conn_reuse)"
             )
     if receiver:
         transport["congestion"] = "both" if sender else "rccc"
@@ -270,8 +273,9 @@ def scenario(plan: str, block: Block, data: Path = DATA) -> dict[str, Any]:
     s: dict[str, Any] = {
         "name": f"uec {block.name}",
         "seed": 1,
+        # Up to -end, as htsim runs: a transfer's FCT is htsim's "finished at", its sender's
+        # last byte acknowledged, which comes after the run would end at the last delivery.
         "duration": f"{end_us:g}us",
-        "until": "flows_done",
         "topology": topology,
         "switch": {
             "pfc": False,
