@@ -16,7 +16,7 @@ import pandas as pd
 from ...plotting import mark_paper, styled, subplots
 from .. import Check, Experiment, Outcome, Point, Run, register
 from ..common import Plan, grid_points, interval_throughput, ref_row
-from .testbed import SETTINGS, TESTBED, plan
+from .testbed import SETTINGS, TESTBED, plan, with_settings
 
 VARIANTS = [
     ("fixed increment", {"cc.hai_factor": 1.0}),
@@ -43,8 +43,7 @@ def points(quick: bool) -> list[Point]:
         {"src": "1-10", "dst": 0, "connections": 9, "start_jitter": "10us", "stop": close},
     ]
     out = []
-    for setting, overrides in SETTINGS.items():
-        seeds = p if setting == TESTBED else Plan(p.warmup_ms, p.measured_ms, p.seeds[:1])
+    for setting, overrides, seeds in with_settings(p):
         cells = [({"setting": setting, "variant": v}, {**overrides, **o, "flows": flows}) for v, o in VARIANTS]
         out += grid_points("timely-fig18", cells, seeds, timeseries="1ms")
     return out

@@ -31,6 +31,12 @@ SETTINGS: dict[str, dict[str, str]] = {
 }
 
 
+def with_settings(p: Plan) -> list[tuple[str, dict[str, str], Plan]]:
+    """Each of `SETTINGS` with its overrides and run plan: the presets' on every seed of ``p``,
+    the others on its first (the sensitivity tables)."""
+    return [(s, o, p if s == TESTBED else Plan(p.warmup_ms, p.measured_ms, p.seeds[:1])) for s, o in SETTINGS.items()]
+
+
 def plan(quick: bool) -> Plan:
     return QUICK if quick else FULL
 
