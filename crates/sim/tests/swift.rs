@@ -3,6 +3,7 @@
 
 use crate::common::{run_net, scenario, window_pair as pair};
 use rttlab_cc::Time;
+use rttlab_sim::Network;
 
 /// One 1000 B packet and its ACK through hosts that take 300 ns per packet plus 1000 B at
 /// 10 Gbps (800 ns): the receiver delivers it 1.1 µs after it lands, the ACK leaves then, and the
@@ -84,28 +85,30 @@ fn a_full_rx_queue_drops_and_bytes_are_conserved() {
     assert_eq!(s.bytes_sent, s.bytes_delivered + s.bytes_duplicate + s.bytes_dropped + s.bytes_in_flight);
 }
 
+/// One Swift connection with its window pinned at one packet, and `nic` added to `[nic]`.
+fn one_in_flight(nic: &str) -> Network {
+    let flow = r#"
+        [cc]
+        algorithm = "swift"
+        min_cwnd = 1.0
+        max_cwnd = 1.0
+        [[flows]]
+        src = 1
+        dst = 0
+        "#;
+    run_net(&pair(flow).replace("[nic]", &format!("[nic]\n{nic}")))
+}
+
 /// `nic.rtt_noise` reaches the window transport's samples. With one packet in flight (Swift's
 /// window pinned at 1) every sample is the unloaded 6.5024 µs (below) without noise; with 10 µs
 /// of noise each lies in [6.5024, 16.5024] µs and they average 11.5 µs (standard error 0.1 µs
 /// for about 870 samples), while the packets keep their timing (one per ACK).
 #[test]
 fn rtt_noise_is_added_to_window_transport_samples() {
-    let one_in_flight = |noise: &str| {
-        let flow = r#"
-            [cc]
-            algorithm = "swift"
-            min_cwnd = 1.0
-            max_cwnd = 1.0
-            [[flows]]
-            src = 1
-            dst = 0
-            "#;
-        run_net(&pair(flow).replace("[nic]", &format!("[nic]\nrtt_noise = \"{noise}\"")))
-    };
-    let quiet = one_in_flight("0us");
+    let quiet = one_in_flight("rtt_noise = \"0us\"");
     let f = &quiet.flows()[0].stats;
     assert_eq!(f.rtt_sum, f.rtt_samples as u128 * 6_502_400);
-    let noisy = one_in_flight("10us");
+    let noisy = one_in_flight("rtt_noise = \"10us\"");
     let n = &noisy.flows()[0].stats;
     let mean_us = n.rtt_sum as f64 / n.rtt_samples as f64 / 1e6;
     assert!((mean_us - 11.5024).abs() < 0.5, "mean {mean_us} µs");
@@ -121,16 +124,7 @@ fn rtt_noise_is_added_to_window_transport_samples() {
 /// within 1 µs for about 870 samples, and none lies below the unloaded RTT.
 #[test]
 fn software_timestamps_add_the_measured_delay_to_window_transport_samples() {
-    let flow = r#"
-        [cc]
-        algorithm = "swift"
-        min_cwnd = 1.0
-        max_cwnd = 1.0
-        [[flows]]
-        src = 1
-        dst = 0
-        "#;
-    let net = run_net(&pair(flow).replace("[nic]", "[nic]\ntimestamps = \"software\""));
+    let net = one_in_flight("timestamps = \"software\"");
     let idle: Vec<f64> = include_str!("../data/software-timestamps.csv")
         .lines()
         .filter_map(|l| l.strip_prefix("idle,"))
