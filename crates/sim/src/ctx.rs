@@ -55,7 +55,7 @@ impl Ctx {
     pub fn notify(&mut self, node: u32, kind: crate::core::engine::EventKind) {
         let at = self.now + self.notice_delay;
         if self.foreign(node) {
-            let seq = self.events.reserve(at);
+            let seq = self.events.reserve();
             self.boundary.outbox.push((node, Outgoing::Event(at, seq, kind)));
         } else {
             self.events.push(at, kind);

@@ -7,6 +7,8 @@ use crate::core::packet::Lost;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rttlab_cc::Time;
+use std::cell::Cell;
+use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// What an event does, with its operands. Dispatched with `match` in the main loop; packed
@@ -139,7 +141,7 @@ const KIND_MASK: u64 = (1 << KIND_BITS) - 1;
 
 impl EventKind {
     /// (tag, a, b) of a queue entry.
-    #[inline]
+    #[inline(always)]
     fn pack(self) -> (u64, u32, u32) {
         let (tag, a, b) = match self {
             EventKind::TxDone { port, pkt } => (tag::TX_DONE, port.0, pkt.map_or(NO_PKT, |p| p.0)),
@@ -265,16 +267,17 @@ impl LazyTimer {
 /// depth every packet's event pays for, holds one entry instead of one per connection.
 #[derive(Default)]
 pub struct Timers {
-    /// (time, place in the scheduling order, connection).
-    heap: BinaryHeap<std::cmp::Reverse<(Time, u64, u32)>>,
+    /// (time, rank in the scheduling order (`EventQueue::rank`), connection, place).
+    heap: BinaryHeap<std::cmp::Reverse<(Time, u64, u32, u64)>>,
 }
 
 impl Timers {
     /// Queues connection `id`'s timer event at `at`; `kind` is this queue's main-queue event.
     pub fn push(&mut self, events: &mut EventQueue, at: Time, id: u32, kind: EventKind) {
-        let seq = events.reserve(at);
-        let earliest = self.heap.peek().is_none_or(|h| (at, seq) < (h.0 .0, h.0 .1));
-        self.heap.push(std::cmp::Reverse((at, seq, id)));
+        let seq = events.reserve();
+        let rank = events.rank(at, seq);
+        let earliest = self.heap.peek().is_none_or(|h| (at, rank) < (h.0 .0, h.0 .1));
+        self.heap.push(std::cmp::Reverse((at, rank, id, seq)));
         if earliest {
             events.push_reserved(at, seq, kind);
         }
@@ -283,12 +286,12 @@ impl Timers {
     /// The main queue's event `ev` of this queue came: the connection whose timer event it is,
     /// if it is still the earliest (an event queued for a head since superseded is stale).
     pub fn pop(&mut self, events: &mut EventQueue, ev: &Event) -> Option<u32> {
-        let &std::cmp::Reverse((at, seq, id)) = self.heap.peek()?;
+        let &std::cmp::Reverse((at, _, id, seq)) = self.heap.peek()?;
         if (at, seq) != (ev.time, ev.seq) {
             return None;
         }
         self.heap.pop();
-        if let Some(&std::cmp::Reverse((at, seq, _))) = self.heap.peek() {
+        if let Some(&std::cmp::Reverse((at, _, _, seq))) = self.heap.peek() {
             events.push_reserved(at, seq, ev.kind);
         }
         Some(id)
@@ -299,13 +302,14 @@ impl Timers {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Event {
     pub time: Time,
-    /// Its place in the scheduling order (ties at one time go in this order).
+    /// Its place in the scheduling order, as `EventQueue::reserve` gave it (ties at one time go
+    /// by its rank, `EventQueue::rank`).
     pub seq: u64,
     pub kind: EventKind,
 }
 
-/// A queued event: 24 bytes, copied, never boxed. The scheduling order shares its word with
-/// the kind (`seq << KIND_BITS | kind`).
+/// A queued event: 24 bytes, copied, never boxed. The place in the scheduling order shares its
+/// word with the kind (`seq << KIND_BITS | kind`).
 #[derive(Copy, Clone, PartialEq, Eq)]
 struct Entry {
     time: u64,
@@ -314,37 +318,103 @@ struct Entry {
     b: u32,
 }
 
-impl Entry {
-    /// (time, scheduling order) as one integer, compared without branches.
-    #[inline]
-    fn key(&self) -> u128 {
-        (self.time as u128) << 64 | self.seq_kind as u128
+/// Whether `x` happens before (`Less`) or after `y`: by time, then by rank among the places
+/// taken for that time. Two origins' events rarely tie in time, so their ranks are worked out
+/// only then (`Ranks::tie`).
+#[inline(always)]
+fn order(ranks: &Ranks, x: &Entry, y: &Entry) -> Ordering {
+    if x.time != y.time {
+        return x.time.cmp(&y.time);
+    }
+    let (a, b) = (x.seq_kind >> KIND_BITS, y.seq_kind >> KIND_BITS);
+    if a >> ORIGIN_SHIFT == b >> ORIGIN_SHIFT {
+        return a.cmp(&b);
+    }
+    ranks.tie(x.time, a, b)
+}
+
+/// What the rank of an event among those at its time depends on (`EventQueue::reserve`): the
+/// network's nodes, and the time's rotation of their order, kept for the last time asked
+/// (ties come in runs at one time: a bucket's, the event being handled's).
+struct Ranks {
+    nodes: u64,
+    /// (time, its rotation).
+    last: Cell<(u64, u64)>,
+}
+
+impl Ranks {
+    fn new(nodes: u64) -> Ranks {
+        Ranks { nodes, last: Cell::new((0, rotation(nodes, 0))) }
+    }
+
+    /// The order of places `x` and `y` of two origins, taken for one time.
+    #[cold]
+    fn tie(&self, time: u64, x: u64, y: u64) -> Ordering {
+        self.rank(time, x).cmp(&self.rank(time, y))
+    }
+
+    fn rank(&self, time: u64, seq: u64) -> u64 {
+        let (at, shift) = self.last.get();
+        let shift = if at == time {
+            shift
+        } else {
+            let shift = rotation(self.nodes, time);
+            self.last.set((time, shift));
+            shift
+        };
+        rank(self.nodes, shift, seq)
     }
 }
 
-impl Ord for Entry {
-    /// Reversed so that the max-heap pops the earliest (time, seq) first.
-    #[inline]
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        o.key().cmp(&self.key())
+/// How far the nodes' order is rotated among events at `time` (`EventQueue::reserve`): a hash
+/// of the time, scaled to the nodes.
+fn rotation(nodes: u64, time: u64) -> u64 {
+    ((splitmix64(time) as u128 * nodes as u128) >> 64) as u64
+}
+
+/// The rank of place `seq` among the places taken for one time, whose `rotation` is `shift`:
+/// the run's own origin (0) first, then the nodes' in their rotated order, then each origin's
+/// in the order it took them (`EventQueue::reserve`).
+fn rank(nodes: u64, shift: u64, seq: u64) -> u64 {
+    let (origin, count) = (seq >> ORIGIN_SHIFT, seq & ((1 << ORIGIN_SHIFT) - 1));
+    let rank = match origin {
+        0 => 0,
+        o => {
+            let r = o - 1 + shift;
+            1 + if r >= nodes { r - nodes } else { r }
+        }
+    };
+    rank << ORIGIN_SHIFT | count
+}
+
+/// An event past the ring's span (`EventQueue::overflow`), keyed by (time, rank), earliest at
+/// the top of the max-heap.
+#[derive(Copy, Clone, PartialEq, Eq)]
+struct Far {
+    key: u128,
+    entry: Entry,
+}
+
+impl Ord for Far {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.key.cmp(&self.key)
     }
 }
-impl PartialOrd for Entry {
-    #[inline]
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+impl PartialOrd for Far {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
 
-/// Future events, earliest first; equal times in the order they were scheduled. The key
-/// (time, scheduling order) is unique, so the order is total: runs are bit-identical whatever
-/// the queue's internals.
+/// Future events, earliest first; equal times by their places in the scheduling order
+/// (`reserve`). The key (time, place) is unique, so the order is total: runs are bit-identical
+/// whatever the queue's internals.
 ///
 /// A calendar queue (Brown, CACM 1988): time is cut into buckets of `2^bucket_bits` ps, and
 /// the buckets from the one being drained on sit in a ring of unsorted slots; a bucket is
-/// sorted only when its turn comes. Nearly every event of a packet network falls within a
-/// few microseconds (a serialization, a link delay), so a push is an append and a pop takes
-/// from a bucket of sorted events. Where many events are pending (a fabric of a thousand hosts)
+/// sorted only when its turn comes (`sort_bucket`). Nearly every event of a packet network
+/// falls within a few microseconds (a serialization, a link delay), so a push is an append and
+/// a pop takes the next of a bucket of sorted events. Where many events are pending (a fabric of a thousand hosts)
 /// the appends to later buckets are logged and made in a batch when the cursor moves. Events
 /// past the ring (timeouts, workload arrivals) wait in a binary heap and join the ring as it
 /// reaches them.
@@ -363,11 +433,15 @@ pub struct EventQueue {
     slots: Vec<Vec<Entry>>,
     /// Which slots hold events, one bit each.
     occupied: Vec<u64>,
-    /// The bucket being drained; its events are in `current`, sorted latest first.
+    /// The bucket being drained; its events are in `current`, earliest first, those before
+    /// `head` already popped.
     cursor: u64,
     current: Vec<Entry>,
+    head: usize,
     /// Events in buckets at or past `cursor + slots.len()` when they were queued.
-    overflow: BinaryHeap<Entry>,
+    overflow: BinaryHeap<Far>,
+    /// What an event's rank among those at its time depends on (`with_origins`).
+    ranks: Ranks,
     bucket_bits: u32,
     len: usize,
     /// The origin of the event being handled (`set_origin`), and each origin's events
@@ -388,6 +462,9 @@ pub struct EventQueue {
     /// them waits on many at once.
     log: Vec<Entry>,
     logging: bool,
+    /// How many buckets after the cursor's a push appends to directly: the ring's less the
+    /// cursor's, none while `logging`.
+    direct: u64,
 }
 
 /// The ring's fewest slots (a testbed's events fit, and the ring stays in cache), and its most (2^22
@@ -396,13 +473,17 @@ const MIN_SLOTS: usize = 1 << 10;
 const MAX_SLOTS: usize = 1 << 22;
 /// The ring holds this many slots per bucket's worth of pending events, so that its span is
 /// about twice theirs (Brown's queue keeps as many buckets as events, at about 3 gaps a
-/// bucket; here a bucket holds 16 to 64).
+/// bucket; here a bucket holds 4 to 16).
 const SLOTS_PER_FILLED_BUCKET: usize = 2;
-/// The events a bucket should hold: the width doubles below `BUCKET_EVENTS.start`, halves above
-/// `BUCKET_EVENTS.end` (a factor 4 apart, so that one step never calls for the step back).
-/// With the next bucket fetched while one drains, larger buckets pay at a thousand hosts
+/// The events a bucket should hold: the width doubles below `start`, halves above `end` (a
+/// factor 4 apart, so that one step never calls for the step back). An insertion sort's cost
+/// grows with the bucket and a move to the next bucket's shrinks, so while the pending events
+/// stay in the cache small buckets take the fewest instructions; from `LARGE_BUCKETS_FROM`
+/// pending on, larger ones take fewer misses, a slot's events sharing cache lines
 /// (`docs/speed.md`).
-const BUCKET_EVENTS: std::ops::Range<u64> = 16..64;
+const BUCKET_EVENTS: std::ops::Range<u64> = 4..16;
+const BUCKET_EVENTS_PAST_CACHE: std::ops::Range<u64> = 16..64;
+const LARGE_BUCKETS_FROM: usize = 1 << 13;
 const ADAPT_EVERY: u64 = 1 << 13;
 /// Pushes go through the log (`EventQueue::log`) from this many pending events on (looked at
 /// with the width, every `ADAPT_EVERY` events): below it the slots stay in the cache and the
@@ -435,7 +516,9 @@ impl EventQueue {
             occupied: vec![0; MIN_SLOTS / 64],
             cursor: 0,
             current: Vec::new(),
+            head: 0,
             overflow: BinaryHeap::new(),
+            ranks: Ranks::new(0),
             bucket_bits: width.next_power_of_two().trailing_zeros(),
             len: 0,
             origin: 0,
@@ -447,18 +530,19 @@ impl EventQueue {
             started: false,
             log: Vec::new(),
             logging: false,
+            direct: MIN_SLOTS as u64 - 1,
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, kind: EventKind) {
-        let seq = self.reserve(time);
+        let seq = self.reserve();
         self.push_reserved(time, seq, kind);
     }
 
-    /// Takes the next place in the scheduling order for an event at `at` that may be queued
-    /// later (`push_reserved`), or never if it would find nothing to do: it then ranks among
-    /// events at its time exactly as if it had been queued now.
+    /// Takes the next place in the scheduling order for an event that may be queued later
+    /// (`push_reserved`), or never if it would find nothing to do: it then ranks among events
+    /// at its time exactly as if it had been queued now.
     ///
     /// The place is the current origin's (`set_origin`) next: ties at one picosecond go by
     /// the origin that scheduled them, then in the order it scheduled them. An origin is a
@@ -467,21 +551,27 @@ impl EventQueue {
     /// insertion counter would: it counts other partitions' events too). The run's own
     /// events come first; the nodes follow in an order rotated by a hash of the time, so
     /// that no node wins every tie (two senders in step would otherwise see the lower-numbered
-    /// one always queue first).
-    #[inline]
-    pub fn reserve(&mut self, at: Time) -> u64 {
-        let (origin, nodes) = (self.origin, self.scheduled.len() as u64 - 1);
-        let count = &mut self.scheduled[origin];
+    /// one always queue first). That rank is worked out when two events tie (`rank`): the
+    /// place itself is the origin and its count.
+    #[inline(always)]
+    pub fn reserve(&mut self) -> u64 {
+        let count = &mut self.scheduled[self.origin];
         *count += 1;
-        let rank = match origin as u64 {
-            0 => 0,
-            o => {
-                let shift = ((splitmix64(at.ps()) as u128 * nodes as u128) >> 64) as u64;
-                let r = o - 1 + shift;
-                1 + if r >= nodes { r - nodes } else { r }
-            }
-        };
-        rank << ORIGIN_SHIFT | (*count - 1)
+        (self.origin as u64) << ORIGIN_SHIFT | (*count - 1)
+    }
+
+    /// Place `seq`'s rank among the places taken for `time` (`reserve`): events at one time
+    /// happen in the order of their ranks.
+    pub fn rank(&self, time: Time, seq: u64) -> u64 {
+        self.ranks.rank(time.ps(), seq)
+    }
+
+    /// Whether the event at place `x` happens before the one at place `y` (each a time and a
+    /// place from `reserve`).
+    #[inline]
+    pub fn before(&self, x: (Time, u64), y: (Time, u64)) -> bool {
+        let entry = |(t, seq): (Time, u64)| Entry { time: t.ps(), seq_kind: seq << KIND_BITS, a: 0, b: 0 };
+        order(&self.ranks, &entry(x), &entry(y)) == Ordering::Less
     }
 
     /// Events scheduled from now on come from `origin` (below `origins`, `with_origins`):
@@ -502,25 +592,43 @@ impl EventQueue {
     pub fn with_origins(mut self, origins: usize) -> EventQueue {
         assert!(origins as u64 <= 1 << (SEQ_BITS - ORIGIN_SHIFT), "{origins} origins: at most 2^{}", SEQ_BITS - ORIGIN_SHIFT);
         self.scheduled.resize(origins.max(1), 0);
+        self.ranks = Ranks::new(self.scheduled.len() as u64 - 1);
         self
     }
 
-    /// Queues an event at a place in the scheduling order taken by `reserve`.
-    #[inline]
+    /// Queues an event at a place in the scheduling order taken by `reserve`. Nearly every
+    /// event goes to a slot of the ring past the cursor's: that case is one comparison and an
+    /// append, the others out of line. Always inlined, so that the kind's packing folds away
+    /// where the kind is known.
+    #[inline(always)]
     pub fn push_reserved(&mut self, time: Time, seq: u64, kind: EventKind) {
         let (tag, a, b) = kind.pack();
-        self.insert(Entry { time: time.ps(), seq_kind: seq << KIND_BITS | tag, a, b });
+        let e = Entry { time: time.ps(), seq_kind: seq << KIND_BITS | tag, a, b };
         self.len += 1;
         self.peak = self.peak.max(self.len);
+        // Buckets after the cursor's and before the ring's end, counted from 0.
+        let ahead = (e.time >> self.bucket_bits).wrapping_sub(self.cursor + 1);
+        if ahead < self.direct {
+            self.append(e);
+        } else {
+            self.insert(e);
+        }
     }
 
-    #[inline]
+    /// Queues an event of the cursor's bucket, of one past the ring, or (while `logging`) any.
+    #[inline(never)]
     fn insert(&mut self, e: Entry) {
         if e.time >> self.bucket_bits <= self.cursor {
             // The bucket being drained (or, after a look past the end, an earlier one: it is
             // then the earliest of all).
-            let at = self.current.partition_point(|x| *x < e);
-            self.current.insert(at, e);
+            // Nearly always among the earliest: moved to its place from the one just popped.
+            if self.head == 0 {
+                self.current.insert(0, e);
+            } else {
+                self.head -= 1;
+                self.current[self.head] = e;
+            }
+            rise(&mut self.current[self.head..], &self.ranks);
         } else if self.logging {
             self.log.push(e);
         } else {
@@ -533,28 +641,41 @@ impl EventQueue {
     fn place(&mut self, e: Entry) {
         let bucket = e.time >> self.bucket_bits;
         if bucket < self.cursor + self.slots.len() as u64 {
-            let slot = bucket as usize & (self.slots.len() - 1);
-            self.slots[slot].push(e);
-            self.occupied[slot / 64] |= 1 << (slot % 64);
+            self.append(e);
         } else {
-            self.overflow.push(e);
+            let rank = self.ranks.rank(e.time, e.seq_kind >> KIND_BITS);
+            self.overflow.push(Far { key: (e.time as u128) << 64 | rank as u128, entry: e });
         }
+    }
+
+    /// Appends an event to its bucket's slot, which is in the ring.
+    #[inline(always)]
+    fn append(&mut self, e: Entry) {
+        let slot = (e.time >> self.bucket_bits) as usize & (self.slots.len() - 1);
+        let events = &mut self.slots[slot];
+        if events.is_empty() {
+            self.occupied[slot / 64] |= 1 << (slot % 64);
+        }
+        events.push(e);
     }
 
     /// Moves the cursor to the next bucket that holds events and sorts it into `current`;
     /// false if no events are left.
     fn advance(&mut self) -> bool {
-        let mut log = std::mem::take(&mut self.log);
-        for e in log.drain(..) {
-            self.place(e);
+        self.current.clear();
+        self.head = 0;
+        if !self.log.is_empty() {
+            self.flush_log();
         }
-        self.log = log;
         self.buckets += 1;
         let adapted = self.popped - self.popped_at_adapt >= ADAPT_EVERY && self.adapt();
         // A resize may have left events in the cursor's own bucket: that bucket is next.
         if !adapted || self.current.is_empty() {
-            let over = self.overflow.peek().map(|e| e.time >> self.bucket_bits);
-            let Some(cursor) = [self.next_occupied(), over].into_iter().flatten().min() else { return false };
+            let far = self.overflow.peek().map_or(u64::MAX, |f| f.entry.time >> self.bucket_bits);
+            let cursor = self.next_occupied().min(far);
+            if cursor == u64::MAX {
+                return false;
+            }
             self.cursor = cursor;
             let slot = self.cursor as usize & (self.slots.len() - 1);
             std::mem::swap(&mut self.current, &mut self.slots[slot]);
@@ -569,18 +690,25 @@ impl EventQueue {
         }
         // Far events the ring now reaches join it (those of the cursor's bucket, `current`).
         let end = self.cursor + self.slots.len() as u64;
-        while let Some(&e) = self.overflow.peek().filter(|e| e.time >> self.bucket_bits < end) {
+        while let Some(&f) = self.overflow.peek().filter(|f| f.entry.time >> self.bucket_bits < end) {
             self.overflow.pop();
-            self.insert_unsorted(e);
+            self.insert_unsorted(f.entry);
         }
-        // Pushed roughly in time order, a bucket is sorted latest first: reversed, it is nearly
-        // in that order already, and the sort's insertions move little.
-        self.current.reverse();
-        self.current.sort_unstable();
+        sort_bucket(&mut self.current, &self.ranks);
         true
     }
 
-    /// With `current` drained: doubles or halves the bucket width if the buckets drained since
+    /// Puts the logged pushes in their slots (`log`).
+    #[inline(never)]
+    fn flush_log(&mut self) {
+        let mut log = std::mem::take(&mut self.log);
+        for e in log.drain(..) {
+            self.place(e);
+        }
+        self.log = log;
+    }
+
+    /// With `current` drained and cleared: doubles or halves the bucket width if the buckets drained since
     /// the last look held too few or too many events, grows the ring when the pending events
     /// fill more than half of it (shrinks it when they fill under an eighth), and redistributes
     /// the ring's and the heap's events; true if it did. The cursor's new bucket is the one
@@ -589,11 +717,19 @@ impl EventQueue {
     /// it is empty here).
     fn adapt(&mut self) -> bool {
         self.logging = self.len >= LOG_FROM_PENDING;
+        let adapted = self.resize();
+        self.direct = if self.logging { 0 } else { self.slots.len() as u64 - 1 };
+        adapted
+    }
+
+    /// `adapt`'s width and ring.
+    fn resize(&mut self) -> bool {
         let per_bucket = (self.popped - self.popped_at_adapt) / self.buckets;
         (self.popped_at_adapt, self.buckets) = (self.popped, 0);
+        let aim = if self.len >= LARGE_BUCKETS_FROM { BUCKET_EVENTS_PAST_CACHE } else { BUCKET_EVENTS };
         let bits = match per_bucket {
-            n if n < BUCKET_EVENTS.start && self.bucket_bits < MAX_BUCKET_BITS => self.bucket_bits + 1,
-            n if n > BUCKET_EVENTS.end && self.bucket_bits > 0 => self.bucket_bits - 1,
+            n if n < aim.start && self.bucket_bits < MAX_BUCKET_BITS => self.bucket_bits + 1,
+            n if n > aim.end && self.bucket_bits > 0 => self.bucket_bits - 1,
             _ => self.bucket_bits,
         };
         // Buckets' worth of pending events at the new width (a width step halves or doubles
@@ -612,7 +748,7 @@ impl EventQueue {
         }
         if slots > n {
             // Far events the wider ring now reaches join it.
-            ring.extend(std::mem::take(&mut self.overflow));
+            ring.extend(std::mem::take(&mut self.overflow).into_iter().map(|f| f.entry));
         }
         self.slots.resize_with(slots, Vec::new);
         self.occupied = vec![0; slots / 64];
@@ -633,41 +769,51 @@ impl EventQueue {
         }
     }
 
-    /// The absolute bucket of the first occupied slot after the cursor's, within the ring.
-    fn next_occupied(&self) -> Option<u64> {
+    /// The absolute bucket of the first occupied slot after the cursor's, within the ring
+    /// (`u64::MAX`: none). Nearly always in the cursor's word of the bitmap.
+    #[inline]
+    fn next_occupied(&self) -> u64 {
+        let start = (self.cursor as usize + 1) & (self.slots.len() - 1);
+        let bits = self.occupied[start / 64] >> (start % 64);
+        if bits != 0 {
+            return self.cursor + 1 + bits.trailing_zeros() as u64;
+        }
+        self.next_occupied_past(start)
+    }
+
+    /// `next_occupied` past the word holding slot `start`: the other words round the ring, then
+    /// that word's bits before `start`.
+    #[inline(never)]
+    fn next_occupied_past(&self, start: usize) -> u64 {
         let n = self.slots.len();
         let words = n / 64;
-        let start = (self.cursor as usize + 1) & (n - 1);
-        // Words from the one holding `start`, round the ring, back to it (its low bits last).
-        for k in 0..=words {
+        for k in 1..=words {
             let w = (start / 64 + k) & (words - 1);
             let mut bits = self.occupied[w];
-            if k == 0 {
-                bits &= u64::MAX << (start % 64);
-            } else if k == words {
+            if k == words {
                 bits &= !(u64::MAX << (start % 64));
             }
             if bits != 0 {
                 let slot = w * 64 + bits.trailing_zeros() as usize;
                 let ahead = (slot + n - start) & (n - 1);
-                return Some(self.cursor + 1 + ahead as u64);
+                return self.cursor + 1 + ahead as u64;
             }
         }
-        None
+        u64::MAX
     }
 
     /// The earliest event if it happens no later than `end`.
     #[inline(always)]
     pub fn pop_until(&mut self, end: Time) -> Option<Event> {
-        self.started = self.current.is_empty();
+        self.started = self.head == self.current.len();
         if self.started && !self.advance() {
             return None;
         }
-        let &Entry { time, seq_kind, a, b } = self.current.last().expect("advanced to a bucket with events");
+        let &Entry { time, seq_kind, a, b } = self.current.get(self.head).expect("advanced to a bucket with events");
         if time > end.ps() {
             return None;
         }
-        self.current.pop();
+        self.head += 1;
         self.len -= 1;
         self.popped += 1;
         Some(Event { time: Time(time), seq: seq_kind >> KIND_BITS, kind: EventKind::unpack(seq_kind & KIND_MASK, a, b) })
@@ -684,17 +830,17 @@ impl EventQueue {
 
     /// When the earliest pending event happens.
     pub fn next_time(&mut self) -> Option<Time> {
-        if self.current.is_empty() && !self.advance() {
+        if self.head == self.current.len() && !self.advance() {
             return None;
         }
-        self.current.last().map(|e| Time(e.time))
+        self.current.get(self.head).map(|e| Time(e.time))
     }
 
     /// The event `n` places after the next one, if it is in the bucket being drained, without
     /// taking it: the main loop fetches its operands into the cache ahead of it.
     #[inline]
     pub fn upcoming(&self, n: usize) -> Option<EventKind> {
-        let e = self.current.len().checked_sub(n + 1).map(|i| &self.current[i])?;
+        let e = self.current.get(self.head + n)?;
         Some(EventKind::unpack(e.seq_kind & KIND_MASK, e.a, e.b))
     }
 
@@ -714,6 +860,38 @@ impl EventQueue {
     pub fn peak(&self) -> usize {
         self.peak
     }
+}
+
+/// Sorts a bucket earliest first. Pushed roughly in time order, its events are nearly sorted
+/// already, so an insertion sort costs little more than a look at each; a bucket much fuller
+/// than the adapted width gives (`BUCKET_EVENTS_PAST_CACHE`: many events at one time, a run's setup)
+/// takes a sort whose cost does not grow with the square of the bucket.
+fn sort_bucket(v: &mut [Entry], ranks: &Ranks) {
+    if v.len() > 2 * BUCKET_EVENTS_PAST_CACHE.end as usize {
+        return v.sort_unstable_by(|x, y| order(ranks, x, y));
+    }
+    for i in 1..v.len() {
+        let e = v[i];
+        let mut j = i;
+        while j > 0 && order(ranks, &v[j - 1], &e) == Ordering::Greater {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = e;
+    }
+}
+
+/// Moves `v[0]` up past the earlier events after it, into its place in `v`, which is sorted
+/// earliest first but for it.
+#[inline(always)]
+fn rise(v: &mut [Entry], ranks: &Ranks) {
+    let e = v[0];
+    let mut j = 0;
+    while j + 1 < v.len() && order(ranks, &v[j + 1], &e) == Ordering::Less {
+        v[j] = v[j + 1];
+        j += 1;
+    }
+    v[j] = e;
 }
 
 /// Asks the CPU to bring the cache line holding `x` closer, without waiting for it: a hint that
@@ -828,7 +1006,7 @@ mod tests {
                     _ => draw(spread),
                 };
                 let kind = EventKind::Arrive { port: PortId(step), pkt: PktId(0) };
-                let seq = q.reserve(Time(now + lead));
+                let seq = q.reserve();
                 q.push_reserved(Time(now + lead), seq, kind);
                 reference.push(std::cmp::Reverse((now + lead, seq, step)));
             } else {
@@ -874,13 +1052,13 @@ mod tests {
                 assert_eq!((e.time.ps(), e.seq), (t, seq));
                 for _ in 0..pushes_per_pop {
                     let at = t + gap();
-                    let seq = q.reserve(Time(at));
+                    let seq = q.reserve();
                     q.push_reserved(Time(at), seq, e.kind);
                     reference.push(std::cmp::Reverse((at, seq)));
                 }
             }
         };
-        let seq = q.reserve(Time(0));
+        let seq = q.reserve();
         q.push_reserved(Time(0), seq, EventKind::Sample);
         reference.push(std::cmp::Reverse((0, seq)));
         // Grow to about 200 000 pending, hold there, then drain to a few hundred.
@@ -894,6 +1072,58 @@ mod tests {
         hold(&mut q, &mut reference, 1, 100_000);
         assert!(q.slots.len() * 4 <= slots, "{} slots for {} pending, after {slots}", q.slots.len(), q.len);
         assert!(!q.logging, "{} pending", q.len);
+    }
+
+    /// Events at one time from many origins pop in the order of the rule `reserve` states,
+    /// worked out here for every event as it is queued: the run's own first, then the nodes
+    /// rotated by the time's hash, then each origin's in order. Ties are common here (a few
+    /// dozen distinct times), through the ring, the bucket being drained and the heap past it.
+    #[test]
+    fn ties_pop_in_the_stated_rank_order() {
+        const NODES: u64 = 37;
+        let mut q = EventQueue::default().with_origins(NODES as usize + 1);
+        let stated = |time: u64, origin: u64, count: u64| {
+            let rank = match origin {
+                0 => 0,
+                o => 1 + (o - 1 + ((splitmix64(time) as u128 * NODES as u128) >> 64) as u64) % NODES,
+            };
+            rank << ORIGIN_SHIFT | count
+        };
+        let mut x = 0x853c_49e6_748f_ea9bu64;
+        let mut draw = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let (mut reference, mut counts) = (BinaryHeap::new(), vec![0u64; NODES as usize + 1]);
+        let mut now = 0;
+        for step in 0..200_000u32 {
+            if draw(2) == 0 || reference.is_empty() {
+                let origin = draw(NODES + 1);
+                q.set_origin(origin as u32);
+                let at = now + [0, 1_000, 80_000, 5_000_000][draw(4) as usize] * draw(3);
+                let seq = q.reserve();
+                assert_eq!(seq, origin << ORIGIN_SHIFT | counts[origin as usize], "a place is its origin and count");
+                q.push_reserved(Time(at), seq, EventKind::Arrive { port: PortId(step), pkt: PktId(0) });
+                reference.push(std::cmp::Reverse((at, stated(at, origin, counts[origin as usize]), step)));
+                counts[origin as usize] += 1;
+            } else {
+                let std::cmp::Reverse((t, rank, id)) = reference.pop().expect("non-empty");
+                let e = q.pop_until(Time::MAX).expect("as many as the reference");
+                assert_eq!((e.time.ps(), q.rank(e.time, e.seq), e.kind), (t, rank, EventKind::Arrive { port: PortId(id), pkt: PktId(0) }), "step {step}");
+                now = t;
+            }
+        }
+        // `before` is the same order.
+        let (a, b) = (1 << ORIGIN_SHIFT, 2 << ORIGIN_SHIFT);
+        for t in 0..100 {
+            let a_first = stated(t, 1, 0) < stated(t, 2, 0);
+            assert_eq!(q.before((Time(t), a), (Time(t), b)), a_first);
+            assert_eq!(q.before((Time(t), b), (Time(t), a)), !a_first);
+            assert!(!q.before((Time(t), a), (Time(t), a)));
+            assert!(q.before((Time(t), b), (Time(t + 1), a)));
+        }
     }
 
     #[test]
@@ -937,7 +1167,7 @@ mod tests {
     #[test]
     fn a_reserved_place_ranks_as_if_pushed_when_reserved() {
         let mut q = EventQueue::default();
-        let early = q.reserve(Time(5));
+        let early = q.reserve();
         let arrive = |p| EventKind::Arrive { port: PortId(p), pkt: PktId(0) };
         q.push(Time(5), arrive(2));
         q.push_reserved(Time(5), early, EventKind::TxDone { port: PortId(1), pkt: None });
@@ -968,6 +1198,19 @@ mod tests {
         let arrive_at = |p: u32, t: u64| format!("{:?} at {t}", arrive(p));
         assert_eq!(order, vec![arrive_at(0, 5), "timer 2 at 5".into(), "timer 4 at 5".into(), "timer 3 at 7".into(), arrive_at(1, 7), "timer 1 at 9".into()]);
         assert!(q.peak() <= 4, "the main queue held {} events", q.peak());
+
+        // Two origins' timers at one time go by their ranks there, not by who queued first.
+        let (mut q, mut timers) = (EventQueue::default().with_origins(3), Timers::default());
+        let t = (0..1000).find(|&t| q.rank(Time(t), 2 << ORIGIN_SHIFT) < q.rank(Time(t), 1 << ORIGIN_SHIFT)).expect("a time where node 2 ranks first");
+        for origin in [1, 2] {
+            q.set_origin(origin);
+            timers.push(&mut q, Time(t), origin, EventKind::MessageRto(HostId(0)));
+        }
+        let mut popped = Vec::new();
+        while let Some(ev) = q.pop_until(Time::MAX) {
+            popped.extend(timers.pop(&mut q, &ev));
+        }
+        assert_eq!(popped, vec![2, 1]);
     }
 
     #[test]

@@ -307,7 +307,7 @@ impl Fabric {
     /// draws data packets from its NIC's segment queues in the same class order.
     pub(crate) fn try_tx(&mut self, p: PortId, hosts: &mut impl HostPorts, cx: &mut Ctx) {
         let port = &mut self.ports[p.idx()];
-        if port.busy(cx.now, cx.seq_now) {
+        if port.busy(&cx.events, cx.now, cx.seq_now) {
             // Something may be waiting for the port: its completion must happen as an event.
             if !port.done_queued {
                 port.done_queued = true;
@@ -374,7 +374,7 @@ impl Fabric {
         }
         let port = &mut self.ports[p.idx()];
         port.busy_until = done;
-        port.done_seq = cx.events.reserve(done);
+        port.done_seq = cx.events.reserve();
         port.done_queued = queue_completion;
         if queue_completion {
             cx.events.push_reserved(done, port.done_seq, EventKind::TxDone { port: p, pkt: matters.then_some(i) });
@@ -388,7 +388,7 @@ impl Fabric {
         let port = &self.ports[p.idx()];
         if let Some(to) = port.crosses_to {
             // To another partition: handed over with its next clock (`crate::parallel`).
-            let seq = cx.events.reserve(arrive);
+            let seq = cx.events.reserve();
             cx.boundary.crossings.push(crate::parallel::boundary::Crossed { arrive, seq, port: peer, pkt: i, done, to });
         } else {
             cx.events.push(arrive, EventKind::Arrive { port: peer, pkt: i });

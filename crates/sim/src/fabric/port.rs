@@ -2,6 +2,7 @@
 //! serialization at line rate, then propagation to the peer) and its ingress accounting (bytes
 //! a switch holds that arrived through it, per class, for PFC).
 
+use crate::core::engine::EventQueue;
 use crate::core::ids::{PortId, SwitchId};
 use crate::core::packet::PacketQueue;
 use crate::fabric::switch::{QueueParams, RedState};
@@ -393,8 +394,8 @@ impl Port {
     /// A packet is being serialized at the instant of the event `(now, seq)`: its completion has
     /// not happened yet in the event order.
     #[inline]
-    pub(crate) fn busy(&self, now: Time, seq: u64) -> bool {
-        self.done_queued || (self.busy_until, self.done_seq) > (now, seq)
+    pub(crate) fn busy(&self, events: &EventQueue, now: Time, seq: u64) -> bool {
+        self.done_queued || events.before((now, seq), (self.busy_until, self.done_seq))
     }
 
     /// The transmit completion (`TxDone`) happened.
