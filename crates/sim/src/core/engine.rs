@@ -353,16 +353,20 @@ impl Ranks {
         self.rank(time, x).cmp(&self.rank(time, y))
     }
 
+    /// Place `seq`'s rank among those at `time`.
     fn rank(&self, time: u64, seq: u64) -> u64 {
+        rank(self.nodes, self.rotation(time), seq)
+    }
+
+    /// `rotation` at `time`, kept for the last time asked.
+    fn rotation(&self, time: u64) -> u64 {
         let (at, shift) = self.last.get();
-        let shift = if at == time {
-            shift
-        } else {
-            let shift = rotation(self.nodes, time);
-            self.last.set((time, shift));
-            shift
-        };
-        rank(self.nodes, shift, seq)
+        if at == time {
+            return shift;
+        }
+        let shift = rotation(self.nodes, time);
+        self.last.set((time, shift));
+        shift
     }
 }
 
@@ -412,7 +416,7 @@ impl PartialOrd for Far {
 ///
 /// A calendar queue (Brown, CACM 1988): time is cut into buckets of `2^bucket_bits` ps, and
 /// the buckets from the one being drained on sit in a ring of unsorted slots; a bucket is
-/// sorted only when its turn comes (`sort_bucket`). Nearly every event of a packet network
+/// sorted only when its turn comes (`insertion_sort`, `sort_by_rank`). Nearly every event of a packet network
 /// falls within a few microseconds (a serialization, a link delay), so a push is an append and
 /// a pop takes the next of a bucket of sorted events. Where many events are pending (a fabric of a thousand hosts)
 /// the appends to later buckets are logged and made in a batch when the cursor moves. Events
@@ -450,9 +454,15 @@ pub struct EventQueue {
     scheduled: Vec<u64>,
     popped: u64,
     peak: usize,
-    /// Buckets drained, and events popped, since the width was last looked at (`adapt`).
+    /// Buckets drained, events popped, and the distinct times they were at, since the width was
+    /// last looked at (`adapt`).
     buckets: u64,
     popped_at_adapt: u64,
+    times: u64,
+    /// The time of the event last popped.
+    last_popped: u64,
+    /// The events lately came `CLUMPED` or more to a time (`sort_by_rank`).
+    clumped: bool,
     /// The last event popped was its bucket's first (`bucket_started`).
     started: bool,
     /// Events pushed for a later bucket than the cursor's since it last moved, in push order,
@@ -484,6 +494,9 @@ const SLOTS_PER_FILLED_BUCKET: usize = 2;
 const BUCKET_EVENTS: std::ops::Range<u64> = 4..16;
 const BUCKET_EVENTS_PAST_CACHE: std::ops::Range<u64> = 16..64;
 const LARGE_BUCKETS_FROM: usize = 1 << 13;
+/// Buckets are sorted by rank (`sort_by_rank`) while this many events or more come to each
+/// time they are at: an insertion sort would work out their ranks on every comparison.
+const CLUMPED: u64 = 4;
 const ADAPT_EVERY: u64 = 1 << 13;
 /// Pushes go through the log (`EventQueue::log`) from this many pending events on (looked at
 /// with the width, every `ADAPT_EVERY` events): below it the slots stay in the cache and the
@@ -527,6 +540,9 @@ impl EventQueue {
             peak: 0,
             buckets: 0,
             popped_at_adapt: 0,
+            times: 0,
+            last_popped: 0,
+            clumped: false,
             started: false,
             log: Vec::new(),
             logging: false,
@@ -694,7 +710,11 @@ impl EventQueue {
             self.overflow.pop();
             self.insert_unsorted(f.entry);
         }
-        sort_bucket(&mut self.current, &self.ranks);
+        if self.clumped || self.current.len() > 2 * BUCKET_EVENTS_PAST_CACHE.end as usize {
+            sort_by_rank(&mut self.current, &self.ranks);
+        } else {
+            insertion_sort(&mut self.current, &self.ranks);
+        }
         true
     }
 
@@ -725,11 +745,15 @@ impl EventQueue {
     /// `adapt`'s width and ring.
     fn resize(&mut self) -> bool {
         let per_bucket = (self.popped - self.popped_at_adapt) / self.buckets;
+        let times = std::mem::take(&mut self.times);
+        let times_per_bucket = times / self.buckets;
+        self.clumped = times * CLUMPED < self.popped - self.popped_at_adapt;
         (self.popped_at_adapt, self.buckets) = (self.popped, 0);
         let aim = if self.len >= LARGE_BUCKETS_FROM { BUCKET_EVENTS_PAST_CACHE } else { BUCKET_EVENTS };
         let bits = match per_bucket {
             n if n < aim.start && self.bucket_bits < MAX_BUCKET_BITS => self.bucket_bits + 1,
-            n if n > aim.end && self.bucket_bits > 0 => self.bucket_bits - 1,
+            // Narrower only where that splits a bucket: not where its events are at one time.
+            n if n > aim.end && times_per_bucket > aim.start && self.bucket_bits > 0 => self.bucket_bits - 1,
             _ => self.bucket_bits,
         };
         // Buckets' worth of pending events at the new width (a width step halves or doubles
@@ -816,6 +840,8 @@ impl EventQueue {
         self.head += 1;
         self.len -= 1;
         self.popped += 1;
+        self.times += (time != self.last_popped) as u64;
+        self.last_popped = time;
         Some(Event { time: Time(time), seq: seq_kind >> KIND_BITS, kind: EventKind::unpack(seq_kind & KIND_MASK, a, b) })
     }
 
@@ -863,13 +889,9 @@ impl EventQueue {
 }
 
 /// Sorts a bucket earliest first. Pushed roughly in time order, its events are nearly sorted
-/// already, so an insertion sort costs little more than a look at each; a bucket much fuller
-/// than the adapted width gives (`BUCKET_EVENTS_PAST_CACHE`: many events at one time, a run's setup)
-/// takes a sort whose cost does not grow with the square of the bucket.
-fn sort_bucket(v: &mut [Entry], ranks: &Ranks) {
-    if v.len() > 2 * BUCKET_EVENTS_PAST_CACHE.end as usize {
-        return v.sort_unstable_by(|x, y| order(ranks, x, y));
-    }
+/// already, so an insertion sort costs little more than a look at each, unless many are at one
+/// time (every host of a fabric sending in step: `sort_by_rank`).
+fn insertion_sort(v: &mut [Entry], ranks: &Ranks) {
     for i in 1..v.len() {
         let e = v[i];
         let mut j = i;
@@ -878,6 +900,23 @@ fn sort_bucket(v: &mut [Entry], ranks: &Ranks) {
             j -= 1;
         }
         v[j] = e;
+    }
+}
+
+/// Sorts `v` by (time, rank): by (time, place) first, which leaves the events at one time in
+/// their origins' order; their ranks are that order rotated (`rank`), the run's own events
+/// first, so one rotation of the rest puts them in order.
+#[inline(never)]
+fn sort_by_rank(v: &mut [Entry], ranks: &Ranks) {
+    v.sort_unstable_by_key(|e| (e.time, e.seq_kind));
+    for run in v.chunk_by_mut(|x, y| x.time == y.time).filter(|run| run.len() > 1) {
+        // Nodes from `first` on rank before the others at this time.
+        let first = 1 + ranks.nodes - ranks.rotation(run[0].time);
+        let origin = |e: &Entry| e.seq_kind >> (KIND_BITS + ORIGIN_SHIFT);
+        let own = run.partition_point(|e| origin(e) == 0);
+        let nodes = &mut run[own..];
+        let wrapped = nodes.partition_point(|e| origin(e) < first);
+        nodes.rotate_left(wrapped);
     }
 }
 
@@ -1123,6 +1162,30 @@ mod tests {
             assert_eq!(q.before((Time(t), b), (Time(t), a)), !a_first);
             assert!(!q.before((Time(t), a), (Time(t), a)));
             assert!(q.before((Time(t), b), (Time(t + 1), a)));
+        }
+    }
+
+    /// A bucket sorted by rank (for events clumped at a few times) comes out as the insertion
+    /// sort, which compares ranks directly, leaves it.
+    #[test]
+    fn both_bucket_sorts_agree() {
+        let ranks = Ranks::new(29);
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut draw = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for len in [2, 5, 17, 64, 300] {
+            let bucket: Vec<Entry> = (0..len)
+                .map(|i| Entry { time: 1000 + draw(4), seq_kind: (draw(30) << ORIGIN_SHIFT | i) << KIND_BITS | tag::ARRIVE, a: i as u32, b: 0 })
+                .collect();
+            let (mut by_rank, mut by_insertion) = (bucket.clone(), bucket);
+            sort_by_rank(&mut by_rank, &ranks);
+            insertion_sort(&mut by_insertion, &ranks);
+            assert!(by_rank == by_insertion, "{len} events");
+            assert!(by_rank.windows(2).all(|w| order(&ranks, &w[0], &w[1]) == Ordering::Less), "{len} events in order");
         }
     }
 
