@@ -319,8 +319,9 @@ struct Entry {
 }
 
 /// Whether `x` happens before (`Less`) or after `y`: by time, then by rank among the places
-/// taken for that time. Two origins' events rarely tie in time, so their ranks are worked out
-/// only then (`Ranks::tie`).
+/// taken for that time. Most comparisons are settled by the time or, at one time, by one
+/// origin's count, so ranks are worked out only for two origins' events at one time
+/// (`Ranks::tie`).
 #[inline(always)]
 fn order(ranks: &Ranks, x: &Entry, y: &Entry) -> Ordering {
     if x.time != y.time {
