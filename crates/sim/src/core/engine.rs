@@ -1000,6 +1000,17 @@ mod tests {
     use super::*;
     use rand::Rng as _;
 
+    /// Draws below `m` from a xorshift generator seeded with `x`: the same sequence for a seed,
+    /// without the simulator's own streams.
+    fn xorshift(mut x: u64) -> impl FnMut(u64) -> u64 {
+        move |m| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        }
+    }
+
     #[test]
     fn pops_in_time_then_insertion_order() {
         let mut q = EventQueue::default();
@@ -1019,13 +1030,7 @@ mod tests {
     /// past the end that found nothing due.
     #[test]
     fn calendar_pops_in_the_order_of_a_heap() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut draw = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut draw = xorshift(0x2545_f491_4f6c_dd1du64);
         let (mut q, mut reference) = (EventQueue::default(), BinaryHeap::new());
         let mut widths = Vec::new();
         let mut now = 0u64;
@@ -1078,13 +1083,8 @@ mod tests {
     fn the_ring_follows_the_pending_count() {
         let mut q = EventQueue::default();
         let mut reference = BinaryHeap::new();
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut gap = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            80_000 + x % 2_000_000
-        };
+        let mut draw = xorshift(0x9e37_79b9_7f4a_7c15u64);
+        let mut gap = || 80_000 + draw(2_000_000);
         let mut hold = |q: &mut EventQueue, reference: &mut BinaryHeap<std::cmp::Reverse<(u64, u64)>>, pushes_per_pop: usize, rounds: usize| {
             for _ in 0..rounds {
                 let e = q.pop_until(Time::MAX).expect("pending events");
@@ -1129,13 +1129,7 @@ mod tests {
             };
             rank << ORIGIN_SHIFT | count
         };
-        let mut x = 0x853c_49e6_748f_ea9bu64;
-        let mut draw = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut draw = xorshift(0x853c_49e6_748f_ea9bu64);
         let (mut reference, mut counts) = (BinaryHeap::new(), vec![0u64; NODES as usize + 1]);
         let mut now = 0;
         for step in 0..200_000u32 {
@@ -1171,13 +1165,7 @@ mod tests {
     #[test]
     fn both_bucket_sorts_agree() {
         let ranks = Ranks::new(29);
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut draw = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut draw = xorshift(0x2545_f491_4f6c_dd1du64);
         for len in [2, 5, 17, 64, 300] {
             let bucket: Vec<Entry> = (0..len)
                 .map(|i| Entry { time: 1000 + draw(4), seq_kind: (draw(30) << ORIGIN_SHIFT | i) << KIND_BITS | tag::ARRIVE, a: i as u32, b: 0 })
