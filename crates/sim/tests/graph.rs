@@ -291,3 +291,44 @@ fn pfc_headroom_holds_what_arrives_after_pause() {
     assert_eq!(e, "switch.pfc_headroom = 40KB: the headroom s0 reserves (40KB over its ports and classes) must leave shared buffer (buffer = 36KB)");
     assert_eq!(error(&incast("pfc_headroom = \"6KB\"")), "switch.pfc_headroom = 6KB: PFC headroom needs switch.pfc = true");
 }
+
+/// A star whose h0 is on two bonded 10 Gbps ports (`host_links.ports`), with `rest` after it.
+fn bonded(hosts: u32, rest: &str) -> String {
+    format!(
+        "duration = \"10ms\"\n[topology]\nkind = \"star\"\nhosts = {hosts}\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
+         [[topology.host_links]]\nhost = 0\nrate = \"10Gbps\"\nports = 2\n[switch]\npfc = false\n[nic]\nmtu = \"1064B\"\nheader = \"64B\"\nack = \"64B\"\n{rest}"
+    )
+}
+
+/// One 1000 B packet into a bonded host crosses its port (10 Gbps) and then two
+/// store-and-forward hops at the bond's 20 Gbps, the cable's delay split over the three links.
+#[test]
+fn a_bonded_port_adds_a_store_and_forward_at_the_bond_rate() {
+    let net = run_net(&bonded(2, "[[flows]]\nsrc = 1\ndst = 0\nsize = \"1000B\"\n"));
+    let (ser_10g, ser_20g) = (851_200, 425_600); // 1064 B
+    let delivered = ser_10g + 1_000_000 + ser_10g + 1_000_000 + 2 * ser_20g;
+    assert_eq!(net.flows()[0].stats.finish, Some(rttlab_cc::Time(delivered)));
+    let names: Vec<String> = (0..net.graph().nodes()).map(|n| net.graph().node_name(n)).collect();
+    assert_eq!(names, ["h0", "h1", "s0", "h0_nic", "h0_p0", "h0_p1"]);
+    let zero = bonded(2, "").replace("ports = 2", "ports = 0");
+    assert_eq!(error(&zero), "topology.host_links[0].ports = 0: 1 to 16 bonded links");
+}
+
+/// Each connection keeps to one port of the bond, the one its 5-tuple hashes to: every port
+/// sends exactly the packets of the connections routed through it, and both carry some.
+#[test]
+fn a_bond_hashes_each_connection_onto_one_port() {
+    let net = run_net(&bonded(5, "[[flows]]\nsrc = \"1-4\"\ndst = 0\nconnections = 4\nsize = \"100KB\"\n"));
+    let mut expected = [0u64; 2];
+    for f in net.flows() {
+        assert!(f.stats.finish.is_some());
+        let port = net.path(f.src, f.dst, f.hash[0])[1];
+        let name = rttlab_sim::fabric::port::port_name(net.graph(), net.ports(), port);
+        let i = ["s0-h0_p0", "s0-h0_p1"].iter().position(|n| *n == name).unwrap_or_else(|| panic!("{name}"));
+        expected[i] += 100;
+    }
+    assert!(expected.iter().all(|&n| n > 0), "{expected:?}");
+    for (i, n) in expected.iter().enumerate() {
+        assert_eq!(cell(&net, "ports", &[("port", &format!("s0-h0_p{i}")), ("class", "1")], "tx_packets"), *n as f64);
+    }
+}

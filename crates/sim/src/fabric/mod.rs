@@ -134,7 +134,8 @@ impl Fabric {
     }
 
     /// The ports `measure.queue_ports` names, a name with `*` naming every port it matches;
-    /// absent: the switch port towards every flow destination (the peer of that host's NIC port).
+    /// absent: the switch port towards every flow destination (the peer of that host's NIC port;
+    /// for a bonded host, switch 0's ports into the bond).
     pub(crate) fn sampled_ports(&self, s: &Scenario) -> Result<Vec<(PortId, String)>, ScenarioError> {
         let names: Vec<String> = match &s.measure.queue_ports {
             Some(v) => v.clone(),
@@ -146,7 +147,14 @@ impl Fabric {
                 let mut dsts: Vec<u32> = flow_dsts.chain(incast).collect();
                 dsts.sort_unstable();
                 dsts.dedup();
-                dsts.iter().map(|&d| port_name(&self.graph, &self.ports, self.ports[self.host_ports[d as usize].idx()].peer)).collect()
+                let towards = |d: u32| match self.graph.bonds.iter().find(|b| b.host == d) {
+                    // A bond's queues are switch 0's ports into it.
+                    Some(b) => {
+                        (b.nic + 1..=b.nic + b.ports).map(|n| format!("{}-{}", self.graph.node_name(self.graph.hosts), self.graph.node_name(n))).collect()
+                    }
+                    None => vec![port_name(&self.graph, &self.ports, self.ports[self.host_ports[d as usize].idx()].peer)],
+                };
+                dsts.into_iter().flat_map(towards).collect()
             }
         };
         let mut ports = Vec::new();

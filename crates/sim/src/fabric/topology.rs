@@ -1,7 +1,8 @@
 //! Topologies as plain graphs of hosts, switches and links.
 //!
 //! Nodes are numbered hosts first (`h0..h{H-1}` are nodes `0..H`, unless a graph topology names
-//! them), then switches. Every host has one NIC, linked to one switch (its edge switch).
+//! them), then switches. Every host has one NIC, linked to one switch (its edge switch); a
+//! star's host on bonded links reaches its switch through switches standing for the bond.
 
 use crate::scenario::{HostCounts, Scenario, Topology};
 use rttlab_cc::{Rate, Time};
@@ -23,18 +24,35 @@ pub struct Graph {
     pub links: Vec<Link>,
     /// Node names of a graph topology; empty: `h<n>` and `s<n>`.
     pub names: Vec<String>,
+    /// The hosts on bonded links (`Graph::bond`).
+    pub bonds: Vec<Bond>,
+}
+
+/// A host's bonded links: switch 0 reaches it through port nodes `nic + 1 ..= nic + ports`.
+#[derive(Copy, Clone, Debug)]
+pub struct Bond {
+    pub host: u32,
+    pub nic: u32,
+    pub ports: u32,
 }
 
 impl Graph {
     pub fn from_scenario(s: &Scenario) -> Graph {
         match &s.topology {
             Topology::Star(star) => {
-                let mut g = Graph { hosts: star.hosts, switches: 1, links: Vec::new(), names: Vec::new() };
+                let mut g = Graph { hosts: star.hosts, switches: 1, links: Vec::new(), names: Vec::new(), bonds: Vec::new() };
+                let mut bonds = Vec::new();
                 for h in 0..star.hosts {
                     let o = star.host_links.iter().rev().find(|l| l.host == h);
                     let rate = o.and_then(|o| o.rate).unwrap_or(star.link_rate);
                     let delay = o.and_then(|o| o.delay).unwrap_or(star.link_delay);
-                    g.link(h, g.switch(0), rate, delay);
+                    match o.and_then(|o| o.ports).unwrap_or(1) {
+                        1 => g.link(h, g.switch(0), rate, delay),
+                        ports => bonds.push((h, ports, rate, delay)),
+                    }
+                }
+                for (h, ports, rate, delay) in bonds {
+                    g.bond(h, ports, rate, delay);
                 }
                 g
             }
@@ -44,7 +62,7 @@ impl Graph {
                 // a·k/2 .. a·k/2 + k/2 − 1; each edge switch has k/2 hosts.
                 let half = t.k / 2;
                 let (pods, edges, cores) = (t.k, t.k * half, half * half);
-                let mut g = Graph { hosts: edges * half, switches: 2 * edges + cores, links: Vec::new(), names: Vec::new() };
+                let mut g = Graph { hosts: edges * half, switches: 2 * edges + cores, links: Vec::new(), names: Vec::new(), bonds: Vec::new() };
                 let (hr, hd) = t.host_link.or(t.link_rate, t.link_delay);
                 let (ar, ad) = t.agg_link.or(t.link_rate, t.link_delay);
                 let (cr, cd) = t.core_link.or(t.link_rate, t.link_delay);
@@ -66,7 +84,13 @@ impl Graph {
                 g
             }
             Topology::LeafSpine(t) => {
-                let mut g = Graph { hosts: t.hosts_per_leaf.total(t.leaves) as u32, switches: t.leaves + t.spines, links: Vec::new(), names: Vec::new() };
+                let mut g = Graph {
+                    hosts: t.hosts_per_leaf.total(t.leaves) as u32,
+                    switches: t.leaves + t.spines,
+                    links: Vec::new(),
+                    names: Vec::new(),
+                    bonds: Vec::new(),
+                };
                 g.hosts_on(t.leaves, &t.hosts_per_leaf, t.link_rate, t.link_delay);
                 let (sr, sd) = (t.spine_rate(), t.spine_link.delay.unwrap_or(t.link_delay));
                 for l in 0..t.leaves {
@@ -77,7 +101,8 @@ impl Graph {
                 g
             }
             Topology::Chain(t) => {
-                let mut g = Graph { hosts: t.hosts_per_switch.total(t.switches) as u32, switches: t.switches, links: Vec::new(), names: Vec::new() };
+                let mut g =
+                    Graph { hosts: t.hosts_per_switch.total(t.switches) as u32, switches: t.switches, links: Vec::new(), names: Vec::new(), bonds: Vec::new() };
                 g.hosts_on(t.switches, &t.hosts_per_switch, t.link_rate, t.link_delay);
                 let (cr, cd) = t.chain_link.or(t.link_rate, t.link_delay);
                 for s in 1..t.switches {
@@ -92,6 +117,7 @@ impl Graph {
                     switches: t.switches.len() as u32,
                     links: Vec::new(),
                     names: t.hosts.iter().chain(&t.switches).cloned().collect(),
+                    bonds: Vec::new(),
                 };
                 for l in &t.links {
                     let (rate_ab, rate_ba, delay) = t.link(l);
@@ -111,6 +137,32 @@ impl Graph {
                 h += 1;
             }
         }
+    }
+
+    /// Links host `h` to switch 0 through a bond of `ports` links of `rate` and `delay`: each
+    /// link ends in a switch of its own (`h<h>_p<i>`, the NIC's port), and those join in a switch
+    /// (`h<h>_nic`) linked to the host; the links behind the ports run at the bond's total rate.
+    /// Switch 0's ECMP over the ports then hashes each connection onto one, as a LAG does; the
+    /// price is a store-and-forward at the total rate in each direction. The delay is split over
+    /// the three links in a row, so that none has none (a parallel run's lookahead is the
+    /// shortest link delay) and the bond adds no propagation.
+    fn bond(&mut self, h: u32, ports: u32, rate: Rate, delay: Time) {
+        if self.names.is_empty() {
+            self.names = (0..self.nodes()).map(|n| self.node_name(n)).collect();
+        }
+        let total = Rate(rate.bps() * ports as u64);
+        let third = Time(delay.ps() / 3);
+        let nic = self.switch(self.switches);
+        self.switches += 1 + ports;
+        self.names.push(format!("h{h}_nic"));
+        for i in 0..ports {
+            let port = nic + 1 + i;
+            self.names.push(format!("h{h}_p{i}"));
+            self.link(self.switch(0), port, rate, Time(delay.ps() - 2 * third.ps()));
+            self.link(port, nic, total, third);
+        }
+        self.link(h, nic, total, third);
+        self.bonds.push(Bond { host: h, nic, ports });
     }
 
     /// Node number of switch `s`.

@@ -161,14 +161,23 @@ pub struct StarConfig {
     pub host_links: Vec<HostLink>,
 }
 
-/// A host whose link differs from the default (e.g. the testbed server's 20 Gbps).
+/// A host whose link differs from the default (e.g. the testbed server's 2 × 10 Gbps).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostLink {
     pub host: u32,
+    /// The rate of each of the host's `ports`.
     pub rate: Option<Rate>,
     pub delay: Option<Time>,
+    /// Links bonded between the host and the switch, each connection's packets on one of them
+    /// by the ECMP hash of its 5-tuple (link aggregation, IEEE 802.1AX: a LAG hashes flows,
+    /// not packets). Absent: 1. `fabric::topology` says how a bond is built.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ports: Option<u32>,
 }
+
+/// The most links one bond may have.
+pub const MAX_BONDED_PORTS: u32 = 16;
 
 impl Topology {
     pub const KINDS: &'static [&'static str] = &["star", "fat_tree", "leaf_spine", "chain", "graph"];
@@ -285,6 +294,9 @@ impl StarConfig {
                 return Err(invalid(format!("topology.host_links[{i}].host"), l.host, format!("hosts are 0..{}", self.hosts - 1)));
             }
             positive(&format!("host_links[{i}].rate"), l.rate)?;
+            if let Some(n) = l.ports.filter(|n| !(1..=MAX_BONDED_PORTS).contains(n)) {
+                return Err(invalid(format!("topology.host_links[{i}].ports"), n, format!("1 to {MAX_BONDED_PORTS} bonded links")));
+            }
         }
         Ok(())
     }
