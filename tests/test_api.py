@@ -28,7 +28,7 @@ def test_run_returns_summary_tables_and_meta(pfc):
     assert isinstance(pfc.flows, pd.DataFrame) and len(pfc.flows) == 40
     assert list(pfc.rtt.columns) == ["rtt_us", "count", "cdf"] and pfc.rtt["cdf"].iloc[-1] == pytest.approx(1.0)
     assert pfc.rtt["count"].sum() == s["rtt_samples"]
-    assert len(pfc.queues) == 12_000  # 1 µs samples of the bottleneck over 12 ms
+    assert len(pfc.queues) == 24_000  # 1 µs samples of the two bonded bottleneck ports over 12 ms
     assert set(pfc.timeseries.columns) == {
         "time_us",
         "flow",
@@ -415,7 +415,9 @@ def test_host_nic_queues_and_littles_law_on_the_pfc_testbed():
     """The paused senders hold their backlog in their NICs, and the ports table and queue
     samples see it; each connection's mean bytes in flight is its completion rate times its
     mean time in the system (Little's law), the RTT plus the segment's serialization."""
-    r = rttlab.run(TESTBED, overrides={"duration": "30ms", "warmup": "10ms", "measure.queue_ports": ["s0-h0", "h1-s0"]})
+    r = rttlab.run(
+        TESTBED, overrides={"duration": "30ms", "warmup": "10ms", "measure.queue_ports": ["s0-h0_p0", "h1-s0"]}
+    )
     h1 = r.ports.set_index(["port", "class"]).loc[("h1-s0", 1)]
     assert h1.paused_fraction > 0.7 and h1.pfc_received > 100
     assert h1.queue_avg_kb > 100, "the sender's NIC backlog counts as its port's queue"

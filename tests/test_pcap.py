@@ -23,7 +23,7 @@ def frames(data: bytes) -> list[tuple[Decimal, bytes]]:
 def pfc():
     """TIMELY's PFC testbed from time zero, capturing the bottleneck, one sender's link and the
     PFC frames the switch sends that sender."""
-    ports = ["s0-h0", "h1-s0", "s0-h1"]
+    ports = ["s0-h0_p0", "h1-s0", "s0-h1"]
     over = {
         "duration": "3ms",
         "warmup": "0us",
@@ -93,19 +93,19 @@ def test_tcp_headers_carry_ce_ece_and_sequence_numbers():
     over = {
         "duration": "3ms",
         "warmup": "0us",
-        "measure.pcap.ports": ["s0-h0", "h0-s0"],
+        "measure.pcap.ports": ["s0-h0_p0", "h0-h0_nic"],
         "measure.pcap.max_packets": 1_000_000,
     }
     r = rttlab.run(ROOT / "scenarios" / "timely-testbed-dctcp.toml", overrides=over)
-    data = [dpkt.ethernet.Ethernet(b).data for _, b in frames(r.pcaps["s0-h0"])]
+    data = [dpkt.ethernet.Ethernet(b).data for _, b in frames(r.pcaps["s0-h0_p0"])]
     marked = sum(ip.tos & 3 == 3 for ip in data)
-    assert marked == r.ports.set_index("port").loc["s0-h0"].ecn_marks.sum() > 0
+    assert marked == r.ports.set_index("port").loc["s0-h0_p0"].ecn_marks.sum() > 0
     assert all(
         ip.p == dpkt.ip.IP_PROTO_TCP and ip.data.dport == 5001 and len(ip.data.data) == 1436
         for ip in data
         if len(ip) > 100
     )
-    acks = [dpkt.ethernet.Ethernet(b).data.data for _, b in frames(r.pcaps["h0-s0"])]
+    acks = [dpkt.ethernet.Ethernet(b).data.data for _, b in frames(r.pcaps["h0-h0_nic"])]
     assert all(t.flags & dpkt.tcp.TH_ACK and len(t.data) == 0 for t in acks)
     assert any(t.flags & dpkt.tcp.TH_ECE for t in acks)
 
@@ -113,13 +113,13 @@ def test_tcp_headers_carry_ce_ece_and_sequence_numbers():
 def test_capture_limits_are_counted_and_bad_ports_named(tmp_path, capsys):
     r = rttlab.run(
         ROOT / "scenarios" / "timely-testbed-pfc.toml",
-        overrides={"duration": "2ms", "warmup": "0us", "measure.pcap": {"ports": ["s0-h0"], "max_packets": 10}},
+        overrides={"duration": "2ms", "warmup": "0us", "measure.pcap": {"ports": ["s0-h0_p0"], "max_packets": 10}},
     )
-    assert len(frames(r.pcaps["s0-h0"])) == 10
-    assert any("s0-h0 kept its first 10 packets" in w for w in r.meta["warnings"])
+    assert len(frames(r.pcaps["s0-h0_p0"])) == 10
+    assert any("s0-h0_p0 kept its first 10 packets" in w for w in r.meta["warnings"])
     with pytest.raises(ValueError, match=r"measure.pcap.ports\[0\].*s9-h0"):
         rttlab.run(ROOT / "scenarios" / "timely-testbed-pfc.toml", overrides={"measure.pcap.ports": ["s9-h0"]})
-    assert cli(["run", "timely-testbed-pfc", "--set", "duration=1ms", "--set", "warmup=0us", "--pcap", "s0-h0"]) == 2
+    assert cli(["run", "timely-testbed-pfc", "--set", "duration=1ms", "--set", "warmup=0us", "--pcap", "s0-h0_p0"]) == 2
     assert "--pcap needs --out" in capsys.readouterr().err
     out = tmp_path / "run"
     assert (
@@ -132,7 +132,7 @@ def test_capture_limits_are_counted_and_bad_ports_named(tmp_path, capsys):
                 "--set",
                 "warmup=0us",
                 "--pcap",
-                "s0-h0",
+                "s0-h0_p0",
                 "--out",
                 str(out),
                 "--no-progress",
@@ -140,4 +140,4 @@ def test_capture_limits_are_counted_and_bad_ports_named(tmp_path, capsys):
         )
         == 0
     )
-    assert len(frames((out / "pcap" / "s0-h0.pcap").read_bytes())) > 100
+    assert len(frames((out / "pcap" / "s0-h0_p0.pcap").read_bytes())) > 100

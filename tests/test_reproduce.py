@@ -59,7 +59,7 @@ def test_table1_beside_the_paper(report):
     for metric in ("throughput_gbps", "rtt_avg_us", "rtt_p99_us"):
         cells = df[df.metric == metric]
         assert list(cells.system) == systems and cells.paper.notna().all()
-    assert holds(checks, "timely-table1", "DCTCP, PFC and TIMELY run the 20 Gbps link")
+    assert holds(checks, "timely-table1", "DCTCP, PFC and TIMELY run the server's 20 Gbps")
     assert holds(checks, "timely-table1", "FAST*: throughput and RTT grow with α")
     assert holds(checks, "timely-table1", "TIMELY's average and p99 RTT at least 4× below PFC's")
     v = df.set_index(["system", "metric"]).rttlab

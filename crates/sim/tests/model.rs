@@ -382,17 +382,18 @@ fn patched_timely_converges_to_its_fixed_point() {
     assert!((q / q_star_kb - 1.0).abs() < 0.10, "queue {q} KB vs fixed point {q_star_kb} KB");
 }
 
-/// The TIMELY testbed (§6.1, Table 1): 40 connections into 20 Gbps with the paper's parameters,
-/// against the paper's 19.4 Gbps / 61 µs / 116 µs / Jain 0.953 and PFC's 658 µs average RTT.
-/// The p99 RTT (about 200 µs here) stays above the paper's 116 µs: see docs/model.md.
+/// The TIMELY testbed (§6.1, Table 1): 40 connections into two bonded 10 Gbps ports with the
+/// paper's parameters, against the paper's 19.4 Gbps / 61 µs / 116 µs / Jain 0.953 and PFC's
+/// 658 µs average RTT. A byte queued at a 10 Gbps port waits twice as long as on one 20 Gbps
+/// link, so the RTTs (about 90 and 230 µs here) stay above the paper's: see docs/model.md.
 #[test]
 fn timely_testbed_against_table1() {
     let timely = run(&scenario(&preset("timely-testbed"))).unwrap().summary;
     let pfc = run(&scenario(&preset("timely-testbed-pfc"))).unwrap().summary;
     assert!(timely.throughput_gbps >= 18.5, "{}", timely.throughput_gbps);
     let avg = timely.rtt_avg_us.unwrap();
-    assert!((30.0..=90.0).contains(&avg), "{avg}");
-    assert!(timely.rtt_p99_us.unwrap() <= 250.0, "{:?}", timely.rtt_p99_us);
+    assert!((30.0..=100.0).contains(&avg), "{avg}");
+    assert!(timely.rtt_p99_us.unwrap() <= 300.0, "{:?}", timely.rtt_p99_us);
     assert!(timely.jain >= 0.9, "{}", timely.jain);
     assert_eq!(timely.drops, 0);
     // PFC barely acts under TIMELY once the flows have converged.

@@ -143,13 +143,16 @@ fn drop_tail_losses_are_recovered_and_bytes_conserved() {
 /// packets in flight less the pipe's bandwidth-delay product, every packet is marked, and
 /// nothing is lost. Computed by hand: packets in flight = 40 · 2 = 80 (1500 B each on the
 /// wire); the unloaded RTT is about 5 µs, ≈ 8 packets at 20 Gbps; so the queue is ≈ 72 packets
-/// ≈ 108 KB, RTT ≈ 48 µs.
+/// ≈ 108 KB, RTT ≈ 48 µs. The preset's server on one 20 Gbps link, not its two bonded ports
+/// (whose unequal shares of the connections leave some windows above the floor).
 #[test]
 fn dctcp_incast_below_the_window_floor() {
-    let toml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/timely-testbed-dctcp.toml"))
-        .unwrap()
+    let preset = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/timely-testbed-dctcp.toml")).unwrap();
+    let toml = preset
         .replace("duration = \"250ms\"", "duration = \"30ms\"")
-        .replace("warmup = \"50ms\"", "warmup = \"10ms\"");
+        .replace("warmup = \"50ms\"", "warmup = \"10ms\"")
+        .replace("rate = \"10Gbps\"\nports = 2", "rate = \"20Gbps\"");
+    assert!(!toml.contains("ports = 2"), "the preset's bond is written as this test expects");
     let net = run_net(&toml);
     let s = net.summary();
     for f in net.flows() {

@@ -31,6 +31,11 @@ class Plan:
         return f"{self.warmup_ms + self.measured_ms}ms"
 
 
+#: The TIMELY testbed's server on one 20 Gbps link, where the presets bond two 10 Gbps ports: as
+#: CS244'19's reproduction ran it ("NS-2 doesn't provide any traffic balancing", §2.1).
+ONE_LINK = {"topology.host_links": [{"host": 0, "rate": "20Gbps"}]}
+
+
 @cache
 def _preset(file: str) -> dict[str, Any]:
     return presets.load(file)

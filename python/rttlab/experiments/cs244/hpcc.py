@@ -12,7 +12,7 @@ import pandas as pd
 from ... import presets
 from ...plotting import styled, subplots
 from .. import Check, Experiment, Outcome, Point, Run, register
-from ..common import Plan, ref_row, scenario
+from ..common import ONE_LINK, Plan, ref_row, scenario
 from .common import trace_quantile
 
 TESTBED = Plan(warmup_ms=20, measured_ms=30, seeds=(1,))
@@ -48,7 +48,8 @@ def points(quick: bool) -> list[Point]:
     p = TESTBED_QUICK if quick else TESTBED
     out = []
     for name, over in SCHEMES.items():
-        s = scenario(f"cs244-hpcc-testbed-{name}", over, p, 1)
+        # One 20 Gbps link, one bottleneck queue to trace.
+        s = scenario(f"cs244-hpcc-testbed-{name}", {**ONE_LINK, **over}, p, 1)
         s["measure"] = dict(TRACE)
         out.append(Point({"setup": "testbed", "scheme": name}, s))
     out += [Point({"setup": "fat-incast-100g", "scheme": name}, incast(name, quick)) for name in INCAST]

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ...plotting import styled, subplots
 from .. import Check, Experiment, Outcome, Point, Run, register
-from ..common import Plan, connection_series, connection_stats, ref_row, sample_flows, scenario
+from ..common import ONE_LINK, Plan, connection_series, connection_stats, ref_row, sample_flows, scenario
 
 FULL = Plan(warmup_ms=50, measured_ms=100, seeds=(1,))
 QUICK = Plan(warmup_ms=20, measured_ms=10, seeds=(1,))
@@ -28,7 +28,14 @@ def points(quick: bool) -> list[Point]:
             out.append(
                 Point(
                     {"scheme": scheme, "noise_us": n},
-                    scenario(f"cs244-noise-{scheme}-{n}", {"nic.rtt_noise": f"{n}us"}, p, 1, file=file, timeseries=ts),
+                    scenario(
+                        f"cs244-noise-{scheme}-{n}",
+                        {**ONE_LINK, "nic.rtt_noise": f"{n}us"},
+                        p,
+                        1,
+                        file=file,
+                        timeseries=ts,
+                    ),
                 )
             )
     return out

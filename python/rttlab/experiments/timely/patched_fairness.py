@@ -2,7 +2,8 @@
 each controller chooses and the throughput each connection gets, for four random connections,
 and Jain's index over all 40. Patched TIMELY (Zhu et al., CoNEXT'16) with its authors'
 defaults (β = 0.008, α = 0.875) and RTT_ref = 50 µs as in the report, and the report's RTT
-noise, uniform in [0, 25] µs (its §2: "we perform our primary experiments with x = 25")."""
+noise, uniform in [0, 25] µs (its §2: "we perform our primary experiments with x = 25"), on the
+report's one 20 Gbps server link."""
 
 from __future__ import annotations
 
@@ -12,7 +13,16 @@ import pandas as pd
 
 from ...plotting import styled, subplots
 from .. import Check, Experiment, Outcome, Point, Run, register
-from ..common import connection_series, connection_stats, grid_points, over_seeds, ref_row, sample_flows, summaries
+from ..common import (
+    ONE_LINK,
+    connection_series,
+    connection_stats,
+    grid_points,
+    over_seeds,
+    ref_row,
+    sample_flows,
+    summaries,
+)
 from .testbed import run_plan
 
 PATCHED = {
@@ -23,8 +33,8 @@ PATCHED = {
     "delta": "10Mbps",
     "rtt_ref": "50us",
 }
-#: The report's measurement noise (its §2), on every run.
-NOISE = {"nic.rtt_noise": "25us"}
+#: The report's measurement noise (its §2) and server link, on every run.
+NOISE = {**ONE_LINK, "nic.rtt_noise": "25us"}
 SYSTEMS = [("TIMELY", NOISE), ("Patched TIMELY", {**NOISE, "cc": PATCHED})]
 WINDOW_MS = 200
 

@@ -1,8 +1,8 @@
 """The TIMELY §6.1 testbed every small-scale experiment starts from, the run lengths of full
 and ``--quick`` runs, and the testbed's settings that decide a trend.
 
-Testbed (scenarios/timely-testbed.toml): 10 clients x 4 connections -> one server behind a
-20 Gbps link on one switch, PFC on, TIMELY with the paper's §6 parameters, NIC timestamps,
+Testbed (scenarios/timely-testbed.toml): 10 clients x 4 connections -> one server behind two
+bonded 10 Gbps ports on one switch, PFC on, TIMELY with the paper's §6 parameters, NIC timestamps,
 and an unloaded RTT of 4 µs (1 µs links; the testbed's was about 20 µs, placed where the paper
 does not say: the sensitivity tables run it beside).
 """
@@ -21,7 +21,7 @@ QUICK = Plan(warmup_ms=500, measured_ms=1000, seeds=(1,))
 
 #: The testbed's settings (the presets') and the others a sensitivity table runs: label ->
 #: overrides.
-TESTBED = "presets: 4 µs unloaded, NIC timestamps"
+TESTBED = "presets: 4 µs unloaded, NIC timestamps, bonded server ports"
 UNLOADED_20US = "the testbed's 20 µs unloaded (§5), in the links"
 SETTINGS: dict[str, dict[str, str]] = {
     TESTBED: {},
