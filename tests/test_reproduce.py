@@ -54,7 +54,18 @@ def test_a_reported_point_reruns_alone_to_the_same_numbers(report):
 def test_table1_beside_the_paper(report):
     out, checks = report
     df = pd.read_csv(out / "data" / "timely-table1-table1.csv")
-    assert list(df.columns) == ["system", "metric", "label", "unit", "rttlab", "rttlab_sd", "paper", "ratio", "at_20us"]
+    assert list(df.columns) == [
+        "system",
+        "metric",
+        "label",
+        "unit",
+        "rttlab",
+        "rttlab_sd",
+        "paper",
+        "ratio",
+        "at_20us",
+        "one_link",
+    ]
     systems = ["DCTCP", "FAST* 10M", "FAST* 50M", "FAST* 100M", "PFC", "TIMELY"]
     for metric in ("throughput_gbps", "rtt_avg_us", "rtt_p99_us"):
         cells = df[df.metric == metric]
