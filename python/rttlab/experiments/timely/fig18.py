@@ -104,6 +104,9 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
     fixed, alg1, every = (v for v, _ in VARIANTS)
     others = {s: climb([r for r in runs if r.labels["setting"] == s], p.warmup_ms)[2] for s in SETTINGS if s != TESTBED}
 
+    settled = curves[curves.after_ms >= 20]
+    plateau = settled.groupby("variant").throughput_gbps.mean()
+
     def sooner(a: str, b: str) -> bool:
         return bool(np.nan_to_num(times[a, 1.5], nan=np.inf) < np.nan_to_num(times[b, 1.5], nan=np.inf))
 
@@ -144,7 +147,10 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "(paper 140 and 50 ms). The climb is exponential rather than linear because completions come "
         "faster as the rate grows (one per 16 KB), which is also why the fixed increment is 5× faster "
         "than the paper's. Applying HAI to every increase, as HPCC's ns-3 does, gets there in "
-        f"{times[every, 1.5]:.0f} ms and to 1.9 Gbps in {times[every, 1.9]:.0f} ms. The paper's HAI result "
+        f"{times[every, 1.5]:.0f} ms and to 1.9 Gbps in {times[every, 1.9]:.0f} ms: from 20 ms after the close "
+        f"on, its mean holds at {plateau[every]:.2f} Gbps ({plateau[every] / 2:.0%} of the new fair share; fixed "
+        f"increment {plateau[fixed]:.2f}, Algorithm 1 {plateau[alg1]:.2f}) against the 95 % (1.9 Gbps) the "
+        "check counts as reached. The paper's HAI result "
         "needs either that reading or RTTs that stay above T_low after the close; the paper does not "
         "say which, so both are options here (cc.hai_counter). Under the testbed's other settings "
         "(first seed; fixed increment / Algorithm 1 / every increase, ms to 1.5 Gbps): "
