@@ -422,13 +422,41 @@ mod lossy_channel {
     }
 }
 
+/// A NAK reports the placed PSNs before its own in a bitmap, so a sender whose earlier NAKs
+/// come late (sprayed) or not at all resends only what is missing.
+#[test]
+fn a_nak_bitmap_covers_the_naks_that_come_late() {
+    let mut r = MessageRx::new(true);
+    assert_eq!(r.on_data(0, false, false), Arrival::Deliver { ack: None });
+    assert_eq!(r.on_data(2, false, false), Arrival::Placed { nak: 1, psn: 2, below: 0 });
+    assert_eq!(r.on_data(3, false, false), Arrival::Placed { nak: 1, psn: 3, below: 0b1 });
+    // PSN 4 is late too; 5 reports 3 and 2 (bits 1 and 2), not 4 (bit 0).
+    assert_eq!(r.on_data(5, false, false), Arrival::Placed { nak: 1, psn: 5, below: 0b110 });
+    assert_eq!(r.on_data(40, false, false), Arrival::Placed { nak: 1, psn: 40, below: 0 }, "2, 3 and 5 lie beyond the 32 bits");
+    // The sender hears only the NAK of 5: it resends 1, the one missing with three reported
+    // beyond it, and not 2, whose NAK it has not had.
+    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, None, false, (Time::ZERO, Time::MAX), wait(), (SampleFilter::default(), true));
+    m.release(us(0), SEG, PPP);
+    for psn in 0..16 {
+        m.on_transmit(us(1), psn, us(100));
+    }
+    assert_eq!(m.selective_ack(1, Some((5, 0b110))), vec![1]);
+    // Without the bitmap, 2 would have been taken for lost too.
+    let mut m = MessageTx::new(Box::new(LineRate(G10)), None, None, false, (Time::ZERO, Time::MAX), wait(), (SampleFilter::default(), true));
+    m.release(us(0), SEG, PPP);
+    for psn in 0..16 {
+        m.on_transmit(us(1), psn, us(100));
+    }
+    assert_eq!(m.selective_ack(1, Some((5, 0))), vec![1, 2]);
+}
+
 #[test]
 fn a_trimmed_packet_is_naked_at_once_and_resent_once() {
     // Selective repeat: the receiver names the trimmed PSN in its NAK of the expected one.
     let mut r = MessageRx::new(true);
     assert_eq!(r.on_data(0, false, false), Arrival::Deliver { ack: None });
     assert_eq!(r.on_trimmed(1, false), Arrival::Trimmed { nak: 1, psn: 1 });
-    assert_eq!(r.on_data(2, false, false), Arrival::Placed { nak: 1, psn: 2 });
+    assert_eq!(r.on_data(2, false, false), Arrival::Placed { nak: 1, psn: 2, below: 0 });
     assert_eq!(r.on_trimmed(3, true), Arrival::Trimmed { nak: 1, psn: 3 }, "beyond the gap, the trimmed one is named");
     assert_eq!(r.on_trimmed(2, false), Arrival::Duplicate { ack: None }, "a trimmed copy of a placed packet");
     // Go-back-N: a NAK of the expected PSN, once per gap, unless the expected one is trimmed.
@@ -445,7 +473,7 @@ fn a_trimmed_packet_is_naked_at_once_and_resent_once() {
     }
     assert!(m.on_trimmed(1, 1));
     for placed in 2..8 {
-        assert_eq!(m.selective_ack(1, Some(placed)), Vec::<u32>::new(), "PSN 1 was resent on its trim");
+        assert_eq!(m.selective_ack(1, Some((placed, 0))), Vec::<u32>::new(), "PSN 1 was resent on its trim");
     }
     assert!(!m.on_trimmed(1, 0), "acknowledged");
     assert!(!m.on_trimmed(1, 5), "placed");

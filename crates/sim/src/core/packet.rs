@@ -99,7 +99,8 @@ pub struct Packet {
     pub seq: u32,
     /// Window ACK: the SACK block `[sack[0], sack[1])` holding the packet that triggered it,
     /// empty when that packet was in order (RFC 2018: the first block reports the most recent
-    /// arrival).
+    /// arrival). Selective repeat's NAK: the placed packet's PSN and the bitmap of the placed
+    /// PSNs before it (`transport::message::Arrival::Placed`); on a trim, the trimmed PSN.
     pub sack: [u32; 2],
     /// Window transport: when the packet was handed to the NIC, echoed by the ACK (RFC 7323's
     /// TSecr); pings: when the probe was sent. (The message transport's sender keeps its

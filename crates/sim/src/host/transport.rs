@@ -382,10 +382,11 @@ impl Hosts {
             Arrival::Duplicate { ack } => ack.map(|psn| (PacketKind::Ack, psn, false)),
             Arrival::Nak(psn) => Some((PacketKind::Nak, psn, false)),
             Arrival::Discard => None,
-            Arrival::Placed { nak, psn } => {
+            Arrival::Placed { nak, psn, below } => {
                 self.record_delivery(pkt.flow, pkt.payload_bytes as u32, pkt.wire_bytes as u32, fabric, cx);
-                // The placed packet's PSN rides as the NAK's selective acknowledgement.
-                cx.pkts.get_mut(i).sack = [psn, psn.wrapping_add(1)];
+                // The placed packet's PSN and the bitmap below it ride as the NAK's selective
+                // acknowledgement.
+                cx.pkts.get_mut(i).sack = [psn, below];
                 Some((PacketKind::Nak, nak, false))
             }
             // The trimmed packet's PSN rides as the NAK's, which keeps its trim flags.
@@ -468,7 +469,7 @@ impl Hosts {
             self.message_rewind(f, ack.seq, fabric, cx);
         }
         let trimmed = nak && ack.trimmed() && self.flows.slots[f].message().on_trimmed(ack.seq, ack.sack[0]);
-        let placed = (nak && !ack.trimmed()).then_some(ack.sack[0]);
+        let placed = (nak && !ack.trimmed()).then_some((ack.sack[0], ack.sack[1]));
         let mut lost = self.flows.slots[f].message().selective_ack(ack.seq, placed);
         if trimmed {
             lost.push(ack.sack[0]);

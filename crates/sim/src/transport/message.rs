@@ -28,7 +28,9 @@
 //!   its completion, recovery included.
 //! - **Selective repeat** (`nic.recovery = "selective_repeat"`, IRN, SIGCOMM'18 §4): the
 //!   receiver places every new packet, in order or not; a packet beyond a gap is answered with a
-//!   NAK naming the expected PSN and, as its selective acknowledgement, its own; a segment's last
+//!   NAK naming the expected PSN and, as its selective acknowledgement, its own and a bitmap of
+//!   which of the `SACK_BITS` PSNs before it are placed (so that a NAK that comes late, as
+//!   sprayed NAKs do, or not at all is covered by the next one); a segment's last
 //!   packet, or one that closes a gap, with a cumulative ACK. The sender keeps the PSNs NAKs
 //!   reported and resends a missing packet once `SR_DUPTHRESH` packets beyond it have arrived
 //!   (a reordering allowance, as TCP's three duplicate ACKs), each once until its timeout,
@@ -79,9 +81,10 @@ pub enum Arrival {
     Nak(u32),
     /// Beyond a gap already NAKed: discard it.
     Discard,
-    /// Selective repeat: beyond a gap, new: place it, and NAK the expected PSN (the first) with
-    /// the packet's own as its selective acknowledgement (the second).
-    Placed { nak: u32, psn: u32 },
+    /// Selective repeat: beyond a gap, new: place it, and NAK the expected PSN with the
+    /// packet's own and the bitmap `below` of the PSNs placed before it (bit b: PSN psn − 1 − b)
+    /// as its selective acknowledgement.
+    Placed { nak: u32, psn: u32, below: u32 },
     /// Selective repeat: the packet was trimmed (its headers came, `switch.trimming`): NAK the
     /// expected PSN (the first) naming the trimmed one (the second), for the sender to resend
     /// at once.
@@ -90,6 +93,10 @@ pub enum Arrival {
 
 /// Selective repeat: a missing packet is resent once this many packets beyond it have arrived.
 pub const SR_DUPTHRESH: u32 = 3;
+
+/// Selective repeat: the PSNs before its own whose placement a NAK reports, a bit each (the
+/// 32-bit word the NAK has room for).
+pub const SACK_BITS: u32 = 32;
 
 /// An application-limited source: messages of `message` bytes offered at `rate`.
 pub struct App {
@@ -388,15 +395,26 @@ impl MessageTx {
         self.sacked.is_none() && (nak || psn_before(self.wire_psn, psn))
     }
 
-    /// Selective repeat: an ACK or NAK of every PSN before `ack`, a NAK also reporting `placed`.
-    /// Returns the packets to resend: those missing with `SR_DUPTHRESH` reported beyond them,
-    /// not resent before. Go-back-N: none.
-    pub fn selective_ack(&mut self, ack: u32, placed: Option<u32>) -> Vec<u32> {
+    /// Selective repeat: an ACK or NAK of every PSN before `ack`, a NAK also reporting `placed`:
+    /// a PSN and the bitmap of those placed before it (`Arrival::Placed`). Returns the packets
+    /// to resend: those missing with `SR_DUPTHRESH` reported beyond them, not resent before.
+    /// Go-back-N: none.
+    pub fn selective_ack(&mut self, ack: u32, placed: Option<(u32, u32)>) -> Vec<u32> {
         let Some(sacked) = &mut self.sacked else { return Vec::new() };
         sacked.retain(|r| psn_before(ack, r[1]));
         self.trim_resent.retain(|&p| !psn_before(p, ack));
-        if let Some(p) = placed.filter(|&p| !psn_before(p, ack)) {
-            super::insert_seq(sacked, p);
+        if let Some((psn, below)) = placed {
+            // Each run of set bits, from the packet's own down, is a range of placed PSNs.
+            let mut bits = (below as u64) << 1 | 1;
+            while bits != 0 {
+                let b = bits.trailing_zeros();
+                let run = (bits >> b).trailing_ones();
+                let (lo, hi) = (psn.wrapping_sub(b + run - 1), psn.wrapping_sub(b).wrapping_add(1));
+                if psn_before(ack, hi) {
+                    super::insert_range(sacked, [if psn_before(lo, ack) { ack } else { lo }, hi]);
+                }
+                bits &= !(((1u64 << run) - 1) << b);
+            }
         }
         let Some(&[_, high]) = sacked.last() else { return Vec::new() };
         let from = if psn_before(self.resent_below, ack) { ack } else { self.resent_below };
@@ -504,6 +522,19 @@ fn missing(ranges: &[[u32; 2]], from: u32, until: u32) -> Vec<u32> {
     lost
 }
 
+/// Which of the `SACK_BITS` PSNs before `psn` the sorted ranges `placed` hold: bit b for
+/// PSN psn − 1 − b.
+fn sack_bitmap(placed: &[[u32; 2]], psn: u32) -> u32 {
+    let lo = psn.saturating_sub(SACK_BITS);
+    let mut bits = 0u32;
+    for r in placed.iter().filter(|r| r[1] > lo && r[0] < psn) {
+        for p in r[0].max(lo)..r[1].min(psn) {
+            bits |= 1 << (psn - 1 - p);
+        }
+    }
+    bits
+}
+
 /// A message flow's receiving end, in the receiving NIC: the PSN it expects, and what it owes
 /// the sender.
 #[derive(Default)]
@@ -535,7 +566,7 @@ impl MessageRx {
             self.ce_seen |= ce;
             if psn != self.expected_psn {
                 super::insert_seq(placed, psn);
-                return Arrival::Placed { nak: self.expected_psn, psn };
+                return Arrival::Placed { nak: self.expected_psn, psn, below: sack_bitmap(placed, psn) };
             }
             self.expected_psn = psn.wrapping_add(1);
             let closed = placed.first().is_some_and(|r| r[0] == self.expected_psn);

@@ -20,21 +20,19 @@ pub mod onoff;
 pub mod path;
 pub mod window;
 
-/// Records `seq` in `ranges` (sorted, disjoint `[lo, hi)` above the next expected), merging
-/// with its neighbours; returns the range now holding it. A receiver's out-of-order packets:
-/// the window transport's SACK blocks, selective repeat's placed packets.
+/// Records `seq` in `ranges` (sorted, disjoint, non-adjacent `[lo, hi)` above the next
+/// expected), merging with its neighbours; returns the range now holding it. A receiver's
+/// out-of-order packets: the window transport's SACK blocks, selective repeat's placed packets.
 pub(crate) fn insert_seq(ranges: &mut Vec<[u32; 2]>, seq: u32) -> [u32; 2] {
-    let i = ranges.partition_point(|r| r[1] < seq);
-    if i < ranges.len() && ranges[i][1] == seq {
-        ranges[i][1] += 1;
-        if i + 1 < ranges.len() && ranges[i + 1][0] == seq + 1 {
-            ranges[i][1] = ranges[i + 1][1];
-            ranges.remove(i + 1);
-        }
-    } else if i < ranges.len() && ranges[i][0] == seq + 1 {
-        ranges[i][0] = seq;
-    } else {
-        ranges.insert(i, [seq, seq + 1]);
-    }
-    ranges[i]
+    insert_range(ranges, [seq, seq + 1])
+}
+
+/// Records the range `r` in `ranges` as `insert_seq` does one number: the ranges it overlaps
+/// or touches become one; returns that one. A sender's record of the SACK blocks reported.
+pub(crate) fn insert_range(ranges: &mut Vec<[u32; 2]>, r: [u32; 2]) -> [u32; 2] {
+    let i = ranges.partition_point(|x| x[1] < r[0]);
+    let j = ranges.partition_point(|x| x[0] <= r[1]);
+    let merged = if i == j { r } else { [ranges[i][0].min(r[0]), ranges[j - 1][1].max(r[1])] };
+    ranges.splice(i..j, [merged]);
+    merged
 }
