@@ -147,12 +147,13 @@ impl Fabric {
                 let mut dsts: Vec<u32> = flow_dsts.chain(incast).collect();
                 dsts.sort_unstable();
                 dsts.dedup();
-                let towards = |d: u32| match self.graph.bonds.iter().find(|b| b.host == d) {
+                let towards = |d: u32| -> Vec<String> {
+                    let Some(b) = self.graph.bonds.iter().find(|b| b.host == d) else {
+                        return vec![port_name(&self.graph, &self.ports, self.ports[self.host_ports[d as usize].idx()].peer)];
+                    };
                     // A bond's queues are switch 0's ports into it.
-                    Some(b) => {
-                        (b.nic + 1..=b.nic + b.ports).map(|n| format!("{}-{}", self.graph.node_name(self.graph.hosts), self.graph.node_name(n))).collect()
-                    }
-                    None => vec![port_name(&self.graph, &self.ports, self.ports[self.host_ports[d as usize].idx()].peer)],
+                    let into = |p: &Port| p.node == self.graph.hosts && (b.nic + 1..=b.nic + b.ports).contains(&self.ports[p.peer.idx()].node);
+                    (0..self.ports.len() as u32).map(PortId).filter(|p| into(&self.ports[p.idx()])).map(|p| port_name(&self.graph, &self.ports, p)).collect()
                 };
                 dsts.into_iter().flat_map(towards).collect()
             }
