@@ -147,11 +147,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             )
     if detail["jobs"]:
         print(
-            f"  {'job':<20} {'collective':>18} {'cc':>14} {'transport':>9} {'iter.':>5} {'completion µs':>14} {'ideal µs':>9} {'slowdown':>9}"
+            f"  {'job':<20} {'collective':>18} {'cc':>14} {'transport':>9} {'connections':>12} {'iter.':>5} {'completion µs':>14} {'ideal µs':>9} {'slowdown':>9}"
         )
         for j in detail["jobs"]:
             print(
-                f"  {j['job']:<20} {j['collective']:>18} {j['cc']:>14} {j['transport']:>9} {j['iteration']:>5} {fmt(j['completion_us']):>14} {j['ideal_us']:>9.1f} {fmt(j['slowdown']):>9}"
+                f"  {j['job']:<20} {j['collective']:>18} {j['cc']:>14} {j['transport']:>9} {j['connections']:>12} {j['iteration']:>5} {fmt(j['completion_us']):>14} {j['ideal_us']:>9.1f} {fmt(j['slowdown']):>9}"
             )
     perf = result.meta["perf"]
     print(f"  ({perf['events']} events in {perf['wall_s']:.2f} s wall, {perf['events_per_s'] / 1e6:.1f} M events/s)")
@@ -225,6 +225,7 @@ def breakdown(result: Result) -> dict[str, list[dict[str, Any]]]:
             "collective": str(j["collective"]),
             "cc": str(j["cc"]),
             "transport": str(j["transport"]),
+            "connections": str(j["connections"]),
             "iteration": int(j["iteration"]),
             "completion_us": None if j["completion_us"] != j["completion_us"] else j["completion_us"],
             "ideal_us": j["ideal_us"],

@@ -146,6 +146,10 @@ fn drawn(seed: u64) -> String {
             r.random_range(1..=2),
             r.random_range(0..=10)
         );
+        // Persistent connections in half the cases, by the case number (the draws stay).
+        if (seed / 5).is_multiple_of(2) {
+            s += "connections = \"persistent\"\n";
+        }
         if collective.starts_with("alltoall") && r.random_bool(0.5) {
             s += &format!("skew = {:.2}\n", r.random_range(0.5..2.0));
         }

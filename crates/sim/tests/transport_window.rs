@@ -212,6 +212,31 @@ fn the_last_ack_stops_the_timer_and_reports_done_and_a_sized_flows_last_packet_i
     assert!(timer(&mut w, us(1000), Timer::Rto).is_empty(), "stopped");
 }
 
+/// A connection carrying messages sends nothing until one is offered; each message starts a
+/// packet of its own (2500 B: 1000, 1000, 500; then 1000 B: one packet), the controller counts
+/// each one's bytes, and the connection is never done: acknowledged whole, it waits for the
+/// next message.
+#[test]
+fn messages_start_packets_of_their_own_and_the_connection_stays_open() {
+    let mut w = fixed(10, None).carrying_messages();
+    assert!(poll(&mut w, Time::ZERO).is_empty(), "no message yet");
+    let mut out = Vec::new();
+    assert_eq!(w.offer(Time::ZERO, 2500, &mut out), 3);
+    assert_eq!(w.offer(Time::ZERO, 1000, &mut out), 4);
+    let payloads: Vec<(u32, u32)> = out.iter().filter_map(|a| if let Action::Data { seq, payload, .. } = a { Some((*seq, *payload)) } else { None }).collect();
+    assert_eq!(payloads, vec![(0, 1000), (1, 1000), (2, 500), (3, 1000)]);
+    let out = on_ack(&mut w, us(10), ack(3, [0, 0], Time::ZERO));
+    assert_eq!(w.una(), 3);
+    assert!(!out.contains(&Action::Done));
+    let out = on_ack(&mut w, us(11), ack(4, [0, 0], Time::ZERO));
+    assert!(!out.contains(&Action::Done), "a connection carrying messages stays open: {out:?}");
+    let mut out = Vec::new();
+    assert_eq!(w.offer(us(20), 1500, &mut out), 6);
+    assert_eq!(sent(&out), vec![(4, false), (5, false)]);
+    let payloads: Vec<u32> = out.iter().filter_map(|a| if let Action::Data { payload, .. } = a { Some(*payload) } else { None }).collect();
+    assert_eq!(payloads, vec![1000, 500]);
+}
+
 #[test]
 fn tcp_small_queues_hold_the_sender_until_the_nic_sends() {
     let cfg = WindowConfig { tsq_limit: rttlab_cc::Bytes(3000), ..WindowConfig::default() };

@@ -21,7 +21,7 @@ use crate::fabric::switch::{Decided, QueueParams, Red, Switch};
 use crate::fabric::topology::Graph;
 use crate::report::capture::Endpoints;
 use crate::scenario::{invalid, Scenario, ScenarioError, Workload};
-use rttlab_cc::Time;
+use rttlab_cc::{Rate, Time};
 
 /// What the fabric asks of the hosts at their NIC ports, and all it knows of them
 /// ([`crate::host::Hosts`] answers).
@@ -309,6 +309,13 @@ impl Fabric {
             p = self.routing.next_port(SwitchId(node - self.graph.hosts), dst, hash);
             path.push(p);
         }
+    }
+
+    /// The FCT of `size` payload bytes from `src` to `dst` with ECMP hash `hash`, alone on
+    /// the idle fabric in packets of `mss` payload and `header` more ([`crate::host::flow::ideal_fct`]).
+    pub fn ideal_fct(&self, (src, dst, hash): (u32, u32, u32), size: u64, mss: u64, header: u64) -> Time {
+        let links: Vec<(Rate, Time)> = self.path(src, dst, hash).iter().map(|&p| (self.nominal_rate(p), self.ports[p.idx()].delay)).collect();
+        crate::host::flow::ideal_fct(size, mss, header, &links)
     }
 
     /// Starts serializing the next packet on port `p` if the port is idle: PFC frames first,

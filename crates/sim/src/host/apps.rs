@@ -8,11 +8,16 @@ use crate::core::ids::PktId;
 use crate::core::packet::{Packet, PacketKind};
 use crate::ctx::Ctx;
 use crate::fabric::Fabric;
-use crate::host::flow::{FlowSpec, Message, Origin, Rpc};
+use crate::host::connections::Whole;
+use crate::host::flow::{Feed, FlowSpec, Message, Origin, Tx};
 use crate::parallel::boundary::Outgoing;
 use crate::report::measure::Measurements;
 use crate::workload::act::{Act, Tally};
 use rttlab_cc::Time;
+
+/// The source a job's persistent connection names (`Origin::source`): its messages say which
+/// transfers they carry.
+pub(crate) const PERSISTENT: u32 = u32::MAX;
 
 /// Generator `g`'s counters in the run's measurements `m` (`Tally`), its group `group`'s (a
 /// job has no transfers' times).
@@ -57,9 +62,10 @@ impl Hosts {
                     self.start_flow(f, fabric, cx);
                     cx.events.set_origin(origin);
                 }
+                Act::Message { src, dst, bytes, id } => self.job_message(g, (src, dst), bytes, id, fabric, cx),
                 Act::Request { server, bytes, source } => {
                     let f = self.rpc_connection(g, gen.sources[source as usize], server, fabric, cx);
-                    self.offer_message(f, bytes, Message { end: 0, issued: cx.now, client: source }, cx);
+                    self.offer_message(f, bytes, Message { end: 0, issued: cx.now, tag: source, bytes, ideal: Time::ZERO }, fabric, cx);
                 }
                 Act::Ping { dst, hash, bytes, source } => {
                     let h = gen.sources[source as usize];
@@ -86,75 +92,132 @@ impl Hosts {
         self.workload_acts = out;
     }
 
-    /// A connection of RPC generator `g` from `src` to `dst`, requests or responses.
-    fn open_rpc(&mut self, g: u32, src: u32, dst: u32, request: bool, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
+    /// A connection of generator `g` from `src` to `dst` that carries `feed`'s messages (a
+    /// job's runs the job's transport and controller).
+    fn open_feed(&mut self, g: u32, (src, dst): (u32, u32), feed: Feed, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
         let gen = &self.generators[g as usize];
         let (class, group) = (gen.class, gen.group);
-        let rpc = Some(Rpc { request, generator: g });
-        let spec = FlowSpec { rpc, ..FlowSpec::opened_now(src, dst, class, group, cx.now) };
+        let ephemeral = matches!(feed, Feed::Job { .. }).then_some(Origin { generator: g, source: PERSISTENT });
+        let spec = FlowSpec { feed: Some(feed), ephemeral, ..FlowSpec::opened_now(src, dst, class, group, cx.now) };
         self.open_flow(spec, fabric, cx)
     }
 
-    /// The request connection from `client` to `server` of RPC generator `g`, opened on first
-    /// use (the server opens the response connection when the first request arrives).
-    fn rpc_connection(&mut self, g: u32, client: u32, server: u32, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
-        if let Some(&f) = self.generators[g as usize].conns.get(&(client, server)) {
+    /// Generator `g`'s connection from `src` to `dst` that carries `feed`'s messages, opened on
+    /// first use (an RPC server opens its response connection when the first request arrives).
+    fn feed_connection(&mut self, g: u32, ends: (u32, u32), feed: Feed, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
+        if let Some(&f) = self.generators[g as usize].conns.get(&ends) {
             return f;
         }
-        let req = self.open_rpc(g, client, server, true, fabric, cx);
-        self.generators[g as usize].conns.insert((client, server), req);
-        req
+        let f = self.open_feed(g, ends, feed, fabric, cx);
+        self.generators[g as usize].conns.insert(ends, f);
+        f
+    }
+
+    /// The request connection from `client` to `server` of RPC generator `g`.
+    fn rpc_connection(&mut self, g: u32, client: u32, server: u32, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
+        self.feed_connection(g, (client, server), Feed::Rpc { request: true, generator: g }, fabric, cx)
+    }
+
+    /// Job `g`'s transfer `id` of `bytes` between two ranks' hosts, a message on their
+    /// persistent connection: counted as started now, and acknowledged and received as a
+    /// connection of its own would be.
+    fn job_message(&mut self, g: u32, (src, dst): (u32, u32), bytes: u64, id: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        let f = self.feed_connection(g, (src, dst), Feed::Job { generator: g }, fabric, cx);
+        let (now, group) = (cx.now, self.generators[g as usize].group);
+        if now >= cx.cfg.warmup {
+            let sized = Some(bytes).filter(|_| now < cx.cfg.fct_until);
+            cx.measure.groups[group as usize].record_start(&cx.measure.fct_buckets, sized);
+        }
+        let ideal = fabric.ideal_fct((src, dst, self.flows.slots[f].hash[0]), bytes, cx.cfg.payload_per_packet as u64, cx.cfg.header_bytes as u64);
+        let end = self.offer_message(f, bytes, Message { end: 0, issued: now, tag: id, bytes, ideal }, fabric, cx);
+        self.flows.slots[f].unacked_messages.as_mut().expect("a job's connection").push_back((end, id));
     }
 
     /// Queues message `m` of `bytes` on connection `f` and lets it send; its receiver expects
-    /// it.
-    fn offer_message(&mut self, f: u32, bytes: u64, mut m: Message, cx: &mut Ctx) {
+    /// it. Returns where it ends (`Message::end`).
+    fn offer_message(&mut self, f: u32, bytes: u64, mut m: Message, fabric: &mut Fabric, cx: &mut Ctx) -> u64 {
         let flow = &mut self.flows.slots[f];
-        let offered = flow.offered.as_mut().expect("an RPC connection");
-        *offered += bytes;
-        m.end = *offered;
         let (dst, serial) = (flow.dst, flow.serial);
-        flow.message().offer(cx.now, bytes);
+        m.end = match &mut flow.tx {
+            Tx::Message(tx) => {
+                tx.offer(cx.now, bytes);
+                let offered = flow.offered.as_mut().expect("a connection carrying messages");
+                *offered += bytes;
+                *offered
+            }
+            Tx::Window(_) => self.window_offer(f, bytes, fabric, cx),
+        };
         match cx.foreign(dst) {
             true => cx.boundary.outbox.push((dst, Outgoing::Message(f, serial, m))),
             false => self.expect_message(f, serial, m),
         }
-        self.schedule_flow(f, cx);
+        if matches!(self.flows.slots[f].tx, Tx::Message(_)) {
+            self.schedule_flow(f, cx);
+        }
+        m.end
     }
 
-    /// The receiver of RPC connection `f` (its connection `serial`, which may still wait to
-    /// take the slot over, `RxEnd::next`) expects message `m`.
+    /// The receiver of connection `f` (its connection `serial`, which may still wait to take
+    /// the slot over, `RxEnd::next`) expects message `m`. An idle connection's wait for it is
+    /// no outage.
     pub(crate) fn expect_message(&mut self, f: u32, serial: u32, m: Message) {
         let mut end = &mut self.flows.rx[f];
         if end.serial != serial {
             end = end.next.as_deref_mut().expect("the connection's receiving end");
         }
-        end.messages.as_mut().expect("an RPC connection").queue.push_back(m);
+        let inbox = end.messages.as_mut().expect("a connection carrying messages");
+        if inbox.queue.is_empty() {
+            end.stats.last_delivery = end.stats.last_delivery.max(m.issued);
+        }
+        inbox.queue.push_back(m);
+    }
+
+    /// A job's persistent connection `f` had data acknowledged: each transfer acknowledged whole
+    /// is done at its sender.
+    pub(crate) fn messages_acked(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        loop {
+            let flow = &mut self.flows.slots[f];
+            let acked = flow.acked();
+            let Some(sent) = flow.unacked_messages.as_mut() else { return };
+            let Some((_, id)) = sent.front().copied().filter(|&(end, _)| end <= acked) else { return };
+            sent.pop_front();
+            let generator = flow.ephemeral.expect("a job's connection").generator;
+            self.transfer_done(Origin { generator, source: id }, false, fabric, cx);
+        }
     }
 
     /// Connection `f` delivered one or more whole messages: a server answers a request, a
-    /// client completes an RPC.
+    /// client completes an RPC, a job's transfer has arrived.
     pub(crate) fn messages_delivered(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
         loop {
             let end = &mut self.flows.rx[f];
-            let delivered = end.stats.delivered_bytes;
+            let in_order = end.in_order();
             let (client, server, group) = (end.src, end.dst, end.group);
-            let msgs = end.messages.as_mut().expect("an RPC connection");
-            let Some(m) = msgs.queue.front().copied().filter(|m| m.end <= delivered) else { return };
+            let msgs = end.messages.as_mut().expect("a connection carrying messages");
+            let Some(m) = msgs.queue.front().copied().filter(|m| m.end <= in_order) else { return };
             msgs.queue.pop_front();
-            let (request, g) = (msgs.request, msgs.generator);
+            let (request, g) = match msgs.feed {
+                Feed::Rpc { request, generator } => (request, generator),
+                Feed::Job { generator } => {
+                    let outage = std::mem::take(&mut msgs.outage);
+                    let whole = Whole { group, src: client, dst: server, size: m.bytes, start: m.issued, ideal: m.ideal, outage, waited_for: true };
+                    self.arrived_whole(whole, cx);
+                    self.transfer_done(Origin { generator, source: m.tag }, true, fabric, cx);
+                    continue;
+                }
+            };
             let gen = &mut self.generators[g as usize];
-            let Some(response) = gen.message_delivered(request, (m.issued, m.client), now, tally(&mut cx.measure, cx.cfg.warmup, g, group)) else { continue };
+            let Some(response) = gen.message_delivered(request, (m.issued, m.tag), now, tally(&mut cx.measure, cx.cfg.warmup, g, group)) else { continue };
             let resp = match self.generators[g as usize].responses.get(&f) {
                 Some(&r) => r,
                 None => {
-                    let r = self.open_rpc(g, server, client, false, fabric, cx);
+                    let r = self.open_feed(g, (server, client), Feed::Rpc { request: false, generator: g }, fabric, cx);
                     self.generators[g as usize].responses.insert(f, r);
                     r
                 }
             };
-            self.offer_message(resp, response, m, cx);
+            self.offer_message(resp, response, m, fabric, cx);
         }
     }
 

@@ -12,7 +12,7 @@ use crate::core::packet::{Packet, PacketKind};
 use crate::ctx::Ctx;
 use crate::fabric::routing::five_tuple_hash;
 use crate::fabric::Fabric;
-use crate::host::flow::{ideal_fct, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
+use crate::host::flow::{Feed, Flow, FlowSpec, FlowStats, FlowsDone, Inbox, Rx, RxEnd, Tx, ROCEV2_PORT, TCP_PORT};
 use crate::parallel::boundary::Outgoing;
 use crate::scenario::{CcConfig, Recovery, TransportConfig};
 use crate::transport::credit::Credit;
@@ -35,6 +35,19 @@ fn uet_rto(line_rate: Rate, cx: &Ctx) -> Time {
 /// `line_rate` and the fabric's largest unloaded RTT (htsim `UecSrc::initRccc`).
 pub(crate) fn credit_window(line_rate: Rate, cx: &Ctx) -> Bytes {
     Bytes((line_rate.bps() as u128 * cx.cfg.max_base_rtt.ps() as u128 * 3 / (2 * 8 * 1_000_000_000_000)) as u64)
+}
+
+/// A transfer that arrived whole (`Hosts::arrived_whole`): its traffic group, ends, bytes,
+/// start, FCT alone on the idle network, longest outage, and whether the run waits for it.
+pub(crate) struct Whole {
+    pub group: u16,
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    pub start: Time,
+    pub ideal: Time,
+    pub outage: Time,
+    pub waited_for: bool,
 }
 
 impl Hosts {
@@ -69,6 +82,9 @@ impl Hosts {
                     u.credit_window.get_or_insert_with(|| credit_window(line_rate, cx));
                 }
                 let mut tx = WindowTx::new(cc, w.clone(), mss as u32, spec.size, (spec.start, spec.stop), spec.onoff.take(), (filter, report_acks));
+                if spec.feed.is_some() {
+                    tx = tx.carrying_messages();
+                }
                 if let Some(u) = w.uet.as_ref().filter(|u| u.congestion.credits()) {
                     let window = u.credit_window.expect("filled in above").0;
                     let header = cx.cfg.header_bytes;
@@ -79,7 +95,7 @@ impl Hosts {
             (TransportConfig::Message { .. }, Controller::Rate(cc)) => {
                 let selective = cx.cfg.recovery == Recovery::SelectiveRepeat;
                 let wait = HostWait::new(cx.cfg.warmup, line_rate);
-                let tx = MessageTx::new(cc, spec.size, spec.app.take(), spec.rpc.is_some(), (spec.start, spec.stop), wait, (filter, selective));
+                let tx = MessageTx::new(cc, spec.size, spec.app.take(), spec.feed.is_some(), (spec.start, spec.stop), wait, (filter, selective));
                 (Tx::Message(tx), Rx::Message(MessageRx::new(selective)))
             }
             _ => unreachable!("validated: the controller fits the transport"),
@@ -113,18 +129,14 @@ impl Hosts {
         let transport = &cx.cfg.conns[conn as usize].transport;
         let dport = if transport.is_window() { TCP_PORT } else { ROCEV2_PORT };
         let hash = [five_tuple_hash(cx.cfg.seed, spec.src, spec.dst, sport, dport), five_tuple_hash(cx.cfg.seed, spec.dst, spec.src, dport, sport)];
-        let ideal = match spec.size {
-            Some(size) => {
-                let links: Vec<(Rate, Time)> =
-                    fabric.path(spec.src, spec.dst, hash[0]).iter().map(|&p| (fabric.nominal_rate(p), fabric.ports[p.idx()].delay)).collect();
-                ideal_fct(size, spec.packet_bytes(cx.cfg.payload_per_packet as u64), cx.cfg.header_bytes as u64, &links)
-            }
-            None => Time::ZERO,
-        };
+        let mss = spec.packet_bytes(cx.cfg.payload_per_packet as u64);
+        let ideal = spec.size.map_or(Time::ZERO, |size| fabric.ideal_fct((spec.src, spec.dst, hash[0]), size, mss, cx.cfg.header_bytes as u64));
         let base_rtt = if cx.cfg.int.is_some() { fabric.base_rtt(spec.src, spec.dst, hash, &cx.cfg) } else { Time::ZERO };
         let line_rate = self.nodes[spec.src as usize].line_rate;
         let (tx, rx) = self.make_transport(conn, line_rate, base_rtt, &mut spec, cx);
-        if spec.start >= cx.cfg.warmup {
+        // A job's persistent connection counts its transfers, as they start (`job_message`).
+        let job_connection = matches!(spec.feed, Some(Feed::Job { .. }));
+        if spec.start >= cx.cfg.warmup && !job_connection {
             let sized = spec.size.filter(|_| spec.start < cx.cfg.fct_until);
             cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, sized);
             if let Some(done) = self.flows.done.as_mut().filter(|_| sized.is_some() && spec.ephemeral.is_some() && cx.cfg.fct_until != Time::MAX) {
@@ -147,7 +159,7 @@ impl Hosts {
             rx,
             stats: FlowStats { size: spec.size, ..Default::default() },
             int_echo: None,
-            messages: spec.rpc.map(|r| Box::new(Inbox { queue: Default::default(), request: r.request, generator: r.generator })),
+            messages: spec.feed.map(|feed| Box::new(Inbox { queue: Default::default(), feed, outage: Time::ZERO })),
             next: None,
         };
         let flow = Flow {
@@ -166,7 +178,8 @@ impl Hosts {
             open: true,
             ideal,
             base_rtt,
-            offered: spec.rpc.map(|_| 0),
+            offered: spec.feed.map(|_| 0),
+            unacked_messages: job_connection.then(Box::default),
             order: u32::MAX,
             rng,
             stats: FlowStats { size: spec.size, ..Default::default() },
@@ -211,7 +224,8 @@ impl Hosts {
         let end = &mut self.flows.rx[f];
         let st = &mut end.stats;
         st.delivered_bytes += payload as u64;
-        st.outage = st.outage.max(now - st.last_delivery.max(end.start));
+        let gap = now - st.last_delivery.max(end.start);
+        st.outage = st.outage.max(gap);
         st.last_delivery = now;
         if now >= cx.cfg.warmup {
             st.measured_bytes += payload as u64;
@@ -220,42 +234,48 @@ impl Hosts {
         }
         if st.size == Some(st.delivered_bytes) {
             st.finish = Some(now);
-            let counted = end.start >= cx.cfg.warmup && end.start < cx.cfg.fct_until;
+            let (size, outage) = (st.delivered_bytes, st.outage);
             // A matrix's or job's transfer is waited for as a `[[flows]]` connection is.
             let waited_for = end.ephemeral.is_none_or(|o| self.generators[o.generator as usize].transfers() > 0);
-            if let Some(done) = &mut self.flows.done {
-                done.finish(now, !waited_for, counted, cx.cfg.fct_until);
-                // On one partition the counts are the whole run's, and any finished flow may
-                // be the one that ends it (a cut network adds up the partitions' counts,
-                // `crate::parallel::Horizon`).
-                if cx.boundary.part.is_none() {
-                    if let Some(t) = FlowsDone::end([*done], cx.cfg.fct_until, cx.cfg.warmup, cx.notice_delay) {
-                        cx.end = t.min(cx.end);
-                    }
-                }
-            }
-            if counted {
-                let (size, fct, ideal) = (st.delivered_bytes, now - end.start, end.ideal);
-                cx.measure.groups[end.group as usize].record_fct(&cx.measure.fct_buckets, size, fct, ideal);
-                if let Some(r) = &mut cx.measure.flow_records {
-                    r.push(crate::report::stats::FlowRecord {
-                        group: end.group,
-                        src: end.src,
-                        dst: end.dst,
-                        size,
-                        start: end.start,
-                        fct,
-                        ideal,
-                        outage: st.outage,
-                    });
-                }
-            }
-            if let Some(origin) = end.ephemeral {
+            let whole = Whole { group: end.group, src: end.src, dst: end.dst, size, start: end.start, ideal: end.ideal, outage, waited_for };
+            let origin = end.ephemeral;
+            self.arrived_whole(whole, cx);
+            if let Some(origin) = origin {
                 return self.transfer_done(origin, true, fabric, cx);
             }
         }
-        if end.messages.as_ref().is_some_and(|m| m.queue.front().is_some_and(|m| m.end <= st.delivered_bytes)) {
+        let end = &mut self.flows.rx[f];
+        let in_order = end.in_order();
+        let Some(inbox) = end.messages.as_mut() else { return };
+        inbox.outage = inbox.outage.max(gap);
+        if inbox.queue.front().is_some_and(|m| m.end <= in_order) {
             self.messages_delivered(f, fabric, cx);
+        }
+    }
+
+    /// Transfer `w` arrived whole now (a sized connection, or a job's transfer on its
+    /// persistent connection): the end of a run that waits for it, and its FCT when counted.
+    pub(crate) fn arrived_whole(&mut self, w: Whole, cx: &mut Ctx) {
+        let now = cx.now;
+        let counted = w.start >= cx.cfg.warmup && w.start < cx.cfg.fct_until;
+        if let Some(done) = &mut self.flows.done {
+            done.finish(now, !w.waited_for, counted, cx.cfg.fct_until);
+            // On one partition the counts are the whole run's, and any finished flow may
+            // be the one that ends it (a cut network adds up the partitions' counts,
+            // `crate::parallel::Horizon`).
+            if cx.boundary.part.is_none() {
+                if let Some(t) = FlowsDone::end([*done], cx.cfg.fct_until, cx.cfg.warmup, cx.notice_delay) {
+                    cx.end = t.min(cx.end);
+                }
+            }
+        }
+        if counted {
+            let fct = now - w.start;
+            cx.measure.groups[w.group as usize].record_fct(&cx.measure.fct_buckets, w.size, fct, w.ideal);
+            if let Some(r) = &mut cx.measure.flow_records {
+                let (group, src, dst, size, start, ideal, outage) = (w.group, w.src, w.dst, w.size, w.start, w.ideal, w.outage);
+                r.push(crate::report::stats::FlowRecord { group, src, dst, size, start, fct, ideal, outage });
+            }
         }
     }
 

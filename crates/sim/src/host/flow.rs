@@ -45,8 +45,12 @@ pub struct Flow {
     pub ideal: Time,
     /// Its unloaded round trip (`Network::base_rtt`), with telemetry on; else zero.
     pub base_rtt: Time,
-    /// RPC connections: the bytes offered on it so far, which place each message's end.
+    /// Message transport carrying messages: the bytes offered on it so far, which place each
+    /// message's end.
     pub offered: Option<u64>,
+    /// A job's persistent connection: its transfers not yet acknowledged whole, as (end, transfer
+    /// number), oldest first.
+    pub unacked_messages: Option<Box<VecDeque<(u64, u32)>>>,
     /// A `[[flows]]` connection's place among them (`u32::MAX` for one opened during the run).
     pub(crate) order: u32,
 }
@@ -84,8 +88,8 @@ pub struct RxEnd {
     pub ephemeral: Option<Origin>,
     /// Window receiver with telemetry: the last data packet's records, for its next ACK.
     pub(crate) int_echo: Option<Box<IntStack>>,
-    /// RPC connections: the messages on their way, each complete when the bytes delivered reach
-    /// its end (the message transport delivers in order).
+    /// Connections that carry messages: those on their way, each complete when the connection's
+    /// in-order point (`RxEnd::in_order`) reaches its end.
     pub messages: Option<Box<Inbox>>,
     pub(crate) next: Option<Box<RxEnd>>,
 }
@@ -126,6 +130,16 @@ impl RxEnd {
         }
     }
 
+    /// Where the connection's data is in order up to, in the units of its messages' ends
+    /// (`Message::end`): packets received in order on the window transport, bytes delivered
+    /// on the message transport.
+    pub(crate) fn in_order(&self) -> u64 {
+        match &self.rx {
+            Rx::Window(w) => w.rcv_nxt() as u64,
+            _ => self.stats.delivered_bytes,
+        }
+    }
+
     /// A message flow's receiving end.
     pub fn message_rx(&mut self) -> &mut MessageRx {
         match &mut self.rx {
@@ -154,29 +168,37 @@ pub enum Rx {
     Window(WindowRx),
 }
 
-/// What an RPC connection is: requests (client to server) or responses, and of which generator.
-#[derive(Copy, Clone, Debug)]
-pub struct Rpc {
-    pub request: bool,
-    pub generator: u32,
+/// What a connection that carries messages (data only when offered) carries, and for which
+/// generator.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Feed {
+    /// An RPC generator's requests (client to server) or responses.
+    Rpc { request: bool, generator: u32 },
+    /// A job's transfers between two of its ranks (`jobs.connections = "persistent"`).
+    Job { generator: u32 },
 }
 
-/// An RPC connection's messages at its receiver.
+/// The messages on their way on a connection that carries them, at its receiver.
 pub struct Inbox {
     pub queue: VecDeque<Message>,
-    /// Requests (client to server) or responses.
-    pub request: bool,
-    /// The RPC generator it belongs to.
-    pub generator: u32,
+    pub feed: Feed,
+    /// The longest wait between deliveries while the oldest message is on its way.
+    pub outage: Time,
 }
 
+/// A message offered on a connection.
 #[derive(Copy, Clone, Debug)]
 pub struct Message {
+    /// Where it ends in its connection's order (`Flow::offer`): in bytes on the message
+    /// transport, in packets on the window transport (each message from a packet of its own).
     pub end: u64,
-    /// When the RPC was issued.
+    /// When it was offered.
     pub issued: Time,
-    /// The issuing client's index in its generator.
-    pub client: u32,
+    /// An RPC's client (its index in its generator), or a job's transfer number.
+    pub tag: u32,
+    /// A job's transfer: its bytes and its FCT alone on the idle network (`ideal_fct`).
+    pub bytes: u64,
+    pub ideal: Time,
 }
 
 /// A connection end's counters, in the order they are counted (`repr(C)`): the sender's per
@@ -337,8 +359,8 @@ pub struct FlowSpec {
     /// Window transport: the application pacing the connection (`None`: backlogged).
     pub onoff: Option<OnOff>,
     pub ephemeral: Option<Origin>,
-    /// An RPC connection (data only when offered): its direction and generator.
-    pub rpc: Option<Rpc>,
+    /// A connection that carries messages (data only when offered): what they are.
+    pub feed: Option<Feed>,
 }
 
 impl FlowSpec {
@@ -359,7 +381,7 @@ impl FlowSpec {
             app: None,
             onoff: None,
             ephemeral: None,
-            rpc: None,
+            feed: None,
         }
     }
 
@@ -414,6 +436,15 @@ impl Flow {
         match &self.tx {
             Tx::Message(m) => m.cc.metrics(),
             Tx::Window(w) => w.cc.metrics(),
+        }
+    }
+
+    /// Where the connection's data is acknowledged up to, in the units of its messages' ends
+    /// (`Message::end`): packets on the window transport, bytes on the message transport.
+    pub(crate) fn acked(&self) -> u64 {
+        match &self.tx {
+            Tx::Message(m) => m.snd_una(),
+            Tx::Window(w) => w.una() as u64,
         }
     }
 

@@ -122,7 +122,7 @@ impl Hosts {
                         app,
                         onoff,
                         ephemeral: None,
-                        rpc: None,
+                        feed: None,
                     };
                     let f = self.open_flow(spec, fabric, cx);
                     self.flows.slots[f].order = order - 1;

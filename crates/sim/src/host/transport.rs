@@ -195,6 +195,17 @@ impl Hosts {
         self.path_returned(ack.flow, Returned::Echo { entropy: ack.entropy, marked: ack.ecn }, now);
         let hdr = AckHdr { ack: ack.seq, sack: ack.sack, ece: ack.ecn, ts: ack.t_send, hops: ack.echo_hops, remote_queuing_ns: ack.remote_queuing_ns };
         self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| noise.apply(r, rng), out), fabric, cx);
+        if self.flows.slots[ack.flow].unacked_messages.is_some() {
+            self.messages_acked(ack.flow, fabric, cx);
+        }
+    }
+
+    /// Window connection `f` carrying messages: offers one of `bytes` and sends what the window
+    /// allows; returns the packet it ends before.
+    pub(crate) fn window_offer(&mut self, f: u32, bytes: u64, fabric: &mut Fabric, cx: &mut Ctx) -> u64 {
+        let (now, mut end) = (cx.now, 0);
+        self.window_step(f, |w, _, _, out| end = w.offer(now, bytes, out), fabric, cx);
+        end as u64
     }
 
     /// Flow `f`'s timer `timer` of connection `serial` (its low bits) has an event now: a stale
@@ -478,6 +489,9 @@ impl Hosts {
             self.message_resend(f, &lost, fabric, cx);
         }
         self.message_rto_restart(f, cx);
+        if self.flows.slots[f].unacked_messages.is_some() {
+            self.messages_acked(f, fabric, cx);
+        }
         if self.flows.slots[f].message().done() {
             self.message_forget(f, fabric, cx);
             self.sender_done(f, fabric, cx);

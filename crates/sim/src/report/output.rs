@@ -289,6 +289,7 @@ fn jobs_table(net: &Network) -> Table {
         .col("collective", Column::labels(rows.iter().map(|r| crate::scenario::variant_name(r.0.job_run().collective))))
         .col("cc", Column::labels(rows.iter().map(|r| net.cx.cfg.conns[r.0.conn as usize].cc.name())))
         .col("transport", Column::labels(rows.iter().map(|r| net.cx.cfg.conns[r.0.conn as usize].transport.kind())))
+        .col("connections", Column::labels(rows.iter().map(|r| crate::scenario::variant_name(r.0.job_run().connections))))
         .col("ranks", rows.iter().map(|r| r.0.sources.len() as u32).collect::<Vec<_>>())
         .col("iteration", rows.iter().map(|r| r.1).collect::<Vec<_>>())
         .col("start_us", rows.iter().map(|r| (r.2 < Time::MAX).then(|| us(r.2))).collect::<Vec<_>>())
@@ -631,7 +632,7 @@ fn fct_table(net: &Network) -> Table {
 /// its age as its FCT (right-censored: its FCT is at least that), and the payload it delivered.
 fn under_way(net: &Network) -> impl Iterator<Item = (FlowRecord, u64)> + '_ {
     let (end, cfg) = (net.cx.end, &net.cx.cfg);
-    net.hosts.flows.views().filter(|x| x.open && x.ephemeral.is_some() && x.stats.finish.is_none()).filter_map(move |x| {
+    net.hosts.flows.views().filter(|x| x.open && x.ephemeral.is_some() && x.stats.size.is_some() && x.stats.finish.is_none()).filter_map(move |x| {
         if x.start < cfg.warmup || x.start >= cfg.fct_until || x.start > end {
             return None;
         }

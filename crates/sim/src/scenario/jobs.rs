@@ -33,6 +33,9 @@ pub struct JobConfig {
     /// 0's the largest (a mixture-of-experts layer's uneven expert load); 0: size/N to each.
     #[serde(default)]
     pub skew: f64,
+    /// Whether each transfer opens a connection of its own or rides the ranks' persistent one.
+    #[serde(default)]
+    pub connections: Connections,
     /// The job's own congestion controller, as `[cc]` names one (absent: `[cc]`'s), of its
     /// transport's kind (`Scenario::validate_job_cc`).
     #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
@@ -66,6 +69,20 @@ pub enum Collective {
     Allgather,
     /// Ring reduce-scatter: N − 1 steps of size/N.
     ReduceScatter,
+}
+
+/// `jobs.connections`: what carries a job's transfers.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Connections {
+    /// A fresh connection per transfer, as htsim's connection matrices run a collective: each
+    /// step's controller starts from its initial window or rate.
+    #[default]
+    PerTransfer,
+    /// One connection per (sender, receiver) pair of ranks, opened at its first transfer and
+    /// kept, each transfer a message on it (NCCL keeps its connections for the job's life): a
+    /// controller carries its state from step to step.
+    Persistent,
 }
 
 /// `jobs.placement`: which hosts of `hosts` take the ranks, in rank order.

@@ -27,7 +27,7 @@ pub use host::{
     CcConfig, CcSection, Feedback, HostConfig, HostLoad, LossDetection, NicArbitration, NicConfig, PythonCc, RateAfterIdle, RatePacing, Recovery, Timestamps,
     TransportConfig, UetConfig, UetCongestion, WindowConfig, FEEDBACK_SAMPLES,
 };
-pub use jobs::{Collective, JobConfig, Placement};
+pub use jobs::{Collective, Connections, JobConfig, Placement};
 pub use measure::{MeasureConfig, PcapConfig, MAX_CAPTURE_BYTES, MAX_TRACE_SAMPLES};
 pub use routing::{Granularity, RoutingConfig, RoutingMode, Spray, Weights};
 pub use switch::{EcnConfig, MarkAt, PortEcn, PortOverride, QueueLen, Spacing, SwitchConfig, Trimming};

@@ -379,6 +379,11 @@ impl MessageTx {
         Acked { bytes: u.bytes as u64, ece, over_target: self.cc.over_target(), snd_una, snd_nxt: self.released, asked }
     }
 
+    /// Sender: the bytes acknowledged cumulatively (every segment before them).
+    pub fn snd_una(&self) -> u64 {
+        self.unacked.front().map_or(self.released, |u| u.released_before)
+    }
+
     /// Sender: bytes remain that were never handed to the NIC.
     pub fn unsent(&self) -> bool {
         self.unsent > 0

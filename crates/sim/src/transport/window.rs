@@ -210,12 +210,40 @@ pub struct WindowTx {
     filter: SampleFilter,
     /// Every ACK is reported to the path chooser (`Action::Acked`).
     report_acks: bool,
+    /// Receiver credits: whether the controller's window also limits the sender
+    /// (`UetConfig::congestion`); beside the flag above, where it takes no more room.
+    sender_window: bool,
     /// Ultra Ethernet: every packet's retransmission timeout (`UetConfig::rto`).
     uet_rto: Option<Time>,
-    /// Ultra Ethernet's receiver credits, and whether the controller's window also limits the
-    /// sender (`UetConfig::congestion`).
+    /// Ultra Ethernet's receiver credits.
     credit: Option<Box<Credit>>,
-    sender_window: bool,
+    /// A connection that carries messages (`offer`): where they begin and end.
+    messages: Option<Box<Boundaries>>,
+}
+
+/// The messages offered on a window connection, each from a packet of its own (its last packet
+/// short), as an RDMA or Ultra Ethernet message is packetized: the (packet, byte) where each
+/// ends, from the one holding `una` on, and where the first of them begins. (A TCP stream would
+/// start the next message in the last one's short packet: at most a packet's difference a
+/// message.)
+#[derive(Debug, Default)]
+struct Boundaries {
+    base: (u32, u64),
+    ends: VecDeque<(u32, u64)>,
+}
+
+impl Boundaries {
+    /// Payload bytes before packet `seq`, at or above `base`.
+    fn bytes_before(&self, seq: u32, mss: u32) -> u64 {
+        let mut from = self.base;
+        for &end in &self.ends {
+            if seq <= end.0 {
+                return from.1 + ((seq - from.0) as u64 * mss as u64).min(end.1 - from.1);
+            }
+            from = end;
+        }
+        from.1
+    }
 }
 
 /// RACK's state (RFC 8985 §6.1).
@@ -343,7 +371,31 @@ impl WindowTx {
             uet_rto,
             credit: None,
             sender_window: true,
+            messages: None,
         }
+    }
+
+    /// A connection whose data comes as messages (`offer`), none yet.
+    pub fn carrying_messages(mut self) -> WindowTx {
+        (self.size, self.total) = (0, 0);
+        self.messages = Some(Box::default());
+        self
+    }
+
+    /// The application hands a message of `bytes` to send at `now` (`carrying_messages`): sends
+    /// what the window allows and returns the packet the message ends before.
+    pub fn offer(&mut self, now: Time, bytes: u64, out: &mut Vec<Action>) -> u32 {
+        let packets = u32::try_from(bytes.div_ceil(self.mss as u64).max(1)).expect("validated: fewer than 2^32 packets");
+        self.size += bytes;
+        self.total += packets;
+        self.messages.as_mut().expect("a connection carrying messages").ends.push_back((self.total, self.size));
+        self.poll_transmit(now, out);
+        self.total
+    }
+
+    /// Packets acknowledged cumulatively (every one before it).
+    pub fn una(&self) -> u32 {
+        self.una
     }
 
     /// Ultra Ethernet's receiver credits: the sender holds `credit`, and its controller's window
@@ -373,6 +425,9 @@ impl WindowTx {
 
     /// Payload bytes before packet `seq`.
     fn bytes_before(&self, seq: u32) -> u64 {
+        if let Some(m) = &self.messages {
+            return m.bytes_before(seq, self.mss);
+        }
         (seq as u64 * self.mss as u64).min(self.size)
     }
 
@@ -761,7 +816,14 @@ impl WindowTx {
         if let Some(r) = rtt {
             out.push(Action::RttSample(r));
         }
-        if self.una == self.total {
+        if let Some(m) = self.messages.as_mut() {
+            // Messages acknowledged whole no longer place bytes.
+            while let Some(&end) = m.ends.front().filter(|e| e.0 <= self.una) {
+                m.base = end;
+                m.ends.pop_front();
+            }
+        }
+        if self.una == self.total && self.messages.is_none() {
             out.push(Action::Done);
         } else {
             // Sends what the window allows and re-arms the probe from this ACK.
@@ -923,6 +985,11 @@ impl WindowRx {
         if sink.on_target(target) || (resend && sink.join()) {
             out.push(Action::RequestPull);
         }
+    }
+
+    /// Packets received in order (every one before it).
+    pub fn rcv_nxt(&self) -> u32 {
+        self.rcv_nxt
     }
 
     /// Receiver credits: the sender asked for credit to resend (its RTS, `UecSink::processRts`).

@@ -6,6 +6,7 @@
 use super::{Activation, Generator, Kind};
 use crate::report::measure::StepSpan;
 use crate::report::stats::{ns, GroupStats};
+use crate::scenario::Connections;
 use rand::Rng as _;
 use rttlab_cc::Time;
 
@@ -15,6 +16,9 @@ pub(crate) enum Act {
     /// A sized transfer of `bytes` from `src` to `dst` on a fresh connection, counted as
     /// source `source`'s.
     Transfer { src: u32, dst: u32, bytes: u64, source: u32 },
+    /// A job's transfer `id` of `bytes` from `src` to `dst` as a message on their persistent
+    /// connection (`jobs.connections`).
+    Message { src: u32, dst: u32, bytes: u64, id: u32 },
     /// An RPC's request of `bytes` from source `source`'s host to `server`, on their
     /// persistent connection.
     Request { server: u32, bytes: u64, source: u32 },
@@ -79,7 +83,14 @@ impl Generator {
                 let (k, sends) = job.act(source);
                 t.steps[k].start = t.steps[k].start.min(now);
                 t.group.offered_bytes += offered(sends.iter().map(|s| s.bytes).sum());
-                out.extend(sends.iter().map(|s| Act::Transfer { src: h, dst: self.sources[s.to as usize], bytes: s.bytes, source: s.id }));
+                let (persistent, sources) = (job.connections == Connections::Persistent, &self.sources);
+                out.extend(sends.iter().map(|s| {
+                    let (dst, bytes) = (sources[s.to as usize], s.bytes);
+                    match persistent {
+                        true => Act::Message { src: h, dst, bytes, id: s.id },
+                        false => Act::Transfer { src: h, dst, bytes, source: s.id },
+                    }
+                }));
             }
             Kind::FlowSizes { max_active } => {
                 let dst = self.peer(i);

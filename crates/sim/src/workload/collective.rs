@@ -6,7 +6,7 @@
 //! number says which it is, so nothing is planned ahead: a job's memory is its ranks' and the
 //! steps under way, not its transfers'.
 
-use crate::scenario::{Collective, JobConfig};
+use crate::scenario::{Collective, Connections, JobConfig};
 use rttlab_cc::Time;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -88,6 +88,7 @@ pub struct Send {
 #[derive(Clone, Debug)]
 pub struct JobRun {
     pub collective: crate::scenario::Collective,
+    pub connections: Connections,
     /// Ranks (their hosts are the generator's sources).
     n: u32,
     pub steps: u32,
@@ -117,6 +118,7 @@ impl JobRun {
         let ideal = Time((share * job.size.0 as f64 * 8.0 / slowest_bps as f64 * 1e12).round() as u64);
         JobRun {
             collective: c,
+            connections: job.connections,
             steps: c.steps(n),
             iterations: job.iterations,
             ideal,
