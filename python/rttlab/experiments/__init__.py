@@ -160,6 +160,7 @@ def _load_all() -> None:
         shootout,  # noqa: F401  (registers the scheme comparison)
         swift,  # noqa: F401  (registers the Swift experiments)
         timely,  # noqa: F401  (registers the TIMELY experiments)
+        training,  # noqa: F401  (registers Ultra Ethernet against the rest on training traffic)
         uec,  # noqa: F401  (registers Ultra Ethernet's transport against htsim's plans)
     )
 

@@ -132,7 +132,8 @@ impl RxEnd {
 
     /// Where the connection's data is in order up to, in the units of its messages' ends
     /// (`Message::end`): packets received in order on the window transport, bytes delivered
-    /// on the message transport.
+    /// on the message transport (in order under go-back-N; selective repeat counts the bytes
+    /// placed beyond a hole too).
     pub(crate) fn in_order(&self) -> u64 {
         match &self.rx {
             Rx::Window(w) => w.rcv_nxt() as u64,

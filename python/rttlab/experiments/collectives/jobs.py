@@ -161,7 +161,8 @@ def allreduce_analyse(runs: list[Run], quick: bool) -> Outcome:
         "buffer at a rank's line rate, payload only; each step also waits for its input, one link delay after its "
         "arrival, and each transfer pays its headers and its first packet's latency. Each transfer is a connection of "
         "its own, as in htsim's matrices: a window controller starts each step from its initial window (Swift's is one "
-        "packet), which NCCL's persistent connections would not. HPCC keeps per-hop state that assumes one path: fed "
+        'packet), which persistent connections (`jobs.connections = "persistent"`, NCCL\'s way; the `training` '
+        "experiments run so) would not. HPCC keeps per-hop state that assumes one path: fed "
         "the telemetry of sprayed packets it misjudges its links"
         + (f" (not finished in the run: {', '.join(unfinished)})" if unfinished else "")
         + ". Under the modes that reorder, the message transport's schemes recover by selective repeat."
