@@ -10,8 +10,9 @@ over PFC; DCTCP (marks at K = 30 KB per 10 Gbps) and Swift on the window transpo
 (`transport.kind = "uet"`) with NSCC alone or with receiver credits, over switches that trim and
 mark ECN between 20 % and 80 % of a BDP of queue (htsim_uec's fabric, `uec` experiments). Path
 choice: per-flow ECMP, or each scheme's best per-packet mode — REPS for the others (selective
-repeat on the message transport), UET's own entropy-value balancer (htsim_uec's default,
-`mixed`, over 64 entropy values). Jobs keep their connections (`jobs.connections =
+repeat on the message transport; REPS matched or beat plain spraying for every scheme of
+`collectives` and for DCTCP's permutation in `multipath`), UET's own entropy-value balancer (htsim_uec's
+default, `mixed`, over 64 entropy values). Jobs keep their connections (`jobs.connections =
 "persistent"`, as NCCL does) and run two iterations: the first opens the windows, the second is
 the steady state.
 """
