@@ -303,6 +303,9 @@ def collectives_analyse(runs: list[Run], quick: bool) -> Outcome:
         ("ring all-reduce", "fat-tree", "Swift", "per-packet"), np.nan
     )
     top = best(d, "second")
+    moe = top[(top.workload == "MoE all-to-all") & (top.fabric == "fat-tree")].set_index("scheme").second
+    moe_pfc = moe[moe.index.isin(["DCQCN", "TIMELY"])]
+    moe_lossy = moe[moe.index.str.startswith("UET") | moe.index.isin(["Swift", "DCTCP"])]
     checks = [
         Check(
             "every scheme finishes every collective, no faster than the bandwidth-optimal time",
@@ -326,6 +329,12 @@ def collectives_analyse(runs: list[Run], quick: bool) -> Outcome:
                 f"{s}: ECMP {ring_ft.get((s, 'ECMP'), np.nan):.2f}, per-packet {ring_ft.get((s, 'per-packet'), np.nan):.2f}"
                 for s in dict.fromkeys(d.scheme)
             ),
+        ),
+        Check(
+            "rttlab's finding: the skewed all-to-all, an incast at its popular ranks, costs PFC's DCQCN and TIMELY more than the schemes that drop or trim (UET, Swift, DCTCP)",
+            bool(moe_pfc.min() > moe_lossy.max()),
+            "fat-tree, each its better path choice: "
+            + ", ".join(f"{s} {x:.2f}" for s, x in pd.concat([moe_pfc, moe_lossy]).items()),
         ),
     ]
     table = pd.DataFrame(
@@ -540,6 +549,10 @@ def mixed_analyse(runs: list[Run], quick: bool) -> Outcome:
 
     uet_, swift = best_of("UET NSCC"), best_of("Swift")
     gain = 1 - uet_.small_p99 / swift.small_p99
+    roce = d[(d.fabric == "fat-tree") & (d["mode"] == "per-packet") & d.scheme.isin(["DCQCN", "TIMELY"])].set_index(
+        "scheme"
+    )
+    spurious, resent = roce.spurious_retransmits / roce.retransmits.clip(lower=1), roce.retransmits
     checks = [
         Check(
             "every scheme's ring keeps going beside WebSearch (steps finish)",
@@ -547,6 +560,14 @@ def mixed_analyse(runs: list[Run], quick: bool) -> Outcome:
             "; ".join(
                 f"{r.scheme} ({r.mode}) on the {r.fabric}: {r.steps_done:.0f} steps, each ×{r.beside:.1f}"
                 for r in d.itertuples()
+            ),
+        ),
+        Check(
+            "rttlab's finding: sprayed beside WebSearch, RoCE's selective repeat resends mostly packets that were only reordered (its reordering threshold is three packets)",
+            bool((spurious > 0.5).all()),
+            "fat-tree, per-packet: "
+            + ", ".join(
+                f"{sch} {x:.0%} of {n:,} retransmissions spurious" for (sch, x), n in zip(spurious.items(), resent)
             ),
         ),
         Check(
