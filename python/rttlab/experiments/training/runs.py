@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from ...plotting import styled, subplots
 from ...scenario import set_key
@@ -245,8 +244,9 @@ def best(d: pd.DataFrame, value: str, lower: bool = True) -> pd.DataFrame:
     return d[key == order].drop_duplicates(["workload", "fabric", "scheme"])
 
 
-def grid_plot(d: pd.DataFrame, value: str, label: str, log: bool = False):
-    # One row per workload, one panel per fabric.
+def grid_plot(d: pd.DataFrame, value: str, label: str):
+    """One row per workload, one panel per fabric: each scheme's two path choices side by side,
+    a run that did not finish marked."""
     fig, axes = subplots(len(FABRICS), d.workload.nunique(), width=7.0, height=3.0 * d.workload.nunique())
     i = 0
     for w in dict.fromkeys(d.workload):
@@ -257,12 +257,13 @@ def grid_plot(d: pd.DataFrame, value: str, label: str, log: bool = False):
             schemes = list(dict.fromkeys(g.scheme))
             for j, mode in enumerate(MODES):
                 v = g[g["mode"] == mode].set_index("scheme").reindex(schemes)[value]
-                ax.bar(np.arange(len(schemes)) + j * 0.4, v, width=0.4, label=mode)
+                x = np.arange(len(schemes)) + j * 0.4
+                ax.bar(x, v, width=0.4, label=mode)
+                for xi in x[v.isna().to_numpy()]:
+                    ax.text(xi, 0, "unfinished", rotation=90, ha="center", va="bottom", fontsize=5)
             ax.set_xticks(np.arange(len(schemes)) + 0.2, schemes, rotation=60, ha="right", fontsize=6)
             ax.set_title(f"{w}, {fabric}", fontsize=7)
-            ax.set(ylabel=label, yscale="log" if log else "linear")
-            ax.yaxis.set_major_formatter(ScalarFormatter())
-            ax.yaxis.set_minor_formatter(NullFormatter())
+            ax.set(ylabel=label)
     axes[0].legend(fontsize=6, frameon=False)
     return fig
 
@@ -291,7 +292,7 @@ def unfinished_note(d: pd.DataFrame, value: str) -> str:
 
 @styled
 def collectives_plot(d: pd.DataFrame) -> Any:
-    return grid_plot(d, "second", "completion / ideal, 2nd iteration", log=True)
+    return grid_plot(d, "second", "completion / ideal, 2nd iteration")
 
 
 def collectives_analyse(runs: list[Run], quick: bool) -> Outcome:
@@ -524,8 +525,10 @@ def mixed_row(r: Run) -> dict[str, Any]:
 @styled
 def mixed_plot(d: pd.DataFrame) -> Any:
     fig, (ax,) = subplots(1, 1, width=6.0, height=3.6)
+    colours = {s: f"C{i}" for i, s in enumerate(dict.fromkeys(d.scheme))}
     for (scheme, mode), g in d.groupby(["scheme", "mode"], sort=False):
-        ax.scatter(g.small_p99, g.beside, label=f"{scheme} ({mode})", s=14, marker="o" if mode == "ECMP" else "^")
+        marker = "o" if mode == "ECMP" else "^"
+        ax.scatter(g.small_p99, g.beside, label=f"{scheme} ({mode})", s=14, marker=marker, color=colours[scheme])
     ax.set(
         xlabel=f"p99 slowdown, flows ≤ {SMALL_BYTES // 1000} KB",
         ylabel="ring's step beside WebSearch / alone",
