@@ -55,6 +55,25 @@ fn a_chain_of_triggers_runs_to_the_hand_computed_picosecond() {
     assert_eq!(t[2][2], 49.7024);
 }
 
+/// The chain above with its third transfer a later message on the first one's connection (an
+/// htsim `msg` line with a trigger): the connection outlives its first transfer and carries the
+/// message when the trigger fires, to the same picoseconds (the connection is idle by then and
+/// the controller sends at line rate), each message a row of its own under the connection's id.
+#[test]
+fn a_later_message_rides_its_connection_to_the_hand_computed_picosecond() {
+    let text = "Nodes 3\nConnections 3\nTriggers 2\n0->1 id 1 start 0 size 14360 recv_done_trigger 1\n1->2 id 2 trigger 1 size 14360 send_done_trigger 2\n0->1 id 1 msg trigger 2 size 14360\ntrigger id 1 oneshot\ntrigger id 2 oneshot\n";
+    let toml = star3(&matrix_file("later.cm", text)).replace("duration = \"1ms\"", "duration = \"1ms\"\nuntil = \"flows_done\"");
+    let net = run_net(&toml);
+    let t = times(&net);
+    assert_eq!(t[0], [0.0, 17.3024, 15.2]);
+    assert_eq!(t[1], [16.2, 33.5024, 31.4]);
+    assert_eq!((t[2][0], t[2][2]), (34.5024, 49.7024));
+    let tables = net.tables();
+    let ids = &tables.iter().find(|(n, _)| *n == "transfers").unwrap().1;
+    let json = rttlab_sim::report::table::tables_json(&vec![("transfers", ids.clone())]).0;
+    assert_eq!(json["transfers"]["id"], serde_json::json!([1, 2, 1]));
+}
+
 /// A barrier of count 2 starts its transfer once both transfers into host 2 are received, one
 /// link delay after the later one.
 #[test]

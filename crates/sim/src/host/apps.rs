@@ -13,10 +13,11 @@ use crate::host::flow::{Feed, FlowSpec, Message, Origin, Tx};
 use crate::parallel::boundary::Outgoing;
 use crate::report::measure::Measurements;
 use crate::workload::act::{Act, Tally};
+use crate::workload::ConnKey;
 use rttlab_cc::Time;
 
-/// The source a job's persistent connection names (`Origin::source`): its messages say which
-/// transfers they carry.
+/// The source a connection carrying a generator's transfers names (`Origin::source`): its
+/// messages say which transfers they carry.
 pub(crate) const PERSISTENT: u32 = u32::MAX;
 
 /// Generator `g`'s counters in the run's measurements `m` (`Tally`), its group `group`'s (a
@@ -62,7 +63,7 @@ impl Hosts {
                     self.start_flow(f, fabric, cx);
                     cx.events.set_origin(origin);
                 }
-                Act::Message { src, dst, bytes, id } => self.job_message(g, (src, dst), bytes, id, fabric, cx),
+                Act::Message { src, dst, bytes, id, conn } => self.transfer_message(g, (src, dst, conn), bytes, id, fabric, cx),
                 Act::Request { server, bytes, source } => {
                     let f = self.rpc_connection(g, gen.sources[source as usize], server, fabric, cx);
                     self.offer_message(f, bytes, Message { end: 0, issued: cx.now, tag: source, bytes, ideal: Time::ZERO }, fabric, cx);
@@ -92,37 +93,38 @@ impl Hosts {
         self.workload_acts = out;
     }
 
-    /// A connection of generator `g` from `src` to `dst` that carries `feed`'s messages (a
-    /// job's runs the job's transport and controller).
+    /// A connection of generator `g` from `src` to `dst` that carries `feed`'s messages (one
+    /// carrying a job's transfers runs the job's transport and controller).
     fn open_feed(&mut self, g: u32, (src, dst): (u32, u32), feed: Feed, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
         let gen = &self.generators[g as usize];
         let (class, group) = (gen.class, gen.group);
-        let ephemeral = matches!(feed, Feed::Job { .. }).then_some(Origin { generator: g, source: PERSISTENT });
+        let ephemeral = matches!(feed, Feed::Transfers { .. }).then_some(Origin { generator: g, source: PERSISTENT });
         let spec = FlowSpec { feed: Some(feed), ephemeral, ..FlowSpec::opened_now(src, dst, class, group, cx.now) };
         self.open_flow(spec, fabric, cx)
     }
 
-    /// Generator `g`'s connection from `src` to `dst` that carries `feed`'s messages, opened on
-    /// first use (an RPC server opens its response connection when the first request arrives).
-    fn feed_connection(&mut self, g: u32, ends: (u32, u32), feed: Feed, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
-        if let Some(&f) = self.generators[g as usize].conns.get(&ends) {
+    /// Generator `g`'s kept connection `key` from `src` to `dst` that carries `feed`'s messages,
+    /// opened on first use (an RPC server opens its response connection when the first request
+    /// arrives).
+    fn feed_connection(&mut self, g: u32, (src, dst, key): (u32, u32, ConnKey), feed: Feed, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
+        if let Some(&f) = self.generators[g as usize].conns.get(&key) {
             return f;
         }
-        let f = self.open_feed(g, ends, feed, fabric, cx);
-        self.generators[g as usize].conns.insert(ends, f);
+        let f = self.open_feed(g, (src, dst), feed, fabric, cx);
+        self.generators[g as usize].conns.insert(key, f);
         f
     }
 
     /// The request connection from `client` to `server` of RPC generator `g`.
     fn rpc_connection(&mut self, g: u32, client: u32, server: u32, fabric: &mut Fabric, cx: &mut Ctx) -> u32 {
-        self.feed_connection(g, (client, server), Feed::Rpc { request: true, generator: g }, fabric, cx)
+        self.feed_connection(g, (client, server, ConnKey::Hosts(client, server)), Feed::Rpc { request: true, generator: g }, fabric, cx)
     }
 
-    /// Job `g`'s transfer `id` of `bytes` between two ranks' hosts, a message on their
-    /// persistent connection: counted as started now, and acknowledged and received as a
-    /// connection of its own would be.
-    fn job_message(&mut self, g: u32, (src, dst): (u32, u32), bytes: u64, id: u32, fabric: &mut Fabric, cx: &mut Ctx) {
-        let f = self.feed_connection(g, (src, dst), Feed::Job { generator: g }, fabric, cx);
+    /// Generator `g`'s transfer `id` of `bytes` from `src` to `dst`, a message on its kept
+    /// connection `key` (a job's between two ranks, a matrix's by its id): counted as started
+    /// now, and acknowledged and received as a connection of its own would be.
+    fn transfer_message(&mut self, g: u32, (src, dst, key): (u32, u32, ConnKey), bytes: u64, id: u32, fabric: &mut Fabric, cx: &mut Ctx) {
+        let f = self.feed_connection(g, (src, dst, key), Feed::Transfers { generator: g }, fabric, cx);
         let (now, group) = (cx.now, self.generators[g as usize].group);
         if now >= cx.cfg.warmup {
             let sized = Some(bytes).filter(|_| now < cx.cfg.fct_until);
@@ -130,7 +132,7 @@ impl Hosts {
         }
         let ideal = fabric.ideal_fct((src, dst, self.flows.slots[f].hash[0]), bytes, cx.cfg.payload_per_packet as u64, cx.cfg.header_bytes as u64);
         let end = self.offer_message(f, bytes, Message { end: 0, issued: now, tag: id, bytes, ideal }, fabric, cx);
-        self.flows.slots[f].unacked_messages.as_mut().expect("a job's connection").push_back((end, id));
+        self.flows.slots[f].unacked_messages.as_mut().expect("a connection carrying transfers").push_back((end, id));
     }
 
     /// Queues message `m` of `bytes` on connection `f` and lets it send; its receiver expects
@@ -172,8 +174,8 @@ impl Hosts {
         inbox.queue.push_back(m);
     }
 
-    /// A job's persistent connection `f` had data acknowledged: each transfer acknowledged whole
-    /// is done at its sender.
+    /// Connection `f` carrying a generator's transfers had data acknowledged: each transfer
+    /// acknowledged whole is done at its sender.
     pub(crate) fn messages_acked(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
         loop {
             let flow = &mut self.flows.slots[f];
@@ -181,13 +183,13 @@ impl Hosts {
             let Some(sent) = flow.unacked_messages.as_mut() else { return };
             let Some((_, id)) = sent.front().copied().filter(|&(end, _)| end <= acked) else { return };
             sent.pop_front();
-            let generator = flow.ephemeral.expect("a job's connection").generator;
+            let generator = flow.ephemeral.expect("a connection carrying transfers").generator;
             self.transfer_done(Origin { generator, source: id }, false, fabric, cx);
         }
     }
 
     /// Connection `f` delivered one or more whole messages: a server answers a request, a
-    /// client completes an RPC, a job's transfer has arrived.
+    /// client completes an RPC, a generator's transfer has arrived.
     pub(crate) fn messages_delivered(&mut self, f: u32, fabric: &mut Fabric, cx: &mut Ctx) {
         let now = cx.now;
         loop {
@@ -199,7 +201,7 @@ impl Hosts {
             msgs.queue.pop_front();
             let (request, g) = match msgs.feed {
                 Feed::Rpc { request, generator } => (request, generator),
-                Feed::Job { generator } => {
+                Feed::Transfers { generator } => {
                     let outage = std::mem::take(&mut msgs.outage);
                     let whole = Whole { group, src: client, dst: server, size: m.bytes, start: m.issued, ideal: m.ideal, outage, waited_for: true };
                     self.arrived_whole(whole, cx);

@@ -134,9 +134,10 @@ impl Hosts {
         let base_rtt = if cx.cfg.int.is_some() { fabric.base_rtt(spec.src, spec.dst, hash, &cx.cfg) } else { Time::ZERO };
         let line_rate = self.nodes[spec.src as usize].line_rate;
         let (tx, rx) = self.make_transport(conn, line_rate, base_rtt, &mut spec, cx);
-        // A job's persistent connection counts its transfers, as they start (`job_message`).
-        let job_connection = matches!(spec.feed, Some(Feed::Job { .. }));
-        if spec.start >= cx.cfg.warmup && !job_connection {
+        // A connection carrying a generator's transfers counts them as they start
+        // (`transfer_message`).
+        let carries_transfers = matches!(spec.feed, Some(Feed::Transfers { .. }));
+        if spec.start >= cx.cfg.warmup && !carries_transfers {
             let sized = spec.size.filter(|_| spec.start < cx.cfg.fct_until);
             cx.measure.groups[spec.group as usize].record_start(&cx.measure.fct_buckets, sized);
             if let Some(done) = self.flows.done.as_mut().filter(|_| sized.is_some() && spec.ephemeral.is_some() && cx.cfg.fct_until != Time::MAX) {
@@ -179,7 +180,7 @@ impl Hosts {
             ideal,
             base_rtt,
             offered: spec.feed.map(|_| 0),
-            unacked_messages: job_connection.then(Box::default),
+            unacked_messages: carries_transfers.then(Box::default),
             order: u32::MAX,
             rng,
             stats: FlowStats { size: spec.size, ..Default::default() },

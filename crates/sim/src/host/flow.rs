@@ -48,8 +48,8 @@ pub struct Flow {
     /// Message transport carrying messages: the bytes offered on it so far, which place each
     /// message's end.
     pub offered: Option<u64>,
-    /// A job's persistent connection: its transfers not yet acknowledged whole, as (end, transfer
-    /// number), oldest first.
+    /// A connection carrying a generator's transfers (`Feed::Transfers`): those not yet
+    /// acknowledged whole, as (end, transfer number), oldest first.
     pub unacked_messages: Option<Box<VecDeque<(u64, u32)>>>,
     /// A `[[flows]]` connection's place among them (`u32::MAX` for one opened during the run).
     pub(crate) order: u32,
@@ -175,8 +175,9 @@ pub enum Rx {
 pub enum Feed {
     /// An RPC generator's requests (client to server) or responses.
     Rpc { request: bool, generator: u32 },
-    /// A job's transfers between two of its ranks (`jobs.connections = "persistent"`).
-    Job { generator: u32 },
+    /// A generator's transfers, each a message: a job's between two of its ranks
+    /// (`jobs.connections = "persistent"`), a matrix's on a connection that outlives them.
+    Transfers { generator: u32 },
 }
 
 /// The messages on their way on a connection that carries them, at its receiver.
@@ -195,9 +196,9 @@ pub struct Message {
     pub end: u64,
     /// When it was offered.
     pub issued: Time,
-    /// An RPC's client (its index in its generator), or a job's transfer number.
+    /// An RPC's client (its index in its generator), or the transfer's number in its generator.
     pub tag: u32,
-    /// A job's transfer: its bytes and its FCT alone on the idle network (`ideal_fct`).
+    /// A generator's transfer: its bytes and its FCT alone on the idle network (`ideal_fct`).
     pub bytes: u64,
     pub ideal: Time,
 }

@@ -3,7 +3,7 @@
 //! triggers; the hosts carry the acts out, in order ([`crate::host`]), so that a workload is
 //! tested without them.
 
-use super::{Activation, Generator, Kind};
+use super::{Activation, ConnKey, Generator, Kind};
 use crate::report::measure::StepSpan;
 use crate::report::stats::{ns, GroupStats};
 use crate::scenario::Connections;
@@ -16,9 +16,9 @@ pub(crate) enum Act {
     /// A sized transfer of `bytes` from `src` to `dst` on a fresh connection, counted as
     /// source `source`'s.
     Transfer { src: u32, dst: u32, bytes: u64, source: u32 },
-    /// A job's transfer `id` of `bytes` from `src` to `dst` as a message on their persistent
-    /// connection (`jobs.connections`).
-    Message { src: u32, dst: u32, bytes: u64, id: u32 },
+    /// Transfer `id` (a job's, or a matrix's index) of `bytes` from `src` to `dst` as a message
+    /// on the kept connection `conn` (`jobs.connections`, a matrix's `msg` lines).
+    Message { src: u32, dst: u32, bytes: u64, id: u32, conn: ConnKey },
     /// An RPC's request of `bytes` from source `source`'s host to `server`, on their
     /// persistent connection.
     Request { server: u32, bytes: u64, source: u32 },
@@ -68,14 +68,19 @@ impl Generator {
                 out.push(Act::Request { server, bytes: size, source });
             }
             Kind::Matrix(ref m) => {
-                let (dst, bytes) = (m.transfers[i].dst, m.transfers[i].size);
+                let line = &m.transfers[i];
+                // A message on a kept connection, or a connection of its own.
+                let (dst, bytes, kept) = (line.dst, line.size, line.on_connection.then_some(ConnKey::Matrix(line.id)));
                 match self.activated(i) {
                     Activation::Wait => {}
                     Activation::After(wait) => out.push(Act::Again { at: now + wait, source }),
                     Activation::Start => {
                         t.group.offered_bytes += offered(bytes);
                         t.transfers[i][0] = now;
-                        out.push(Act::Transfer { src: h, dst, bytes, source });
+                        out.push(match kept {
+                            Some(conn) => Act::Message { src: h, dst, bytes, id: source, conn },
+                            None => Act::Transfer { src: h, dst, bytes, source },
+                        });
                     }
                 }
             }
@@ -87,7 +92,7 @@ impl Generator {
                 out.extend(sends.iter().map(|s| {
                     let (dst, bytes) = (sources[s.to as usize], s.bytes);
                     match persistent {
-                        true => Act::Message { src: h, dst, bytes, id: s.id },
+                        true => Act::Message { src: h, dst, bytes, id: s.id, conn: ConnKey::Hosts(h, dst) },
                         false => Act::Transfer { src: h, dst, bytes, source: s.id },
                     }
                 }));

@@ -23,9 +23,11 @@
 //! Several lines with one `id` are messages on one connection (htsim's `msg` lines, read with
 //! `-conn_reuse`: each line after the first carries `msg [N]`). Messages that start with their
 //! connection's first line and fire no triggers run as that connection carrying their sizes in
-//! turn, which is how htsim reports them (one completion per connection); messages that start
-//! later or wait on triggers need connections that outlive a transfer, and are refused with
-//! their line.
+//! turn, which is how htsim reports them (one completion per connection). Once a message of it
+//! starts later, waits on a trigger or fires one, the connection outlives its transfers: each
+//! of its lines from then on is a transfer of its own (with its own start, triggers and row of
+//! the `transfers` table, the connection's id shared), carried as a message on the one
+//! connection (`Transfer::on_connection`).
 
 use rttlab_cc::Time;
 use std::collections::HashMap;
@@ -47,6 +49,9 @@ pub struct Transfer {
     pub after: Time,
     pub send_done: Vec<u32>,
     pub recv_done: Vec<u32>,
+    /// A message on its id's connection, which outlives it (module doc): its sender keeps that
+    /// connection for every transfer with the id.
+    pub on_connection: bool,
 }
 
 /// How a trigger fires.
@@ -162,6 +167,7 @@ impl Matrix {
                         after: Time::ZERO,
                         send_done: vec![],
                         recv_done: vec![],
+                        on_connection: false,
                     };
                     let (mut id, mut size, mut msg) = (None, None, false);
                     let mut words = rest.iter().peekable();
@@ -213,9 +219,16 @@ impl Matrix {
                         return Err(err(n, format!("connection {} goes from host {} to itself", t.id, t.src)));
                     }
                     lines += 1;
-                    if let Some(first) = transfers.iter_mut().find(|f| id.is_some() && f.id == t.id) {
-                        merge_message(first, &t, msg).map_err(|problem| err(n, problem))?;
-                        continue;
+                    if let Some(first) = transfers.iter().position(|f| id.is_some() && f.id == t.id) {
+                        if merge_message(&mut transfers[first], &t, msg).map_err(|problem| err(n, problem))? {
+                            continue;
+                        }
+                        // The connection outlives its transfers: every line of it, its first
+                        // included, a message of its own on it.
+                        for f in transfers.iter_mut().filter(|f| f.id == t.id) {
+                            f.on_connection = true;
+                        }
+                        t.on_connection = true;
                     }
                     if msg && id.is_none() {
                         return Err(err(n, "a `msg` line names its connection's `id`".into()));
@@ -275,8 +288,9 @@ impl Matrix {
 }
 
 /// Message `m` on connection `first` (an earlier line with its id): `first` carries its bytes
-/// after its own, when it starts with `first` and fires no triggers (module doc).
-fn merge_message(first: &mut Transfer, m: &Transfer, msg: bool) -> Result<(), String> {
+/// after its own when it starts with `first` and neither fires a trigger (true); otherwise the
+/// connection outlives its transfers (false, module doc).
+fn merge_message(first: &mut Transfer, m: &Transfer, msg: bool) -> Result<bool, String> {
     let id = m.id;
     if !msg {
         return Err(format!("connection id {id} is on line {} already; a further message on it is a `msg` line (htsim's -conn_reuse)", first.line));
@@ -285,14 +299,11 @@ fn merge_message(first: &mut Transfer, m: &Transfer, msg: bool) -> Result<(), St
         return Err(format!("message of connection {id} goes {}->{}, its connection (line {}) {}->{}", m.src, m.dst, first.line, first.src, first.dst));
     }
     let fires = !(m.send_done.is_empty() && m.recv_done.is_empty() && first.send_done.is_empty() && first.recv_done.is_empty());
-    if m.start != first.start || m.trigger.is_some() || fires {
-        return Err(format!(
-            "message of connection {id}: rttlab runs a connection's messages when they all start with its first line (line {}) and fire no triggers; later ones need connections that outlive a transfer, which it does not have yet",
-            first.line
-        ));
+    if first.on_connection || m.start != first.start || m.trigger.is_some() || fires {
+        return Ok(false);
     }
     first.size += m.size;
-    Ok(())
+    Ok(true)
 }
 
 /// A node on a cycle of the graph `after` (node → the nodes it leads to), if any.
@@ -347,7 +358,8 @@ mod tests {
                 trigger: None,
                 after: Time::ZERO,
                 send_done: vec![],
-                recv_done: vec![1]
+                recv_done: vec![1],
+                on_connection: false,
             }
         );
         assert_eq!(m.targets(1), &[1, 2]);
@@ -388,8 +400,19 @@ mod tests {
             "m.cm:3: connection id 1 is on line 2 already; a further message on it is a `msg` line (htsim's -conn_reuse)"
         );
         assert!(e("Nodes 3\n0->1 id 1 start 0 size 10\n0->2 id 1 msg start 0 size 10\n").starts_with("m.cm:3: message of connection 1 goes 0->2"));
-        assert!(e("Nodes 2\n0->1 id 1 start 0 size 10\n0->1 id 1 msg start 5 size 10\n").contains("later ones need connections that outlive a transfer"));
         assert!(e("Nodes 2\n0->1 msg start 0 size 10\n").starts_with("m.cm:2: a `msg` line names its connection's `id`"));
+    }
+
+    /// A message that waits on a trigger makes its connection outlive its transfers: the lines
+    /// before it that started together stay one transfer, and every line from then on (one
+    /// starting with the first included) is a transfer of its own, each on the connection.
+    #[test]
+    fn a_later_message_keeps_its_connection() {
+        let text = "Nodes 3\nConnections 5\n0->1 id 1 start 0 size 10\n0->1 id 1 msg start 0 size 20\n0->1 id 1 msg trigger 1 size 30\n0->1 id 1 msg start 0 size 40\n1->2 id 2 start 0 size 5 recv_done_trigger 1\ntrigger id 1 oneshot\n";
+        let m = Matrix::parse(text, "m.cm").unwrap();
+        let got: Vec<(u32, u64, bool, Option<u32>)> = m.transfers.iter().map(|t| (t.id, t.size, t.on_connection, t.trigger)).collect();
+        assert_eq!(got, [(1, 30, true, None), (1, 30, true, Some(1)), (1, 40, true, None), (2, 5, false, None)]);
+        assert_eq!(m.targets(1), [1]);
     }
 
     /// Ultra Ethernet's plans' matrices name no ids: they are numbered after the file's own.

@@ -220,6 +220,15 @@ pub(crate) enum Kind {
     Job(Box<collective::JobRun>),
 }
 
+/// Which of a generator's kept connections (`Generator::conns`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ConnKey {
+    /// From the first host to the second.
+    Hosts(u32, u32),
+    /// A matrix's connection, by its id.
+    Matrix(u32),
+}
+
 /// What an activation of a matrix's transfer does (`Generator::activated`).
 pub(crate) enum Activation {
     Wait,
@@ -244,8 +253,9 @@ pub struct Generator {
     gap_ps: Vec<f64>,
     start: Time,
     stop: Time,
-    /// RPC: the request connection of each (client, server) pair.
-    pub(crate) conns: HashMap<(u32, u32), u32>,
+    /// The connections it keeps: an RPC's request connection of each (client, server) pair, a
+    /// job's of each pair of ranks, a matrix's of each connection id that outlives a transfer.
+    pub(crate) conns: HashMap<ConnKey, u32>,
     /// RPC: the response connection of each request connection, opened by the server when the
     /// first request arrives.
     pub(crate) responses: HashMap<u32, u32>,
