@@ -263,10 +263,10 @@ fn a_persistent_connections_ring_takes_its_formula() {
 
 /// Swift's ring all-reduce on an idle k = 4 fat-tree at 100 Gbps (8 ranks dealt across the
 /// pods, 4 MB, packets sprayed, RACK): a fresh connection per step starts each step from
-/// Swift's initial window of one packet and adds about one a round trip, ten times the ideal.
-/// On persistent connections the windows carry over: the first iteration still opens them
-/// (about 3×), and the third comes within 1.5× of the bandwidth-optimal time (each of its 14
-/// steps of 40 µs pays a round trip of about 13 µs and a notice of 1 µs besides).
+/// Swift's initial window of one packet and adds about one a round trip, far from the ideal in
+/// every iteration. On persistent connections the windows carry over: the first iteration still
+/// opens them, and the third comes within 1.5× of the bandwidth-optimal time (each of its 14
+/// steps of 40 µs pays a round trip and a notice besides).
 #[test]
 fn swift_keeps_its_window_on_persistent_connections() {
     let toml = |connections: &str| {

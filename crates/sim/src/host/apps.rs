@@ -140,6 +140,7 @@ impl Hosts {
     fn offer_message(&mut self, f: u32, bytes: u64, mut m: Message, fabric: &mut Fabric, cx: &mut Ctx) -> u64 {
         let flow = &mut self.flows.slots[f];
         let (dst, serial) = (flow.dst, flow.serial);
+        let scheduled = matches!(flow.tx, Tx::Message(_));
         m.end = match &mut flow.tx {
             Tx::Message(tx) => {
                 tx.offer(cx.now, bytes);
@@ -153,7 +154,9 @@ impl Hosts {
             true => cx.boundary.outbox.push((dst, Outgoing::Message(f, serial, m))),
             false => self.expect_message(f, serial, m),
         }
-        if matches!(self.flows.slots[f].tx, Tx::Message(_)) {
+        // The host's scheduler releases the message transport's segments; the window
+        // transport sent what it could on the offer.
+        if scheduled {
             self.schedule_flow(f, cx);
         }
         m.end

@@ -246,8 +246,11 @@ impl Hosts {
             }
         }
         let end = &mut self.flows.rx[f];
+        if end.messages.is_none() {
+            return;
+        }
         let in_order = end.in_order();
-        let Some(inbox) = end.messages.as_mut() else { return };
+        let inbox = end.messages.as_mut().expect("checked above");
         inbox.outage = inbox.outage.max(gap);
         if inbox.queue.front().is_some_and(|m| m.end <= in_order) {
             self.messages_delivered(f, fabric, cx);

@@ -29,7 +29,7 @@ import pandas as pd
 from ...plotting import styled, subplots
 from ...scenario import set_key
 from .. import Check, Experiment, Outcome, Point, Run, register
-from ..common import ref_row
+from ..common import ref_row, summary_row
 from ..multipath.common import DCQCN, DCTCP, SWIFT, small_flow_p99
 from ..multipath.permutation import permutation
 
@@ -272,7 +272,7 @@ def frame(runs: list[Run], row) -> pd.DataFrame:
     """Each run's labels, `row`'s values and what decides a run that does not finish: its
     pauses, drops, retransmissions (spurious ones among them) and timeouts."""
     keys = ["pauses", "drops", "retransmits", "spurious_retransmits", "timeouts"]
-    return pd.DataFrame([{**r.labels, **{k: int(r.result.summary[k]) for k in keys}, **row(r)} for r in runs])
+    return pd.DataFrame([summary_row(r, keys, **row(r)) for r in runs])
 
 
 def unfinished_note(d: pd.DataFrame, value: str) -> str:
