@@ -25,5 +25,8 @@ def test_reproduce_multipath_quick(tmp_path):
     plb = pd.read_csv(out / "data" / "multipath-plb-plb.csv")
     assert (plb[plb.plb == "ECMP"].repaths == 0).all()
     feedback = pd.read_csv(out / "data" / "multipath-feedback-feedback.csv")
-    assert len(feedback) == 4 and feedback.throughput_gbps.gt(0).all()
+    assert len(feedback) == 6 and feedback.throughput_gbps.gt(0).all()
+    # Per-path state: subflows reorder across their paths but drop nothing here.
+    split = feedback[feedback.routing == "4 subflows"]
+    assert (split.drops == 0).all() and (split.retransmits > 0).all()
     assert len(list((out / "scenarios").rglob("*.toml"))) == len(perm) + len(plb) + len(feedback)

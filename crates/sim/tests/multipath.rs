@@ -283,3 +283,57 @@ fn a_lost_retransmission_is_found_by_time() {
     assert_eq!(finish("loss_detection = \"rack\""), (0, 2));
     assert_eq!(finish("dupthresh = 3").0, 1);
 }
+
+/// h0 to h1 at 40 Gbps through two leaves and four 10 Gbps spines; a backlogged Swift
+/// connection of `subflows` subflows under per-flow ECMP.
+fn four_spines(subflows: u8) -> String {
+    let spines: String = (0..4).map(|i| format!("{{ a = \"L0\", b = \"S{i}\" }}, {{ a = \"S{i}\", b = \"L1\" }}, ")).collect();
+    format!(
+        r#"
+duration = "3ms"
+warmup = "1ms"
+[topology]
+kind = "graph"
+hosts = ["h0", "h1"]
+switches = ["L0", "L1", "S0", "S1", "S2", "S3"]
+link_rate = "10Gbps"
+link_delay = "1us"
+links = [ {{ a = "h0", b = "L0", rate = "40Gbps" }}, {{ a = "L1", b = "h1", rate = "40Gbps" }}, {spines} ]
+[switch]
+pfc = false
+buffer = "16MB"
+[nic]
+mtu = "1064B"
+[transport]
+kind = "window"
+delayed_ack = false
+loss_detection = "rack"
+subflows = {subflows}
+[cc]
+algorithm = "swift"
+[[flows]]
+src = 0
+dst = 1
+"#
+    )
+}
+
+/// Per-path state (`transport.subflows`): each subflow's packets keep to the spine its label
+/// hashes to, and each subflow's Swift fills its own 10 Gbps path, so one connection carries
+/// what its distinct paths can (the 40 Gbps host link the limit at four), where on one path it
+/// carries one spine's 10 Gbps.
+#[test]
+fn subflows_carry_one_connection_over_as_many_paths_as_they_hash_to() {
+    for subflows in [1, 4, 8] {
+        let net = run_net(&four_spines(subflows));
+        let used = (0..4).filter(|i| cell(&net, "ports", &[("port", &format!("L0-S{i}")), ("class", "1")], "tx_packets") > 0.0).count();
+        let capacity = (10.0 * used as f64).min(40.0) * 1000.0 / 1064.0;
+        let goodput = net.summary().goodput_gbps;
+        assert!(goodput > 0.95 * capacity && goodput <= capacity * 1.001, "{subflows} subflows on {used} spines: {goodput:.2} Gbps of {capacity:.2}");
+        if subflows == 1 {
+            assert_eq!(used, 1);
+        } else {
+            assert!(used >= 2, "{subflows} subflows on {used} spines");
+        }
+    }
+}

@@ -157,3 +157,22 @@ fn topologies_too_large_to_build_are_refused() {
         error(&base("").replace("kind = \"star\"\n        hosts = 4", "kind = \"leaf_spine\"\nleaves = 4294967295\nspines = 1\nhosts_per_leaf = 4294967295"));
     assert!(e.starts_with("topology = 18446744065119617025 hosts: at most 1048576 hosts"), "{e}");
 }
+
+/// `transport.subflows`: each subflow keeps the path its label hashes to, and each ACK echoes
+/// one packet; the errors name the field, the value and what is allowed.
+#[test]
+fn subflows_need_ecmp_an_ack_per_packet_and_a_built_in_controller() {
+    let swift = |transport: &str, extra: &str| base(&format!("[transport]\nkind = \"window\"\n{transport}\n[cc]\nalgorithm = \"swift\"\n{extra}"));
+    assert!(Scenario::from_toml(&swift("subflows = 4", "")).is_ok());
+    assert_eq!(error(&swift("subflows = 0", "")), "transport.subflows = 0: 1 to 64 subflows a connection");
+    assert_eq!(
+        error(&swift("subflows = 4", "[routing]\nmode = \"spray\"")),
+        "routing.mode = spray: \"ecmp\" with transport.subflows = 4: each subflow keeps the path its label hashes to"
+    );
+    let dctcp = base("[transport]\nkind = \"window\"\nsubflows = 2\n[cc]\nalgorithm = \"dctcp\"\n[switch.ecn]\nk = \"20KB\"");
+    assert_eq!(error(&dctcp), "transport.delayed_ack = true: false with subflows: each ACK then echoes one packet's send time, on its subflow's path");
+    assert!(Scenario::from_toml(&dctcp.replace("subflows = 2", "subflows = 2\ndelayed_ack = false")).is_ok());
+    assert!(error(&base("[transport]\nkind = \"uet\"\nsubflows = 2\n[cc]\nalgorithm = \"nscc\"")).starts_with("transport.subflows"));
+    let python = base("[transport]\nkind = \"window\"\nsubflows = 2\ndelayed_ack = false\n[cc]\nalgorithm = \"python\"\nclass = \"m:C\"");
+    assert_eq!(error(&python), "transport.subflows = 2: 1 with a Python controller (one instance a connection)");
+}

@@ -112,6 +112,10 @@ fn drawn(seed: u64) -> String {
     if transport.contains("message") && r.random_bool(0.5) {
         s += "[nic]\nrecovery = \"selective_repeat\"\n";
     }
+    // Swift on one ECMP path without PLB: one, two or four subflows, by the case number.
+    if cc.contains("swift") && mode == "ecmp" && !s.contains("[cc.plb]") {
+        s = s.replace("kind = \"window\"", &format!("kind = \"window\"\nsubflows = {}", [1, 2, 4][(seed / 9 % 3) as usize]));
+    }
     // Trimming where a switch would drop, in two cases of three, told apart by the case
     // number so that every draw stays as it was.
     let trimming = ["arriving", "either", "off"][(seed / 3 % 3) as usize];
@@ -184,6 +188,15 @@ fn drawn_fabrics_give_the_same_bytes_on_1_2_and_3_threads() {
         bad.extend(differs(&format!("case {seed}"), &mut s).map(|d| format!("{d}\n{text}")));
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Subflows (`transport.subflows`): each subflow's label gives its packets their own path
+/// across the partitions' cut, and its ACKs echo it back.
+#[test]
+fn subflows_give_the_same_bytes_on_1_2_and_3_threads() {
+    let text = "duration = \"1ms\"\nwarmup = \"50us\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[switch]\npfc = false\nbuffer = \"1MB\"\n[transport]\nkind = \"window\"\nloss_detection = \"rack\"\nsubflows = 4\n[cc]\nalgorithm = \"swift\"\n[[workloads]]\nkind = \"flow_sizes\"\ncdf = \"websearch\"\nload = 0.6\n[[workloads]]\nkind = \"incast\"\nsenders = \"4-15\"\nreceiver = 0\nsize = \"100KB\"\nrate = 5000.0\n";
+    let mut s = Scenario::from_toml(text).unwrap();
+    assert_eq!(differs("subflows", &mut s), None);
 }
 
 /// Runs that end when their flows finish (`until = "flows_done"`): no partition handles an

@@ -59,7 +59,7 @@ fn acks(out: &[Action]) -> Vec<AckHdr> {
 }
 
 fn ack(n: u32, sack: [u32; 2], ts: Time) -> AckHdr {
-    AckHdr { ack: n, sack, ece: false, ts, hops: 1, remote_queuing_ns: 0 }
+    AckHdr { ack: n, sack, ece: false, ts, hops: 1, remote_queuing_ns: 0, subflow: 0 }
 }
 
 fn data(seq: u32, ce: bool, ts: Time) -> DataHdr {
@@ -104,7 +104,7 @@ fn the_first_window_is_the_initial_window_with_the_rto_armed_before_it() {
     // RFC 6298 §5.1: the timer starts with the first packet, at min_rto before any sample.
     assert_eq!(out[0], Action::Timer { timer: Timer::Rto, at: us(1000) });
     assert_eq!(sent(&out), (0..10).map(|s| (s, false)).collect::<Vec<_>>());
-    assert_eq!(out[1], Action::Data { seq: 0, payload: MSS, retransmit: false, ack_now: false, pull_target: 0 });
+    assert_eq!(out[1], Action::Data { seq: 0, payload: MSS, retransmit: false, ack_now: false, pull_target: 0, subflow: 0 });
     assert!(poll(&mut w, us(1)).is_empty(), "the window is full");
 }
 
@@ -117,7 +117,7 @@ fn a_cumulative_ack_samples_the_rtt_and_slow_start_opens_the_window() {
     // the restarted deadline (1.01 ms) is later than the queued event, so no new event.
     assert_eq!(out[0], Action::RttSample(us(10)));
     // RFC 3465: 2 MSS acknowledged grow the window by 2 MSS: 12 packets, 8 in flight.
-    assert_eq!(w.cc.cwnd(), 12 * MSS as u64);
+    assert_eq!(w.cwnd(), 12 * MSS as u64);
     assert_eq!(sent(&out), vec![(10, false), (11, false), (12, false), (13, false)]);
 }
 
@@ -130,12 +130,12 @@ fn three_sacked_packets_above_a_hole_make_it_lost_and_it_is_resent_once_pipe_is_
     for (hi, new) in [(2, 10), (3, 11)] {
         let out = on_ack(&mut w, us(10), ack(0, [1, hi], Time::ZERO));
         assert_eq!(sent(&out), vec![(new, false)]);
-        assert_eq!(w.cc.cwnd(), 10 * MSS as u64, "no loss before dupthresh");
+        assert_eq!(w.cwnd(), 10 * MSS as u64, "no loss before dupthresh");
     }
     let out = on_ack(&mut w, us(12), ack(0, [1, 4], Time::ZERO));
     // IsLost: 3 SACKed above 0. Reno halves FlightSize (12 packets): cwnd 6 packets. Pipe:
     // 12 sent − 3 SACKed − 1 lost = 8 ≥ 6, so nothing is sent.
-    assert_eq!(w.cc.cwnd(), 6 * MSS as u64);
+    assert_eq!(w.cwnd(), 6 * MSS as u64);
     assert!(sent(&out).is_empty());
     for hi in [5, 6] {
         assert!(sent(&on_ack(&mut w, us(13), ack(0, [1, hi], Time::ZERO))).is_empty(), "pipe {} ≥ 6", 12 - hi - 1);
@@ -153,14 +153,14 @@ fn fast_recovery_holds_the_window_until_everything_sent_before_it_is_acknowledge
     for hi in 2..=7 {
         on_ack(&mut w, us(10), ack(0, [1, hi], Time::ZERO));
     }
-    let cwnd = w.cc.cwnd();
+    let cwnd = w.cwnd();
     // The retransmission arrives: 0..10 are acknowledged, recovery (to 12, what was sent when
     // the loss was found) goes on: no growth.
     on_ack(&mut w, us(30), ack(10, [0, 0], us(14)));
-    assert_eq!(w.cc.cwnd(), cwnd);
+    assert_eq!(w.cwnd(), cwnd);
     // Everything up to 12 acknowledged: recovery is over and the window grows again.
     on_ack(&mut w, us(31), ack(12, [0, 0], us(14)));
-    assert!(w.cc.cwnd() > cwnd);
+    assert!(w.cwnd() > cwnd);
 }
 
 #[test]
@@ -175,10 +175,10 @@ fn a_timeout_restarts_from_one_packet_with_the_first_hole_and_backs_off() {
         vec![
             Action::TimedOut,
             Action::Timer { timer: Timer::Rto, at: us(3000) },
-            Action::Data { seq: 0, payload: MSS, retransmit: true, ack_now: false, pull_target: 0 }
+            Action::Data { seq: 0, payload: MSS, retransmit: true, ack_now: false, pull_target: 0, subflow: 0 }
         ]
     );
-    assert_eq!(w.cc.cwnd(), MSS as u64);
+    assert_eq!(w.cwnd(), MSS as u64);
     // A second expiry doubles again: 4 ms.
     let out = timer(&mut w, us(3000), Timer::Rto);
     assert_eq!(out[..2], [Action::TimedOut, Action::Timer { timer: Timer::Rto, at: us(7000) }]);
@@ -283,14 +283,17 @@ fn a_pacing_controller_spaces_the_sends_by_its_gap() {
         out,
         vec![
             Action::Timer { timer: Timer::Rto, at: us(1000) },
-            Action::Data { seq: 0, payload: MSS, retransmit: false, ack_now: false, pull_target: 0 },
+            Action::Data { seq: 0, payload: MSS, retransmit: false, ack_now: false, pull_target: 0, subflow: 0 },
             Action::Timer { timer: Timer::Pace, at: us(5) }
         ]
     );
     let out = timer(&mut w, us(5), Timer::Pace);
     assert_eq!(
         out,
-        vec![Action::Data { seq: 1, payload: MSS, retransmit: false, ack_now: false, pull_target: 0 }, Action::Timer { timer: Timer::Pace, at: us(10) }]
+        vec![
+            Action::Data { seq: 1, payload: MSS, retransmit: false, ack_now: false, pull_target: 0, subflow: 0 },
+            Action::Timer { timer: Timer::Pace, at: us(10) }
+        ]
     );
 }
 
@@ -352,7 +355,7 @@ fn delayed_acks_cover_every_second_packet_and_echo_the_first_timestamp() {
     assert_eq!(out, vec![Action::Timer { timer: Timer::DelayedAck, at: us(1100) }, Action::Delivered { payload: MSS, wire: MSS + 64 }]);
     let out = deliver(&mut r, us(101), data(1, false, us(2)));
     // RFC 7323 §4.3: TS.Recent is the earliest unacknowledged packet's TSval.
-    assert_eq!(acks(&out), vec![AckHdr { ack: 2, sack: [0, 0], ece: false, ts: us(1), hops: 1, remote_queuing_ns: 0 }]);
+    assert_eq!(acks(&out), vec![AckHdr { ack: 2, sack: [0, 0], ece: false, ts: us(1), hops: 1, remote_queuing_ns: 0, subflow: 0 }]);
     // The delayed-ACK timer, stopped by that ACK, sends nothing when its event comes.
     assert!(delayed_ack_timer(&mut r, us(1100)).is_empty());
 }
@@ -523,7 +526,7 @@ fn a_uet_sender_counts_selective_acks_resends_on_a_nack_and_times_out_each_packe
     // Packet 0 trimmed: resent at once (the NACK took it out of flight), asking for an ACK.
     out.clear();
     w.on_nack(us(5), 0, &mut out);
-    assert_eq!(out, vec![Action::Data { seq: 0, payload: MSS, retransmit: true, ack_now: true, pull_target: 0 }]);
+    assert_eq!(out, vec![Action::Data { seq: 0, payload: MSS, retransmit: true, ack_now: true, pull_target: 0, subflow: 0 }]);
     // An ACK of nothing cumulative with 1..=3 in its bitmap: 3000 B newly acknowledged, an RTT
     // sample, and three new packets into the window.
     out.clear();
@@ -757,4 +760,68 @@ mod channel_properties {
             prop_assert_eq!(h.delivered, size);
         }
     }
+}
+
+/// What a subflow's controller was told: an ACK's newly acknowledged bytes and RTT sample, or
+/// a loss.
+#[derive(Debug, PartialEq)]
+enum Told {
+    Ack(u64, Option<Time>),
+    Loss(Loss),
+}
+
+/// A fixed window of `packets` that keeps what it is told in `log`.
+struct Telling {
+    packets: u64,
+    log: std::sync::Arc<std::sync::Mutex<Vec<Told>>>,
+}
+
+impl WindowController for Telling {
+    fn on_ack(&mut self, a: &AckEvent) {
+        self.log.lock().unwrap().push(Told::Ack(a.acked_bytes, a.rtt));
+    }
+    fn on_loss(&mut self, loss: Loss, _: u64, _: Time) {
+        self.log.lock().unwrap().push(Told::Loss(loss));
+    }
+    fn cwnd(&self) -> u64 {
+        self.packets * MSS as u64
+    }
+}
+
+/// `transport.subflows`: two subflows of two packets each send in turn; each ACK's RTT sample
+/// goes to the subflow its path echoes, a loss to the subflow that sent the packet, and a
+/// packet's bytes to the subflow that sent it when first acknowledged, SACKed (in order on its
+/// own path) or cumulatively.
+#[test]
+fn subflows_take_their_own_packets_samples_and_losses() {
+    let logs: [std::sync::Arc<std::sync::Mutex<Vec<Told>>>; 2] = Default::default();
+    let cc = |i: usize| Box::new(Telling { packets: 2, log: logs[i].clone() });
+    let cfg = WindowConfig { dupthresh: 3, ..WindowConfig::default() };
+    let mut w = WindowTx::new(cc(0), cfg, MSS, None, (Time::ZERO, Time::MAX), None, (SampleFilter::default(), false))
+        .with_subflows([cc(1) as Box<dyn WindowController>]);
+    let on = |out: &[Action]| -> Vec<(u32, u8)> {
+        out.iter().filter_map(|a| if let Action::Data { seq, subflow, .. } = a { Some((*seq, *subflow)) } else { None }).collect()
+    };
+    assert_eq!(on(&poll(&mut w, Time::ZERO)), vec![(0, 0), (1, 1), (2, 0), (3, 1)], "in turn, two packets each");
+    let sub = |s: u16, a: AckHdr| AckHdr { subflow: s, ..a };
+    // Packet 0 (subflow 0) acknowledged after 10 us: its window frees a packet, the next goes on it.
+    assert_eq!(on(&on_ack(&mut w, us(10), sub(0, ack(1, [0, 0], Time::ZERO)))), vec![(4, 0)]);
+    assert_eq!(on(&on_ack(&mut w, us(30), sub(1, ack(2, [0, 0], Time::ZERO)))), vec![(5, 1)]);
+    assert_eq!(*logs[0].lock().unwrap(), vec![Told::Ack(1000, Some(us(10)))]);
+    assert_eq!(*logs[1].lock().unwrap(), vec![Told::Ack(1000, Some(us(30)))]);
+    // Packet 2 (subflow 0) lost: 3, 4 and 5 SACKed above it, each its subflow's sample and
+    // freeing it a packet. Only subflow 0 takes the loss; the retransmission goes on the next
+    // subflow in turn (1), then new data on the other.
+    assert_eq!(on(&on_ack(&mut w, us(31), sub(1, ack(2, [3, 4], Time::ZERO)))), vec![(6, 1)]);
+    assert_eq!(on(&on_ack(&mut w, us(32), sub(0, ack(2, [3, 5], us(10))))), vec![(7, 0)]);
+    let out = on_ack(&mut w, us(33), sub(1, ack(2, [3, 6], us(30))));
+    assert_eq!(sent(&out), vec![(2, true), (8, false)]);
+    assert_eq!(on(&out), vec![(2, 1), (8, 0)]);
+    assert_eq!(logs[0].lock().unwrap()[1..], [Told::Ack(1000, Some(us(22))), Told::Loss(Loss::FastRetransmit)]);
+    assert_eq!(logs[1].lock().unwrap()[1..], [Told::Ack(1000, Some(us(31))), Told::Ack(1000, Some(us(3)))]);
+    // The retransmission's ACK covers 2 to 5: subflow 1, which resent 2, takes its bytes and the
+    // sample; 3 to 5 were acknowledged already, and subflow 0 is told nothing.
+    on_ack(&mut w, us(50), sub(1, ack(6, [0, 0], us(33))));
+    assert_eq!(logs[1].lock().unwrap().last(), Some(&Told::Ack(1000, Some(us(17)))));
+    assert_eq!(logs[0].lock().unwrap().len(), 3);
 }

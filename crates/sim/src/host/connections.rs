@@ -59,11 +59,10 @@ impl Hosts {
         let window = conn.transport.is_window();
         let mss = if window { spec.packet_bytes(cx.cfg.payload_per_packet as u64) } else { cx.cfg.payload_per_packet as u64 };
         let filter = SampleFilter::new(conn.median_of);
+        let segment_bytes = if window { mss } else { cx.cfg.segment_bytes };
+        let path = Path { line_rate, mss, segment_bytes, base_rtt, max_base_rtt: cx.cfg.max_base_rtt };
         let controller = match &conn.cc {
-            CcConfig::Native(cc) => {
-                let segment_bytes = if window { mss } else { cx.cfg.segment_bytes };
-                cc.build(&Path { line_rate, mss, segment_bytes, base_rtt, max_base_rtt: cx.cfg.max_base_rtt })
-            }
+            CcConfig::Native(cc) => cc.build(&path),
             CcConfig::Python(_) => {
                 let external = self.external.as_mut().expect("checked by Network::with_controllers");
                 if window {
@@ -84,6 +83,13 @@ impl Hosts {
                 let mut tx = WindowTx::new(cc, w.clone(), mss as u32, spec.size, (spec.start, spec.stop), spec.onoff.take(), (filter, report_acks));
                 if spec.feed.is_some() {
                     tx = tx.carrying_messages();
+                }
+                if let (CcConfig::Native(cc), 2..) = (&conn.cc, w.subflows) {
+                    let window = |c| match c {
+                        Controller::Window(c) => c,
+                        Controller::Rate(_) => unreachable!("validated: a window controller"),
+                    };
+                    tx = tx.with_subflows((1..w.subflows).map(|_| window(cc.build(&path))));
                 }
                 if let Some(u) = w.uet.as_ref().filter(|u| u.congestion.credits()) {
                     let window = u.credit_window.expect("filled in above").0;

@@ -437,7 +437,7 @@ impl Flow {
     pub fn cc_metrics(&self) -> Metrics {
         match &self.tx {
             Tx::Message(m) => m.cc.metrics(),
-            Tx::Window(w) => w.cc.metrics(),
+            Tx::Window(w) => w.metrics(),
         }
     }
 

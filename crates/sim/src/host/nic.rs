@@ -259,7 +259,7 @@ impl Hosts {
         }
         let flow = &mut self.flows.slots[s.flow];
         let dst = flow.dst;
-        let (hash, entropy) = flow.path.next(flow.hash[0], &mut flow.rng);
+        let (hash, entropy) = flow.path.next(flow.hash[0], 0, &mut flow.rng);
         let Tx::Message(m) = &mut flow.tx else { unreachable!("a message-transport path reached a window flow") };
         let (again, arm) = m.on_transmit(now, psn, cx.cfg.retransmit_timeout);
         flow.stats.tx_bytes += payload as u64;

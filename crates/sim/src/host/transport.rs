@@ -65,14 +65,14 @@ impl Hosts {
     /// `Delivered`, `Duplicate`, the delayed ACK's timer): each end touches only its own record.
     fn apply(&mut self, f: u32, a: Action, fabric: &mut Fabric, cx: &mut Ctx) {
         match a {
-            Action::Data { seq, payload, retransmit, ack_now, pull_target } => {
+            Action::Data { seq, payload, retransmit, ack_now, pull_target, subflow } => {
                 let flow = &mut self.flows.slots[f];
                 let serial = flow.serial;
                 flow.stats.retransmits += retransmit as u64;
                 flow.stats.retransmitted_bytes += retransmit as u64 * payload as u64;
                 flow.stats.tx_bytes += payload as u64;
                 let (class, port) = (flow.class, self.nodes[flow.src as usize].port);
-                let (hash, entropy) = flow.path.next(flow.hash[0], &mut flow.rng);
+                let (hash, entropy) = flow.path.next(flow.hash[0], subflow, &mut flow.rng);
                 let pkt = Packet {
                     // Ultra Ethernet's ACK request rides where a message's last packet says so.
                     flags: FLAG_WINDOW | if retransmit { FLAG_RETRANSMIT } else { 0 } | if ack_now { FLAG_LAST } else { 0 },
@@ -193,7 +193,15 @@ impl Hosts {
         }
         self.flows.slots[ack.flow].stats.acks += 1;
         self.path_returned(ack.flow, Returned::Echo { entropy: ack.entropy, marked: ack.ecn }, now);
-        let hdr = AckHdr { ack: ack.seq, sack: ack.sack, ece: ack.ecn, ts: ack.t_send, hops: ack.echo_hops, remote_queuing_ns: ack.remote_queuing_ns };
+        let hdr = AckHdr {
+            ack: ack.seq,
+            sack: ack.sack,
+            ece: ack.ecn,
+            ts: ack.t_send,
+            hops: ack.echo_hops,
+            remote_queuing_ns: ack.remote_queuing_ns,
+            subflow: ack.entropy,
+        };
         self.window_step(ack.flow, |w, rng, noise, out| w.on_ack(now, &hdr, rx_delay, |r| noise.apply(r, rng), out), fabric, cx);
         if self.flows.slots[ack.flow].unacked_messages.is_some() {
             self.messages_acked(ack.flow, fabric, cx);

@@ -34,8 +34,10 @@ pub(crate) fn check(net: &Network) -> Result<(), String> {
     }
     let c = net.counters();
     // Per-flow ECMP keeps a connection's packets in order while its label and the routes hold:
-    // a NAK needs a loss. (The other modes, repaths and faults' new routes reorder, and count it.)
-    let in_order = net.cx.cfg.routing.mode == crate::scenario::RoutingMode::Ecmp && s.repaths == 0 && net.fabric.faults.is_none();
+    // a NAK needs a loss. (The other modes, subflows, repaths and faults' new routes reorder, and
+    // count it.)
+    let one_path = net.cx.cfg.conns.iter().all(|c| !matches!(&c.transport, crate::scenario::TransportConfig::Window(w) if w.subflows > 1));
+    let in_order = net.cx.cfg.routing.mode == crate::scenario::RoutingMode::Ecmp && one_path && s.repaths == 0 && net.fabric.faults.is_none();
     if in_order && c.drops + c.host_drops + c.trims == 0 && (c.naks > 0 || s.reordered > 0) {
         return Err(format!("{} NAKs and {} reordered packets without a drop: packets of a connection were reordered", c.naks, s.reordered));
     }

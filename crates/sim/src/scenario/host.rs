@@ -277,9 +277,17 @@ pub struct WindowConfig {
     /// Protective ReRoute (PRR, SIGCOMM'23): a retransmission timeout takes a new path label.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub prr: bool,
+    /// Subflows of a connection, each on a path of its own with a congestion controller of its
+    /// own (htsim's multipath Swift, `-subflows`; MPTCP's uncoupled subflows); 1: one path.
+    #[serde(skip_serializing_if = "is_one")]
+    pub subflows: u8,
     /// Ultra Ethernet's packet delivery instead of TCP's (`transport.kind = "uet"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uet: Option<UetConfig>,
+}
+
+fn is_one(n: &u8) -> bool {
+    *n == 1
 }
 
 /// Ultra Ethernet's transport (`transport.kind = "uet"`; UEC 1.0 specification §3.5, the PDS,
@@ -360,6 +368,7 @@ impl Default for WindowConfig {
             tsq_limit: Bytes(256_000),
             send_buffer: Bytes(4_000_000),
             prr: false,
+            subflows: 1,
             uet: None,
         }
     }
@@ -680,6 +689,24 @@ impl WindowConfig {
         }
         if self.dupthresh == 0 {
             return Err(invalid(format!("{at}.dupthresh"), 0, "at least 1 (RFC 6675: 3)"));
+        }
+        if !(1..=64).contains(&self.subflows) {
+            return Err(invalid(format!("{at}.subflows"), self.subflows, "1 to 64 subflows a connection"));
+        }
+        if self.subflows > 1 {
+            if self.uet.is_some() {
+                return Err(invalid(format!("{at}.subflows"), self.subflows, "1 on Ultra Ethernet, whose packets choose their paths by routing.spray"));
+            }
+            if self.delayed_ack {
+                return Err(invalid(
+                    format!("{at}.delayed_ack"),
+                    true,
+                    "false with subflows: each ACK then echoes one packet's send time, on its subflow's path",
+                ));
+            }
+            if let CcConfig::Python(_) = cc {
+                return Err(invalid(format!("{at}.subflows"), self.subflows, "1 with a Python controller (one instance a connection)"));
+            }
         }
         if let Some(u) = &self.uet {
             if self.delayed_ack {

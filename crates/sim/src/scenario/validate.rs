@@ -1,7 +1,10 @@
 //! The checks that span sections: each section checks itself against a small [`Context`] (host
 //! count, classes, transport kind, NIC sizes); what relates sections to each other is here.
 
-use super::{invalid, variant_name, CcConfig, HostSet, JobConfig, NicConfig, Scenario, ScenarioError, Topology, TransportConfig, Trimming, Until, Workload};
+use super::{
+    invalid, variant_name, CcConfig, HostSet, JobConfig, NicConfig, RoutingMode, Scenario, ScenarioError, Topology, TransportConfig, Trimming, Until,
+    WindowConfig, Workload,
+};
 use rttlab_cc::{Bytes, Time};
 use rttlab_cc::{Cc, Kind, Signal};
 use std::collections::HashMap;
@@ -95,6 +98,7 @@ impl Scenario {
         self.validate_cc_transport()?;
         if let TransportConfig::Window(w) = &self.transport {
             w.validate("transport", &self.cc.controller)?;
+            self.validate_subflows("transport", w)?;
         }
         self.host.validate()?;
         let ctx = self.context();
@@ -181,6 +185,7 @@ impl Scenario {
         let tp = if job.transport.is_some() { format!("{at}.transport") } else { "transport".to_string() };
         if let TransportConfig::Window(w) = transport {
             w.validate(&tp, cc)?;
+            self.validate_subflows(&tp, w)?;
         }
         let name = cc.name();
         if cc.kind().is_some_and(|k| (k == Kind::Window) != window) {
@@ -218,6 +223,22 @@ impl Scenario {
         }
         if self.cc.feedback == super::Feedback::Median && !n.delay {
             return lacks(format!("cc.feedback = \"median\" needs a delay target and {name} keeps none"));
+        }
+        Ok(())
+    }
+
+    /// Subflows (`transport.subflows`, `at`: where the transport is written) each keep the path
+    /// their label hashes to: per-flow ECMP, and no PLB moving the connection's label.
+    fn validate_subflows(&self, at: &str, w: &WindowConfig) -> Result<(), ScenarioError> {
+        if w.subflows == 1 {
+            return Ok(());
+        }
+        if self.routing.mode != RoutingMode::Ecmp {
+            let allowed = format!("\"ecmp\" with {at}.subflows = {}: each subflow keeps the path its label hashes to", w.subflows);
+            return Err(invalid("routing.mode", variant_name(self.routing.mode), allowed));
+        }
+        if self.cc.plb.is_some() {
+            return Err(invalid("cc.plb", "set", format!("absent with {at}.subflows = {}: PLB moves the connection's one path", w.subflows)));
         }
         Ok(())
     }

@@ -301,10 +301,14 @@ impl PathChooser {
 
     /// The hash and EV of the connection's next data packet, from its 5-tuple's hash: REPS
     /// reuses the oldest good EV or draws one, the walks take their next; without an EV
-    /// strategy the label decides.
+    /// strategy the label and the packet's subflow decide.
     #[inline]
-    pub fn next(&mut self, hash: u32, rng: &mut Rng) -> (u32, u16) {
-        let Some(ev) = self.ev.as_deref_mut() else { return (labelled_hash(hash, self.label), 0) };
+    pub fn next(&mut self, hash: u32, subflow: u8, rng: &mut Rng) -> (u32, u16) {
+        let Some(ev) = self.ev.as_deref_mut() else {
+            // Subflow s takes the label s after the connection's, and says so in its EV, which
+            // its ACK echoes (`transport.subflows`: no EV strategy beside it).
+            return (labelled_hash(hash, self.label.wrapping_add(subflow as u32)), subflow as u16);
+        };
         let entropy = match ev {
             Ev::Reps { good, .. } => good.pop_front().unwrap_or_else(|| rng.random_range(1..=u16::MAX)),
             Ev::Oblivious(walk) => {
@@ -391,17 +395,17 @@ mod tests {
     fn reps_reuses_the_entropies_that_came_back_unmarked() {
         let mut rng = Rng::seed_from_u64(7);
         let mut p = PathChooser::new(&PathStrategy { entropy: Some(Entropy::Reps { keep: 2 }), ..Default::default() }, 0);
-        let (_, a) = p.next(99, &mut rng);
-        let (_, b) = p.next(99, &mut rng);
-        let (_, c) = p.next(99, &mut rng);
+        let (_, a) = p.next(99, 0, &mut rng);
+        let (_, b) = p.next(99, 0, &mut rng);
+        let (_, c) = p.next(99, 0, &mut rng);
         echo(&mut p, a, false, &mut rng);
         echo(&mut p, b, true, &mut rng);
         echo(&mut p, c, false, &mut rng);
         echo(&mut p, a, false, &mut rng);
         echo(&mut p, c, false, &mut rng); // the buffer holds two
-        assert_eq!(p.next(99, &mut rng).1, a);
-        assert_eq!(p.next(99, &mut rng).1, c);
-        let (hash, e) = p.next(99, &mut rng);
+        assert_eq!(p.next(99, 0, &mut rng).1, a);
+        assert_eq!(p.next(99, 0, &mut rng).1, c);
+        let (hash, e) = p.next(99, 0, &mut rng);
         assert!(e != a && e != c && e != 0, "empty: a fresh draw");
         assert_eq!(hash, labelled_hash(99, e as u32));
     }
@@ -410,15 +414,15 @@ mod tests {
     fn mixed_reuses_every_unmarked_entropy_and_else_walks_the_bitmap() {
         let mut rng = Rng::seed_from_u64(7);
         let mut p = PathChooser::new(&PathStrategy { entropy: Some(Entropy::Mixed { values: 4 }), ..Default::default() }, 3);
-        let evs: Vec<u16> = (0..4).map(|_| p.next(99, &mut rng).1).collect();
+        let evs: Vec<u16> = (0..4).map(|_| p.next(99, 0, &mut rng).1).collect();
         echo(&mut p, evs[2], false, &mut rng);
         echo(&mut p, evs[0], false, &mut rng);
         echo(&mut p, evs[1], true, &mut rng);
         assert!(!p.on_return(Returned::Nack { entropy: evs[3], last_hop: false }, Time::ZERO, &mut rng));
-        assert_eq!((p.next(99, &mut rng).1, p.next(99, &mut rng).1), (evs[2], evs[0]), "recycled, oldest first");
+        assert_eq!((p.next(99, 0, &mut rng).1, p.next(99, 0, &mut rng).1), (evs[2], evs[0]), "recycled, oldest first");
         // Then the walk, skipping the marked (1) and the NACKed (4) EVs: of the next pass's
         // four, the two unpenalised go first; each skip pays one back.
-        let walked: Vec<u16> = (0..2).map(|_| p.next(99, &mut rng).1).collect();
+        let walked: Vec<u16> = (0..2).map(|_| p.next(99, 0, &mut rng).1).collect();
         assert!(walked.iter().all(|e| *e == evs[0] || *e == evs[2]), "{walked:?} of {evs:?}");
     }
 
@@ -427,33 +431,33 @@ mod tests {
         let mut rng = Rng::seed_from_u64(7);
         let strategy = |freeze| PathStrategy { entropy: Some(Entropy::RepsFreezing { values: 64, freeze }), ..Default::default() };
         let mut p = PathChooser::new(&strategy(true), 3);
-        let evs: Vec<u16> = (0..10).map(|_| p.next(99, &mut rng).1).collect();
+        let evs: Vec<u16> = (0..10).map(|_| p.next(99, 0, &mut rng).1).collect();
         // Ten good EVs into a ring of eight: the last eight stay, each reused once, earliest
         // first; then fresh draws.
         for &e in &evs {
             echo(&mut p, e, false, &mut rng);
         }
-        let reused: Vec<u16> = (0..8).map(|_| p.next(99, &mut rng).1).collect();
+        let reused: Vec<u16> = (0..8).map(|_| p.next(99, 0, &mut rng).1).collect();
         assert_eq!(reused, evs[2..].to_vec());
         // A timeout freezes it: the ring's EVs again, round-robin from its first slot (where
         // the ninth and tenth overwrote the first two), used or not, for 10 ms.
         assert!(!p.on_return(Returned::Timeout, Time::from_us(1), &mut rng));
-        let frozen: Vec<u16> = (0..16).map(|_| p.next(99, &mut rng).1).collect();
+        let frozen: Vec<u16> = (0..16).map(|_| p.next(99, 0, &mut rng).1).collect();
         let slots = [&evs[8..], &evs[2..8]].concat();
         assert_eq!(frozen, [&slots[..], &slots[..]].concat());
         // The first feedback past 10 ms empties the ring; sixteen fresh EVs are explored.
         echo(&mut p, evs[0], true, &mut rng);
-        assert_eq!(p.next(99, &mut rng).1, slots[0], "still frozen at 0 s");
+        assert_eq!(p.next(99, 0, &mut rng).1, slots[0], "still frozen at 0 s");
         assert!(!p.on_return(Returned::Echo { entropy: evs[0], marked: true }, Time::from_us(10_002), &mut rng));
-        let explored: Vec<u16> = (0..16).map(|_| p.next(99, &mut rng).1).collect();
+        let explored: Vec<u16> = (0..16).map(|_| p.next(99, 0, &mut rng).1).collect();
         assert!(explored.iter().all(|e| e >> 15 == 1), "the connection's EVs");
         // Without trimming a timeout does not freeze.
         let mut q = PathChooser::new(&strategy(false), 3);
-        let e = q.next(99, &mut rng).1;
+        let e = q.next(99, 0, &mut rng).1;
         echo(&mut q, e, false, &mut rng);
         assert!(!q.on_return(Returned::Timeout, Time::from_us(1), &mut rng));
-        assert_eq!(q.next(99, &mut rng).1, e);
-        assert_ne!(q.next(99, &mut rng).1, e, "used once: a fresh draw");
+        assert_eq!(q.next(99, 0, &mut rng).1, e);
+        assert_ne!(q.next(99, 0, &mut rng).1, e, "used once: a fresh draw");
     }
 
     #[test]
@@ -462,7 +466,7 @@ mod tests {
         let mut p = PathChooser::new(&PathStrategy { entropy: Some(Entropy::Oblivious { values: 8 }), ..Default::default() }, 3);
         let mut orders = Vec::new();
         for _ in 0..4 {
-            let evs: Vec<u16> = (0..8).map(|_| p.next(99, &mut rng).1).collect();
+            let evs: Vec<u16> = (0..8).map(|_| p.next(99, 0, &mut rng).1).collect();
             echo(&mut p, evs[0], true, &mut rng);
             let mut low: Vec<u16> = evs.iter().map(|e| e & 7).collect();
             orders.push(low.clone());
@@ -479,17 +483,17 @@ mod tests {
     fn the_bitmap_skips_a_marked_entropy_until_it_has_paid_its_penalty() {
         let mut rng = Rng::seed_from_u64(7);
         let mut p = PathChooser::new(&PathStrategy { entropy: Some(Entropy::Bitmap { values: 4 }), ..Default::default() }, 3);
-        let first: Vec<u16> = (0..4).map(|_| p.next(99, &mut rng).1).collect();
+        let first: Vec<u16> = (0..4).map(|_| p.next(99, 0, &mut rng).1).collect();
         let marked = first[1];
         echo(&mut p, marked, true, &mut rng);
         echo(&mut p, marked, true, &mut rng);
         echo(&mut p, first[2], false, &mut rng);
-        let two_passes: Vec<u16> = (0..6).map(|_| p.next(99, &mut rng).1).collect();
+        let two_passes: Vec<u16> = (0..6).map(|_| p.next(99, 0, &mut rng).1).collect();
         assert!(!two_passes.contains(&marked), "{two_passes:?}");
         for e in first.iter().filter(|&&e| e != marked) {
             assert_eq!(two_passes.iter().filter(|&x| x == e).count(), 2, "{two_passes:?}");
         }
-        let third: Vec<u16> = (0..4).map(|_| p.next(99, &mut rng).1).collect();
+        let third: Vec<u16> = (0..4).map(|_| p.next(99, 0, &mut rng).1).collect();
         assert_eq!(third.iter().filter(|&&e| e == marked).count(), 1, "{third:?}");
     }
 
@@ -499,14 +503,14 @@ mod tests {
         let s = PathStrategy { prr: true, ..Default::default() };
         assert!(!s.counts_rounds(), "without PLB the transport need not report its ACKs");
         let mut p = PathChooser::new(&s, 0);
-        assert_eq!(p.next(99, &mut rng), (99, 0), "the first path is the 5-tuple's");
+        assert_eq!(p.next(99, 0, &mut rng), (99, 0), "the first path is the 5-tuple's");
         assert!(p.on_return(Returned::Timeout, Time::ZERO, &mut rng));
-        let second = p.next(99, &mut rng).0;
+        let second = p.next(99, 0, &mut rng).0;
         assert_ne!(second, 99);
         let acked = Acked { bytes: 1000, ece: true, over_target: Some(true), snd_una: 1000, snd_nxt: 1000, asked: false };
         assert!(!p.on_return(Returned::Acked(acked), Time::ZERO, &mut rng), "congestion alone moves no one without PLB");
         assert!(p.on_return(Returned::Acked(Acked { asked: true, ..acked }), Time::ZERO, &mut rng));
-        assert_ne!(p.next(99, &mut rng).0, second, "a new label, never the current one");
+        assert_ne!(p.next(99, 0, &mut rng).0, second, "a new label, never the current one");
         let mut q = PathChooser::new(&PathStrategy::default(), 0);
         assert!(!q.on_return(Returned::Timeout, Time::ZERO, &mut rng), "without PRR a timeout keeps the path");
     }

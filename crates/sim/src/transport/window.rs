@@ -58,7 +58,7 @@ use super::path::Acked;
 use crate::core::engine::LazyTimer;
 use crate::core::engine::Timer;
 use crate::scenario::{LossDetection, WindowConfig};
-use rttlab_cc::{AckEvent, Loss, Rate, Time, WindowController};
+use rttlab_cc::{AckEvent, Loss, Metrics, Rate, Time, WindowController};
 use std::collections::VecDeque;
 
 /// What a data packet tells its receiver.
@@ -97,6 +97,9 @@ pub struct AckHdr {
     pub hops: u8,
     /// The receiver's queuing of the acknowledged packet (NIC Rx queue plus processing), ns.
     pub remote_queuing_ns: u32,
+    /// The subflow of the acknowledged packet, as the path it came on echoes it
+    /// (`transport.subflows`; read only with more than one).
+    pub subflow: u16,
 }
 
 impl AckHdr {
@@ -105,7 +108,7 @@ impl AckHdr {
     /// [base, the bitmap's low half], `remote_queuing_ns` its high half: 12 bytes, as in the
     /// specification's SACK header).
     pub fn uet(ack: u32, (base, bitmap): (u32, u64), ece: bool, ts: Time, hops: u8) -> AckHdr {
-        AckHdr { ack, sack: [base, bitmap as u32], ece, ts, hops, remote_queuing_ns: (bitmap >> 32) as u32 }
+        AckHdr { ack, sack: [base, bitmap as u32], ece, ts, hops, remote_queuing_ns: (bitmap >> 32) as u32, subflow: 0 }
     }
 
     /// The base and bitmap of an Ultra Ethernet ACK (`AckHdr::uet`).
@@ -117,9 +120,10 @@ impl AckHdr {
 /// What the network must do for a window connection, in order.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// Send data packet `seq` of `payload` bytes, stamped now (`ack_now`: asking for an ACK
-    /// at once, Ultra Ethernet), carrying its sender's pull target (receiver credits).
-    Data { seq: u32, payload: u32, retransmit: bool, ack_now: bool, pull_target: u64 },
+    /// Send data packet `seq` of `payload` bytes on `subflow`'s path, stamped now (`ack_now`:
+    /// asking for an ACK at once, Ultra Ethernet), carrying its sender's pull target (receiver
+    /// credits).
+    Data { seq: u32, payload: u32, retransmit: bool, ack_now: bool, pull_target: u64, subflow: u8 },
     /// Receiver credits: ask the receiver for credit to resend (an RTS), with this pull target.
     RequestToSend { pull_target: u64 },
     /// Receiver credits: the connection wants credit; its receiver's pull pacer serves it.
@@ -163,6 +167,8 @@ enum Sent {
 #[derive(Copy, Clone, Debug)]
 struct Unacked {
     state: Sent,
+    /// The subflow it was last sent on.
+    subflow: u8,
     sent_at: Time,
 }
 
@@ -179,8 +185,8 @@ pub struct WindowTx {
     lost_scan: u32,
     /// No packet below this is `Lost`.
     retx_hint: u32,
-    /// What stopped the last send: the window (true), or the host queue or lack of data.
-    cwnd_limited: bool,
+    /// The subflow a new send tries first (round robin).
+    next_subflow: u8,
     /// Payload queued in the host's NIC, not yet serialized (TCP Small Queues).
     host_bytes: u64,
     /// Flow size in bytes (`u64::MAX`: unbounded) and in packets.
@@ -189,13 +195,12 @@ pub struct WindowTx {
     /// The connection may send from `start`, and no new data from `stop` (`Time::MAX`: never).
     start: Time,
     stop: Time,
-    /// When the last packet was sent (`Time::MAX`: never), for pacing.
-    last_send: Time,
     rto: Time,
     /// Loss recovery in progress until `una` reaches the first value.
     recovery: Option<(u32, Loss)>,
     rto_timer: LazyTimer,
-    pub cc: Box<dyn WindowController>,
+    /// The congestion controllers: one, or one per subflow (`transport.subflows`).
+    subs: Vec<Subflow>,
     cfg: WindowConfig,
     /// State of each packet in `[una, nxt)`, and when it was last sent.
     board: VecDeque<Unacked>,
@@ -206,8 +211,6 @@ pub struct WindowTx {
     app_timer: LazyTimer,
     /// `loss_detection = "rack"`: its state.
     rack: Option<Rack>,
-    /// The filter on the controller's RTT samples.
-    filter: SampleFilter,
     /// Every ACK is reported to the path chooser (`Action::Acked`).
     report_acks: bool,
     /// Receiver credits: whether the controller's window also limits the sender
@@ -219,6 +222,33 @@ pub struct WindowTx {
     credit: Option<Box<Credit>>,
     /// A connection that carries messages (`offer`): where they begin and end.
     messages: Option<Box<Boundaries>>,
+}
+
+/// A subflow (`transport.subflows`; htsim `SwiftSubflowSrc`, MPTCP's uncoupled subflows): a
+/// path of its own and a controller of its own, fed the RTT samples, acknowledged bytes and
+/// losses of its packets and growing and shrinking its own window, while the connection keeps
+/// one sequence space, one scoreboard and one retransmission timer. One subflow is the plain
+/// connection.
+struct Subflow {
+    cc: Box<dyn WindowController>,
+    /// Its packets in flight (RFC 6675 `pipe`).
+    pipe: u32,
+    /// What stopped its last send: its window (true), or the host queue or lack of data.
+    cwnd_limited: bool,
+    /// When it last sent (`Time::MAX`: never), for pacing.
+    last_send: Time,
+    /// Its fast-retransmit cut covers losses until `una` reaches this (RFC 6582's `recover`).
+    recover: u32,
+    /// Payload of its packets newly acknowledged by the ACK being taken.
+    acked: u64,
+    /// The filter on its controller's RTT samples.
+    filter: SampleFilter,
+}
+
+impl Subflow {
+    fn new(cc: Box<dyn WindowController>, filter: SampleFilter) -> Subflow {
+        Subflow { cc, pipe: 0, cwnd_limited: false, last_send: Time::MAX, recover: 0, acked: 0, filter }
+    }
 }
 
 /// The messages offered on a window connection, each from a packet of its own (its last packet
@@ -341,7 +371,8 @@ impl WindowTx {
         let rack = (cfg.loss_detection == LossDetection::Rack && cfg.uet.is_none()).then(Rack::default);
         let uet_rto = cfg.uet.as_ref().map(|u| u.rto.expect("filled in when the connection opens"));
         WindowTx {
-            cc,
+            subs: vec![Subflow::new(cc, filter)],
+            next_subflow: 0,
             rto: cfg.min_rto,
             cfg,
             start,
@@ -359,20 +390,26 @@ impl WindowTx {
             retx_hint: 0,
             recovery: None,
             host_bytes: 0,
-            cwnd_limited: false,
             srtt: None,
             rto_timer: LazyTimer::default(),
-            last_send: Time::MAX,
             pace_timer: LazyTimer::default(),
             app,
             app_timer: LazyTimer::default(),
-            filter,
             report_acks,
             uet_rto,
             credit: None,
             sender_window: true,
             messages: None,
         }
+    }
+
+    /// More subflows beside the first, each with its controller (`transport.subflows`): new
+    /// data goes on the next one whose window has room, round robin.
+    pub fn with_subflows(mut self, more: impl IntoIterator<Item = Box<dyn WindowController>>) -> WindowTx {
+        let filter = self.subs[0].filter.clone();
+        self.subs.extend(more.into_iter().map(|cc| Subflow::new(cc, filter.clone())));
+        assert!(self.subs.len() <= 64, "validated: at most 64 subflows");
+        self
     }
 
     /// A connection whose data comes as messages (`offer`), none yet.
@@ -415,7 +452,7 @@ impl WindowTx {
         let unsent = (self.total - self.nxt) as u64;
         let backlog = (self.size - self.bytes_before(self.nxt)).saturating_add(unsent.saturating_mul(header));
         let resend: u64 = self.lost().map(|s| self.payload(s) as u64 + header).sum();
-        c.pull_target(backlog, resend, self.sender_window.then(|| self.cc.cwnd()))
+        c.pull_target(backlog, resend, self.sender_window.then(|| self.cwnd()))
     }
 
     /// The packets marked lost and not yet sent again.
@@ -445,11 +482,59 @@ impl WindowTx {
         (self.bytes_before(seq + 1) - self.bytes_before(seq)) as u32
     }
 
+    /// The congestion window: the sum of the subflows'.
+    pub fn cwnd(&self) -> u64 {
+        self.subs.iter().map(|s| s.cc.cwnd()).sum()
+    }
+
     /// `cwnd / SRTT`: the rate the window allows (0 before the first RTT sample).
     pub fn rate(&self) -> Rate {
         match self.srtt {
-            Some((srtt, _)) if srtt > 0.0 => Rate::of(self.cc.cwnd(), Time(srtt as u64)),
+            Some((srtt, _)) if srtt > 0.0 => Rate::of(self.cwnd(), Time(srtt as u64)),
             _ => Rate::ZERO,
+        }
+    }
+
+    /// What the controller reports of its state; with subflows, the first one's, its window
+    /// the sum of theirs.
+    pub fn metrics(&self) -> Metrics {
+        let mut m = self.subs[0].cc.metrics();
+        m.cwnd_bytes = Some(self.cwnd());
+        m
+    }
+
+    /// Packet `seq`, in flight, no longer is (acknowledged, or deemed lost).
+    fn leaves_pipe(&mut self, seq: u32) {
+        let sub = self.board[(seq - self.una) as usize].subflow;
+        self.pipe -= 1;
+        self.subs[sub as usize].pipe -= 1;
+    }
+
+    /// Payload sent on subflow `s` and not yet cumulatively acknowledged (its FlightSize).
+    fn flight_of(&self, s: usize) -> u64 {
+        if self.subs.len() == 1 {
+            return self.flight_bytes();
+        }
+        (self.una..self.nxt).filter(|&q| self.board[(q - self.una) as usize].subflow as usize == s).map(|q| self.payload(q) as u64).sum()
+    }
+
+    /// Subflows that lost packets (bit `s`: subflow `s`) take the controller's fast-retransmit
+    /// response, each once per recovery of its own (RFC 6582), and the connection enters
+    /// recovery.
+    fn on_losses(&mut self, lost: u64, now: Time) {
+        if lost == 0 {
+            return;
+        }
+        if self.recovery.is_none() {
+            self.recovery = Some((self.nxt, Loss::FastRetransmit));
+        }
+        for s in (0..self.subs.len()).filter(|s| lost >> s & 1 != 0) {
+            if self.una >= self.subs[s].recover {
+                let flight = self.flight_of(s);
+                let sub = &mut self.subs[s];
+                sub.cc.on_loss(Loss::FastRetransmit, flight, now);
+                sub.recover = self.nxt;
+            }
         }
     }
 
@@ -482,32 +567,54 @@ impl WindowTx {
         self.rto = Time((srtt + 4.0 * rttvar) as u64).max(self.cfg.min_rto);
     }
 
-    /// Takes a SACK block `[lo, hi)` into the scoreboard. Scans down from `hi` and stops at the
-    /// first packet already SACKed: earlier ACKs reported the rest of a growing block.
-    fn take_sack(&mut self, [lo, hi]: [u32; 2]) {
+    /// Takes a SACK block `[lo, hi)` into the scoreboard; returns whether it SACKed any packet
+    /// newly. Scans down from `hi` and stops at the first packet already SACKed: earlier ACKs
+    /// reported the rest of a growing block. With subflows, a packet SACKed is its subflow's
+    /// acknowledged (in order on its own path, as in a subflow's own sequence space).
+    fn take_sack(&mut self, [lo, hi]: [u32; 2]) -> bool {
         let (lo, hi) = (lo.max(self.una), hi.min(self.nxt));
+        let split = self.subs.len() > 1;
+        let mut any = false;
         for seq in (lo..hi).rev() {
             match *self.state(seq) {
                 Sent::Sacked => break,
-                Sent::InFlight | Sent::Retransmitted => self.pipe -= 1,
+                Sent::InFlight | Sent::Retransmitted => self.leaves_pipe(seq),
                 Sent::Lost => {}
             }
             *self.state(seq) = Sent::Sacked;
+            any = true;
+            if split {
+                let payload = self.payload(seq) as u64;
+                self.subs[self.board[(seq - self.una) as usize].subflow as usize].acked += payload;
+            }
         }
         self.high_sacked = self.high_sacked.max(hi);
+        any
     }
 
     /// Advances `una` to `ack`; returns the packets newly acknowledged, and the payload of
-    /// those of them not SACKed before.
+    /// those of them not SACKed before. With subflows, each one's share of that payload goes to
+    /// its `acked`.
     fn take_cumulative(&mut self, ack: u32) -> (u32, u64) {
         let ack = ack.min(self.nxt);
         let n = ack.saturating_sub(self.una);
         let mut sacked = 0;
+        let split = self.subs.len() > 1;
         for seq in self.una..self.una + n {
-            match self.board.pop_front().map(|u| u.state) {
-                Some(Sent::InFlight | Sent::Retransmitted) => self.pipe -= 1,
-                Some(Sent::Sacked) => sacked += self.payload(seq) as u64,
-                _ => {}
+            let u = self.board.pop_front().expect("a packet in [una, nxt)");
+            match u.state {
+                Sent::InFlight | Sent::Retransmitted => {
+                    self.pipe -= 1;
+                    self.subs[u.subflow as usize].pipe -= 1;
+                }
+                Sent::Sacked => {
+                    sacked += self.payload(seq) as u64;
+                    continue;
+                }
+                Sent::Lost => {}
+            }
+            if split {
+                self.subs[u.subflow as usize].acked += self.payload(seq) as u64;
             }
         }
         let unsacked = self.bytes_before(self.una + n) - self.bytes_before(self.una) - sacked;
@@ -532,8 +639,8 @@ impl WindowTx {
 
     /// Packet `seq`, in flight, is lost: it goes first when the window next allows.
     fn mark_lost(&mut self, seq: u32) {
+        self.leaves_pipe(seq);
         *self.state(seq) = Sent::Lost;
-        self.pipe -= 1;
         self.retx_hint = self.retx_hint.min(seq);
         self.lost_scan = self.lost_scan.max(seq + 1);
     }
@@ -547,31 +654,32 @@ impl WindowTx {
     }
 
     /// RFC 6675 `IsLost`: a packet still in flight with `dupthresh` SACKed packets above it is
-    /// lost. Returns whether any packet was newly marked.
-    fn mark_losses(&mut self) -> bool {
+    /// lost. Returns the subflows that lost packets newly marked (bit `s`: subflow `s`).
+    fn mark_losses(&mut self) -> u64 {
         let limit = self.high_sacked.saturating_sub(self.cfg.dupthresh).min(self.nxt);
-        let mut any = false;
+        let mut lost = 0;
         while self.lost_scan < limit {
             let s = self.lost_scan;
             if *self.state(s) == Sent::InFlight {
+                self.leaves_pipe(s);
                 *self.state(s) = Sent::Lost;
-                self.pipe -= 1;
                 self.retx_hint = self.retx_hint.min(s);
-                any = true;
+                lost |= 1 << self.board[(s - self.una) as usize].subflow;
             }
             self.lost_scan += 1;
         }
-        any
+        lost
     }
 
     /// RACK (RFC 8985 §6.2): every packet in flight sent before the latest delivered one is
     /// lost once `rack.rtt + reo_wnd` has passed since it was sent; the reorder timer is
-    /// armed for the first one whose time has not come. Returns whether any was marked.
-    fn rack_losses(&mut self, now: Time, out: &mut Vec<Action>) -> bool {
-        let Some(rack) = &mut self.rack else { return false };
+    /// armed for the first one whose time has not come. Returns the subflows that lost packets
+    /// newly marked (bit `s`: subflow `s`).
+    fn rack_losses(&mut self, now: Time, out: &mut Vec<Action>) -> u64 {
+        let Some(rack) = &mut self.rack else { return 0 };
         let srtt = self.srtt.map_or(u64::MAX, |(s, _)| s as u64);
         let wait = rack.rtt + Time((rack.min_rtt.ps() / 4).saturating_mul(rack.reo_wnd_mult as u64).min(srtt));
-        let (mut any, mut next) = (false, Time::MAX);
+        let (mut lost, mut next) = (0, Time::MAX);
         while let Some(&(sent, seq)) = rack.sent.front() {
             let in_flight = seq.checked_sub(self.una).and_then(|i| self.board.get_mut(i as usize));
             let Some(u) = in_flight.filter(|u| u.sent_at == sent && matches!(u.state, Sent::InFlight | Sent::Retransmitted)) else {
@@ -590,14 +698,45 @@ impl WindowTx {
             u.state = Sent::Lost;
             rack.sent.pop_front();
             self.pipe -= 1;
+            self.subs[u.subflow as usize].pipe -= 1;
             self.retx_hint = self.retx_hint.min(seq);
             self.lost_scan = self.lost_scan.max(seq + 1);
-            any = true;
+            lost |= 1 << u.subflow;
         }
         if next < Time::MAX {
             arm(out, Timer::Reorder, rack.timer.set(next));
         }
-        any
+        lost
+    }
+
+    /// The subflow the next packet goes on, its window in packets, and when its pacing lets it
+    /// send (`Time::ZERO`: unpaced): of the subflows whose window has room (each one looked at
+    /// has its `cwnd_limited` set), the first from `next_subflow` on that may send now, else
+    /// the one that may soonest; `None` when no window has room.
+    fn subflow_to_send(&mut self, now: Time) -> Option<(usize, u64, Time)> {
+        let n = self.subs.len();
+        let mut soonest: Option<(usize, u64, Time)> = None;
+        for i in 0..n {
+            let s = self.next_subflow as usize + i;
+            let s = if s >= n { s - n } else { s };
+            let sub = &mut self.subs[s];
+            let cwnd_packets = (sub.cc.cwnd() / self.mss as u64).max(1);
+            sub.cwnd_limited = self.sender_window && sub.pipe as u64 >= cwnd_packets;
+            if sub.cwnd_limited {
+                continue;
+            }
+            let at = match sub.cc.pacing_delay() {
+                Some(gap) if sub.last_send != Time::MAX => sub.last_send + gap,
+                _ => Time::ZERO,
+            };
+            if at <= now {
+                return Some((s, cwnd_packets, at));
+            }
+            if soonest.is_none_or(|(_, _, t)| at < t) {
+                soonest = Some((s, cwnd_packets, at));
+            }
+        }
+        soonest
     }
 
     /// Sends what the window allows: lost packets first, then new data (RFC 6675 §5 NextSeg).
@@ -606,11 +745,8 @@ impl WindowTx {
             return;
         }
         loop {
-            let cwnd_packets = (self.cc.cwnd() / self.mss as u64).max(1);
-            self.cwnd_limited = self.sender_window && self.pipe as u64 >= cwnd_packets;
-            if self.cwnd_limited || self.host_queue_full() {
-                break;
-            }
+            let room = self.subflow_to_send(now);
+            let Some((sub, cwnd_packets, paced_until)) = room.filter(|_| !self.host_queue_full()) else { break };
             if self.credit.as_ref().is_some_and(|c| !c.may_send()) {
                 // Waiting for credit with nothing in flight: if the pulls were lost, nothing
                 // would wake the sender, so its timer asks again (`uet_timeout`).
@@ -627,24 +763,24 @@ impl WindowTx {
             if !retransmit && self.app.is_some() && !self.app_wrote(now, seq, out) {
                 break;
             }
-            if let Some(gap) = self.cc.pacing_delay().filter(|_| self.last_send != Time::MAX) {
-                let at = self.last_send + gap;
-                if now < at {
-                    arm(out, Timer::Pace, self.pace_timer.set(at));
-                    break;
-                }
+            if now < paced_until {
+                arm(out, Timer::Pace, self.pace_timer.set(paced_until));
+                break;
             }
-            self.last_send = now;
+            self.subs[sub].last_send = now;
+            self.next_subflow = if sub + 1 == self.subs.len() { 0 } else { sub as u8 + 1 };
             if let Some(rack) = self.rack.as_mut() {
                 rack.sent.push_back((now, seq));
             }
+            let subflow = sub as u8;
             if retransmit {
-                self.board[(seq - self.una) as usize] = Unacked { state: Sent::Retransmitted, sent_at: now };
+                self.board[(seq - self.una) as usize] = Unacked { state: Sent::Retransmitted, subflow, sent_at: now };
             } else {
-                self.board.push_back(Unacked { state: Sent::InFlight, sent_at: now });
+                self.board.push_back(Unacked { state: Sent::InFlight, subflow, sent_at: now });
                 self.nxt += 1;
             }
             self.pipe += 1;
+            self.subs[sub].pipe += 1;
             let payload = self.payload(seq);
             self.host_bytes += payload as u64;
             if !self.rto_timer.running() {
@@ -656,9 +792,9 @@ impl WindowTx {
             let pull_target = self.pull_target();
             // `UecSrc::sendNewPacket`, `sendRtxPacket`: the last packet, one that fills the
             // window or spends the last credit, and a retransmission ask for an ACK at once.
-            let fills = (self.sender_window && self.pipe as u64 >= cwnd_packets) || self.credit.as_ref().is_some_and(|c| !c.may_send());
+            let fills = (self.sender_window && self.subs[sub].pipe as u64 >= cwnd_packets) || self.credit.as_ref().is_some_and(|c| !c.may_send());
             let ack_now = self.uet_rto.is_some() && (retransmit || seq + 1 == self.total || fills);
-            out.push(Action::Data { seq, payload, retransmit, ack_now, pull_target });
+            out.push(Action::Data { seq, payload, retransmit, ack_now, pull_target, subflow });
         }
         self.arm_probe(now, out);
     }
@@ -700,7 +836,8 @@ impl WindowTx {
         self.board[(seq - self.una) as usize].sent_at = now;
         let payload = self.payload(seq);
         self.host_bytes += payload as u64;
-        out.push(Action::Data { seq, payload, retransmit: true, ack_now: false, pull_target: 0 });
+        let subflow = self.board[(seq - self.una) as usize].subflow;
+        out.push(Action::Data { seq, payload, retransmit: true, ack_now: false, pull_target: 0, subflow });
         arm(out, Timer::Rto, self.rto_timer.set(now + self.rto));
     }
 
@@ -737,11 +874,11 @@ impl WindowTx {
         if let Some(c) = self.credit.as_mut() {
             c.stop_speculating();
         }
-        let mut newly = 0;
+        let (mut newly, mut sacked) = (0, false);
         if uet {
             newly += self.take_bitmap(ack.bitmap());
         } else if ack.sack[1] > ack.sack[0] {
-            self.take_sack(ack.sack);
+            sacked = self.take_sack(ack.sack);
         }
         let una_before = self.una;
         let (acked, unsacked) = self.take_cumulative(ack.ack);
@@ -761,9 +898,12 @@ impl WindowTx {
             rack.widened_until = self.nxt;
         }
         if spurious && matches!(self.recovery, Some((_, Loss::FastRetransmit))) {
-            // The recovery was for nothing: undo its cut and leave it (Linux
+            // The recovery was for nothing: undo its cuts and leave it (Linux
             // `tcp_try_undo_recovery`); packets still marked lost are resent all the same.
-            self.cc.undo();
+            for sub in self.subs.iter_mut().filter(|s| una < s.recover) {
+                sub.cc.undo();
+                sub.recover = 0;
+            }
             self.recovery = None;
         }
         if let Some(rack) = self.rack.as_mut().filter(|_| acked > 0 || ack.sack[1] > ack.sack[0]) {
@@ -773,38 +913,52 @@ impl WindowTx {
             rack.min_rtt = rack.min_rtt.min(rack.rtt);
         }
         let lost = match (uet, self.rack.is_some()) {
-            (true, _) => false,
+            (true, _) => 0,
             (false, true) => self.rack_losses(now, out),
             (false, false) => self.mark_losses(),
         };
-        if lost && self.recovery.is_none() {
-            self.cc.on_loss(Loss::FastRetransmit, self.flight_bytes(), now);
-            self.recovery = Some((self.nxt, Loss::FastRetransmit));
-        }
+        self.on_losses(lost, now);
         // Ultra Ethernet samples the RTT of every packet an ACK is for (its send time echoed),
         // and its controller counts every byte newly acknowledged (`UecSrc::processAck`).
-        let sampled = if uet { newly > 0 } else { acked > 0 };
+        // With subflows, a packet SACKed is in order on its own path: its ACK is a sample too
+        // (as Linux takes one from newly SACKed data, `tcp_sacktag_one`'s `sack_rtt_us`).
+        let split = self.subs.len() > 1;
+        let sampled = if uet { newly > 0 } else { acked > 0 || (split && sacked) };
         let rtt = sampled.then(|| noise(now - ack.ts));
         if let Some(r) = rtt {
             self.rtt_sample(r);
         }
-        let event = AckEvent {
-            now,
-            acked_bytes: if uet { newly } else { self.bytes_before(self.una) - self.bytes_before(una_before) },
-            ece: ack.ece,
-            rtt: rtt.map(|r| self.filter.feed(r)),
-            snd_una: self.bytes_before(self.una),
-            snd_nxt: self.bytes_before(self.nxt),
-            in_recovery: matches!(self.recovery, Some((_, Loss::FastRetransmit))),
-            cwnd_limited: self.cwnd_limited,
-            endpoint_delay: Time::from_ns(ack.remote_queuing_ns as u64) + rx_delay,
-            hops: ack.hops,
-        };
-        self.cc.on_ack(&event);
-        let asked = self.cc.take_repath();
+        // The ACK's subflow (its packet's, which the ACK's path echoes) takes the RTT sample and
+        // the ECN echo; with subflows, each other one whose packets it acknowledged takes those
+        // bytes.
+        let on = if split { ack.subflow as usize } else { 0 };
+        let in_recovery = matches!(self.recovery, Some((_, Loss::FastRetransmit)));
+        let (snd_una, snd_nxt) = (self.bytes_before(self.una), self.bytes_before(self.nxt));
+        let acked_bytes = if uet { newly } else { snd_una - self.bytes_before(una_before) };
+        for s in 0..self.subs.len() {
+            let sub = &mut self.subs[s];
+            let bytes = if split { std::mem::take(&mut sub.acked) } else { acked_bytes };
+            if s != on && bytes == 0 {
+                continue;
+            }
+            sub.cc.on_ack(&AckEvent {
+                now,
+                acked_bytes: bytes,
+                ece: ack.ece && s == on,
+                rtt: rtt.filter(|_| s == on).map(|r| sub.filter.feed(r)),
+                snd_una,
+                snd_nxt,
+                in_recovery: in_recovery && self.una < sub.recover,
+                cwnd_limited: sub.cwnd_limited,
+                endpoint_delay: Time::from_ns(ack.remote_queuing_ns as u64) + rx_delay,
+                hops: ack.hops,
+            });
+        }
+        let cc = &mut self.subs[on].cc;
+        let asked = cc.take_repath();
         if self.report_acks || asked {
-            let over_target = self.cc.over_target();
-            out.push(Action::Acked(Acked { bytes: event.acked_bytes, ece: ack.ece, over_target, snd_una: event.snd_una, snd_nxt: event.snd_nxt, asked }));
+            let over_target = cc.over_target();
+            out.push(Action::Acked(Acked { bytes: acked_bytes, ece: ack.ece, over_target, snd_una, snd_nxt, asked }));
         }
         // RFC 6298 §5: restart the timer when new data is acknowledged, stop it when all is.
         // (Ultra Ethernet's runs from each packet's send: `uet_timeout` looks again.)
@@ -856,10 +1010,8 @@ impl WindowTx {
                 Timer::Rto => self.timeout(now, out),
                 Timer::Probe => self.probe(now, out),
                 Timer::Reorder => {
-                    if self.rack_losses(now, out) && self.recovery.is_none() {
-                        self.cc.on_loss(Loss::FastRetransmit, self.flight_bytes(), now);
-                        self.recovery = Some((self.nxt, Loss::FastRetransmit));
-                    }
+                    let lost = self.rack_losses(now, out);
+                    self.on_losses(lost, now);
                     self.poll_transmit(now, out)
                 }
                 _ => self.poll_transmit(now, out),
@@ -878,7 +1030,8 @@ impl WindowTx {
             c.stop_speculating();
         }
         self.mark_lost(seq);
-        self.cc.on_loss(Loss::FastRetransmit, self.flight_bytes(), now);
+        let flight = self.flight_bytes();
+        self.subs[self.board[(seq - self.una) as usize].subflow as usize].cc.on_loss(Loss::FastRetransmit, flight, now);
         self.poll_transmit(now, out);
     }
 
@@ -907,7 +1060,8 @@ impl WindowTx {
             }
             self.mark_lost(seq);
             out.push(Action::TimedOut);
-            self.cc.on_loss(Loss::Timeout, self.flight_bytes(), now);
+            let flight = self.flight_bytes();
+            self.subs[u.subflow as usize].cc.on_loss(Loss::Timeout, flight, now);
         }
         if next < Time::MAX {
             arm(out, Timer::Rto, self.rto_timer.set(next));
@@ -937,7 +1091,12 @@ impl WindowTx {
             return self.uet_timeout(now, rto, out);
         }
         out.push(Action::TimedOut);
-        self.cc.on_loss(Loss::Timeout, self.flight_bytes(), now);
+        for s in 0..self.subs.len() {
+            let flight = self.flight_of(s);
+            let sub = &mut self.subs[s];
+            sub.cc.on_loss(Loss::Timeout, flight, now);
+            (sub.pipe, sub.recover) = (0, self.nxt);
+        }
         for u in self.board.iter_mut() {
             if u.state != Sent::Sacked {
                 u.state = Sent::Lost;
@@ -1055,7 +1214,7 @@ impl WindowRx {
     fn send_ack(&mut self, ece: bool, ts: Time, sack: [u32; 2], out: &mut Vec<Action>) {
         self.pending = 0;
         self.delack_timer.stop();
-        out.push(Action::Ack(AckHdr { ack: self.rcv_nxt, sack, ece, ts, hops: self.echo.0, remote_queuing_ns: self.echo.1 }));
+        out.push(Action::Ack(AckHdr { ack: self.rcv_nxt, sack, ece, ts, hops: self.echo.0, remote_queuing_ns: self.echo.1, subflow: 0 }));
     }
 
     /// Ultra Ethernet's receiver (`UecSink::processData`): the packet is placed, and
