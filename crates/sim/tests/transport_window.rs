@@ -825,3 +825,20 @@ fn subflows_take_their_own_packets_samples_and_losses() {
     assert_eq!(logs[1].lock().unwrap().last(), Some(&Told::Ack(1000, Some(us(17)))));
     assert_eq!(logs[0].lock().unwrap().len(), 3);
 }
+
+/// With subflows on paths of different delays, a SACK block grows below as well as at its top:
+/// packet 2 (subflow 0) arrives first, then packet 1 (subflow 1) extends its block down to 1.
+/// The second ACK's news is below the block's top, found all the same: subflow 1 takes its
+/// bytes and its sample.
+#[test]
+fn with_subflows_a_sack_block_that_grows_below_is_read_whole() {
+    let logs: [std::sync::Arc<std::sync::Mutex<Vec<Told>>>; 2] = Default::default();
+    let cc = |i: usize| Box::new(Telling { packets: 2, log: logs[i].clone() });
+    let mut w = WindowTx::new(cc(0), WindowConfig::default(), MSS, None, (Time::ZERO, Time::MAX), None, (SampleFilter::default(), false))
+        .with_subflows([cc(1) as Box<dyn WindowController>]);
+    assert_eq!(sent(&poll(&mut w, Time::ZERO)).len(), 4);
+    on_ack(&mut w, us(10), AckHdr { subflow: 0, ..ack(0, [2, 3], Time::ZERO) });
+    on_ack(&mut w, us(30), AckHdr { subflow: 1, ..ack(0, [1, 3], Time::ZERO) });
+    assert_eq!(*logs[0].lock().unwrap(), vec![Told::Ack(1000, Some(us(10)))]);
+    assert_eq!(*logs[1].lock().unwrap(), vec![Told::Ack(1000, Some(us(30)))]);
+}

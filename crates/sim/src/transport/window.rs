@@ -241,13 +241,17 @@ struct Subflow {
     recover: u32,
     /// Payload of its packets newly acknowledged by the ACK being taken.
     acked: u64,
+    /// RACK: send time and RTT of its most recently sent packet delivered (RFC 8985 §6.1
+    /// `RACK.xmit_ts`, `RACK.rtt`), per subflow as in a sequence space of its own: a packet is
+    /// lost only when one sent after it on its own path was delivered.
+    rack_delivered: (Time, Time),
     /// The filter on its controller's RTT samples.
     filter: SampleFilter,
 }
 
 impl Subflow {
     fn new(cc: Box<dyn WindowController>, filter: SampleFilter) -> Subflow {
-        Subflow { cc, pipe: 0, cwnd_limited: false, last_send: Time::MAX, recover: 0, acked: 0, filter }
+        Subflow { cc, pipe: 0, cwnd_limited: false, last_send: Time::MAX, recover: 0, acked: 0, rack_delivered: (Time::ZERO, Time::ZERO), filter }
     }
 }
 
@@ -279,9 +283,6 @@ impl Boundaries {
 /// RACK's state (RFC 8985 §6.1).
 #[derive(Debug)]
 struct Rack {
-    /// Send time and RTT of the most recently sent packet delivered.
-    xmit: Time,
-    rtt: Time,
     /// The least RTT seen: the reordering window is `reo_wnd_mult` quarters of it, at most
     /// SRTT.
     min_rtt: Time,
@@ -304,8 +305,6 @@ struct Rack {
 impl Default for Rack {
     fn default() -> Self {
         Rack {
-            xmit: Time::ZERO,
-            rtt: Time::ZERO,
             min_rtt: Time::MAX,
             reo_wnd_mult: 1,
             widened_until: 0,
@@ -568,28 +567,43 @@ impl WindowTx {
     }
 
     /// Takes a SACK block `[lo, hi)` into the scoreboard; returns whether it SACKed any packet
-    /// newly. Scans down from `hi` and stops at the first packet already SACKed: earlier ACKs
-    /// reported the rest of a growing block. With subflows, a packet SACKed is its subflow's
-    /// acknowledged (in order on its own path, as in a subflow's own sequence space).
+    /// newly. Scans down from `hi` and stops at the first packet already SACKed: in order, an
+    /// ACK's block grows at its top, where the packet that triggered it is. With subflows, on
+    /// paths of different delays, a block also grows below or joins two: where the scan finds
+    /// nothing new, the block is read whole.
     fn take_sack(&mut self, [lo, hi]: [u32; 2]) -> bool {
         let (lo, hi) = (lo.max(self.una), hi.min(self.nxt));
-        let split = self.subs.len() > 1;
         let mut any = false;
         for seq in (lo..hi).rev() {
-            match *self.state(seq) {
-                Sent::Sacked => break,
-                Sent::InFlight | Sent::Retransmitted => self.leaves_pipe(seq),
-                Sent::Lost => {}
+            if *self.state(seq) == Sent::Sacked {
+                break;
             }
-            *self.state(seq) = Sent::Sacked;
+            self.sack(seq);
             any = true;
-            if split {
-                let payload = self.payload(seq) as u64;
-                self.subs[self.board[(seq - self.una) as usize].subflow as usize].acked += payload;
+        }
+        if !any && self.subs.len() > 1 {
+            for seq in lo..hi {
+                if *self.state(seq) != Sent::Sacked {
+                    self.sack(seq);
+                    any = true;
+                }
             }
         }
         self.high_sacked = self.high_sacked.max(hi);
         any
+    }
+
+    /// Packet `seq`, not SACKed before, is. With subflows, that is its subflow's
+    /// acknowledgement (in order on its own path, as in a subflow's own sequence space).
+    fn sack(&mut self, seq: u32) {
+        if matches!(*self.state(seq), Sent::InFlight | Sent::Retransmitted) {
+            self.leaves_pipe(seq);
+        }
+        *self.state(seq) = Sent::Sacked;
+        if self.subs.len() > 1 {
+            let payload = self.payload(seq) as u64;
+            self.subs[self.board[(seq - self.una) as usize].subflow as usize].acked += payload;
+        }
     }
 
     /// Advances `una` to `ack`; returns the packets newly acknowledged, and the payload of
@@ -671,32 +685,51 @@ impl WindowTx {
         lost
     }
 
-    /// RACK (RFC 8985 §6.2): every packet in flight sent before the latest delivered one is
-    /// lost once `rack.rtt + reo_wnd` has passed since it was sent; the reorder timer is
-    /// armed for the first one whose time has not come. Returns the subflows that lost packets
-    /// newly marked (bit `s`: subflow `s`).
+    /// RACK (RFC 8985 §6.2): every packet in flight sent before the latest delivered one (of
+    /// its subflow) is lost once `rack.rtt + reo_wnd` has passed since it was sent; the reorder
+    /// timer is armed for the first one whose time has not come. Returns the subflows that
+    /// lost packets newly marked (bit `s`: subflow `s`).
     fn rack_losses(&mut self, now: Time, out: &mut Vec<Action>) -> u64 {
         let Some(rack) = &mut self.rack else { return 0 };
         let srtt = self.srtt.map_or(u64::MAX, |(s, _)| s as u64);
-        let wait = rack.rtt + Time((rack.min_rtt.ps() / 4).saturating_mul(rack.reo_wnd_mult as u64).min(srtt));
+        let reo_wnd = Time((rack.min_rtt.ps() / 4).saturating_mul(rack.reo_wnd_mult as u64).min(srtt));
+        let newest = self.subs.iter().map(|s| s.rack_delivered.0).max().unwrap_or(Time::ZERO);
+        let single = self.subs.len() == 1;
         let (mut lost, mut next) = (0, Time::MAX);
-        while let Some(&(sent, seq)) = rack.sent.front() {
+        // Entries from `i` on are still to be looked at; those before it are in flight and not
+        // lost (only with subflows, whose waits differ, does the scan pass one).
+        let mut i = 0;
+        while let Some(&(sent, seq)) = rack.sent.get(i) {
             let in_flight = seq.checked_sub(self.una).and_then(|i| self.board.get_mut(i as usize));
             let Some(u) = in_flight.filter(|u| u.sent_at == sent && matches!(u.state, Sent::InFlight | Sent::Retransmitted)) else {
-                rack.sent.pop_front();
+                if i == 0 {
+                    rack.sent.pop_front();
+                } else {
+                    i += 1;
+                }
                 continue;
             };
-            // Every entry after this one was sent no earlier: none is due, or none is before
-            // the latest delivery.
-            if sent >= rack.xmit {
+            // Every entry after this one was sent no earlier: none is before the latest
+            // delivery, or (one subflow) none is due.
+            if sent >= newest {
                 break;
             }
-            if now < sent + wait {
-                next = sent + wait;
-                break;
+            let (xmit, rtt) = self.subs[u.subflow as usize].rack_delivered;
+            let due = sent + rtt + reo_wnd;
+            if sent >= xmit || now < due {
+                if sent < xmit {
+                    next = next.min(due);
+                }
+                if single {
+                    break;
+                }
+                i += 1;
+                continue;
             }
             u.state = Sent::Lost;
-            rack.sent.pop_front();
+            if i == 0 {
+                rack.sent.pop_front();
+            }
             self.pipe -= 1;
             self.subs[u.subflow as usize].pipe -= 1;
             self.retx_hint = self.retx_hint.min(seq);
@@ -867,6 +900,9 @@ impl WindowTx {
     /// measured RTT into the sample the stack sees (`nic.rtt_noise`); it is called once per
     /// sample, only when the ACK acknowledges new data.
     pub fn on_ack(&mut self, now: Time, ack: &AckHdr, rx_delay: Time, noise: impl FnOnce(Time) -> Time, out: &mut Vec<Action>) {
+        // The subflow of the packet the ACK echoes.
+        let split = self.subs.len() > 1;
+        let on = if split { ack.subflow as usize } else { 0 };
         // The ACK echoes a send time before the retransmission of a packet it covers: the
         // original arrived, and the retransmission was spurious (Eifel, RFC 3522).
         let spurious = self.rack.is_some() && self.covers_retransmission_after(ack);
@@ -907,10 +943,12 @@ impl WindowTx {
             self.recovery = None;
         }
         if let Some(rack) = self.rack.as_mut().filter(|_| acked > 0 || ack.sack[1] > ack.sack[0]) {
-            // The newest delivered packet's send time and RTT (RFC 8985 §6.2 step 2).
-            rack.xmit = rack.xmit.max(ack.ts);
-            rack.rtt = now.saturating_sub(ack.ts);
-            rack.min_rtt = rack.min_rtt.min(rack.rtt);
+            // The newest delivered packet's send time and RTT (RFC 8985 §6.2 step 2), its
+            // subflow's.
+            let (xmit, rtt) = &mut self.subs[on].rack_delivered;
+            *xmit = (*xmit).max(ack.ts);
+            *rtt = now.saturating_sub(ack.ts);
+            rack.min_rtt = rack.min_rtt.min(*rtt);
         }
         let lost = match (uet, self.rack.is_some()) {
             (true, _) => 0,
@@ -922,7 +960,6 @@ impl WindowTx {
         // and its controller counts every byte newly acknowledged (`UecSrc::processAck`).
         // With subflows, a packet SACKed is in order on its own path: its ACK is a sample too
         // (as Linux takes one from newly SACKed data, `tcp_sacktag_one`'s `sack_rtt_us`).
-        let split = self.subs.len() > 1;
         let sampled = if uet { newly > 0 } else { acked > 0 || (split && sacked) };
         let rtt = sampled.then(|| noise(now - ack.ts));
         if let Some(r) = rtt {
@@ -931,7 +968,6 @@ impl WindowTx {
         // The ACK's subflow (its packet's, which the ACK's path echoes) takes the RTT sample and
         // the ECN echo; with subflows, each other one whose packets it acknowledged takes those
         // bytes.
-        let on = if split { ack.subflow as usize } else { 0 };
         let in_recovery = matches!(self.recovery, Some((_, Loss::FastRetransmit)));
         let (snd_una, snd_nxt) = (self.bytes_before(self.una), self.bytes_before(self.nxt));
         let acked_bytes = if uet { newly } else { snd_una - self.bytes_before(una_before) };

@@ -140,10 +140,9 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         "other answer: with four subflows a connection's packets keep to four ECMP paths, each subflow's Swift sees only "
         "its own path's delay, and the slow path's samples size only its own window "
         f"(p99 slowdown {split.slowdown_p99:.1f} against {ecmp.slowdown_p99:.1f} on one path and "
-        f"{latest.slowdown_p99:.1f} sprayed). The subflows share one sequence space, so packets arriving ahead of a "
-        "slower path's are SACKed, not lost: RACK resends some of them all the same "
-        f"({split.retransmits:.0f} retransmissions, no drops), where htsim's subflows, each with its own sequence "
-        "numbers, would resend none."
+        f"{latest.slowdown_p99:.1f} sprayed). The subflows share one sequence space, but each keeps RACK's latest "
+        "delivery of its own, so a packet overtaken by another path's is not taken for lost "
+        f"({split.retransmits:.0f} retransmissions, none for a drop; sprayed {latest.retransmits:.0f})."
     )
     return Outcome(figure=plot(d), table=table, checks=checks, data={"feedback": d}, discussion=discussion)
 
