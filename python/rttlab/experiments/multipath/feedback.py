@@ -142,7 +142,8 @@ def analyse(runs: list[Run], quick: bool) -> Outcome:
         f"(p99 slowdown {split.slowdown_p99:.1f} against {ecmp.slowdown_p99:.1f} on one path and "
         f"{latest.slowdown_p99:.1f} sprayed). The subflows share one sequence space, but each keeps RACK's latest "
         "delivery of its own, so a packet overtaken by another path's is not taken for lost "
-        f"({split.retransmits:.0f} retransmissions, none for a drop; sprayed {latest.retransmits:.0f})."
+        f"({split.retransmits:.0f} retransmissions and {split.drops:.0f} drops; sprayed {latest.retransmits:.0f} "
+        f"retransmissions)."
     )
     return Outcome(figure=plot(d), table=table, checks=checks, data={"feedback": d}, discussion=discussion)
 
