@@ -265,8 +265,8 @@ fn a_persistent_connections_ring_takes_its_formula() {
 /// pods, 4 MB, packets sprayed, RACK): a fresh connection per step starts each step from
 /// Swift's initial window of one packet and adds about one a round trip, far from the ideal in
 /// every iteration. On persistent connections the windows carry over: the first iteration still
-/// opens them, and the third comes within 1.5× of the bandwidth-optimal time (each of its 14
-/// steps of 40 µs pays a round trip and a notice besides).
+/// opens them, and the third comes close to the bandwidth-optimal time (each step still pays a
+/// round trip and a notice).
 #[test]
 fn swift_keeps_its_window_on_persistent_connections() {
     let toml = |connections: &str| {
